@@ -1,0 +1,171 @@
+import { isIP } from "node:net";
+import { CREDITS, REDIRECT_TRACE, SITE_CHECK } from "./limits.js";
+
+/** Everything the service reads from its environment, parsed and validated once. */
+export interface Config {
+  /** HOST: interface to listen on. */
+  readonly host: string;
+  /** PORT: the one port for REST, Connect, gRPC and gRPC-Web. */
+  readonly port: number;
+  /** SITEDIAG_STORE: where keys and credit charges live. */
+  readonly store: StoreLocation;
+  /** SITEDIAG_ALLOW_CIDRS: non-public ranges deliberately opened to probing. */
+  readonly allowCidrs: readonly string[];
+  /** SITEDIAG_DNS_SERVERS: resolve targets through these servers instead of the system resolver. */
+  readonly dnsServers: readonly string[];
+  /** SITEDIAG_TRACE_PORTS: ports redirect-check may visit. */
+  readonly tracePorts: readonly number[];
+  /** SITEDIAG_SITE_TIMEOUT_MS: is-site-down per-request timeout. */
+  readonly siteTimeoutMs: number;
+  /** SITEDIAG_TRACE_HOP_TIMEOUT_MS: redirect-check per-request timeout. */
+  readonly traceHopTimeoutMs: number;
+  /** SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: redirect-check whole-trace budget. */
+  readonly traceTotalTimeoutMs: number;
+  /** SITEDIAG_CREDIT_BUDGET: credits per key per rolling window. */
+  readonly creditBudget: number;
+  /** SITEDIAG_CREDIT_WINDOW_SECONDS: length of the rolling window. */
+  readonly creditWindowSeconds: number;
+  /** SITEDIAG_CA_FILE: extra PEM CA certificates trusted for targets, beside Node's defaults. */
+  readonly caFile: string | undefined;
+  /** SITEDIAG_MAX_INFLIGHT: diagnostics running at once on this instance. */
+  readonly maxInflight: number;
+  /** SITEDIAG_METRICS_PORT: serve /metrics on a separate port when set. */
+  readonly metricsPort: number | undefined;
+  /** LOG_LEVEL: pino level. */
+  readonly logLevel: LogLevel;
+}
+
+export type StoreLocation =
+  | { readonly kind: "sqlite"; readonly path: string }
+  | { readonly kind: "redis"; readonly url: string };
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A configuration value that cannot be used; names the variable so start-up can say what to fix. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = "ConfigError";
+  }
+}
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Parses the whole configuration, or throws the first ConfigError found. */
+export function loadConfig(env: Environment = process.env): Config {
+  return {
+    host: text(env, "HOST", "0.0.0.0"),
+    port: integer(env, "PORT", 8080, 0, 65_535),
+    store: storeLocation(env, "SITEDIAG_STORE", "sqlite:./data/sitediag.db"),
+    allowCidrs: list(env, "SITEDIAG_ALLOW_CIDRS").map((cidr) => checkCidr("SITEDIAG_ALLOW_CIDRS", cidr)),
+    dnsServers: list(env, "SITEDIAG_DNS_SERVERS").map((server) => checkDnsServer("SITEDIAG_DNS_SERVERS", server)),
+    tracePorts: portList(env, "SITEDIAG_TRACE_PORTS", REDIRECT_TRACE.ports),
+    siteTimeoutMs: integer(env, "SITEDIAG_SITE_TIMEOUT_MS", SITE_CHECK.requestTimeoutMs, 1, 600_000),
+    traceHopTimeoutMs: integer(env, "SITEDIAG_TRACE_HOP_TIMEOUT_MS", REDIRECT_TRACE.hopTimeoutMs, 1, 600_000),
+    traceTotalTimeoutMs: integer(env, "SITEDIAG_TRACE_TOTAL_TIMEOUT_MS", REDIRECT_TRACE.totalTimeoutMs, 1, 3_600_000),
+    creditBudget: integer(env, "SITEDIAG_CREDIT_BUDGET", CREDITS.budget, 1, 1_000_000_000),
+    creditWindowSeconds: integer(env, "SITEDIAG_CREDIT_WINDOW_SECONDS", CREDITS.windowSeconds, 1, 31_536_000),
+    caFile: optionalText(env, "SITEDIAG_CA_FILE"),
+    maxInflight: integer(env, "SITEDIAG_MAX_INFLIGHT", 1_024, 1, 1_000_000),
+    metricsPort: optionalInteger(env, "SITEDIAG_METRICS_PORT", 1, 65_535),
+    logLevel: logLevel(env, "LOG_LEVEL", "info"),
+  };
+}
+
+function raw(env: Environment, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function text(env: Environment, name: string, fallback: string): string {
+  return raw(env, name) ?? fallback;
+}
+
+function optionalText(env: Environment, name: string): string | undefined {
+  return raw(env, name);
+}
+
+function integer(env: Environment, name: string, fallback: number, min: number, max: number): number {
+  return optionalInteger(env, name, min, max) ?? fallback;
+}
+
+function optionalInteger(env: Environment, name: string, min: number, max: number): number | undefined {
+  const value = raw(env, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new ConfigError(name, `expected a whole number, got "${value}"`);
+  const parsed = Number(value);
+  if (parsed < min || parsed > max) throw new ConfigError(name, `expected a number from ${min} to ${max}, got ${value}`);
+  return parsed;
+}
+
+function list(env: Environment, name: string): string[] {
+  const value = raw(env, name);
+  if (value === undefined) return [];
+  return value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+}
+
+function portList(env: Environment, name: string, fallback: readonly number[]): readonly number[] {
+  const items = list(env, name);
+  if (items.length === 0) return fallback;
+  return items.map((item) => {
+    if (!/^\d+$/.test(item) || Number(item) < 1 || Number(item) > 65_535) {
+      throw new ConfigError(name, `"${item}" is not a port from 1 to 65535`);
+    }
+    return Number(item);
+  });
+}
+
+function checkCidr(name: string, cidr: string): string {
+  const [address, prefix, ...rest] = cidr.split("/");
+  const family = address === undefined ? 0 : isIP(address);
+  const maxPrefix = family === 6 ? 128 : 32;
+  const prefixOk = prefix !== undefined && /^\d+$/.test(prefix) && Number(prefix) <= maxPrefix;
+  if (family === 0 || !prefixOk || rest.length > 0) {
+    throw new ConfigError(name, `"${cidr}" is not a CIDR such as 127.0.0.0/8 or ::1/128`);
+  }
+  return cidr;
+}
+
+function checkDnsServer(name: string, server: string): string {
+  // Accepted forms: 1.2.3.4, 1.2.3.4:53, ::1, [::1]:53
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(server);
+  const hostPort = /^([^:]+):(\d+)$/.exec(server);
+  const [host, port] = bracketed ? [bracketed[1], bracketed[2]] : hostPort ? [hostPort[1], hostPort[2]] : [server, undefined];
+  const portOk = port === undefined || (Number(port) >= 1 && Number(port) <= 65_535);
+  if (host === undefined || isIP(host) === 0 || !portOk) {
+    throw new ConfigError(name, `"${server}" is not an IP address with an optional port (1.2.3.4, 1.2.3.4:53, [::1]:53)`);
+  }
+  return server;
+}
+
+function storeLocation(env: Environment, name: string, fallback: string): StoreLocation {
+  const value = text(env, name, fallback);
+  if (value.startsWith("sqlite:")) {
+    const path = value.slice("sqlite:".length);
+    if (path === "") throw new ConfigError(name, "sqlite: needs a file path, as in sqlite:./data/sitediag.db");
+    return { kind: "sqlite", path };
+  }
+  if (value.startsWith("redis://") || value.startsWith("rediss://")) {
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError(name, `"${value}" is not a valid redis:// URL`);
+    }
+    return { kind: "redis", url: value };
+  }
+  throw new ConfigError(name, `expected sqlite:<path> or redis://host:port[/db], got "${value}"`);
+}
+
+function logLevel(env: Environment, name: string, fallback: LogLevel): LogLevel {
+  const value = text(env, name, fallback);
+  const known = LOG_LEVELS.find((level) => level === value);
+  if (known === undefined) throw new ConfigError(name, `expected one of ${LOG_LEVELS.join(", ")}, got "${value}"`);
+  return known;
+}

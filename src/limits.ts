@@ -1,0 +1,39 @@
+/**
+ * Every number the public contract names, in one place, with the section of
+ * ../shared/spec/site-diagnostics-api.md it comes from. Configuration may
+ * override the timeouts and budget for tests and deployments; these are the
+ * defaults and the costs, which are not configurable.
+ */
+export const API_VERSION = "v1"; // §9
+
+export const SITE_CHECK = {
+  /** §8: credits per is-site-down request. */
+  creditCost: 2,
+  /** §4.1 behaviour 1: at most five HTTP requests in total, redirects included. */
+  maxRequests: 5,
+  /** §4.1 behaviour 2: six-second fetch timeout per request. */
+  requestTimeoutMs: 6_000,
+} as const;
+
+export const REDIRECT_TRACE = {
+  /** §8: credits per redirect-check request. */
+  creditCost: 5,
+  /** §8: at most 20 redirects followed. */
+  maxRedirects: 20,
+  /** §8: three seconds per request. */
+  hopTimeoutMs: 3_000,
+  /** §8: 30-second overall budget. */
+  totalTimeoutMs: 30_000,
+  /** §4.2 behaviour 3: only ports 80 and 443. */
+  ports: [80, 443] as readonly number[],
+} as const;
+
+export const CREDITS = {
+  /** §8: shared budget per key. */
+  budget: 300,
+  /** §8: rolling 24 hours. */
+  windowSeconds: 86_400,
+} as const;
+
+/** Not in the contract ("not shown"): our documented cap on the url parameter. */
+export const MAX_URL_LENGTH = 2_048;

@@ -1,0 +1,87 @@
+import type { ProbeFailure } from "./failure.js";
+import type { PolicyRefusal } from "./refusal.js";
+
+/** Which ports a diagnostic may visit. */
+export type PortRule =
+  /** Only these ports (redirect-check: 80 and 443 by default). */
+  | { readonly kind: "only"; readonly ports: readonly number[] }
+  /** Any port except the WHATWG Fetch "bad ports" (is-site-down). */
+  | { readonly kind: "fetch-safe" };
+
+export interface HopRequest {
+  readonly url: URL;
+  readonly method: "GET" | "HEAD";
+  /** Hard limit from DNS through the response head. */
+  readonly timeoutMs: number;
+  readonly ports: PortRule;
+  /** An outer deadline (the whole trace's budget, a shutting-down server). */
+  readonly signal?: AbortSignal;
+}
+
+/** Milliseconds per phase of one hop; null for a phase that did not happen (tls on http, dns for an IP literal). */
+export interface HopTimings {
+  readonly totalMs: number;
+  readonly dnsMs: number | null;
+  readonly connectMs: number;
+  readonly tlsMs: number | null;
+  /** From the request written to the first byte of the response head. */
+  readonly firstByteMs: number;
+}
+
+export interface TlsSummary {
+  readonly protocol: string;
+  readonly subject: string;
+  readonly issuer: string;
+  /** ISO-8601. */
+  readonly validFrom: string;
+  /** ISO-8601. */
+  readonly validTo: string;
+}
+
+export interface HopResponse {
+  /** The URL requested, serialised. */
+  readonly url: string;
+  readonly status: number;
+  /** The server's reason phrase, else the standard phrase for the status. */
+  readonly statusText: string;
+  /** Lower-cased names; repeated headers joined as arrays. */
+  readonly headers: Readonly<Record<string, string | readonly string[]>>;
+  /** The raw Location header, when present. */
+  readonly locationHeader: string | null;
+  /** Location resolved against `url`; null when absent or unparsable. */
+  readonly location: string | null;
+  readonly remoteAddress: string;
+  readonly remoteFamily: 4 | 6;
+  readonly timings: HopTimings;
+  /** Present for HTTPS hops. */
+  readonly tls: TlsSummary | null;
+}
+
+/** A hop never throws: it answers, fails, or is refused by policy before any packet is sent to the target. */
+export type HopOutcome =
+  | { readonly kind: "response"; readonly response: HopResponse }
+  | { readonly kind: "failure"; readonly failure: ProbeFailure }
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal };
+
+/** The one thing in the project that opens outbound connections. */
+export interface Prober {
+  /**
+   * Checks that need no DNS: length, scheme, credentials, port, and IP-literal
+   * hosts. Null when the URL may go on to resolution. `hop` repeats these.
+   */
+  screen(url: URL, ports: PortRule): PolicyRefusal | null;
+  /** One request, to an address approved by the policy and pinned for the connection. */
+  hop(request: HopRequest): Promise<HopOutcome>;
+  /** Releases resolvers and anything else held. */
+  close(): Promise<void>;
+}
+
+export interface ProberOptions {
+  /** CIDRs allowed despite not being public (SITEDIAG_ALLOW_CIDRS). */
+  readonly allowCidrs: readonly string[];
+  /** DNS servers to use instead of the system resolver (SITEDIAG_DNS_SERVERS). */
+  readonly dnsServers: readonly string[];
+  /** Extra PEM CA certificates, trusted beside Node's defaults. */
+  readonly ca?: string | undefined;
+  readonly userAgent: string;
+}
