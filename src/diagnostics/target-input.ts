@@ -1,0 +1,46 @@
+import { MAX_URL_LENGTH } from "../limits.js";
+import type { PolicyRefusal } from "../probe/refusal.js";
+
+export type ParsedInput = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly refusal: PolicyRefusal };
+
+export interface InputRules {
+  /** redirect-check accepts `example.com/path` and starts it at https:// (spec §4.2). */
+  readonly allowBareDomain: boolean;
+}
+
+const SCHEME_WITH_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\//i;
+// `example.com:8443/x` also starts with letters and a colon; a scheme is only
+// what is followed by something other than a port number.
+const OTHER_SCHEME = /^[a-z][a-z0-9+.-]*:(?!\d+(?:[/?#]|$))/i;
+
+/**
+ * Turns the caller's string into an absolute http(s) URL, or a refusal naming
+ * the rule. Only syntax is judged here; the prober's policy judges the target.
+ */
+export function parseTargetInput(raw: string, rules: InputRules): ParsedInput {
+  const input = raw.trim();
+  if (input === "") return refuse("invalid_url", "The url parameter is required");
+  if (input.length > MAX_URL_LENGTH) {
+    return refuse("url_too_long", `The URL is longer than ${MAX_URL_LENGTH} characters`);
+  }
+  const hasScheme = SCHEME_WITH_AUTHORITY.test(input) || OTHER_SCHEME.test(input);
+  if (!hasScheme && !rules.allowBareDomain) {
+    return refuse("invalid_url", "The URL must be absolute and include the scheme, as in https://example.com/");
+  }
+  const candidate = hasScheme ? input : `https://${input}`;
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return refuse("invalid_url", "The URL could not be parsed");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return refuse("scheme", `Only http and https URLs can be checked, not ${url.protocol.replace(/:$/, "")}`);
+  }
+  if (url.hostname === "") return refuse("invalid_url", "The URL has no host");
+  return { ok: true, url };
+}
+
+function refuse(rule: PolicyRefusal["rule"], reason: string): ParsedInput {
+  return { ok: false, refusal: { rule, reason } };
+}
