@@ -1,10 +1,59 @@
+import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import type { CheckSiteRequest, CheckSiteResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import {
+  type CheckSiteRequest,
+  type CheckSiteResponse,
+  CheckSiteResponseSchema,
+  FailedStage,
+  RedirectHopSchema,
+  SiteStatus,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import { checkSite } from "../diagnostics/site-check.js";
+import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
+import type { FailureStage } from "../probe/failure.js";
 
-/** The CheckSite RPC: validate the URL, run the site check, map the result to the message. */
-export function createCheckSiteHandler(_env: DiagnosticEnv) {
-  return async (_request: CheckSiteRequest, _context: HandlerContext): Promise<CheckSiteResponse> => {
-    throw new ConnectError("is-site-down is not available yet", Code.Unimplemented);
+const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
+  dns: FailedStage.DNS,
+  connect: FailedStage.CONNECT,
+  tls: FailedStage.TLS,
+  http: FailedStage.HTTP,
+};
+
+/**
+ * The CheckSite RPC: run the site check, map the result to the message.
+ * Validation lives in the diagnostic and runs here, after the access layer has
+ * charged credits (spec §5: credits are charged before parameters are validated).
+ */
+export function createCheckSiteHandler(env: DiagnosticEnv) {
+  return async (request: CheckSiteRequest, context: HandlerContext): Promise<CheckSiteResponse> => {
+    let outcome: Awaited<ReturnType<typeof checkSite>>;
+    try {
+      outcome = await checkSite(request.url, env, context.signal);
+    } catch (cause) {
+      // The caller went away or the server is stopping: report that, not an internal fault.
+      if (context.signal.aborted) throw ConnectError.from(cause, Code.Canceled);
+      throw new ConnectError("The check could not be completed", Code.Internal, undefined, undefined, cause);
+    }
+    if (outcome.kind === "refused") {
+      throw new ConnectError(outcome.refusal.reason, Code.InvalidArgument, undefined, undefined, outcome.refusal);
+    }
+    return siteCheckMessage(outcome.result);
   };
+}
+
+/** The contract's view of a site check result; null fields stay unset. */
+export function siteCheckMessage(result: SiteCheckResult): CheckSiteResponse {
+  return create(CheckSiteResponseSchema, {
+    requestedUrl: result.requestedUrl,
+    finalUrl: result.finalUrl ?? undefined,
+    status: result.status === "up" ? SiteStatus.UP : SiteStatus.DOWN,
+    statusCode: result.statusCode ?? undefined,
+    statusText: result.statusText ?? undefined,
+    responseTime: result.responseTime ?? undefined,
+    reason: result.reason ?? undefined,
+    failedStage: result.failedStage === null ? undefined : STAGES[result.failedStage],
+    redirectHops: (result.redirectHops ?? []).map((hop) => create(RedirectHopSchema, { url: hop.url, status: hop.status })),
+    proxyBlocked: result.proxyBlocked,
+  });
 }

@@ -1,10 +1,65 @@
+import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import type { TraceRedirectsRequest, TraceRedirectsResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import {
+  ChainHopSchema,
+  ChainStatus,
+  TraceRedirectsResponseSchema,
+  TraceWarningSchema,
+  type TraceRedirectsRequest,
+  type TraceRedirectsResponse,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import { traceRedirects, type ChainStatusName, type RedirectTraceResult } from "../diagnostics/redirect-trace.js";
 
 /** The TraceRedirects RPC: validate the input, run the trace, map the result to the message. */
-export function createTraceRedirectsHandler(_env: DiagnosticEnv) {
-  return async (_request: TraceRedirectsRequest, _context: HandlerContext): Promise<TraceRedirectsResponse> => {
-    throw new ConnectError("redirect-check is not available yet", Code.Unimplemented);
+export function createTraceRedirectsHandler(env: DiagnosticEnv) {
+  return async (request: TraceRedirectsRequest, context: HandlerContext): Promise<TraceRedirectsResponse> => {
+    const outcome = await traceRedirects(request.url, env, context.signal);
+    switch (outcome.kind) {
+      case "result":
+        return toTraceRedirectsResponse(outcome.result);
+      case "refused":
+        // The refusal travels as the cause, so a door can name the rule without parsing the message.
+        throw new ConnectError(outcome.refusal.reason, Code.InvalidArgument, undefined, undefined, outcome.refusal);
+      case "cancelled":
+        throw ConnectError.from(outcome.reason, Code.Canceled);
+    }
   };
+}
+
+const CHAIN_STATUS: Readonly<Record<ChainStatusName, ChainStatus>> = {
+  Healthy: ChainStatus.HEALTHY,
+  "Redirects detected": ChainStatus.REDIRECTS_DETECTED,
+  "Redirect loop": ChainStatus.REDIRECT_LOOP,
+  "Too many redirects": ChainStatus.TOO_MANY_REDIRECTS,
+  "Request failed": ChainStatus.REQUEST_FAILED,
+  Timeout: ChainStatus.TIMEOUT,
+};
+
+/** The diagnostic's result as the public message; shared by the RPC and the CLI. Nulls become unset optional fields. */
+export function toTraceRedirectsResponse(result: RedirectTraceResult): TraceRedirectsResponse {
+  return create(TraceRedirectsResponseSchema, {
+    input: result.input,
+    redirects: result.redirects,
+    finalUrl: result.finalUrl,
+    finalStatus: result.finalStatus ?? undefined,
+    totalTimeMs: result.totalTimeMs,
+    chainStatus: CHAIN_STATUS[result.chainStatus],
+    chain: result.chain.map((hop) =>
+      create(ChainHopSchema, {
+        hop: hop.hop,
+        url: hop.url,
+        hostname: hop.hostname,
+        status: hop.status,
+        statusText: hop.statusText,
+        location: hop.location ?? undefined,
+        redirectType: hop.redirectType ?? undefined,
+        responseTimeMs: hop.responseTimeMs,
+        upgradedToHttps: hop.upgradedToHttps,
+      }),
+    ),
+    warnings: result.warnings.map((warning) =>
+      create(TraceWarningSchema, { code: warning.code, message: warning.message, hop: warning.hop ?? undefined }),
+    ),
+  });
 }

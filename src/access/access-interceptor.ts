@@ -1,0 +1,83 @@
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { Config } from "../config.js";
+import { API_KEY_HEADER, API_KEY_QUERY_PARAMETER, digestApiKey, isWellFormedApiKey } from "./api-key.js";
+import type { CreditPolicy, Usage } from "./credit-log.js";
+import { creditCostOf } from "./method-costs.js";
+import { StoreUnavailableError, type AccessStore, type ChargeOutcome } from "./store.js";
+import { usageHeaders } from "./usage-headers.js";
+
+export interface AccessInterceptorDeps {
+  /** Where keys and charges live. */
+  readonly store: AccessStore;
+  /** SITEDIAG_CREDIT_BUDGET and SITEDIAG_CREDIT_WINDOW_SECONDS. */
+  readonly config: Pick<Config, "creditBudget" | "creditWindowSeconds">;
+  /** Credits per method name; defaults to the §8 costs of DiagnosticsService. */
+  readonly costOf?: (methodName: string) => number | undefined;
+}
+
+/** One message for a missing, malformed, unknown or revoked key, so a caller cannot tell them apart. */
+const UNAUTHENTICATED_MESSAGE = `a valid API key is required in the ${API_KEY_HEADER} header or the ${API_KEY_QUERY_PARAMETER} query parameter`;
+
+/**
+ * Authenticates the `x-api-key` request header and charges the method's cost
+ * before the handler runs, in the order the contract sets: no valid key ->
+ * Unauthenticated (401) and nothing charged; cost above what is left ->
+ * ResourceExhausted (429) and nothing charged; otherwise charged, and only
+ * then does the handler validate its parameters, so a bad url still costs.
+ * The REST door turns `api_key` into this header, so both doors share it.
+ */
+export function createAccessInterceptor(deps: AccessInterceptorDeps): Interceptor {
+  const policy: CreditPolicy = { budget: deps.config.creditBudget, windowSeconds: deps.config.creditWindowSeconds };
+  const costOf = deps.costOf ?? creditCostOf;
+  return (next) => async (req) => {
+    const cost = costOf(req.method.name);
+    // A method without a cost must not run for free; this is a wiring mistake, not the caller's.
+    if (cost === undefined) throw new ConnectError(`no credit cost is defined for ${req.method.name}`, Code.Internal);
+    const presented = req.header.get(API_KEY_HEADER);
+    if (presented === null || !isWellFormedApiKey(presented)) throw unauthenticated();
+
+    const outcome = await chargeOrUnavailable(deps.store, digestApiKey(presented), cost, policy);
+    if (outcome.kind === "unauthenticated") throw unauthenticated();
+    if (outcome.kind === "rejected") throw exhausted(cost, outcome.usage, outcome.retryAfterSeconds);
+
+    const headers = usageHeaders(outcome.usage);
+    try {
+      const res = await next(req);
+      headers.forEach((value, name) => res.header.set(name, value));
+      return res;
+    } catch (error) {
+      // The call was charged even though it failed (a bad url is a 400 that still costs): say what is left.
+      if (error instanceof ConnectError) headers.forEach((value, name) => error.metadata.set(name, value));
+      throw error;
+    }
+  };
+}
+
+async function chargeOrUnavailable(store: AccessStore, digest: string, cost: number, policy: CreditPolicy): Promise<ChargeOutcome> {
+  try {
+    return await store.charge(digest, cost, policy);
+  } catch (error) {
+    // Fail closed: credits are a budget, so no store means no call, never an unmetered one.
+    if (error instanceof StoreUnavailableError) {
+      throw new ConnectError("the credit store is unreachable; try again shortly", Code.Unavailable, undefined, undefined, error);
+    }
+    throw error;
+  }
+}
+
+function unauthenticated(): ConnectError {
+  return new ConnectError(UNAUTHENTICATED_MESSAGE, Code.Unauthenticated);
+}
+
+function exhausted(cost: number, usage: Usage, retryAfterSeconds: number | null): ConnectError {
+  const window = `the rolling ${usage.windowSeconds}-second window`;
+  if (retryAfterSeconds === null) {
+    // Only possible when the configured budget is smaller than one call; waiting a whole window is the honest hint.
+    const message = `this call costs ${cost} credits, more than the whole budget of ${usage.budget} per ${window}; it can never be afforded`;
+    return new ConnectError(message, Code.ResourceExhausted, usageHeaders(usage, usage.windowSeconds));
+  }
+  const message =
+    `this call costs ${cost} credits but ${usage.remaining} of ${usage.budget} are left in ${window}; ` +
+    `it becomes affordable in ${retryAfterSeconds} seconds`;
+  return new ConnectError(message, Code.ResourceExhausted, usageHeaders(usage, retryAfterSeconds));
+}

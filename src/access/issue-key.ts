@@ -1,0 +1,38 @@
+import { generateApiKey, generateKeyId } from "./api-key.js";
+import type { AccessStore, KeyRecord } from "./store.js";
+
+/** A key just created: the secret exists only here and in the caller's hands. */
+export interface IssuedKey {
+  readonly secret: string;
+  readonly record: KeyRecord;
+}
+
+export const MAX_KEY_NAME_LENGTH = 100;
+
+/** Why a key name was refused. */
+export interface KeyNameProblem {
+  readonly rule: "empty" | "too-long" | "control-characters";
+  readonly reason: string;
+}
+
+export function checkKeyName(name: string): KeyNameProblem | undefined {
+  if (name.trim() === "") return { rule: "empty", reason: "a key name must not be empty" };
+  if (name.length > MAX_KEY_NAME_LENGTH) return { rule: "too-long", reason: `a key name is at most ${MAX_KEY_NAME_LENGTH} characters` };
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) return { rule: "control-characters", reason: "a key name must not contain control characters" };
+  return undefined;
+}
+
+/**
+ * Generates a key and stores its digest. With onlyIfEmpty the key is stored
+ * only if the store holds no key yet (checked atomically, so two instances
+ * starting together issue one first key); undefined means another won.
+ */
+export async function issueKey(store: AccessStore, name: string, options: { readonly onlyIfEmpty?: boolean } = {}): Promise<IssuedKey | undefined> {
+  const problem = checkKeyName(name);
+  if (problem !== undefined) throw new RangeError(problem.reason);
+  const { secret, digest } = generateApiKey();
+  const record = { id: generateKeyId(), name: name.trim(), createdAtMs: Date.now(), revokedAtMs: null };
+  const stored = await store.insertKey({ id: record.id, name: record.name, digest, createdAtMs: record.createdAtMs }, options);
+  return stored ? { secret, record } : undefined;
+}

@@ -1,0 +1,186 @@
+import { createHash } from "node:crypto";
+import { Redis } from "ioredis";
+import { decideCharge, summarize, type Charge, type CreditPolicy } from "./credit-log.js";
+import { CHARGE_SCRIPT, INSERT_KEY_SCRIPT, REVOKE_KEY_SCRIPT } from "./redis-scripts.js";
+import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type KeyRecord, type RevokeOutcome } from "./store.js";
+
+export interface RedisStoreOptions {
+  /** Prefix of every Redis key this store touches (default "sitediag:"); lets tests share one server. */
+  readonly keyPrefix?: string;
+  /** How long one command may take before it fails as unavailable (ms). */
+  readonly commandTimeoutMs?: number;
+  /** How long opening waits for the first connection (ms). */
+  readonly connectTimeoutMs?: number;
+  /** Told about every connection error; ioredis keeps reconnecting regardless. */
+  readonly onConnectionError?: (error: Error) => void;
+}
+
+/**
+ * Keys and charges in Redis, shared by any number of instances. Key records
+ * and charge logs are named by key id (never by the secret) with the id as a
+ * hash tag; the digest -> id index is one hash. While Redis is away, commands
+ * fail at once (no offline queue) so callers answer 503 instead of hanging,
+ * and ioredis reconnects in the background so service resumes by itself.
+ */
+export async function openRedisStore(url: string, options: RedisStoreOptions = {}): Promise<AccessStore> {
+  const prefix = options.keyPrefix ?? "sitediag:";
+  const names = {
+    keyIds: `${prefix}key-ids`,
+    digestIndex: `${prefix}key-digests`,
+    record: (id: string) => `${prefix}key:{${id}}`,
+    charges: (id: string) => `${prefix}charges:{${id}}`,
+  };
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: options.commandTimeoutMs ?? 2_000,
+    connectTimeout: options.connectTimeoutMs ?? 2_000,
+    retryStrategy: (attempt) => Math.min(50 * attempt, 1_000),
+  });
+  // Without a listener ioredis reports every failed reconnect attempt as an unhandled error.
+  redis.on("error", (error: Error) => options.onConnectionError?.(error));
+  await waitUntilReady(redis, options.connectTimeoutMs ?? 2_000).catch(async (error: unknown) => {
+    redis.disconnect();
+    throw unavailable("connect", error);
+  });
+
+  const runScript = createScriptRunner(redis);
+
+  async function readRecord(id: string): Promise<KeyRecord | undefined> {
+    return toRecord(await redis.hgetall(names.record(id)));
+  }
+
+  async function chargeLog(keyId: string, cost: number, policy: CreditPolicy, mode: "charge" | "peek") {
+    const reply = await runScript(CHARGE_SCRIPT, [names.record(keyId), names.charges(keyId)], [
+      cost,
+      policy.budget,
+      policy.windowSeconds * 1_000,
+      mode,
+    ]);
+    return parseChargeReply(reply);
+  }
+
+  return {
+    kind: "redis",
+    insertKey: (record, insertOptions) =>
+      guard("insertKey", async () => {
+        const keys = [names.keyIds, names.digestIndex, names.record(record.id)];
+        const args = [record.id, record.name, record.digest, record.createdAtMs, insertOptions?.onlyIfEmpty === true ? "1" : "0"];
+        return (await runScript(INSERT_KEY_SCRIPT, keys, args)) === 1;
+      }),
+    findKeyByDigest: (digest) =>
+      guard("findKeyByDigest", async () => {
+        const id = await redis.hget(names.digestIndex, digest);
+        return id === null ? undefined : readRecord(id);
+      }),
+    listKeys: () =>
+      guard("listKeys", async () => {
+        const ids = await redis.zrange(names.keyIds, 0, -1);
+        const records = await Promise.all(ids.map(readRecord));
+        return records.filter((record): record is KeyRecord => record !== undefined);
+      }),
+    countKeys: () => guard("countKeys", () => redis.zcard(names.keyIds)),
+    revokeKey: (id) =>
+      guard("revokeKey", async (): Promise<RevokeOutcome> => {
+        const status = await runScript(REVOKE_KEY_SCRIPT, [names.record(id)], []);
+        const record = await readRecord(id);
+        if (record === undefined) return { kind: "not-found" };
+        if (status === "revoked") return { kind: "revoked", record };
+        if (status === "already-revoked") return { kind: "already-revoked", record };
+        return { kind: "not-found" };
+      }),
+    charge: (digest, cost, policy) =>
+      guard("charge", async (): Promise<ChargeOutcome> => {
+        const keyId = await redis.hget(names.digestIndex, digest);
+        if (keyId === null) return { kind: "unauthenticated" };
+        const reply = await chargeLog(keyId, cost, policy, "charge");
+        if (reply.status === "unauthenticated") return { kind: "unauthenticated" };
+        // The script applied the same rule to the same log; this recomputes the numbers for the headers.
+        const decision = decideCharge(reply.log, reply.nowMs, cost, policy);
+        if (decision.kind !== reply.status) throw new Error(`script said ${reply.status} but the log says ${decision.kind}`);
+        return { ...decision, keyId };
+      }),
+    usage: (keyId, policy) =>
+      guard("usage", async () => {
+        const reply = await chargeLog(keyId, 0, policy, "peek");
+        return summarize(reply.log, reply.nowMs, policy);
+      }),
+    ping: () => guard("ping", async () => void (await redis.ping())),
+    close: async () => {
+      if (redis.status === "end") return;
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+type ScriptRunner = (script: string, keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+
+/** EVALSHA, falling back to EVAL when Redis has lost its script cache (a restart, SCRIPT FLUSH). */
+function createScriptRunner(redis: Redis): ScriptRunner {
+  const digests = new Map<string, string>();
+  return async (script, keys, args) => {
+    let sha = digests.get(script);
+    if (sha === undefined) {
+      sha = createHash("sha1").update(script).digest("hex");
+      digests.set(script, sha);
+    }
+    try {
+      return await redis.evalsha(sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+      return await redis.eval(script, keys.length, ...keys, ...args);
+    }
+  };
+}
+
+interface ChargeReply {
+  readonly status: "unauthenticated" | "admitted" | "rejected" | "peek";
+  readonly nowMs: number;
+  readonly log: Charge[];
+}
+
+function parseChargeReply(reply: unknown): ChargeReply {
+  if (!Array.isArray(reply) || reply.length !== 3) throw new Error("charge script returned an unexpected reply");
+  const [status, nowMs, flat] = reply as [unknown, unknown, unknown];
+  if (status !== "unauthenticated" && status !== "admitted" && status !== "rejected" && status !== "peek") {
+    throw new Error(`charge script returned status ${String(status)}`);
+  }
+  if (typeof nowMs !== "number" || !Array.isArray(flat)) throw new Error("charge script returned an unexpected reply");
+  const log: Charge[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) log.push({ atMs: Number(flat[i]), cost: Number(flat[i + 1]) });
+  return { status, nowMs, log };
+}
+
+function toRecord(hash: Record<string, string>): KeyRecord | undefined {
+  const { id, name, created_at_ms: createdAt, revoked_at_ms: revokedAt } = hash;
+  if (id === undefined || name === undefined || createdAt === undefined) return undefined;
+  return { id, name, createdAtMs: Number(createdAt), revokedAtMs: revokedAt === undefined ? null : Number(revokedAt) };
+}
+
+function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === "ready") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      redis.off("ready", onReady);
+      reject(new Error(`no connection within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once("ready", onReady);
+  });
+}
+
+async function guard<T>(operation: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw unavailable(operation, error);
+  }
+}
+
+function unavailable(operation: string, error: unknown): StoreUnavailableError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StoreUnavailableError("redis", operation, reason, { cause: error });
+}

@@ -1,0 +1,68 @@
+import type { ChargeDecision, CreditPolicy, Usage } from "./credit-log.js";
+
+/** What is kept about a key: never the secret, only its digest. Times are epoch milliseconds. */
+export interface KeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAtMs: number;
+  readonly revokedAtMs: number | null;
+}
+
+export interface NewKeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly digest: string;
+  readonly createdAtMs: number;
+}
+
+/** The result of check-and-charge: a key that is unknown or revoked is refused before anything is charged. */
+export type ChargeOutcome =
+  | { readonly kind: "unauthenticated" }
+  | (ChargeDecision & { readonly keyId: string });
+
+export type RevokeOutcome =
+  | { readonly kind: "revoked"; readonly record: KeyRecord }
+  | { readonly kind: "already-revoked"; readonly record: KeyRecord }
+  | { readonly kind: "not-found" };
+
+/**
+ * Keys and the sliding log of their credit charges. Two implementations share
+ * this contract (test/access/store-contract.test.ts): SQLite for one host,
+ * Redis for any number of instances. Every method rejects with
+ * StoreUnavailableError when the store cannot be reached.
+ */
+export interface AccessStore {
+  readonly kind: "sqlite" | "redis";
+  /** Stores a new key. With onlyIfEmpty, stores it only when no key exists yet, atomically; returns whether it was stored. */
+  insertKey(record: NewKeyRecord, options?: { readonly onlyIfEmpty?: boolean }): Promise<boolean>;
+  findKeyByDigest(digest: string): Promise<KeyRecord | undefined>;
+  /** All keys, oldest first. */
+  listKeys(): Promise<KeyRecord[]>;
+  countKeys(): Promise<number>;
+  /** Marks a key revoked; the very next charge against it is refused, on every instance. */
+  revokeKey(id: string): Promise<RevokeOutcome>;
+  /**
+   * Atomically: find the active key with this digest, drop its charges older
+   * than the window, and record `cost` only if it fits the budget. A refused
+   * charge records nothing. The store's own clock decides what "now" is.
+   */
+  charge(digest: string, cost: number, policy: CreditPolicy): Promise<ChargeOutcome>;
+  /** The key's standing now, charging nothing. */
+  usage(keyId: string, policy: CreditPolicy): Promise<Usage>;
+  /** Resolves when the store answers; for readiness checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The store could not be reached or failed to answer; callers fail closed (503), never guess. */
+export class StoreUnavailableError extends Error {
+  constructor(
+    readonly store: "sqlite" | "redis",
+    readonly operation: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${store} store unavailable during ${operation}: ${reason}`, options);
+    this.name = "StoreUnavailableError";
+  }
+}

@@ -1,0 +1,52 @@
+import type { Environment } from "../../config.js";
+import type { TextWriter } from "../keys.js";
+
+/** How a report marks what matters. With colour off every style is the identity, so reports are plain text. */
+export interface Paint {
+  readonly good: (text: string) => string;
+  readonly notice: (text: string) => string;
+  readonly warn: (text: string) => string;
+  readonly bad: (text: string) => string;
+  readonly dim: (text: string) => string;
+  readonly strong: (text: string) => string;
+  /** An HTTP status by class: 2xx good, 3xx notice, 4xx warn, 5xx bad. */
+  readonly status: (status: number, text: string) => string;
+}
+
+/** SGR sequences, opened and closed per span so a span never leaks into the next cell. */
+const SGR = {
+  green: [32, 39],
+  cyan: [36, 39],
+  yellow: [33, 39],
+  red: [31, 39],
+  dim: [2, 22],
+  bold: [1, 22],
+} as const;
+
+export function createPaint(colour: boolean): Paint {
+  const style = (codes: readonly [number, number]) => (text: string) => (colour && text !== "" ? `\u001b[${codes[0]}m${text}\u001b[${codes[1]}m` : text);
+  const good = style(SGR.green);
+  const notice = style(SGR.cyan);
+  const warn = style(SGR.yellow);
+  const bad = style(SGR.red);
+  return {
+    good,
+    notice,
+    warn,
+    bad,
+    dim: style(SGR.dim),
+    strong: style(SGR.bold),
+    status: (status, text) => (status >= 500 ? bad(text) : status >= 400 ? warn(text) : status >= 300 ? notice(text) : good(text)),
+  };
+}
+
+/**
+ * Colour only for a person at a terminal: stdout must be a TTY (a pipe or a
+ * file gets plain text), and NO_COLOR, when set to anything non-empty, turns
+ * it off (https://no-color.org).
+ */
+export function wantsColour(stdout: TextWriter, env: Environment): boolean {
+  const noColor = env["NO_COLOR"];
+  if (noColor !== undefined && noColor !== "") return false;
+  return "isTTY" in stdout && stdout.isTTY === true;
+}

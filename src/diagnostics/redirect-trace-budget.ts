@@ -1,0 +1,47 @@
+/**
+ * The time a trace may spend: each request gets the per-request timeout or
+ * what is left of the whole-trace budget, whichever is smaller, and one signal
+ * ends whatever request is in flight when the budget or the caller runs out.
+ */
+export interface TraceBudget {
+  /** Aborts when the whole-trace budget is spent or the caller gives up. */
+  readonly signal: AbortSignal;
+  /** The timeout for the next request; null when no time is left for one. */
+  nextRequestTimeoutMs(): { readonly timeoutMs: number; readonly limitedByBudget: boolean } | null;
+  /** True once the whole-trace budget is spent. */
+  spent(): boolean;
+  /** True when the caller's own signal ended the trace. */
+  cancelled(): boolean;
+  elapsedMs(): number;
+  /** Stops the budget timer; call once the trace is over. */
+  dispose(): void;
+}
+
+export interface BudgetLimits {
+  readonly hopTimeoutMs: number;
+  readonly totalTimeoutMs: number;
+}
+
+export function startTraceBudget(limits: BudgetLimits, caller?: AbortSignal): TraceBudget {
+  const startedAt = performance.now();
+  const budget = new AbortController();
+  const timer = setTimeout(() => budget.abort(new Error(`trace budget of ${limits.totalTimeoutMs} ms spent`)), limits.totalTimeoutMs);
+  const signal = caller === undefined ? budget.signal : AbortSignal.any([budget.signal, caller]);
+  const elapsedMs = () => performance.now() - startedAt;
+  const remainingMs = () => limits.totalTimeoutMs - elapsedMs();
+
+  return {
+    signal,
+    nextRequestTimeoutMs() {
+      // Less than a millisecond left cannot carry a request; count it as spent.
+      const remaining = Math.floor(remainingMs());
+      if (remaining < 1 || signal.aborted) return null;
+      if (remaining < limits.hopTimeoutMs) return { timeoutMs: remaining, limitedByBudget: true };
+      return { timeoutMs: limits.hopTimeoutMs, limitedByBudget: false };
+    },
+    spent: () => budget.signal.aborted || remainingMs() < 1,
+    cancelled: () => caller?.aborted === true,
+    elapsedMs,
+    dispose: () => clearTimeout(timer),
+  };
+}

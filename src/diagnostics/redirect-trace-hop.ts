@@ -1,0 +1,74 @@
+import type { ProbeFailure } from "../probe/failure.js";
+import type { HopOutcome, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
+import type { PolicyRefusal } from "../probe/refusal.js";
+import type { TraceBudget } from "./redirect-trace-budget.js";
+
+/** Why a request ran out of time: its own per-request timeout, or the whole trace's budget. */
+export type TimeoutSource = "request" | "trace";
+
+/** What one position of the chain came to, after the GET fallback when it was needed. */
+export type HopAttempt =
+  | { readonly kind: "response"; readonly response: HopResponse; readonly method: "HEAD" | "GET"; readonly headNote: string | null }
+  | { readonly kind: "failure"; readonly failure: ProbeFailure; readonly method: "HEAD" | "GET"; readonly headNote: string | null; readonly timeout: TimeoutSource | null; readonly timeoutMs: number }
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  /** The budget was spent before a request could be sent. */
+  | { readonly kind: "out-of-time"; readonly headNote: string | null };
+
+/**
+ * One position of the chain: HEAD first, because it asks for no body. Servers
+ * that answer HEAD with an error, or break the connection on it, often serve
+ * GET fine, so those get one GET and the hop reports what GET got. A HEAD that
+ * timed out is not retried: a second wait would only spend the budget.
+ */
+export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget): Promise<HopAttempt> {
+  const head = await send(prober, url, "HEAD", ports, budget);
+  if (head.kind !== "sent") return { kind: "out-of-time", headNote: null };
+  if (!needsGet(head.outcome, budget)) return settle(head.outcome, "HEAD", head.timeoutMs, head.limitedByBudget, null, budget);
+
+  const headNote = describeHead(head.outcome);
+  const get = await send(prober, url, "GET", ports, budget);
+  if (get.kind !== "sent") return { kind: "out-of-time", headNote };
+  return settle(get.outcome, "GET", get.timeoutMs, get.limitedByBudget, headNote, budget);
+}
+
+type Sent =
+  | { readonly kind: "sent"; readonly outcome: HopOutcome; readonly timeoutMs: number; readonly limitedByBudget: boolean }
+  | { readonly kind: "out-of-time" };
+
+async function send(prober: Prober, url: URL, method: "HEAD" | "GET", ports: PortRule, budget: TraceBudget): Promise<Sent> {
+  const next = budget.nextRequestTimeoutMs();
+  if (next === null) return { kind: "out-of-time" };
+  const outcome = await prober.hop({ url, method, timeoutMs: next.timeoutMs, ports, signal: budget.signal });
+  return { kind: "sent", outcome, ...next };
+}
+
+function needsGet(outcome: HopOutcome, budget: TraceBudget): boolean {
+  if (budget.signal.aborted) return false;
+  if (outcome.kind === "response") return outcome.response.status >= 400;
+  if (outcome.kind === "failure") return outcome.failure.stage === "http" && !outcome.failure.timedOut;
+  return false;
+}
+
+function settle(
+  outcome: HopOutcome,
+  method: "HEAD" | "GET",
+  timeoutMs: number,
+  limitedByBudget: boolean,
+  headNote: string | null,
+  budget: TraceBudget,
+): HopAttempt {
+  if (outcome.kind === "refused") return { kind: "refused", refusal: outcome.refusal };
+  if (outcome.kind === "response") return { kind: "response", response: outcome.response, method, headNote };
+  const { failure } = outcome;
+  // The budget's signal can end a request a hair before the request's own
+  // timer would have; either way the trace, not the hop, ran out of time.
+  const timedOut = failure.timedOut || budget.signal.aborted;
+  const timeout: TimeoutSource | null = !timedOut ? null : limitedByBudget || budget.spent() ? "trace" : "request";
+  return { kind: "failure", failure, method, headNote, timeout, timeoutMs };
+}
+
+function describeHead(outcome: HopOutcome): string {
+  if (outcome.kind === "response") return `HEAD answered ${outcome.response.status} ${outcome.response.statusText}`;
+  if (outcome.kind === "failure") return `HEAD failed: ${outcome.failure.reason}`;
+  return `HEAD was refused: ${outcome.refusal.reason}`;
+}

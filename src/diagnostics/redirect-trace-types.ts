@@ -1,0 +1,61 @@
+import type { PolicyRefusal } from "../probe/refusal.js";
+import type { TraceWarning } from "./warnings.js";
+
+/** Overall outcome of a trace, spelled exactly as the public contract (spec §2.3) shows it. */
+export type ChainStatusName =
+  | "Healthy"
+  | "Redirects detected"
+  | "Redirect loop"
+  | "Too many redirects"
+  | "Request failed"
+  | "Timeout";
+
+/** One request of the trace that got an HTTP response (spec §2.3, hop object). */
+export interface TraceHop {
+  /** Position in the chain, from 1. */
+  readonly hop: number;
+  /** The URL requested, WHATWG-serialised. */
+  readonly url: string;
+  readonly hostname: string;
+  readonly status: number;
+  readonly statusText: string;
+  /** The redirect target resolved to an absolute URL; null when the hop is not a redirect or has no usable Location. */
+  readonly location: string | null;
+  /** "301 Moved Permanently" for a redirect status; null otherwise. */
+  readonly redirectType: string | null;
+  readonly responseTimeMs: number;
+  /** True when an http: hop redirects to an https: URL. */
+  readonly upgradedToHttps: boolean;
+}
+
+/** How a walk along the chain stopped. Only a chain that reached a final response has a finalStatus. */
+export interface ChainEnding {
+  readonly status: ChainStatusName;
+  readonly finalUrl: string;
+  readonly finalStatus: number | null;
+}
+
+/** Every field of spec §2.3. */
+export interface RedirectTraceResult {
+  /** The input exactly as supplied. */
+  readonly input: string;
+  /** Redirect responses in `chain`. */
+  readonly redirects: number;
+  readonly finalUrl: string;
+  /** Null when the final destination was never visited. */
+  readonly finalStatus: number | null;
+  readonly totalTimeMs: number;
+  readonly chainStatus: ChainStatusName;
+  readonly chain: readonly TraceHop[];
+  readonly warnings: readonly TraceWarning[];
+}
+
+/**
+ * What a trace comes to. Only an unusable *starting* input is refused; anything
+ * that goes wrong later is a result with a partial chain. `cancelled` means the
+ * caller's own signal ended the work, so nobody is waiting for a result.
+ */
+export type RedirectTraceOutcome =
+  | { readonly kind: "result"; readonly result: RedirectTraceResult }
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  | { readonly kind: "cancelled"; readonly reason: unknown };

@@ -1,0 +1,30 @@
+/**
+ * The statuses Fetch treats as redirects (WHATWG Fetch, "redirect status").
+ * 300, 304, 305 and 306 are answers in their own right and end the chain.
+ */
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** Redirects that say "this may change": the chain can differ tomorrow. */
+const TEMPORARY_STATUSES: ReadonlySet<number> = new Set([302, 303, 307]);
+
+export function isRedirectStatus(status: number): boolean {
+  return REDIRECT_STATUSES.has(status);
+}
+
+export function isTemporaryRedirect(status: number): boolean {
+  return TEMPORARY_STATUSES.has(status);
+}
+
+/**
+ * The key used to recognise a URL already visited. The WHATWG serialisation
+ * already lower-cases scheme and host, drops a default port, resolves dot
+ * segments, normalises percent-encoding of the host and IDNA; the fragment is
+ * dropped because it never reaches the server, so `/a#x` and `/a#y` are the
+ * same request. Path and query stay case-sensitive and in order, as servers
+ * may treat them so.
+ */
+export function loopKey(url: URL): string {
+  const copy = new URL(url.href);
+  copy.hash = "";
+  return copy.href;
+}

@@ -1,0 +1,43 @@
+import type { FailureStage } from "../probe/failure.js";
+import type { HopOutcome } from "../probe/hop-types.js";
+import type { PolicyRefusal } from "../probe/refusal.js";
+
+/** One redirecting response (spec §2.2 redirectHops item). */
+export interface SiteRedirectHop {
+  readonly url: string;
+  readonly status: number;
+}
+
+/** One request the check made (or had refused), kept for callers that show more than the contract. */
+export interface SiteCheckAttempt {
+  readonly url: string;
+  readonly outcome: HopOutcome;
+}
+
+/** Spec §2.2, field for field, with null where the contract says null, plus detail for a CLI. */
+export interface SiteCheckResult {
+  /** The caller's string, exactly as given. */
+  readonly requestedUrl: string;
+  readonly finalUrl: string | null;
+  readonly status: "up" | "down";
+  readonly statusCode: number | null;
+  readonly statusText: string | null;
+  /** Whole milliseconds across every request, measured here. */
+  readonly responseTime: number | null;
+  readonly reason: string | null;
+  readonly failedStage: FailureStage | null;
+  readonly redirectHops: readonly SiteRedirectHop[] | null;
+  readonly proxyBlocked: boolean;
+  /** The provider behind proxyBlocked; null when proxyBlocked is false. */
+  readonly proxyProvider: string | null;
+  /** Every request in order, with its full outcome (timings, addresses, TLS). */
+  readonly attempts: readonly SiteCheckAttempt[];
+}
+
+/**
+ * A check either ran (whatever the target's state) or its input was refused
+ * before anything was sent to the target: a 400 naming the rule.
+ */
+export type SiteCheckOutcome =
+  | { readonly kind: "checked"; readonly result: SiteCheckResult }
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal };

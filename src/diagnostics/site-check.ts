@@ -1,0 +1,157 @@
+import { SITE_CHECK } from "../limits.js";
+import type { FailureStage } from "../probe/failure.js";
+import type { HopResponse, PortRule } from "../probe/hop-types.js";
+import type { PolicyRefusal } from "../probe/refusal.js";
+import type { DiagnosticEnv } from "./diagnostic-env.js";
+import { proxyBlockingProvider } from "./proxy-signatures.js";
+import {
+  NO_ADDRESS_REASON,
+  REDIRECT_DEFECT_REASONS,
+  type RedirectDefect,
+  failureReason,
+  redirectRefusalReason,
+  serverErrorReason,
+  tooManyRedirectsReason,
+} from "./site-check-reasons.js";
+import { parseTargetInput } from "./target-input.js";
+import type { SiteCheckAttempt, SiteCheckOutcome, SiteCheckResult, SiteRedirectHop } from "./site-check-result.js";
+
+/** is-site-down may visit any port but the ones browsers refuse (WHATWG Fetch "bad ports"). */
+const FETCH_SAFE: PortRule = { kind: "fetch-safe" };
+
+/** Fetch's redirect statuses: only these are followed, and only these keep a check from being `up`. */
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Is this site up or down, and why (spec §2.2, §4.1)? GETs the URL, following
+ * redirects for at most SITE_CHECK.maxRequests requests, each limited to
+ * env.siteTimeoutMs. Never throws for the target's sake: a down target is a
+ * result. Throws only when `signal` ends the check or the prober breaks.
+ */
+export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortSignal): Promise<SiteCheckOutcome> {
+  const start = screenInput(raw, env);
+  if (!start.ok) return { kind: "refused", refusal: start.refusal };
+
+  const run = createRun(raw);
+  let url = start.url;
+  for (let request = 1; ; request += 1) {
+    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: env.siteTimeoutMs, ports: FETCH_SAFE, signal });
+    signal?.throwIfAborted();
+    run.attempts.push({ url: url.href, outcome });
+
+    if (outcome.kind === "refused") {
+      if (outcome.refusal.rule === "no_address") return run.failed(url, "dns", NO_ADDRESS_REASON);
+      // The first target is the caller's input: refusing it is a 400, not a down site.
+      if (request === 1) return { kind: "refused", refusal: outcome.refusal };
+      return run.failed(url, "http", redirectRefusalReason(outcome.refusal.rule));
+    }
+    if (outcome.kind === "failure") return run.failed(url, outcome.failure.stage, failureReason(outcome.failure, env.siteTimeoutMs));
+
+    const response = outcome.response;
+    if (!REDIRECT_STATUSES.has(response.status)) return run.answered(response);
+    run.redirects.push({ url: response.url, status: response.status });
+    if (request >= SITE_CHECK.maxRequests) return run.unresolved(response, tooManyRedirectsReason(SITE_CHECK.maxRequests));
+    const next = redirectTarget(response);
+    if (!next.ok) return run.unresolved(response, REDIRECT_DEFECT_REASONS[next.defect]);
+    url = next.url;
+  }
+}
+
+type Screened = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly refusal: PolicyRefusal };
+
+function screenInput(raw: string, env: DiagnosticEnv): Screened {
+  const parsed = parseTargetInput(raw, { allowBareDomain: false });
+  if (!parsed.ok) return parsed;
+  const refusal = env.prober.screen(parsed.url, FETCH_SAFE);
+  return refusal === null ? parsed : { ok: false, refusal };
+}
+
+type RedirectTarget = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly defect: RedirectDefect };
+
+function redirectTarget(response: HopResponse): RedirectTarget {
+  if (response.locationHeader === null) return { ok: false, defect: "missingLocation" };
+  if (response.location === null) return { ok: false, defect: "unparsableLocation" };
+  let url: URL;
+  try {
+    url = new URL(response.location);
+  } catch {
+    return { ok: false, defect: "unparsableLocation" };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, defect: "nonHttpLocation" };
+  return { ok: true, url };
+}
+
+/** The state of one check, and the three ways it can end. */
+function createRun(requestedUrl: string) {
+  const startedAt = performance.now();
+  const attempts: SiteCheckAttempt[] = [];
+  const redirects: SiteRedirectHop[] = [];
+
+  const elapsed = () => Math.round(performance.now() - startedAt);
+  const base = () => ({
+    requestedUrl,
+    redirectHops: redirects.length === 0 ? null : [...redirects],
+    attempts: [...attempts],
+  });
+  const checked = (result: SiteCheckResult): SiteCheckOutcome => ({ kind: "checked", result });
+
+  return {
+    attempts,
+    redirects,
+
+    /** The last response is not a redirect: up below 500, down from 500. */
+    answered(response: HopResponse): SiteCheckOutcome {
+      const provider = proxyBlockingProvider(response.status, response.headers);
+      const down = response.status >= 500;
+      return checked({
+        ...base(),
+        finalUrl: response.url,
+        status: down ? "down" : "up",
+        statusCode: response.status,
+        statusText: response.statusText,
+        responseTime: elapsed(),
+        reason: down ? serverErrorReason(response.status, response.statusText) : null,
+        failedStage: down ? "http" : null,
+        proxyBlocked: provider !== null,
+        proxyProvider: provider,
+      });
+    },
+
+    /** The last response is a redirect that cannot or may not be followed. */
+    unresolved(response: HopResponse, reason: string): SiteCheckOutcome {
+      return checked({
+        ...base(),
+        finalUrl: response.url,
+        status: "down",
+        statusCode: response.status,
+        statusText: response.statusText,
+        responseTime: elapsed(),
+        reason,
+        failedStage: "http",
+        proxyBlocked: false,
+        proxyProvider: null,
+      });
+    },
+
+    /**
+     * No response from `url`. On the first request nothing at all was received,
+     * so the contract wants every response field null (§4.1 behaviour 3); after
+     * redirects, finalUrl names the URL that failed and responseTime still counts.
+     */
+    failed(url: URL, stage: FailureStage, reason: string): SiteCheckOutcome {
+      const afterRedirects = redirects.length > 0;
+      return checked({
+        ...base(),
+        finalUrl: afterRedirects ? url.href : null,
+        status: "down",
+        statusCode: null,
+        statusText: null,
+        responseTime: afterRedirects ? elapsed() : null,
+        reason,
+        failedStage: stage,
+        proxyBlocked: false,
+        proxyProvider: null,
+      });
+    },
+  };
+}

@@ -1,0 +1,188 @@
+import { connect as netConnect, type LookupFunction, type Socket } from "node:net";
+import { connect as tlsConnect, rootCertificates, type TLSSocket } from "node:tls";
+import { isIP } from "node:net";
+import type { buildConnector } from "undici";
+import type { AddressPolicy } from "./address-policy.js";
+import type { TlsSummary } from "./hop-types.js";
+import { now, type HopTrace } from "./hop-trace.js";
+import { formatIp, parseIp } from "./ip-address.js";
+import type { ResolvedAddress } from "./resolver.js";
+
+/** RFC 8305 §5: start the next address when the current one has not connected within 250 ms. */
+export const CONNECTION_ATTEMPT_DELAY_MS = 250;
+
+export interface DialPlan {
+  /** Approved addresses, in the order to try them. */
+  readonly addresses: readonly ResolvedAddress[];
+  readonly port: number;
+  readonly tls: boolean;
+  /** The URL's host: SNI and certificate name check. */
+  readonly hostname: string;
+  readonly ca: readonly string[] | undefined;
+}
+
+/** Raised by the connector for a failure of its own making (not the OS's, not OpenSSL's). */
+export class ConnectorError extends Error {
+  constructor(readonly code: "REMOTE_ADDRESS_MISMATCH" | "ABORTED", message: string) {
+    super(message);
+    this.name = "ConnectorError";
+  }
+}
+
+/**
+ * An undici `connect` function that ignores the origin it is given and dials
+ * only the approved addresses: the name is never resolved again, so an answer
+ * that changes after the check (DNS rebinding) is never seen. TLS still
+ * verifies the certificate against the URL's host name.
+ */
+export function pinnedConnector(
+  plan: DialPlan,
+  trace: HopTrace,
+  policy: AddressPolicy,
+  signal: AbortSignal,
+): buildConnector.connector {
+  return (_options, callback) => {
+    establish(plan, trace, policy, signal).then(
+      (socket) => {
+        trace.phase = "http";
+        trace.requestSentAt = now();
+        callback(null, socket);
+        // Only now: undici has attached its 'readable' reader inside the callback,
+        // so this listener observes its reads instead of switching the stream to
+        // flowing mode and stealing bytes.
+        socket.once("data", () => {
+          trace.firstByteAt ??= now();
+        });
+      },
+      (error: unknown) => {
+        trace.connectError ??= { stage: trace.phase, error };
+        callback(error instanceof Error ? error : new Error(String(error)), null);
+      },
+    );
+  };
+}
+
+async function establish(plan: DialPlan, trace: HopTrace, policy: AddressPolicy, signal: AbortSignal): Promise<Socket | TLSSocket> {
+  trace.phase = "connect";
+  trace.connectStartedAt = now();
+  const socket = await dialFirst(plan, trace, signal);
+  trace.tcpConnectedAt = now();
+  checkRemote(socket, trace, policy);
+  if (!plan.tls) return socket;
+  trace.phase = "tls";
+  const secure = await handshake(socket, plan, signal);
+  trace.tlsDoneAt = now();
+  trace.tls = summariseTls(secure);
+  return secure;
+}
+
+/** The last tripwire: the kernel's idea of the peer must be the address we approved, and still allowed. */
+function checkRemote(socket: Socket, trace: HopTrace, policy: AddressPolicy): void {
+  const remote = socket.remoteAddress === undefined ? null : parseIp(socket.remoteAddress);
+  const approved = trace.remote === null ? null : parseIp(trace.remote.address);
+  const same = remote !== null && approved !== null && remote.family === approved.family && remote.value === approved.value;
+  if (!same || !policy.judge(formatIp(remote)).allowed) {
+    socket.destroy();
+    throw new ConnectorError("REMOTE_ADDRESS_MISMATCH", `connected to ${socket.remoteAddress ?? "an unknown address"}, not ${trace.remote?.address ?? "an approved address"}`);
+  }
+}
+
+/** A hostname lookup that can only ever be asked for nothing: every dial is to an IP literal. */
+const noLookup: LookupFunction = (hostname, _options, callback) => {
+  callback(new ConnectorError("REMOTE_ADDRESS_MISMATCH", `refused to resolve ${hostname} while connecting`), "", 4);
+};
+
+/** Staggered attempts over the approved addresses (Happy Eyeballs); the first to connect wins. */
+function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortSignal): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const attempts = new Set<Socket>();
+    let next = 0;
+    let settled = false;
+    let lastError: unknown = new ConnectorError("ABORTED", "no address to dial");
+    let timer: NodeJS.Timeout | undefined;
+
+    const finish = (error: unknown, winner?: Socket) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      for (const socket of attempts) if (socket !== winner) socket.destroy();
+      if (winner === undefined) reject(error);
+      else resolve(winner);
+    };
+    const onAbort = () => finish(new ConnectorError("ABORTED", "the hop was aborted"));
+
+    const startNext = () => {
+      clearTimeout(timer);
+      const target = plan.addresses[next++];
+      if (target === undefined) {
+        if (attempts.size === 0) finish(lastError);
+        return;
+      }
+      trace.remote = { address: target.address, family: target.family };
+      const socket = netConnect({ host: target.address, port: plan.port, family: target.family, lookup: noLookup, noDelay: true });
+      attempts.add(socket);
+      socket.once("connect", () => {
+        trace.remote = { address: target.address, family: target.family };
+        finish(null, socket);
+      });
+      // Stays attached after the win (a no-op then), so the socket is never without an error listener.
+      socket.on("error", (error) => {
+        if (settled) return;
+        attempts.delete(socket);
+        lastError = error;
+        startNext();
+      });
+      timer = setTimeout(startNext, CONNECTION_ATTEMPT_DELAY_MS);
+    };
+
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    startNext();
+  });
+}
+
+function handshake(socket: Socket, plan: DialPlan, signal: AbortSignal): Promise<TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const secure = tlsConnect({
+      socket,
+      // RFC 6066 forbids an IP address as SNI; the name check then uses `host`.
+      ...(isIP(plan.hostname) === 0 ? { servername: plan.hostname } : {}),
+      host: plan.hostname,
+      ca: plan.ca === undefined ? undefined : [...rootCertificates, ...plan.ca],
+      ALPNProtocols: ["http/1.1"],
+      rejectUnauthorized: true,
+    });
+    const onAbort = () => {
+      secure.destroy();
+      reject(new ConnectorError("ABORTED", "the hop was aborted"));
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    let done = false;
+    secure.once("secureConnect", () => {
+      done = true;
+      signal.removeEventListener("abort", onAbort);
+      resolve(secure);
+    });
+    secure.on("error", (error) => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener("abort", onAbort);
+      secure.destroy();
+      reject(error);
+    });
+  });
+}
+
+function summariseTls(socket: TLSSocket): TlsSummary | null {
+  const certificate = socket.getPeerX509Certificate();
+  if (certificate === undefined) return null;
+  return {
+    protocol: socket.getProtocol() ?? "unknown",
+    subject: certificate.subject.split("\n").join(", "),
+    issuer: certificate.issuer.split("\n").join(", "),
+    validFrom: new Date(certificate.validFrom).toISOString(),
+    validTo: new Date(certificate.validTo).toISOString(),
+  };
+}

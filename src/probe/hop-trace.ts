@@ -1,0 +1,44 @@
+import type { FailureStage } from "./failure.js";
+import type { TlsSummary } from "./hop-types.js";
+
+/**
+ * What one hop has reached so far, written as it happens. A failure's stage is
+ * read from here (the phase the hop was in), never guessed from a message.
+ */
+export interface HopTrace {
+  phase: FailureStage;
+  readonly startedAt: number;
+  dnsDoneAt: number | null;
+  connectStartedAt: number | null;
+  tcpConnectedAt: number | null;
+  tlsDoneAt: number | null;
+  /** When the socket was handed to undici, which writes the request at once. */
+  requestSentAt: number | null;
+  firstByteAt: number | null;
+  /** The address being dialled, or the one connected. */
+  remote: { address: string; family: 4 | 6 } | null;
+  tls: TlsSummary | null;
+  /** Set by the connector when a dial or handshake failed, so undici's wrapping cannot hide it. */
+  connectError: { readonly stage: FailureStage; readonly error: unknown } | null;
+}
+
+export function startTrace(now: number): HopTrace {
+  return {
+    phase: "dns",
+    startedAt: now,
+    dnsDoneAt: null,
+    connectStartedAt: null,
+    tcpConnectedAt: null,
+    tlsDoneAt: null,
+    requestSentAt: null,
+    firstByteAt: null,
+    remote: null,
+    tls: null,
+    connectError: null,
+  };
+}
+
+/** Monotonic milliseconds, fractional. */
+export function now(): number {
+  return performance.now();
+}

@@ -1,0 +1,98 @@
+import { promises as dns } from "node:dns";
+
+export interface ResolvedAddress {
+  readonly address: string;
+  readonly family: 4 | 6;
+}
+
+export type Resolution =
+  | { readonly ok: true; readonly addresses: readonly ResolvedAddress[] }
+  /** `code` is the resolver's own error code: ENOTFOUND, ENODATA, ESERVFAIL, EREFUSED, ETIMEOUT, EAI_AGAIN ... */
+  | { readonly ok: false; readonly code: string }
+  | { readonly ok: false; readonly code: "ABORTED" };
+
+/** Turns a host name into every A and AAAA address, once; the caller pins what it gets. */
+export interface Resolver {
+  resolve(host: string, signal: AbortSignal): Promise<Resolution>;
+}
+
+/**
+ * The system resolver (getaddrinfo, honouring /etc/hosts) when `servers` is
+ * empty, else those servers queried directly for A and AAAA (SITEDIAG_DNS_SERVERS).
+ * A fresh c-ares channel per lookup: cancelling one hop's queries cannot touch
+ * another's, and no answer is reused from someone else's cache.
+ */
+export function createResolver(servers: readonly string[]): Resolver {
+  return {
+    resolve(host, signal) {
+      if (signal.aborted) return Promise.resolve({ ok: false, code: "ABORTED" });
+      const lookup = servers.length === 0 ? systemLookup(host) : serverLookup(host, servers, signal);
+      return raceAbort(lookup, signal);
+    },
+  };
+}
+
+async function systemLookup(host: string): Promise<Resolution> {
+  try {
+    const answers = await dns.lookup(host, { all: true, order: "verbatim" });
+    return { ok: true, addresses: dedupe(answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }))) };
+  } catch (error) {
+    return { ok: false, code: errorCode(error) };
+  }
+}
+
+async function serverLookup(host: string, servers: readonly string[], signal: AbortSignal): Promise<Resolution> {
+  const resolver = new dns.Resolver({ tries: 2 });
+  resolver.setServers([...servers]);
+  const cancel = () => resolver.cancel();
+  signal.addEventListener("abort", cancel, { once: true });
+  try {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+    const ipv4 = v4.status === "fulfilled" ? v4.value.map((address) => ({ address, family: 4 as const })) : [];
+    const ipv6 = v6.status === "fulfilled" ? v6.value.map((address) => ({ address, family: 6 as const })) : [];
+    if (ipv4.length + ipv6.length > 0) return { ok: true, addresses: dedupe(interleave(ipv6, ipv4)) };
+    return { ok: false, code: combinedCode(v4, v6) };
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
+}
+
+/** Both queries came back empty: NXDOMAIN wins (the name does not exist), then a real error over "no data". */
+function combinedCode(v4: PromiseSettledResult<unknown>, v6: PromiseSettledResult<unknown>): string {
+  const codes = [v4, v6].map((result) => (result.status === "rejected" ? errorCode(result.reason) : "ENODATA"));
+  if (codes.includes("ENOTFOUND")) return "ENOTFOUND";
+  return codes.find((code) => code !== "ENODATA") ?? "ENODATA";
+}
+
+/** RFC 8305 §4: alternate families, IPv6 first, so one broken family costs one attempt, not all. */
+function interleave(first: readonly ResolvedAddress[], second: readonly ResolvedAddress[]): ResolvedAddress[] {
+  const out: ResolvedAddress[] = [];
+  for (let i = 0; i < Math.max(first.length, second.length); i++) {
+    const a = first[i];
+    const b = second[i];
+    if (a !== undefined) out.push(a);
+    if (b !== undefined) out.push(b);
+  }
+  return out;
+}
+
+function dedupe(addresses: readonly ResolvedAddress[]): ResolvedAddress[] {
+  const seen = new Set<string>();
+  return addresses.filter(({ address }) => (seen.has(address) ? false : (seen.add(address), true)));
+}
+
+function raceAbort(lookup: Promise<Resolution>, signal: AbortSignal): Promise<Resolution> {
+  return new Promise((resolve) => {
+    const onAbort = () => resolve({ ok: false, code: "ABORTED" });
+    signal.addEventListener("abort", onAbort, { once: true });
+    void lookup.then((result) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(result);
+    });
+  });
+}
+
+export function errorCode(error: unknown): string {
+  if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") return error.code;
+  return "UNKNOWN";
+}

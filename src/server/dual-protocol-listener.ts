@@ -1,0 +1,146 @@
+import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
+
+/** The handler both protocols share; Node's http2 compatibility API lets one function serve both. */
+export type NodeRequestHandler = (
+  request: http.IncomingMessage | http2.Http2ServerRequest,
+  response: http.ServerResponse | http2.Http2ServerResponse,
+) => void;
+
+export interface ConnectionLimits {
+  /** Limit on one request's header section, in bytes, for both protocols. */
+  readonly maxHeaderBytes: number;
+  /** Time a client has to send a complete request head (and, first, enough bytes to tell its protocol). */
+  readonly headersTimeoutMs: number;
+  /** An HTTP/1.1 connection idle this long between requests is closed. */
+  readonly keepAliveTimeoutMs: number;
+  /** An HTTP/2 session with no frames in either direction for this long is closed. */
+  readonly http2IdleTimeoutMs: number;
+}
+
+export interface DualProtocolListenerOptions extends ConnectionLimits {
+  readonly host: string;
+  readonly port: number;
+  readonly handler: NodeRequestHandler;
+}
+
+export interface DualProtocolListener {
+  readonly port: number;
+  /** The bound address ("127.0.0.1", "::"). */
+  readonly address: string;
+  /**
+   * Stops accepting connections, closes idle ones and asks busy ones to end
+   * after their current requests. Resolves once every connection is gone.
+   */
+  close(): Promise<void>;
+  /** Cuts every remaining connection, for when the grace period is over. */
+  destroyAll(): void;
+}
+
+// RFC 9113 §3.4: a client speaking HTTP/2 with prior knowledge opens with these 24 bytes.
+const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+
+/**
+ * One TCP port for HTTP/1.1 and cleartext HTTP/2. Node's http2 server only
+ * falls back to HTTP/1.1 over TLS (ALPN), so the first bytes of each
+ * connection decide which server gets it: the HTTP/2 preface goes to the
+ * http2 server, anything else to the http server.
+ */
+export async function listenDualProtocol(options: DualProtocolListenerOptions): Promise<DualProtocolListener> {
+  const h1 = http.createServer(
+    {
+      maxHeaderSize: options.maxHeaderBytes,
+      headersTimeout: options.headersTimeoutMs,
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+    },
+    options.handler,
+  );
+  // The http server tracks its connections (closeIdleConnections, the
+  // headers timeout) from its 'listening' event; this one never listens
+  // itself because the TCP server hands it its sockets.
+  h1.emit("listening");
+  h1.on("request", (_request: http.IncomingMessage, response: http.ServerResponse) => {
+    // A keep-alive connection busy when close() began becomes idle here; close it then.
+    response.once("finish", () => {
+      if (closing) setImmediate(() => h1.closeIdleConnections());
+    });
+  });
+
+  const h2 = http2.createServer({ settings: { maxHeaderListSize: options.maxHeaderBytes } }, options.handler);
+  h2.setTimeout(options.http2IdleTimeoutMs);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  let closing = false;
+  h2.on("session", (session: http2.ServerHttp2Session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+    if (closing) session.close();
+  });
+
+  const sockets = new Set<net.Socket>();
+  const tcp = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+    // A reset before the protocol is known would otherwise be an unhandled 'error'.
+    socket.on("error", () => socket.destroy());
+    sniff(socket, options.headersTimeoutMs, (isHttp2) => {
+      if (isHttp2) {
+        // The http2 session itself reads what is already buffered on the socket.
+        h2.emit("connection", socket);
+      } else {
+        // The http server attaches its parser but leaves a paused socket paused.
+        h1.emit("connection", socket);
+        socket.resume();
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    tcp.once("error", reject);
+    tcp.listen(options.port, options.host, () => {
+      tcp.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = tcp.address() as net.AddressInfo;
+
+  return {
+    port: bound.port,
+    address: bound.address,
+    close: async () => {
+      closing = true;
+      const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
+      h1.closeIdleConnections();
+      for (const session of sessions) session.close();
+      await closed;
+      h1.close();
+      h2.close();
+    },
+    destroyAll: () => {
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+/**
+ * Reads until the bytes either match the whole HTTP/2 preface or diverge from
+ * it, then puts them back so the chosen server parses the stream from its
+ * first byte. A client that sends too little for too long is dropped.
+ */
+function sniff(socket: net.Socket, timeoutMs: number, decide: (isHttp2: boolean) => void): void {
+  let seen = Buffer.alloc(0);
+  const timer = setTimeout(() => socket.destroy(), timeoutMs);
+  socket.once("close", () => clearTimeout(timer));
+  const onData = (chunk: Buffer) => {
+    seen = Buffer.concat([seen, chunk]);
+    const compared = Math.min(seen.length, HTTP2_PREFACE.length);
+    const matches = seen.subarray(0, compared).equals(HTTP2_PREFACE.subarray(0, compared));
+    if (matches && seen.length < HTTP2_PREFACE.length) return;
+    clearTimeout(timer);
+    socket.off("data", onData);
+    socket.pause();
+    socket.unshift(seen);
+    decide(matches);
+  };
+  socket.on("data", onData);
+}

@@ -1,0 +1,105 @@
+import { Code, ConnectError, type ConnectRouter, createContextValues } from "@connectrpc/connect";
+import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import type { CorsPolicy } from "./cors-policy.js";
+import { doorKey, rpcDoorOf } from "./door.js";
+import type { NodeRequestHandler } from "./dual-protocol-listener.js";
+import { type NodeResponse, sendEmpty, sendJson } from "./json-response.js";
+import { createRestAdapter, type NodeRequest } from "./rest-adapter.js";
+import { errorBody, metaFor } from "./rest-envelope.js";
+import { restRoutesOf } from "./rest-routes.js";
+
+export interface HttpHandlerOptions {
+  readonly router: ConnectRouter;
+  readonly cors: CorsPolicy;
+  /** Readiness as /readyz reports it (already false while shutting down). */
+  readonly ready: () => Promise<boolean>;
+  /** True once shutdown has begun: HTTP/1.1 clients are asked to close their connection. */
+  readonly closing: () => boolean;
+  /** Told about failures that are the server's own defects. */
+  readonly onDefect: (error: unknown) => void;
+}
+
+const REST_METHODS = ["GET", "OPTIONS"];
+const RPC_METHODS = ["POST", "GET", "OPTIONS"];
+const PROBE_METHODS = ["GET", "HEAD"];
+
+/**
+ * Routes every request of the port:
+ * - /healthz and /readyz, the plain-HTTP probes;
+ * - the REST door's GET routes, read from the google.api.http annotations;
+ * - the RPC paths (/sitediag.v1.DiagnosticsService/CheckSite, health,
+ *   reflection) to Connect's handlers for Connect, gRPC and gRPC-Web;
+ * - anything else: 404, as a JSON error envelope.
+ * Every response carries the CORS headers; OPTIONS on a known path is a
+ * preflight answer.
+ */
+export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandler {
+  const rpcHandlers = new Map<string, UniversalHandler>(options.router.handlers.map((handler) => [handler.requestPath, handler]));
+  const restRoutes = new Map(restRoutesOf([...new Set(options.router.handlers.map((handler) => handler.service))]).map((route) => [route.path, route]));
+  const rest = createRestAdapter(rpcHandlers, options.onDefect);
+
+  return (request, response) => {
+    if (options.closing() && request.httpVersionMajor === 1) response.setHeader("connection", "close");
+    const path = (request.url ?? "/").split("?", 1)[0] ?? "/";
+    const method = request.method ?? "GET";
+    const cors = options.cors.simpleHeaders();
+
+    if (path === "/healthz" || path === "/readyz") {
+      if (!PROBE_METHODS.includes(method)) return methodNotAllowed(response, PROBE_METHODS, cors, null);
+      if (path === "/healthz") return sendJson(response, 200, { status: "alive" }, cors);
+      options.ready().then(
+        (ready) => sendJson(response, ready ? 200 : 503, { status: ready ? "ready" : "not_ready" }, cors),
+        (reason: unknown) => failed(response, reason, options.onDefect),
+      );
+      return;
+    }
+
+    const route = restRoutes.get(path);
+    if (route !== undefined) {
+      if (method === "OPTIONS") return sendEmpty(response, 204, options.cors.preflightHeaders(REST_METHODS));
+      if (method !== "GET") return methodNotAllowed(response, REST_METHODS, cors, route.tool);
+      rest(route, request, response, cors).catch((reason: unknown) => failed(response, reason, options.onDefect));
+      return;
+    }
+
+    const rpc = rpcHandlers.get(path);
+    if (rpc !== undefined) {
+      if (method === "OPTIONS") return sendEmpty(response, 204, options.cors.preflightHeaders(RPC_METHODS));
+      cors.forEach((value, name) => response.setHeader(name, value));
+      serveRpc(rpc, request, response, options.onDefect);
+      return;
+    }
+
+    const message = `no route for ${method} ${path}`;
+    sendJson(response, 404, errorBody("not_found", message, metaFor(null)), cors);
+  };
+}
+
+function serveRpc(handler: UniversalHandler, request: NodeRequest, response: NodeResponse, onDefect: (error: unknown) => void): void {
+  const contentType = request.headers["content-type"];
+  const contextValues = createContextValues().set(doorKey, rpcDoorOf(typeof contentType === "string" ? contentType : undefined));
+  const universalRequest = universalRequestFromNodeRequest(request, response, undefined, contextValues);
+  handler(universalRequest)
+    .then((universalResponse) => universalResponseToNodeResponse(universalResponse, response))
+    .catch((reason: unknown) => {
+      // A client that hung up mid-call is not a server defect.
+      if (ConnectError.from(reason).code !== Code.Aborted) onDefect(reason);
+    });
+}
+
+function methodNotAllowed(response: NodeResponse, allowed: readonly string[], cors: Headers, tool: string | null): void {
+  cors.set("allow", allowed.join(", "));
+  const message = `use ${allowed.filter((method) => method !== "OPTIONS").join(" or ")}`;
+  // 405 has no Connect code of its own; unimplemented is the code for "this operation is not served".
+  sendJson(response, 405, errorBody("unimplemented", message, metaFor(tool)), cors);
+}
+
+function failed(response: NodeResponse, reason: unknown, onDefect: (error: unknown) => void): void {
+  onDefect(reason);
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  sendJson(response, 500, errorBody("internal", "the server failed to answer", metaFor(null)));
+}

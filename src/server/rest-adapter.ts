@@ -1,0 +1,71 @@
+import type http from "node:http";
+import type http2 from "node:http2";
+import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import { API_KEY_HEADER, API_KEY_QUERY_PARAMETER as API_KEY_PARAMETER } from "../access/api-key.js";
+import { inputProblemKey } from "../service/diagnostics-service.js";
+import { doorKey } from "./door.js";
+import { applicationHeadersOf, copyApplicationHeaders } from "./forwarded-headers.js";
+import { createInProcessTransport } from "./in-process-transport.js";
+import { sendJson, type NodeResponse } from "./json-response.js";
+import { errorBody, errorBodyOf, httpStatusOf, metaFor, successBody } from "./rest-envelope.js";
+import { messageFromQuery } from "./rest-query.js";
+import { renderMessage, RestRenderError } from "./rest-render.js";
+import type { RestRoute } from "./rest-routes.js";
+
+export type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
+
+/** Serves one GET of a REST route; `headers` are added to whatever it answers (CORS). */
+export type RestAdapter = (route: RestRoute, request: NodeRequest, response: NodeResponse, headers: Headers) => Promise<void>;
+
+/**
+ * The REST door: turns a GET with query parameters into the route's request
+ * message, calls the RPC through the router's own handlers (interceptors
+ * included), and wraps the answer in the envelope. Application headers flow
+ * through in both directions: x-api-key in (or api_key from the query when
+ * the header is absent), usage headers and Retry-After out, from successes
+ * and from errors' metadata alike.
+ */
+export function createRestAdapter(handlers: ReadonlyMap<string, UniversalHandler>, onDefect: (error: unknown) => void): RestAdapter {
+  return async (route, request, response, headers) => {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    const meta = metaFor(route.tool);
+    const keys = url.searchParams.getAll(API_KEY_PARAMETER);
+    if (keys.length > 1) {
+      // Which key to charge would be a guess; nothing is charged.
+      const message = `query parameter ${API_KEY_PARAMETER} was given ${keys.length} times; give it once`;
+      sendJson(response, 400, errorBody("invalid_argument", message, meta), headers);
+      return;
+    }
+    const callHeaders = applicationHeadersOf(request.headers);
+    const queryKey = keys[0];
+    if (!callHeaders.has(API_KEY_HEADER) && queryKey !== undefined) callHeaders.set(API_KEY_HEADER, queryKey);
+
+    const { message, problem } = messageFromQuery(route.method.input, url.searchParams, [API_KEY_PARAMETER]);
+    const contextValues = createContextValues().set(doorKey, "rest");
+    if (problem !== undefined) contextValues.set(inputProblemKey, problem);
+
+    const clientGone = new AbortController();
+    response.once("close", () => clientGone.abort());
+    const transport = createInProcessTransport(handlers, contextValues);
+    try {
+      const answer = await transport.unary(route.method, clientGone.signal, undefined, callHeaders, message);
+      const data = renderMessage(route.method.output, answer.message);
+      copyApplicationHeaders(answer.trailer, copyApplicationHeaders(answer.header, headers));
+      sendJson(response, 200, successBody(data, meta), headers);
+    } catch (reason) {
+      if (clientGone.signal.aborted) return;
+      const error = asConnectError(reason, onDefect);
+      copyApplicationHeaders(error.metadata, headers);
+      sendJson(response, httpStatusOf(error.code), errorBodyOf(error, meta), headers);
+    }
+  };
+}
+
+function asConnectError(reason: unknown, onDefect: (error: unknown) => void): ConnectError {
+  if (reason instanceof RestRenderError) {
+    onDefect(reason);
+    return new ConnectError("the service could not present its result", Code.Internal, undefined, undefined, reason);
+  }
+  return ConnectError.from(reason);
+}

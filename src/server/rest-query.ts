@@ -1,0 +1,132 @@
+import { type DescEnum, type DescField, type DescMessage, getOption, type Message, protoInt64, ScalarType } from "@bufbuild/protobuf";
+import { reflect } from "@bufbuild/protobuf/reflect";
+import { base64Decode } from "@bufbuild/protobuf/wire";
+import { rest_value } from "../../gen/sitediag/v1/options_pb.js";
+
+/** The request message built from a query string, and the first problem met on the way, if any. */
+export interface QueryMapping {
+  readonly message: Message;
+  /** Why some parameter could not be used (given twice, not a number); undefined when all were usable. */
+  readonly problem: string | undefined;
+}
+
+/**
+ * Maps query parameters onto the top-level fields of a request message, by
+ * the field's proto name (`requested_url`) or JSON name (`requestedUrl`).
+ * Decisions, documented in docs/api.md:
+ * - parameters that name no field are ignored (cache busters, tracking tags);
+ * - a single-value field given twice, under either name, is a problem, not a
+ *   silent pick of one of the values;
+ * - a repeated field takes each occurrence as one element;
+ * - message and map fields cannot be set from a query.
+ * Parameters listed in `skip` (the api_key credential) are not fields at all.
+ */
+export function messageFromQuery(schema: DescMessage, query: URLSearchParams, skip: readonly string[]): QueryMapping {
+  const target = reflect(schema);
+  const valuesByField = new Map<DescField, string[]>();
+  for (const [name, value] of query) {
+    if (skip.includes(name)) continue;
+    const field = schema.fields.find((candidate) => candidate.name === name || candidate.jsonName === name);
+    if (field === undefined) continue;
+    valuesByField.set(field, [...(valuesByField.get(field) ?? []), value]);
+  }
+  let problem: string | undefined;
+  for (const [field, values] of valuesByField) {
+    const fieldProblem = assign(target, field, values);
+    problem ??= fieldProblem;
+  }
+  return { message: target.message, problem };
+}
+
+function assign(target: ReturnType<typeof reflect>, field: DescField, values: string[]): string | undefined {
+  switch (field.fieldKind) {
+    case "scalar":
+    case "enum": {
+      if (values.length > 1) return `query parameter ${field.jsonName} was given ${values.length} times; give it once`;
+      const parsed = field.fieldKind === "scalar" ? scalarFromText(field.scalar, values[0] ?? "") : enumFromText(field.enum, values[0] ?? "");
+      if (typeof parsed === "object" && parsed !== null && "problem" in parsed) return `query parameter ${field.jsonName}: ${parsed.problem}`;
+      target.set(field, parsed);
+      return undefined;
+    }
+    case "list": {
+      if (field.listKind === "message") return `query parameter ${field.jsonName} names a list of messages, which a query cannot carry`;
+      const list = target.get(field);
+      for (const value of values) {
+        const parsed = field.listKind === "scalar" ? scalarFromText(field.scalar, value) : enumFromText(field.enum, value);
+        if (typeof parsed === "object" && parsed !== null && "problem" in parsed) return `query parameter ${field.jsonName}: ${parsed.problem}`;
+        list.add(parsed);
+      }
+      return undefined;
+    }
+    case "message":
+    case "map":
+      return `query parameter ${field.jsonName} names a ${field.fieldKind} field, which a query cannot carry`;
+  }
+}
+
+type Parsed = string | number | bigint | boolean | Uint8Array | { readonly problem: string };
+
+const INT32 = { min: -2_147_483_648, max: 2_147_483_647 };
+const UINT32 = { min: 0, max: 4_294_967_295 };
+
+function scalarFromText(type: ScalarType, text: string): Parsed {
+  switch (type) {
+    case ScalarType.STRING:
+      return text;
+    case ScalarType.BOOL:
+      if (text === "true") return true;
+      if (text === "false") return false;
+      return { problem: `expected true or false, got "${text}"` };
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return integer(text, INT32);
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return integer(text, UINT32);
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+      return int64(text, false);
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return int64(text, true);
+    case ScalarType.FLOAT:
+    case ScalarType.DOUBLE: {
+      const value = Number(text);
+      return text.trim() === "" || Number.isNaN(value) ? { problem: `expected a number, got "${text}"` } : value;
+    }
+    case ScalarType.BYTES:
+      try {
+        return base64Decode(text);
+      } catch {
+        return { problem: "expected base64" };
+      }
+  }
+}
+
+function integer(text: string, range: { min: number; max: number }): Parsed {
+  if (!/^-?\d+$/.test(text)) return { problem: `expected a whole number, got "${text}"` };
+  const value = Number(text);
+  if (value < range.min || value > range.max) return { problem: `expected a number from ${range.min} to ${range.max}, got ${text}` };
+  return value;
+}
+
+function int64(text: string, unsigned: boolean): Parsed {
+  if (!(unsigned ? /^\d+$/ : /^-?\d+$/).test(text)) return { problem: `expected a whole number, got "${text}"` };
+  try {
+    return unsigned ? protoInt64.uParse(text) : protoInt64.parse(text);
+  } catch {
+    return { problem: `${text} is out of range` };
+  }
+}
+
+/** An enum accepts the string the REST door renders for it, its proto name, or its number. */
+function enumFromText(desc: DescEnum, text: string): Parsed {
+  const value =
+    desc.values.find((candidate) => getOption(candidate, rest_value) === text && text !== "") ??
+    desc.values.find((candidate) => candidate.name === text) ??
+    desc.values.find((candidate) => /^-?\d+$/.test(text) && candidate.number === Number(text));
+  if (value === undefined) return { problem: `"${text}" is not one of ${desc.values.map((each) => each.name).join(", ")}` };
+  return value.number;
+}

@@ -1,0 +1,106 @@
+import type { Interceptor } from "@connectrpc/connect";
+import type { Config } from "../config.js";
+import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import { createCorsPolicy } from "./cors-policy.js";
+import { type ConnectionLimits, listenDualProtocol } from "./dual-protocol-listener.js";
+import { createHttpHandler } from "./http-handler.js";
+import { isReady, type ReadinessCheck } from "./readiness.js";
+import { createRpcRouter } from "./rpc-router.js";
+
+export interface ServerOptions {
+  /** HOST and PORT come from here (port 0 picks a free one). */
+  readonly config: Pick<Config, "host" | "port">;
+  /** What the diagnostics run with: the prober and the limits in force. */
+  readonly env: DiagnosticEnv;
+  /**
+   * Run around every DiagnosticsService call on every door (REST, Connect,
+   * gRPC, gRPC-Web), in order: authentication, credits, limits. Health and
+   * reflection never pass through them.
+   */
+  readonly interceptors?: readonly Interceptor[];
+  /** Store reachable and accepting: drives /readyz and grpc.health.v1. Default: always ready. */
+  readonly ready?: ReadinessCheck;
+  /** Response headers browsers may read besides Retry-After (the usage headers). */
+  readonly exposeHeaders?: readonly string[];
+  /** How long close() lets open requests finish before cutting connections. Default 30 s, the longest diagnostic. */
+  readonly shutdownGraceMs?: number;
+  /** Connection limits; defaults suit a public endpoint. */
+  readonly limits?: Partial<ConnectionLimits>;
+  /** Told about the server's own defects (a handler that threw something unexpected). Default: stderr. */
+  readonly onDefect?: (error: unknown) => void;
+}
+
+export interface RunningServer {
+  /** Base URL to reach the server ("http://127.0.0.1:8080"). */
+  readonly url: string;
+  readonly port: number;
+  /**
+   * Graceful stop: refuses new connections, reports not ready, lets open
+   * calls finish within the grace period, then aborts what is left.
+   */
+  close(): Promise<void>;
+}
+
+const DEFAULT_LIMITS: ConnectionLimits = {
+  maxHeaderBytes: 16 * 1024,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  // Longer than the longest diagnostic (30 s), during which a call moves no bytes.
+  http2IdleTimeoutMs: 120_000,
+};
+const READINESS_TIMEOUT_MS = 2_000;
+
+/** Starts the service on one port for every door: REST, Connect, gRPC (h2c), gRPC-Web, health, reflection. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  let closing = false;
+  const shutdown = new AbortController();
+  const readiness = options.ready ?? (async () => true);
+  const ready = () => isReady(readiness, closing, READINESS_TIMEOUT_MS);
+  const onDefect = options.onDefect ?? ((error: unknown) => console.error("sitediag: server defect", error));
+
+  const router = createRpcRouter({
+    env: options.env,
+    interceptors: options.interceptors ?? [],
+    ready,
+    shutdownSignal: shutdown.signal,
+  });
+  const handler = createHttpHandler({
+    router,
+    cors: createCorsPolicy(options.exposeHeaders ?? []),
+    ready,
+    closing: () => closing,
+    onDefect,
+  });
+  const listener = await listenDualProtocol({
+    ...DEFAULT_LIMITS,
+    ...options.limits,
+    host: options.config.host,
+    port: options.config.port,
+    handler,
+  });
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost(listener.address)}:${listener.port}`,
+    port: listener.port,
+    close: () => {
+      closed ??= (async () => {
+        closing = true;
+        const grace = setTimeout(() => {
+          shutdown.abort();
+          listener.destroyAll();
+        }, options.shutdownGraceMs ?? 30_000);
+        await listener.close();
+        clearTimeout(grace);
+      })();
+      return closed;
+    },
+  };
+}
+
+/** A URL host for the bound address; a wildcard address is reached over loopback. */
+function urlHost(address: string): string {
+  if (address === "0.0.0.0") return "127.0.0.1";
+  if (address === "::") return "[::1]";
+  return address.includes(":") ? `[${address}]` : address;
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { digestApiKey, generateApiKey, generateKeyId, isKeyId, isWellFormedApiKey } from "../../src/access/api-key.js";
+
+describe("API keys", () => {
+  it("look like sd_ + 28 base62 characters and pass their own checksum", () => {
+    const { secret, digest } = generateApiKey();
+    expect(secret).toMatch(/^sd_[0-9A-Za-z]{28}$/);
+    expect(isWellFormedApiKey(secret)).toBe(true);
+    expect(digest).toBe(digestApiKey(secret));
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("are different every time", () => {
+    const secrets = new Set(Array.from({ length: 1_000 }, () => generateApiKey().secret));
+    expect(secrets.size).toBe(1_000);
+  });
+
+  it("reject every single-character typo by checksum, before any lookup", () => {
+    const { secret } = generateApiKey();
+    const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    for (let i = 3; i < secret.length; i++) {
+      for (const replacement of alphabet) {
+        if (replacement === secret[i]) continue;
+        const typo = secret.slice(0, i) + replacement + secret.slice(i + 1);
+        expect(isWellFormedApiKey(typo), typo).toBe(false);
+      }
+    }
+  });
+
+  it("reject other shapes", () => {
+    const { secret } = generateApiKey();
+    for (const text of ["", "sd_", secret.slice(0, -1), `${secret}0`, secret.replace("sd_", "sk_"), ` ${secret}`, secret.toUpperCase()]) {
+      expect(isWellFormedApiKey(text), text).toBe(false);
+    }
+  });
+
+  it("have public ids distinct from the secret", () => {
+    const id = generateKeyId();
+    expect(isKeyId(id)).toBe(true);
+    expect(isKeyId("sd_abc")).toBe(false);
+  });
+});

@@ -1,0 +1,116 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { digestApiKey } from "../../src/access/api-key.js";
+import { ensureFirstKey } from "../../src/access/first-key.js";
+import type { AccessStore } from "../../src/access/store.js";
+import { keysCommand } from "../../src/cli/keys.js";
+import { loadConfig } from "../../src/config.js";
+import { sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+
+function buffer() {
+  let text = "";
+  return { write: (chunk: string) => (text += chunk), text: () => text };
+}
+
+describe("sitediag keys", () => {
+  let harness: StoreUnderTest;
+
+  afterEach(async () => {
+    await harness.cleanup();
+  });
+
+  function io(env: Record<string, string> = {}) {
+    const stdout = buffer();
+    const stderr = buffer();
+    const location = harness.location.kind === "sqlite" ? `sqlite:${harness.location.path}` : harness.location.url;
+    const config = loadConfig({ SITEDIAG_STORE: location, ...env });
+    return { io: { stdout, stderr, config }, stdout, stderr };
+  }
+
+  async function run(argv: string[], env: Record<string, string> = {}) {
+    const { io: commandIo, stdout, stderr } = io(env);
+    const code = await keysCommand.run(argv, commandIo);
+    return { code, stdout: stdout.text(), stderr: stderr.text() };
+  }
+
+  it("creates a key, printing the key alone on stdout and the details on stderr", async () => {
+    harness = sqliteStoreUnderTest();
+    const created = await run(["create", "--name", "ci runner"]);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^sd_[0-9A-Za-z]{28}\n$/);
+    expect(created.stderr).toMatch(/^created key_[0-9a-f]{16} \("ci runner"\); the key above is shown only this once\n$/);
+    expect(created.stderr).not.toContain(created.stdout.trim());
+    const store = await harness.open();
+    expect((await store.findKeyByDigest(digestApiKey(created.stdout.trim())))?.name).toBe("ci runner");
+  });
+
+  it("lists keys with credits used in the current window, and revokes by id", async () => {
+    harness = sqliteStoreUnderTest();
+    const secret = (await run(["create", "--name=alpha"])).stdout.trim();
+    await run(["create", "--name", "beta"]);
+    const store: AccessStore = await harness.open();
+    await store.charge(digestApiKey(secret), 5, { budget: 40, windowSeconds: 60 });
+
+    const listed = await run(["list"], { SITEDIAG_CREDIT_BUDGET: "40", SITEDIAG_CREDIT_WINDOW_SECONDS: "60" });
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+CREATED\s+REVOKED\s+USED$/);
+    expect(lines[1]).toMatch(/^(key_[0-9a-f]{16})\s+alpha\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+-\s+5\/40$/);
+    expect(lines[2]).toMatch(/^key_[0-9a-f]{16}\s+beta\s+\S+\s+-\s+0\/40$/);
+    const id = /^(key_[0-9a-f]{16})/.exec(lines[1] ?? "")?.[1] ?? "";
+
+    expect(await run(["revoke", id])).toMatchObject({ code: 0, stdout: `revoked ${id} ("alpha")\n` });
+    expect(await store.charge(digestApiKey(secret), 1, { budget: 40, windowSeconds: 60 })).toEqual({ kind: "unauthenticated" });
+    expect((await run(["revoke", id])).stdout).toMatch(/was already revoked at \d{4}-/);
+    expect((await run(["list"])).stdout.split("\n")[1]).toMatch(/alpha\s+\S+Z\s+\S+Z\s+5\/300$/);
+    expect(await run(["revoke", "key_0000000000000000"])).toMatchObject({ code: 1, stderr: "no key with id key_0000000000000000\n" });
+  });
+
+  it("says how to start when there are no keys", async () => {
+    harness = sqliteStoreUnderTest();
+    expect(await run(["list"])).toEqual({ code: 0, stdout: "", stderr: "no keys yet; create one with: sitediag keys create --name NAME\n" });
+  });
+
+  it("refuses a wrong command line with exit code 2", async () => {
+    harness = sqliteStoreUnderTest();
+    for (const argv of [[], ["create"], ["create", "--name", " "], ["create", "--nam", "x"], ["revoke"], ["revoke", "sd_x"], ["list", "extra"], ["frobnicate"]]) {
+      const result = await run(argv);
+      expect(result.code, argv.join(" ")).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toContain("usage:");
+    }
+    expect((await run(["--help"])).code).toBe(0);
+  });
+
+  it("exits 1 with a reason when the store cannot be reached", async () => {
+    harness = sqliteStoreUnderTest();
+    // Port 1 on loopback: nothing listens there, so the connection is refused without leaving the machine.
+    const result = await run(["list"], { SITEDIAG_STORE: "redis://127.0.0.1:1" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^cannot reach the key store \(redis:\/\/127\.0\.0\.1:1\/?\): /);
+  });
+});
+
+describe("first key on serve", () => {
+  let harness: StoreUnderTest;
+
+  afterEach(async () => {
+    await harness.cleanup();
+  });
+
+  it("creates and prints one key with a ready-to-run call on an empty store, and nothing afterwards", async () => {
+    harness = sqliteStoreUnderTest();
+    const store = await harness.open();
+    const out = buffer();
+    const issued = await ensureFirstKey(store, out, "http://127.0.0.1:8080/");
+    expect(issued).toBeDefined();
+    const secret = issued?.secret ?? "";
+    expect(out.text()).toContain(`\n  ${secret}\n`);
+    expect(out.text()).toContain(`curl -H 'x-api-key: ${secret}' 'http://127.0.0.1:8080/api/v1/is-site-down?url=`);
+    expect((await store.charge(digestApiKey(secret), 2, { budget: 300, windowSeconds: 86_400 })).kind).toBe("admitted");
+
+    const again = buffer();
+    expect(await ensureFirstKey(store, again, "http://127.0.0.1:8080")).toBeUndefined();
+    expect(again.text()).toBe("");
+    expect(await store.countKeys()).toBe(1);
+  });
+});

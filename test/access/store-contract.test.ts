@@ -1,0 +1,228 @@
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { AccessStore } from "../../src/access/store.js";
+import { redisAvailability, startRedisServer, type RedisServerFixture } from "../fixtures/redis-server.js";
+import { newKey, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+
+const redis = redisAvailability();
+let redisServer: RedisServerFixture | undefined;
+
+beforeAll(async () => {
+  if (redis.available) redisServer = await startRedisServer();
+});
+afterAll(async () => {
+  await redisServer?.close();
+});
+
+const kinds = [
+  { kind: "sqlite", skip: false, create: () => sqliteStoreUnderTest() },
+  {
+    kind: "redis",
+    skip: !redis.available,
+    create: () => {
+      if (redisServer === undefined) throw new Error("the test Redis did not start");
+      return redisStoreUnderTest(redisServer);
+    },
+  },
+] as const;
+
+const DAY = { budget: 300, windowSeconds: 86_400 };
+
+describe.each(kinds)("AccessStore contract on $kind", ({ skip, create }) => {
+  let harness: StoreUnderTest;
+  let store: AccessStore;
+
+  afterEach(async () => {
+    await harness?.cleanup();
+  });
+
+  async function fresh(): Promise<AccessStore> {
+    harness = create();
+    store = await harness.open();
+    return store;
+  }
+
+  it.skipIf(skip)("stores a key under its digest with id, name and times, and never the secret", async () => {
+    await fresh();
+    const before = Date.now();
+    const key = await newKey(store, "ci runner");
+    expect(key.secret).toMatch(/^sd_[0-9A-Za-z]{28}$/);
+    const found = await store.findKeyByDigest(key.digest);
+    expect(found).toEqual({ id: key.record.id, name: "ci runner", createdAtMs: key.record.createdAtMs, revokedAtMs: null });
+    expect(found?.createdAtMs).toBeGreaterThanOrEqual(before);
+    expect(await store.findKeyByDigest("0".repeat(64))).toBeUndefined();
+    expect(await store.countKeys()).toBe(1);
+    const raw = await harness.rawContents();
+    expect(raw).toContain(key.digest);
+    expect(raw).not.toContain(key.secret);
+  });
+
+  it.skipIf(skip)("lists keys oldest first", async () => {
+    await fresh();
+    const first = await newKey(store, "one");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await newKey(store, "two");
+    expect((await store.listKeys()).map((record) => record.id)).toEqual([first.record.id, second.record.id]);
+  });
+
+  it.skipIf(skip)("inserts only into an empty store when asked, so concurrent first starts issue one key", async () => {
+    await fresh();
+    const other = await harness.open();
+    const records = [1, 2, 3, 4].map((n) => ({ id: `key_${String(n).padStart(16, "0")}`, name: `n${n}`, digest: String(n).repeat(64), createdAtMs: n }));
+    const results = await Promise.all(records.map((record, i) => (i % 2 === 0 ? store : other).insertKey(record, { onlyIfEmpty: true })));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await store.countKeys()).toBe(1);
+    expect(await store.insertKey({ id: "key_00000000000000ff", name: "x", digest: "f".repeat(64), createdAtMs: 9 })).toBe(true);
+  });
+
+  it.skipIf(skip)("refuses an unknown digest without charging", async () => {
+    await fresh();
+    expect(await store.charge("a".repeat(64), 2, DAY)).toEqual({ kind: "unauthenticated" });
+  });
+
+  it.skipIf(skip)("revokes once; the very next charge is refused, on another instance too, and charges nothing", async () => {
+    await fresh();
+    const other = await harness.open();
+    const key = await newKey(store);
+    expect((await other.charge(key.digest, 2, DAY)).kind).toBe("admitted");
+    const revoked = await store.revokeKey(key.record.id);
+    expect(revoked.kind).toBe("revoked");
+    expect(revoked.kind === "revoked" ? revoked.record.revokedAtMs : null).toBeGreaterThan(0);
+    expect(await other.charge(key.digest, 2, DAY)).toEqual({ kind: "unauthenticated" });
+    expect((await store.revokeKey(key.record.id)).kind).toBe("already-revoked");
+    expect(await store.revokeKey("key_0000000000000000")).toEqual({ kind: "not-found" });
+    expect((await store.findKeyByDigest(key.digest))?.revokedAtMs).toBeGreaterThan(0);
+    expect((await store.usage(key.record.id, DAY)).used).toBe(2);
+  });
+
+  it.skipIf(skip)("admits exactly 150 is-site-down calls of 300 credits; the 151st is refused and records nothing", async () => {
+    await fresh();
+    const key = await newKey(store);
+    for (let i = 1; i <= 150; i++) {
+      const outcome = await store.charge(key.digest, 2, DAY);
+      expect(outcome.kind).toBe("admitted");
+      if (outcome.kind === "admitted") expect(outcome.usage).toMatchObject({ used: 2 * i, remaining: 300 - 2 * i });
+    }
+    const refused = await store.charge(key.digest, 2, DAY);
+    expect(refused).toMatchObject({ kind: "rejected", keyId: key.record.id, usage: { used: 300, remaining: 0 } });
+    if (refused.kind !== "rejected") return;
+    // Nothing ages out for a day: the oldest charge frees in (just under) 86400 s, which rounds up to 86400.
+    expect(refused.retryAfterSeconds).toBe(86_400);
+    expect(refused.usage.resetSeconds).toBe(86_400);
+    expect((await store.usage(key.record.id, DAY)).used).toBe(300);
+  });
+
+  it.skipIf(skip)("mixes costs from one budget: a 5 that no longer fits is refused while a 2 still fits", async () => {
+    await fresh();
+    const key = await newKey(store);
+    for (let i = 0; i < 58; i++) expect((await store.charge(key.digest, 5, DAY)).kind).toBe("admitted");
+    const steps: [number, string, number][] = [
+      [2, "admitted", 292],
+      [5, "admitted", 297],
+      [5, "rejected", 297],
+      [2, "admitted", 299],
+      [2, "rejected", 299],
+      [1, "admitted", 300],
+      [1, "rejected", 300],
+    ];
+    for (const [cost, kind, used] of steps) {
+      const outcome = await store.charge(key.digest, cost, DAY);
+      expect({ cost, kind: outcome.kind, used: outcome.kind === "unauthenticated" ? -1 : outcome.usage.used }).toEqual({ cost, kind, used });
+    }
+  });
+
+  it.skipIf(skip)("keeps one budget per key", async () => {
+    await fresh();
+    const small = { budget: 4, windowSeconds: 3_600 };
+    const a = await newKey(store, "a");
+    const b = await newKey(store, "b");
+    expect((await store.charge(a.digest, 4, small)).kind).toBe("admitted");
+    expect((await store.charge(a.digest, 2, small)).kind).toBe("rejected");
+    expect((await store.charge(b.digest, 4, small)).kind).toBe("admitted");
+  });
+
+  it.skipIf(skip)("rolls: credits come back when the oldest charge ages out, not before", async () => {
+    await fresh();
+    const window = { budget: 4, windowSeconds: 2 };
+    const key = await newKey(store);
+    const start = Date.now();
+    expect((await store.charge(key.digest, 2, window)).kind).toBe("admitted"); // A at ~0 s
+    await sleepUntil(start + 700);
+    expect((await store.charge(key.digest, 2, window)).kind).toBe("admitted"); // B at ~0.7 s
+    const full = await store.charge(key.digest, 2, window);
+    expect(full.kind).toBe("rejected");
+    if (full.kind === "rejected") {
+      expect(full.retryAfterSeconds).toBeGreaterThanOrEqual(1); // A frees at ~2 s, 1.3 s away: rounds up to 2
+      expect(full.retryAfterSeconds).toBeLessThanOrEqual(2);
+    }
+    await sleepUntil(start + 1_500);
+    expect((await store.charge(key.digest, 2, window)).kind).toBe("rejected"); // A still inside the window
+    await sleepUntil(start + 2_300);
+    const after = await store.charge(key.digest, 2, window); // A aged out, B still counts
+    expect(after).toMatchObject({ kind: "admitted", usage: { used: 4, remaining: 0 } });
+    await sleepUntil(start + 4_600);
+    expect(await store.usage(key.record.id, window)).toMatchObject({ used: 0, remaining: 4, resetSeconds: 0 });
+  }, 15_000);
+
+  it.skipIf(skip)("admits exactly 150 of 200 simultaneous 2-credit charges against 300 credits", async () => {
+    await fresh();
+    const instances = [store, await harness.open(), await harness.open(), await harness.open()];
+    const key = await newKey(store);
+    const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => instances[i % instances.length]!.charge(key.digest, 2, DAY)));
+    expect(outcomes.filter((outcome) => outcome.kind === "admitted")).toHaveLength(150);
+    expect(outcomes.filter((outcome) => outcome.kind === "rejected")).toHaveLength(50);
+    expect((await store.usage(key.record.id, DAY)).used).toBe(300);
+  });
+
+  it.skipIf(skip)("two processes sharing the store admit exactly the budget between them", async () => {
+    await fresh();
+    const key = await newKey(store);
+    const job = { location: harness.location, options: harness.options, digest: key.digest, attempts: 200, cost: 2, ...DAY };
+    const tallies = await runWorkers(2, job);
+    expect(tallies.reduce((sum, tally) => sum + tally.admitted, 0)).toBe(150);
+    expect(tallies.reduce((sum, tally) => sum + tally.rejected, 0)).toBe(250);
+    expect((await store.usage(key.record.id, DAY)).used).toBe(300);
+  }, 30_000);
+});
+
+function sleepUntil(atMs: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, atMs - Date.now())));
+}
+
+interface Tally {
+  admitted: number;
+  rejected: number;
+  unauthenticated: number;
+}
+
+const WORKER = fileURLToPath(new URL("./charge-worker.ts", import.meta.url));
+
+/** Starts the workers, waits until each has its store open, then releases them together. */
+async function runWorkers(count: number, job: object): Promise<Tally[]> {
+  const workers = Array.from({ length: count }, () => {
+    const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
+      env: { ...process.env, SITEDIAG_WORKER_JOB: JSON.stringify(job) },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const exited = new Promise<string | undefined>((resolve) =>
+      child.once("exit", (code) => resolve(code === 0 ? undefined : `worker exited with ${code}: ${stderr}`)),
+    );
+    return { child, lines, exited };
+  });
+  try {
+    for (const worker of workers) expect((await worker.lines.next()).value).toBe("ready");
+    for (const worker of workers) worker.child.stdin.end("go\n");
+    const failures = (await Promise.all(workers.map((worker) => worker.exited))).filter((failure) => failure !== undefined);
+    expect(failures).toEqual([]);
+    const tallies: Tally[] = [];
+    for (const worker of workers) tallies.push(JSON.parse(String((await worker.lines.next()).value)) as Tally);
+    return tallies;
+  } finally {
+    for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill();
+  }
+}

@@ -1,0 +1,87 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import type { StoreLocation } from "../../src/config.js";
+import { digestApiKey } from "../../src/access/api-key.js";
+import { issueKey } from "../../src/access/issue-key.js";
+import { openStore, type OpenStoreOptions } from "../../src/access/open-store.js";
+import type { AccessStore } from "../../src/access/store.js";
+import type { RedisServerFixture } from "../fixtures/redis-server.js";
+
+/** One isolated store for one test: its own SQLite file, or its own key prefix on the shared test Redis. */
+export interface StoreUnderTest {
+  readonly location: StoreLocation;
+  readonly options: OpenStoreOptions;
+  /** Opens another connection to the same store (another "instance"). */
+  open(): Promise<AccessStore>;
+  /** Every byte the store holds, for checking that no secret was written. */
+  rawContents(): Promise<string>;
+  /** Closes every store opened here and removes what was created. */
+  cleanup(): Promise<void>;
+}
+
+let counter = 0;
+
+export function sqliteStoreUnderTest(): StoreUnderTest {
+  const dir = mkdtempSync(join(tmpdir(), "sitediag-store-"));
+  // A nested path proves the directory is created.
+  const location: StoreLocation = { kind: "sqlite", path: join(dir, "nested", "sitediag.db") };
+  return storeUnderTest(location, {}, async () => {
+    const nested = join(dir, "nested");
+    return readdirSync(nested)
+      .map((file) => readFileSync(join(nested, file)).toString("latin1"))
+      .join("\n");
+  }, () => rmSync(dir, { recursive: true, force: true }));
+}
+
+export function redisStoreUnderTest(server: RedisServerFixture): StoreUnderTest {
+  counter += 1;
+  const keyPrefix = `test-${process.pid}-${counter}:`;
+  const location: StoreLocation = { kind: "redis", url: server.url() };
+  return storeUnderTest(location, { keyPrefix }, async () => {
+    const redis = new Redis(server.url());
+    try {
+      const parts: string[] = [];
+      for (const key of await redis.keys(`${keyPrefix}*`)) {
+        const type = await redis.type(key);
+        parts.push(key);
+        if (type === "hash") parts.push(JSON.stringify(await redis.hgetall(key)));
+        if (type === "zset") parts.push(JSON.stringify(await redis.zrange(key, 0, -1, "WITHSCORES")));
+      }
+      return parts.join("\n");
+    } finally {
+      redis.disconnect();
+    }
+  }, () => undefined);
+}
+
+function storeUnderTest(
+  location: StoreLocation,
+  options: OpenStoreOptions,
+  rawContents: () => Promise<string>,
+  remove: () => void,
+): StoreUnderTest {
+  const opened: AccessStore[] = [];
+  return {
+    location,
+    options,
+    open: async () => {
+      const store = await openStore(location, options);
+      opened.push(store);
+      return store;
+    },
+    rawContents,
+    cleanup: async () => {
+      await Promise.all(opened.map((store) => store.close()));
+      remove();
+    },
+  };
+}
+
+/** Issues a key and returns what a request would present and what the store compares. */
+export async function newKey(store: AccessStore, name = "test") {
+  const issued = await issueKey(store, name);
+  if (issued === undefined) throw new Error("key was not stored");
+  return { ...issued, digest: digestApiKey(issued.secret) };
+}

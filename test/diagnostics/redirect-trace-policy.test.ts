@@ -1,0 +1,123 @@
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
+import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
+import { MAX_URL_LENGTH } from "../../src/limits.js";
+import type { Prober } from "../../src/probe/hop-types.js";
+import { createProber } from "../../src/probe/prober.js";
+import { startTraceTarget, traceEnv, type TraceTarget } from "../fixtures/trace-targets.js";
+
+let site: TraceTarget;
+let prober: Prober;
+let env: DiagnosticEnv;
+
+beforeAll(async () => {
+  site = await startTraceTarget();
+  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [], userAgent: "sitediag-test" });
+  // 80 and 443 are allowed too, so the refusals below are by address, not by port.
+  env = traceEnv(prober, { tracePorts: [site.port, 80, 443] });
+});
+
+afterAll(async () => {
+  await prober.close();
+  await site.close();
+});
+
+async function trace(input: string, traceEnvironment = env): Promise<RedirectTraceResult> {
+  const outcome = await traceRedirects(input, traceEnvironment);
+  if (outcome.kind !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
+  return outcome.result;
+}
+
+async function refusalRule(input: string): Promise<string> {
+  const outcome = await traceRedirects(input, env);
+  if (outcome.kind !== "refused") throw new Error(`expected a refusal, got ${JSON.stringify(outcome)}`);
+  expect(outcome.refusal.reason).not.toBe("");
+  return outcome.refusal.rule;
+}
+
+describe("starting input", () => {
+  it("refuses unusable starting input, naming the rule", async () => {
+    expect(await refusalRule("")).toBe("invalid_url");
+    expect(await refusalRule("http://[::1")).toBe("invalid_url");
+    expect(await refusalRule(`http://127.0.0.1:${site.port}/${"a".repeat(MAX_URL_LENGTH)}`)).toBe("url_too_long");
+    expect(await refusalRule(`ftp://127.0.0.1:${site.port}/`)).toBe("scheme");
+    expect(await refusalRule(`http://user:secret@127.0.0.1:${site.port}/`)).toBe("credentials");
+    expect(await refusalRule(`http://127.0.0.1:${site.port + 1}/`)).toBe("port");
+    expect(await refusalRule("http://10.0.0.1/")).toBe("non_public_address");
+    expect(await refusalRule("http://169.254.169.254/latest/meta-data/")).toBe("non_public_address");
+    expect(site.requests).toEqual([]);
+  });
+
+  it("starts a bare host at https://", async () => {
+    // Nothing speaks TLS on this plain-HTTP port, so the point is the URL tried, not the answer.
+    const result = await trace(`127.0.0.1:${site.port}/path?q=1`);
+    expect(result.input).toBe(`127.0.0.1:${site.port}/path?q=1`);
+    expect(result.finalUrl).toBe(`https://127.0.0.1:${site.port}/path?q=1`);
+    expect(result.chainStatus).toBe("Request failed");
+  });
+
+  it("answers Request failed with an empty chain when the first request cannot connect", async () => {
+    const closed = createServer();
+    closed.listen(0, "127.0.0.1");
+    await once(closed, "listening");
+    const address = closed.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const url = `http://127.0.0.1:${address.port}/`;
+    const result = await trace(url, { ...env, tracePorts: [address.port] });
+    expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 0, chain: [], finalUrl: url, finalStatus: null });
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]).toMatchObject({ code: "connect_failed", hop: null });
+    expect(result.warnings[0]?.message).toMatch(new RegExp(`^HEAD ${url} failed at the connect stage: `));
+  });
+});
+
+describe("redirects to refused targets", () => {
+  it.each(["http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/", "http://[fd00::1]/"])(
+    "does not follow a redirect to %s",
+    async (target) => {
+      site.route("/to-private", { kind: "redirect", status: 302, location: target });
+      const result = await trace(site.url("/to-private"));
+      expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 1, finalUrl: target, finalStatus: null });
+      expect(result.chain).toHaveLength(1);
+      const refused = result.warnings.find((warning) => warning.code === "redirect_target_refused");
+      expect(refused?.hop).toBe(1);
+      expect(refused?.message).toContain(`Hop 1 redirects to ${target}, which is not followed: `);
+    },
+  );
+
+  it("sends no packet to a loopback address outside the allowed ranges", async () => {
+    const forbidden = await startTraceTarget({ host: "127.0.0.2" });
+    const narrowProber = createProber({ allowCidrs: ["127.0.0.1/32"], dnsServers: [], userAgent: "sitediag-test" });
+    try {
+      site.route("/to-127-0-0-2", { kind: "redirect", status: 301, location: forbidden.url("/") });
+      const narrowEnv = traceEnv(narrowProber, { tracePorts: [site.port, forbidden.port] });
+      const result = await trace(site.url("/to-127-0-0-2"), narrowEnv);
+      expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 1, finalUrl: forbidden.url("/") });
+      expect(result.warnings.map((warning) => warning.code)).toContain("redirect_target_refused");
+      expect(forbidden.connections()).toBe(0);
+      // The same address is refused as a starting input: a 400, still without a packet.
+      const start = await traceRedirects(forbidden.url("/"), narrowEnv);
+      expect(start).toMatchObject({ kind: "refused", refusal: { rule: "non_public_address" } });
+      expect(forbidden.connections()).toBe(0);
+    } finally {
+      await narrowProber.close();
+      await forbidden.close();
+    }
+  });
+
+  it("sends no packet to a port outside SITEDIAG_TRACE_PORTS", async () => {
+    const otherPort = await startTraceTarget();
+    try {
+      site.route("/to-other-port", { kind: "redirect", status: 301, location: otherPort.url("/") });
+      const result = await trace(site.url("/to-other-port"));
+      expect(result).toMatchObject({ chainStatus: "Request failed", finalUrl: otherPort.url("/") });
+      expect(result.warnings.map((warning) => warning.code)).toContain("redirect_target_refused");
+      expect(otherPort.connections()).toBe(0);
+    } finally {
+      await otherPort.close();
+    }
+  });
+});

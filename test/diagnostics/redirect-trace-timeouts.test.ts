@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
+import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
+import { REDIRECT_TRACE } from "../../src/limits.js";
+import type { Prober } from "../../src/probe/hop-types.js";
+import { createProber } from "../../src/probe/prober.js";
+import { startTraceTarget, traceEnv, type TraceTarget } from "../fixtures/trace-targets.js";
+
+let site: TraceTarget;
+let prober: Prober;
+
+beforeAll(async () => {
+  site = await startTraceTarget();
+  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [], userAgent: "sitediag-test" });
+});
+
+afterAll(async () => {
+  await prober.close();
+  await site.close();
+});
+
+async function trace(input: string, env: DiagnosticEnv): Promise<RedirectTraceResult> {
+  const outcome = await traceRedirects(input, env);
+  if (outcome.kind !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
+  return outcome.result;
+}
+
+describe("timeouts", () => {
+  it("ends as Timeout with the partial chain when a hop never answers", async () => {
+    site.route("/to-silence", { kind: "redirect", status: 301, location: "/silence" });
+    site.route("/silence", { kind: "silent" });
+    const result = await trace(site.url("/to-silence"), traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 400 }));
+    expect(result).toMatchObject({ chainStatus: "Timeout", redirects: 1, finalUrl: site.url("/silence"), finalStatus: null });
+    expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/to-silence")]);
+    expect(result.warnings).toEqual([{ code: "hop_timeout", message: `HEAD ${site.url("/silence")} got no response within 400 ms`, hop: null }]);
+    // Timing fidelity, generous: the 400 ms timeout, not the 1.5 s budget, ended it.
+    expect(result.totalTimeMs).toBeGreaterThanOrEqual(380);
+    expect(result.totalTimeMs).toBeLessThan(1_400);
+  });
+
+  it("waits the default 3 s per request, then returns the partial chain", async () => {
+    site.route("/before-silence", { kind: "redirect", status: 301, location: "/silent-default" });
+    site.route("/silent-default", { kind: "silent" });
+    const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: REDIRECT_TRACE.hopTimeoutMs, traceTotalTimeoutMs: REDIRECT_TRACE.totalTimeoutMs });
+    const result = await trace(site.url("/before-silence"), env);
+    expect(result).toMatchObject({ chainStatus: "Timeout", redirects: 1, finalUrl: site.url("/silent-default"), finalStatus: null });
+    expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/before-silence")]);
+    expect(result.warnings).toEqual([{ code: "hop_timeout", message: `HEAD ${site.url("/silent-default")} got no response within 3000 ms`, hop: null }]);
+    expect(result.totalTimeMs).toBeGreaterThanOrEqual(2_950);
+    expect(result.totalTimeMs).toBeLessThan(6_000);
+  });
+
+  it("ends a chain of slow hops when the whole-trace budget is spent", async () => {
+    for (let index = 1; index <= 10; index++) {
+      site.route(`/slow/${index}`, { kind: "slow", delayMs: 400, then: { kind: "redirect", status: 302, location: `/slow/${index + 1}` } });
+    }
+    const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 700, traceTotalTimeoutMs: 1_500 });
+    const result = await trace(site.url("/slow/1"), env);
+    // Each hop takes ~400 ms, well inside its 700 ms; the fourth is cut by the 1.5 s budget.
+    expect(result).toMatchObject({ chainStatus: "Timeout", redirects: 3, finalUrl: site.url("/slow/4"), finalStatus: null });
+    expect(result.chain).toHaveLength(3);
+    expect(result.warnings.filter((warning) => warning.code !== "temporary_redirect")).toEqual([
+      { code: "trace_timeout", message: `The trace used its 1500 ms budget while requesting ${site.url("/slow/4")} (HEAD)`, hop: null },
+    ]);
+    expect(result.totalTimeMs).toBeGreaterThanOrEqual(1_450);
+    expect(result.totalTimeMs).toBeLessThan(2_500);
+  });
+
+  it("stops at once, as cancelled, when the caller's signal aborts", async () => {
+    site.route("/cancel-me", { kind: "silent" });
+    const controller = new AbortController();
+    const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 5_000, traceTotalTimeoutMs: 10_000 });
+    const started = performance.now();
+    setTimeout(() => controller.abort(new Error("caller went away")), 200);
+    const outcome = await traceRedirects(site.url("/cancel-me"), env, controller.signal);
+    expect(outcome).toMatchObject({ kind: "cancelled" });
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+});

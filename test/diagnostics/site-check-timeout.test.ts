@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { checkSite } from "../../src/diagnostics/site-check.js";
+import { SITE_CHECK } from "../../src/limits.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { type TestEnv, createTestEnv } from "./site-check-env.js";
+
+// The one test at the contract's own timeout (spec §4.1 behaviour 2: six seconds).
+let targets: HttpTargets;
+let env: TestEnv;
+
+beforeAll(async () => {
+  targets = await startHttpTargets({ routes: { "/never": { kind: "hang" } } });
+  env = createTestEnv();
+});
+
+afterAll(async () => {
+  await env.close();
+  await targets.close();
+});
+
+it("gives up on a target that never answers after the default six seconds", { timeout: 20_000 }, async () => {
+  expect(env.siteTimeoutMs).toBe(SITE_CHECK.requestTimeoutMs);
+  expect(SITE_CHECK.requestTimeoutMs).toBe(6_000);
+  const startedAt = performance.now();
+  const outcome = await checkSite(targets.url("/never"), env);
+  const waitedMs = performance.now() - startedAt;
+
+  expect(outcome).toMatchObject({
+    kind: "checked",
+    result: {
+      finalUrl: null,
+      status: "down",
+      statusCode: null,
+      statusText: null,
+      responseTime: null,
+      reason: "Timed out after 6 s waiting for a response",
+      failedStage: "http",
+      redirectHops: null,
+    },
+  });
+  // Fidelity, not performance: the wait is the timeout, give or take scheduling.
+  expect(waitedMs).toBeGreaterThanOrEqual(5_900);
+  expect(waitedMs).toBeLessThan(9_000);
+  expect(targets.requests).toHaveLength(1);
+});

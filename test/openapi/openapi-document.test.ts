@@ -1,0 +1,144 @@
+import { getOption, hasOption, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { beforeAll, describe, expect, it } from "vitest";
+import { http } from "../../gen/google/api/annotations_pb.js";
+import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { rest_null_when_empty, rest_value } from "../../gen/sitediag/v1/options_pb.js";
+import { API_VERSION } from "../../src/limits.js";
+import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
+
+// The document is checked against the runtime descriptors in gen/, read with
+// the generated extensions: a second path to the same proto, independent of
+// the plugin's own lookups.
+type Json = Record<string, unknown>;
+let document: Json;
+
+beforeAll(() => {
+  document = JSON.parse(openApiDocumentJson()) as Json;
+});
+
+function at(value: unknown, ...keys: string[]): unknown {
+  let current = value;
+  for (const key of keys) {
+    if (typeof current !== "object" || current === null) return undefined;
+    current = (current as Json)[key];
+  }
+  return current;
+}
+
+function componentOf(message: DescMessage): Json {
+  return at(document, "components", "schemas", message.typeName) as Json;
+}
+
+describe("the served document", () => {
+  it("is valid OpenAPI 3.1", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(openApiDocumentJson()) as Json);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("would be rejected by the validator if its structure broke", async () => {
+    const broken = JSON.parse(openApiDocumentJson()) as Json;
+    delete broken.info;
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  it("is read once and served as the same text", () => {
+    expect(openApiDocumentJson()).toBe(openApiDocumentJson());
+    expect(openApiDocumentJson().endsWith("}\n")).toBe(true);
+  });
+
+  it("offers both API-key schemes", () => {
+    expect(at(document, "components", "securitySchemes")).toEqual({
+      ApiKeyHeader: expect.objectContaining({ type: "apiKey", in: "header", name: "x-api-key" }),
+      ApiKeyQuery: expect.objectContaining({ type: "apiKey", in: "query", name: "api_key" }),
+    });
+  });
+});
+
+describe.each(DiagnosticsService.methods.map((method) => [method.name, method] as const))("the %s route", (_name, method) => {
+  const path = getOption(method, http).pattern.value as string;
+  const tool = path.split("/").at(-1);
+  const operation = () => at(document, "paths", path, "get") as Json;
+
+  it("is a GET at the google.api.http path, summarised from the proto comment", () => {
+    expect(hasOption(method, http)).toBe(true);
+    expect(operation().operationId).toBe(method.name);
+    expect(operation().summary).toMatch(/\?$|\.$/);
+    expect(String(operation().description)).toContain("credits");
+  });
+
+  it("takes url (required) and api_key (optional) from the query, plus either key scheme", () => {
+    expect(operation().parameters).toEqual([
+      expect.objectContaining({ name: "url", in: "query", required: true, schema: { type: "string" } }),
+      expect.objectContaining({ name: "api_key", in: "query", required: false }),
+    ]);
+    expect(operation().security).toEqual([{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }]);
+  });
+
+  it("answers 200 and every error status, with usage headers on 200 and 429", () => {
+    const responses = operation().responses as Json;
+    expect(Object.keys(responses)).toEqual(["200", "400", "401", "429", "500", "501", "503"]);
+    const usage = ["RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Used", "X-RateLimit-Reset"];
+    expect(Object.keys(at(responses, "200", "headers") as Json)).toEqual(usage);
+    expect(Object.keys(at(responses, "429", "headers") as Json)).toEqual([...usage, "Retry-After"]);
+    expect(Object.keys(at(responses, "503", "headers") as Json)).toEqual(["Retry-After"]);
+    expect(at(responses, "401", "headers")).toBeUndefined();
+  });
+
+  it("wraps the response message in the envelope with this route's meta", () => {
+    const successRef = at(operation(), "responses", "200", "content", "application/json", "schema", "$ref") as string;
+    const success = at(document, ...successRef.slice(2).split("/")) as Json;
+    expect(at(success, "properties", "ok")).toEqual({ const: true });
+    expect(at(success, "properties", "data")).toEqual({ $ref: `#/components/schemas/${method.output.typeName}` });
+    const meta = at(document, ...(at(success, "properties", "meta", "$ref") as string).slice(2).split("/"));
+    expect(at(meta, "properties")).toEqual({ tool: { const: tool }, version: { const: API_VERSION } });
+  });
+});
+
+describe("data schemas follow the message descriptors", () => {
+  const messages = new Map<string, DescMessage>();
+  const reach = (message: DescMessage): void => {
+    if (messages.has(message.typeName)) return;
+    messages.set(message.typeName, message);
+    for (const field of message.fields) if (field.message !== undefined) reach(field.message);
+  };
+  for (const method of DiagnosticsService.methods) reach(method.output);
+
+  it.each([...messages.entries()])("%s: every field required by JSON name, nothing else", (_name, message) => {
+    const schema = componentOf(message);
+    expect(schema.required).toEqual(message.fields.map((f) => f.jsonName));
+    expect(Object.keys(schema.properties as Json)).toEqual(message.fields.map((f) => f.jsonName));
+    expect(schema.additionalProperties).toBe(false);
+  });
+
+  const fields = [...messages.values()].flatMap((message) => message.fields.map((field) => [`${message.name}.${field.jsonName}`, field] as const));
+
+  it.each(fields)("%s: type and nullability", (_name, field: DescField) => {
+    const property = at(componentOf(field.parent), "properties", field.jsonName) as Json;
+    const types = [property.type].flat();
+    expect(types.includes("null")).toBe(field.proto.proto3Optional === true || (field.fieldKind === "list" && hasOption(field, rest_null_when_empty)));
+    if (field.fieldKind === "list") {
+      expect(types[0]).toBe("array");
+      if (field.listKind === "message") expect(property.items).toEqual({ $ref: `#/components/schemas/${field.message.typeName}` });
+    } else if (field.fieldKind === "enum") {
+      const publicValues = field.enum.values.filter((v) => hasOption(v, rest_value)).map((v) => getOption(v, rest_value));
+      expect(publicValues.length).toBe(field.enum.values.length - 1);
+      expect(property.enum).toEqual(field.proto.proto3Optional ? [...publicValues, null] : publicValues);
+    } else if (field.fieldKind === "scalar") {
+      const jsonTypes: Partial<Record<ScalarType, string>> = { [ScalarType.STRING]: "string", [ScalarType.BOOL]: "boolean", [ScalarType.INT32]: "integer" };
+      expect(types[0]).toBe(jsonTypes[field.scalar]);
+    }
+    expect(property.description).not.toBe("");
+  });
+
+  it("uses the spec's strings for every enumerated value", () => {
+    const values = (message: DescMessage, field: string) => at(componentOf(message), "properties", field, "enum");
+    const [checkSite, traceRedirects] = DiagnosticsService.methods.map((m) => m.output) as [DescMessage, DescMessage];
+    expect(values(checkSite, "status")).toEqual(["up", "down"]);
+    expect(values(checkSite, "failedStage")).toEqual(["dns", "connect", "tls", "http", null]);
+    expect(values(traceRedirects, "chainStatus")).toEqual(["Healthy", "Redirects detected", "Redirect loop", "Too many redirects", "Request failed", "Timeout"]);
+  });
+});

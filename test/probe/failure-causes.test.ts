@@ -1,0 +1,60 @@
+import { errors } from "undici";
+import { describe, expect, it } from "vitest";
+import { CAUSES, describeFailure, errorCodeOf, TIMEOUT_CAUSE } from "../../src/probe/failure-causes.js";
+import { formatIp, parseIp } from "../../src/probe/ip-address.js";
+
+const facts = { aborted: false, elapsedMs: 12, remoteAddress: null };
+
+describe("errorCodeOf reads the cause chain, not the message", () => {
+  it("prefers the deepest known code", () => {
+    const inner = Object.assign(new Error("whatever text"), { code: "ECONNRESET" });
+    const outer = Object.assign(new Error("other side closed", { cause: inner }), { code: "UND_ERR_SOCKET" });
+    expect(errorCodeOf(outer)).toBe("ECONNRESET");
+  });
+  it("names a parser error that carries no code", () => {
+    expect(errorCodeOf(new errors.HTTPParserError("Response does not match", undefined))).toBe("HTTP_PARSE_ERROR");
+  });
+  it("keeps an unknown code as it is, and says UNKNOWN for no code at all", () => {
+    expect(errorCodeOf(Object.assign(new Error("x"), { code: "EWEIRD" }))).toBe("EWEIRD");
+    expect(errorCodeOf(new Error("ECONNREFUSED in the text only"))).toBe("UNKNOWN");
+  });
+});
+
+describe("describeFailure", () => {
+  it("a deadline names the phase it cut short", () => {
+    for (const phase of ["dns", "connect", "tls", "http"] as const) {
+      expect(describeFailure({ ...facts, phase, code: "ABORTED", aborted: true })).toMatchObject({ stage: phase, timedOut: true, cause: TIMEOUT_CAUSE[phase] });
+    }
+  });
+  it("a code owned by a stage names that stage", () => {
+    expect(describeFailure({ ...facts, phase: "http", code: "CERT_HAS_EXPIRED" })).toMatchObject({ stage: "tls", reason: "TLS certificate has expired" });
+    expect(describeFailure({ ...facts, phase: "dns", code: "ENOTFOUND" })).toMatchObject({ stage: "dns", reason: "DNS lookup failed: no such host" });
+  });
+  it("a reset means what its phase makes it mean", () => {
+    expect(describeFailure({ ...facts, phase: "tls", code: "ECONNRESET" })).toMatchObject({ stage: "tls", cause: "ECONNRESET" });
+    expect(describeFailure({ ...facts, phase: "http", code: "ECONNRESET" })).toMatchObject({ stage: "http", cause: "ECONNRESET" });
+    expect(describeFailure({ ...facts, phase: "connect", code: "ECONNRESET" })).toMatchObject({ stage: "connect" });
+  });
+  it("an unknown code keeps the phase and a generic reason", () => {
+    expect(describeFailure({ ...facts, phase: "tls", code: "ERR_SSL_WRONG_VERSION_NUMBER" })).toMatchObject({ stage: "tls", reason: "TLS handshake failed" });
+    expect(describeFailure({ ...facts, phase: "connect", code: "EWEIRD" })).toMatchObject({ stage: "connect", reason: "Connection failed", cause: "EWEIRD" });
+  });
+  it("every timeout cause is in the table and flagged as a timeout", () => {
+    for (const cause of Object.values(TIMEOUT_CAUSE)) expect(CAUSES[cause]?.timedOut).toBe(true);
+  });
+});
+
+describe("ip-address", () => {
+  it.each([
+    ["::ffff:1.2.3.4", "::ffff:102:304"],
+    ["2001:DB8:0:0:0:0:0:1", "2001:db8::1"],
+    ["::", "::"],
+    ["fe80::", "fe80::"],
+    ["010.1.1.1", null],
+    ["1.2.3", null],
+    ["255.255.255.255", "255.255.255.255"],
+  ] as const)("%s -> %s", (text, canonical) => {
+    const ip = parseIp(text);
+    expect(ip === null ? null : formatIp(ip)).toBe(canonical);
+  });
+});

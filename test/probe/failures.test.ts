@@ -1,0 +1,151 @@
+import { once } from "node:events";
+import { createServer as createHttpsServer, type Server } from "node:https";
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
+import { createProber } from "../../src/probe/prober.js";
+import { USER_AGENT } from "../../src/version.js";
+import { getTestPki, type KeyPair } from "../fixtures/test-ca.js";
+import { startRawTarget, type RawBehaviour, type RawTarget } from "../fixtures/raw-targets.js";
+
+const ANY_PORT = { kind: "fetch-safe" } as const;
+let prober: Prober;
+const toClose: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  const pki = await getTestPki();
+  prober = createProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [], ca: pki.caPem, userAgent: USER_AGENT });
+});
+
+afterAll(async () => {
+  await Promise.all(toClose.map((close) => close()));
+  await prober.close();
+});
+
+async function raw(behaviour: RawBehaviour): Promise<RawTarget> {
+  const target = await startRawTarget(behaviour);
+  toClose.push(() => target.close());
+  return target;
+}
+
+async function https(pair: KeyPair): Promise<string> {
+  const server: Server = createHttpsServer(pair, (_req, res) => res.end("ok"));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  toClose.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `https://localhost:${(server.address() as AddressInfo).port}/`;
+}
+
+function expectFailure(outcome: HopOutcome) {
+  if (outcome.kind !== "failure") throw new Error(`expected a failure, got ${JSON.stringify(outcome)}`);
+  return outcome.failure;
+}
+
+function hop(url: string, timeoutMs = 2_000, signal?: AbortSignal) {
+  return prober.hop({ url: new URL(url), method: "GET", timeoutMs, ports: ANY_PORT, ...(signal ? { signal } : {}) });
+}
+
+describe("connect stage", () => {
+  it("a closed port is refused", async () => {
+    const server = createTcpServer();
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const failure = expectFailure(await hop(`http://127.0.0.1:${port}/`));
+    expect(failure).toMatchObject({ stage: "connect", cause: "ECONNREFUSED", timedOut: false, reason: "Connection refused", remoteAddress: "127.0.0.1" });
+  });
+});
+
+describe("tls stage", () => {
+  it.each([
+    ["expired", "CERT_HAS_EXPIRED", "TLS certificate has expired"],
+    ["selfSigned", "DEPTH_ZERO_SELF_SIGNED_CERT", "TLS certificate is self-signed"],
+    ["wrongHost", "ERR_TLS_CERT_ALTNAME_INVALID", "TLS certificate does not match the host name"],
+  ] as const)("a %s certificate fails with %s", async (which, cause, reason) => {
+    const pki = await getTestPki();
+    const failure = expectFailure(await hop(await https(pki[which])));
+    expect(failure).toMatchObject({ stage: "tls", cause, reason, timedOut: false });
+  });
+
+  it("a server that never completes the handshake times out at tls", async () => {
+    const target = await raw({ kind: "silent" });
+    const failure = expectFailure(await hop(`https://127.0.0.1:${target.port}/`, 300));
+    expect(failure).toMatchObject({ stage: "tls", cause: "ERR_TLS_HANDSHAKE_TIMEOUT", timedOut: true });
+  });
+});
+
+describe("http stage", () => {
+  it("headers never sent: timeout at http", async () => {
+    const target = await raw({ kind: "silent" });
+    const failure = expectFailure(await hop(target.url, 300));
+    expect(failure).toMatchObject({ stage: "http", cause: "UND_ERR_HEADERS_TIMEOUT", timedOut: true, remoteAddress: "127.0.0.1" });
+    expect(failure.elapsedMs).toBeGreaterThanOrEqual(290);
+    expect(failure.elapsedMs).toBeLessThan(1_500);
+  });
+
+  it("slow-dribbled headers are cut off by the hop timeout", async () => {
+    const target = await raw({ kind: "dribble", intervalMs: 20 });
+    const failure = expectFailure(await hop(target.url, 400));
+    expect(failure).toMatchObject({ stage: "http", cause: "UND_ERR_HEADERS_TIMEOUT", timedOut: true });
+    expect(failure.elapsedMs).toBeLessThan(1_500);
+    expect(target.bytesWritten()).toBeLessThan(1_000);
+  });
+
+  it("garbage bytes are an invalid HTTP response", async () => {
+    const target = await raw({ kind: "garbage" });
+    const failure = expectFailure(await hop(target.url));
+    expect(failure.stage).toBe("http");
+    expect(failure.cause).toMatch(/^(HPE_|HTTP_PARSE_ERROR$)/);
+    expect(failure.reason).toBe("Invalid HTTP response");
+    expect(failure.timedOut).toBe(false);
+  });
+
+  it("a reset after the request was accepted fails at http", async () => {
+    const target = await raw({ kind: "reset" });
+    const failure = expectFailure(await hop(target.url));
+    expect(failure).toMatchObject({ stage: "http", cause: "ECONNRESET", timedOut: false });
+    expect(target.connections()).toBe(1);
+  });
+
+  it("a reset the moment the connection is accepted is a reset, whichever side of connect() it lands", async () => {
+    // The kernel completes the handshake before the server's accept; the RST
+    // can reach us before or after Node reports the connect.
+    const target = await raw({ kind: "reset-on-accept" });
+    const failure = expectFailure(await hop(target.url));
+    expect(["connect", "http"]).toContain(failure.stage);
+    expect(["ECONNRESET", "UND_ERR_SOCKET"]).toContain(failure.cause);
+    expect(failure.timedOut).toBe(false);
+  });
+
+  it("oversized headers are refused, not buffered", async () => {
+    const target = await raw({ kind: "huge-headers", bytes: 256 * 1024 });
+    const failure = expectFailure(await hop(target.url));
+    expect(failure).toMatchObject({ stage: "http", cause: "UND_ERR_HEADERS_OVERFLOW", reason: "Response headers are too large", timedOut: false });
+  });
+
+  it("an endless body: the head is answered and the body is never drained", async () => {
+    const target = await raw({ kind: "endless-body" });
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 3; i++) {
+      const outcome = await hop(target.url);
+      expect(outcome.kind).toBe("response");
+    }
+    // What the server got into its own socket buffers plus ours: a few hundred KiB per hop at most.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(target.bytesWritten()).toBeLessThan(3 * 8 * 1024 * 1024);
+    const written = target.bytesWritten();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(target.bytesWritten()).toBe(written);
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it("the caller's signal ends the hop, reported as timed out at the phase reached", async () => {
+    const target = await raw({ kind: "silent" });
+    const outer = new AbortController();
+    setTimeout(() => outer.abort(), 150);
+    const failure = expectFailure(await hop(target.url, 5_000, outer.signal));
+    expect(failure).toMatchObject({ stage: "http", timedOut: true, cause: "UND_ERR_HEADERS_TIMEOUT" });
+    expect(failure.elapsedMs).toBeLessThan(1_000);
+  });
+});
