@@ -9,8 +9,23 @@ import { createRestAdapter, type NodeRequest } from "./rest-adapter.js";
 import { errorBody, metaFor } from "./rest-envelope.js";
 import { restRoutesOf } from "./rest-routes.js";
 
+/**
+ * A plain HTTP endpoint beside the doors (GET /openapi.json, GET /metrics).
+ * The handler gets CORS, an OPTIONS preflight, and a 405 with Allow for
+ * methods it does not list.
+ */
+export interface PlainHttpRoute {
+  /** Literal path, "/metrics". */
+  readonly path: string;
+  /** Methods served, e.g. ["GET", "HEAD"]. */
+  readonly methods: readonly string[];
+  handle(request: NodeRequest, response: NodeResponse): void | Promise<void>;
+}
+
 export interface HttpHandlerOptions {
   readonly router: ConnectRouter;
+  /** Extra plain endpoints; their paths must not collide with the probes, REST routes or RPC paths. */
+  readonly plainRoutes: readonly PlainHttpRoute[];
   readonly cors: CorsPolicy;
   /** Readiness as /readyz reports it (already false while shutting down). */
   readonly ready: () => Promise<boolean>;
@@ -27,6 +42,7 @@ const PROBE_METHODS = ["GET", "HEAD"];
 /**
  * Routes every request of the port:
  * - /healthz and /readyz, the plain-HTTP probes;
+ * - plain endpoints the application adds (/openapi.json, /metrics);
  * - the REST door's GET routes, read from the google.api.http annotations;
  * - the RPC paths (/sitediag.v1.DiagnosticsService/CheckSite, health,
  *   reflection) to Connect's handlers for Connect, gRPC and gRPC-Web;
@@ -38,6 +54,10 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
   const rpcHandlers = new Map<string, UniversalHandler>(options.router.handlers.map((handler) => [handler.requestPath, handler]));
   const restRoutes = new Map(restRoutesOf([...new Set(options.router.handlers.map((handler) => handler.service))]).map((route) => [route.path, route]));
   const rest = createRestAdapter(rpcHandlers, options.onDefect);
+  const plainRoutes = new Map(options.plainRoutes.map((route) => [route.path, route]));
+  for (const path of plainRoutes.keys()) {
+    if (restRoutes.has(path) || rpcHandlers.has(path) || path === "/healthz" || path === "/readyz") throw new Error(`plain route ${path} collides with a built-in route`);
+  }
 
   return (request, response) => {
     if (options.closing() && request.httpVersionMajor === 1) response.setHeader("connection", "close");
@@ -52,6 +72,17 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
         (ready) => sendJson(response, ready ? 200 : 503, { status: ready ? "ready" : "not_ready" }, cors),
         (reason: unknown) => failed(response, reason, options.onDefect),
       );
+      return;
+    }
+
+    const plain = plainRoutes.get(path);
+    if (plain !== undefined) {
+      if (method === "OPTIONS") return sendEmpty(response, 204, options.cors.preflightHeaders([...plain.methods, "OPTIONS"]));
+      if (!plain.methods.includes(method)) return methodNotAllowed(response, plain.methods, cors, null);
+      cors.forEach((value, name) => response.setHeader(name, value));
+      Promise.resolve()
+        .then(() => plain.handle(request, response))
+        .catch((reason: unknown) => failed(response, reason, options.onDefect));
       return;
     }
 

@@ -3,9 +3,11 @@ import type { Config } from "../config.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { createCorsPolicy } from "./cors-policy.js";
 import { type ConnectionLimits, listenDualProtocol } from "./dual-protocol-listener.js";
-import { createHttpHandler } from "./http-handler.js";
+import { createHttpHandler, type PlainHttpRoute } from "./http-handler.js";
 import { isReady, type ReadinessCheck } from "./readiness.js";
 import { createRpcRouter } from "./rpc-router.js";
+
+export type { PlainHttpRoute } from "./http-handler.js";
 
 export interface ServerOptions {
   /** HOST and PORT come from here (port 0 picks a free one). */
@@ -24,6 +26,8 @@ export interface ServerOptions {
   readonly exposeHeaders?: readonly string[];
   /** How long close() lets open requests finish before cutting connections. Default 30 s, the longest diagnostic. */
   readonly shutdownGraceMs?: number;
+  /** Plain HTTP endpoints beside the doors (GET /openapi.json, GET /metrics); no key, no interceptors. */
+  readonly plainRoutes?: readonly PlainHttpRoute[];
   /** Connection limits; defaults suit a public endpoint. */
   readonly limits?: Partial<ConnectionLimits>;
   /** Told about the server's own defects (a handler that threw something unexpected). Default: stderr. */
@@ -66,6 +70,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const handler = createHttpHandler({
     router,
+    plainRoutes: options.plainRoutes ?? [],
     cors: createCorsPolicy(options.exposeHeaders ?? []),
     ready,
     closing: () => closing,

@@ -4,7 +4,10 @@ import { startTestService, type TestService } from "../fixtures/service-harness.
 describe("routing, CORS, 404 and 405", () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ exposeHeaders: ["x-test-usage"] });
+    service = await startTestService({
+      exposeHeaders: ["x-test-usage"],
+      plainRoutes: [{ path: "/plain", methods: ["GET"], handle: (_request, response) => void response.end("plain text") }],
+    });
   });
   afterAll(async () => {
     await service?.close();
@@ -79,5 +82,14 @@ describe("routing, CORS, 404 and 405", () => {
     const post = await fetch(`${service.url}/readyz`, { method: "POST" });
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET, HEAD");
+  });
+
+  it("serves an application's plain route with CORS, a preflight and 405 for other methods", async () => {
+    const get = await fetch(`${service.url}/plain`);
+    expect([get.status, await get.text(), get.headers.get("access-control-allow-origin")]).toEqual([200, "plain text", "*"]);
+    const preflight = await fetch(`${service.url}/plain`, { method: "OPTIONS" });
+    expect([preflight.status, preflight.headers.get("access-control-allow-methods")]).toEqual([204, "GET, OPTIONS"]);
+    const post = await fetch(`${service.url}/plain`, { method: "POST" });
+    expect([post.status, post.headers.get("allow")]).toEqual([405, "GET"]);
   });
 });

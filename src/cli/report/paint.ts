@@ -1,5 +1,5 @@
 import type { Environment } from "../../config.js";
-import type { TextWriter } from "../keys.js";
+import type { TextWriter } from "../command.js";
 
 /** How a report marks what matters. With colour off every style is the identity, so reports are plain text. */
 export interface Paint {
@@ -48,5 +48,5 @@ export function createPaint(colour: boolean): Paint {
 export function wantsColour(stdout: TextWriter, env: Environment): boolean {
   const noColor = env["NO_COLOR"];
   if (noColor !== undefined && noColor !== "") return false;
-  return "isTTY" in stdout && stdout.isTTY === true;
+  return stdout.isTTY === true;
 }

@@ -1,0 +1,34 @@
+import { CheckSiteResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { checkSite } from "../diagnostics/site-check.js";
+import { renderMessage } from "../server/rest-render.js";
+import { siteCheckMessage } from "../service/check-site.js";
+import type { Command } from "./command.js";
+import { type DiagnoseIo, EXIT, reportRefusal, runDiagnoseCommand } from "./report/diagnose-command.js";
+import { renderSiteCheck } from "./report/site-check-report.js";
+
+const HELP = `usage: sitediag check [--json] URL
+
+Is this site up or down, and why? Runs the is-site-down diagnostic from this
+machine, with the same engine and target policy as the service (no server, no
+key, no credits), and prints the verdict, the reason, and each request with
+its timings per phase.
+
+  --json      print the result exactly as the API's "data" object
+  -h, --help  show this help
+
+exit status: 0 up, 1 down, 2 bad input or a refused target
+`;
+
+/** `sitediag check URL`: is-site-down, run directly. */
+export const checkCommand = {
+  name: "check",
+  summary: "is this site up or down, and why? (is-site-down, run from here)",
+  run: (argv: readonly string[], io: DiagnoseIo): Promise<number> =>
+    runDiagnoseCommand(argv, io, HELP, async ({ args, env, paint, signal }) => {
+      const outcome = await checkSite(args.target, env, signal);
+      if (outcome.kind === "refused") return reportRefusal(outcome.refusal, io);
+      const { result } = outcome;
+      io.stdout.write(args.json ? `${JSON.stringify(renderMessage(CheckSiteResponseSchema, siteCheckMessage(result)))}\n` : renderSiteCheck(result, paint));
+      return result.status === "up" ? EXIT.healthy : EXIT.broken;
+    }),
+} satisfies Command;

@@ -1,0 +1,38 @@
+import type { Config, Environment } from "../config.js";
+
+/** Somewhere to write text: process.stdout, process.stderr, or a test's buffer. */
+export interface TextWriter {
+  write(text: string): unknown;
+  /** True when a person is reading (colours, tables); absent means no. */
+  readonly isTTY?: boolean;
+}
+
+/** What a subcommand gets from the process, so tests can run it in-process. */
+export interface CommandIo {
+  readonly stdout: TextWriter;
+  readonly stderr: TextWriter;
+  /** The environment's configuration, already parsed and validated. */
+  readonly config: Config;
+  /** The raw environment, for what is not configuration (NO_COLOR, FORCE_COLOR). */
+  readonly env?: Environment;
+  /**
+   * Subscribes to requests to stop (SIGTERM, SIGINT); returns the
+   * unsubscribe. Long-running commands (serve) use it; others ignore it.
+   */
+  onStopSignal(listener: (signal: string) => void): () => void;
+}
+
+/**
+ * One `sitediag <name>` subcommand. `run` resolves with the exit code:
+ * 0 done, 1 could not be done, 2 the command line or configuration was wrong.
+ */
+export interface Command {
+  readonly name: string;
+  /** One line for `sitediag --help`. */
+  readonly summary: string;
+  run(argv: readonly string[], io: CommandIo): Promise<number>;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;

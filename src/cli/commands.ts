@@ -1,0 +1,6 @@
+import type { Command } from "./command.js";
+import { keysCommand } from "./keys.js";
+import { serveCommand } from "./serve.js";
+
+/** Every subcommand of the `sitediag` bin, in the order `sitediag --help` lists them. Add new ones here. */
+export const COMMANDS: readonly Command[] = [serveCommand, keysCommand];

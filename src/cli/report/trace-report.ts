@@ -1,0 +1,64 @@
+import type { ChainStatusName, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
+import { addressCell, answerCell, tlsLines, urlCell } from "./hop-cells.js";
+import type { RecordedHop } from "./hop-recorder.js";
+import type { Paint } from "./paint.js";
+import { textTable } from "./text-table.js";
+import { PHASE_HEADINGS, phaseCells } from "./timings.js";
+
+/** The chain statuses the contract calls normal (spec §2.3 rule 1); the CLI exits 0 for these. */
+export const HEALTHY_CHAINS: ReadonlySet<ChainStatusName> = new Set(["Healthy", "Redirects detected"]);
+
+/**
+ * `sitediag trace` for people: the chain status and totals, then one row per
+ * position of the chain with an arrow to where it redirects, then the
+ * warnings. `positions` are the prober's requests per chain position (see
+ * hop-recorder.ts); a position past the end of `chain` is the request that
+ * failed or was refused, which the contract's chain has no hop object for.
+ */
+export function renderTrace(result: RedirectTraceResult, positions: readonly RecordedHop[], paint: Paint): string {
+  const healthy = HEALTHY_CHAINS.has(result.chainStatus);
+  const verdict = paint.strong(healthy ? paint.good(result.chainStatus) : paint.bad(result.chainStatus));
+  return `${verdict}  ${result.input}\n${summary(result, paint)}\n${hopTable(result.chain, positions, paint)}${tlsLines(tlsRequests(positions), paint)}${warnings(result, paint)}`;
+}
+
+function summary(result: RedirectTraceResult, paint: Paint): string {
+  const rows: string[][] = [];
+  // The walk's reason for stopping early is always the last warning (redirect-trace.ts).
+  const stopReason = HEALTHY_CHAINS.has(result.chainStatus) ? undefined : result.warnings.at(-1);
+  if (stopReason !== undefined) rows.push(["reason", paint.bad(stopReason.message)]);
+  const final = result.finalStatus === null ? paint.dim(" (no final response)") : ` (${paint.status(result.finalStatus, String(result.finalStatus))})`;
+  rows.push(["final URL", `${result.finalUrl}${final}`]);
+  rows.push(["redirects", String(result.redirects)]);
+  rows.push(["total time", `${result.totalTimeMs} ms`]);
+  return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
+}
+
+function hopTable(chain: readonly TraceHop[], positions: readonly RecordedHop[], paint: Paint): string {
+  const heading = ["hop", "status", "method", "address", ...PHASE_HEADINGS, "url"].map(paint.dim);
+  const answered = chain.map((hop, index) => {
+    const request = positions[index];
+    const status = paint.status(hop.status, `${hop.status} ${hop.statusText}`);
+    const upgrade = hop.upgradedToHttps ? "(upgrade to HTTPS)" : "";
+    const phases = request === undefined ? ["-", "-", "-", "-", `${hop.responseTimeMs} ms`] : phaseCells(request.outcome);
+    return [String(hop.hop), status, request?.method ?? "-", request === undefined ? "-" : addressCell(request.outcome), ...phases, urlCell(hop.url, hop.location, paint, upgrade)];
+  });
+  const unanswered = positions.slice(chain.length).map((request, index) => [
+    paint.dim(String(chain.length + index + 1)),
+    answerCell(request.outcome, paint),
+    request.method,
+    addressCell(request.outcome),
+    ...phaseCells(request.outcome),
+    request.url,
+  ]);
+  return textTable([heading, ...answered, ...unanswered]);
+}
+
+function tlsRequests(positions: readonly RecordedHop[]) {
+  return positions.map((request, index) => ({ label: `hop ${index + 1}`, outcome: request.outcome }));
+}
+
+function warnings(result: RedirectTraceResult, paint: Paint): string {
+  if (result.warnings.length === 0) return "";
+  const rows = result.warnings.map((warning) => [paint.warn("!"), warning.hop === null ? "chain" : `hop ${warning.hop}`, paint.dim(warning.code), warning.message]);
+  return `\n${paint.dim("warnings")}\n${textTable(rows)}`;
+}

@@ -1,0 +1,43 @@
+import { ConfigError, type Environment, loadConfig } from "../config.js";
+import { VERSION } from "../version.js";
+import { type Command, type CommandIo, EXIT_OK, EXIT_USAGE } from "./command.js";
+
+/** What the process offers the CLI; CommandIo minus the configuration, which runCli loads. */
+export type ProcessIo = Omit<CommandIo, "config" | "env"> & { readonly env: Environment };
+
+/**
+ * `sitediag <command> [args]`: finds the command, loads the configuration
+ * from the environment once (a bad value stops here with the variable's name
+ * and exit code 2), and runs it. Help and version need no configuration.
+ */
+export async function runCli(argv: readonly string[], commands: readonly Command[], io: ProcessIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    (name === undefined ? io.stderr : io.stdout).write(usage(commands));
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (name === "--version" || name === "-v") {
+    io.stdout.write(`${VERSION}\n`);
+    return EXIT_OK;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (command === undefined) {
+    io.stderr.write(`sitediag: unknown command "${name}"\n\n${usage(commands)}`);
+    return EXIT_USAGE;
+  }
+  let config;
+  try {
+    config = loadConfig(io.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr.write(`sitediag: configuration error in ${error.variable}: ${error.problem}\n`);
+    return EXIT_USAGE;
+  }
+  return command.run(rest, { stdout: io.stdout, stderr: io.stderr, onStopSignal: io.onStopSignal, env: io.env, config });
+}
+
+function usage(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((command) => command.name.length));
+  const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
+  return `sitediag ${VERSION}: is this site up, and where does this URL redirect?\n\nusage: sitediag <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nConfiguration comes from environment variables (see README).\n`;
+}

@@ -1,0 +1,246 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkCommand } from "../../src/cli/check.js";
+import { loadConfig } from "../../src/config.js";
+import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { startTestService } from "../fixtures/service-harness.js";
+import { getTestPki } from "../fixtures/test-ca.js";
+
+const LOOPBACK = "127.0.0.0/8,::1/128";
+const ANSI = "\u001b[";
+
+/** Runs `sitediag check` in-process with captured output; `stop()` plays a stop signal (Ctrl-C). */
+async function check(argv: readonly string[], options: { env?: Record<string, string>; tty?: boolean; colourEnv?: Record<string, string>; onRunning?: (stop: () => void) => void } = {}) {
+  let stdout = "";
+  let stderr = "";
+  const listeners = new Set<(signal: string) => void>();
+  const io = {
+    stdout: { write: (text: string) => (stdout += text), isTTY: options.tty ?? false },
+    stderr: { write: (text: string) => (stderr += text) },
+    config: loadConfig({ SITEDIAG_ALLOW_CIDRS: LOOPBACK, ...options.env }),
+    env: options.colourEnv ?? {},
+    onStopSignal: (listener: (signal: string) => void) => {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+  options.onRunning?.(() => listeners.forEach((listener) => listener("SIGINT")));
+  const code = await checkCommand.run(argv, io);
+  return { code, stdout, stderr, listenersLeft: listeners.size };
+}
+
+describe("sitediag check", () => {
+  let targets: HttpTargets;
+  let tlsTargets: HttpTargets;
+  let dir: string;
+  let caFile: string;
+
+  beforeAll(async () => {
+    const pki = await getTestPki();
+    dir = mkdtempSync(join(tmpdir(), "sitediag-cli-"));
+    caFile = join(dir, "ca.pem");
+    writeFileSync(caFile, pki.caPem);
+    targets = await startHttpTargets({
+      routes: {
+        "/old": { kind: "redirect", status: 301, location: "/new" },
+        "/new": { kind: "respond", status: 200, body: "fine" },
+        "/missing": { kind: "respond", status: 404 },
+        "/broken": { kind: "respond", status: 503 },
+        "/hang": { kind: "hang" },
+      },
+    });
+    tlsTargets = await startHttpTargets({ tls: pki.valid, routes: { "/": { kind: "respond", status: 200 } } });
+  });
+  afterAll(async () => {
+    await targets?.close();
+    await tlsTargets?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("reports an up site with its status, each request's phase timings and the redirect arrow; exit 0", async () => {
+    const { code, stdout, stderr, listenersLeft } = await check([targets.url("/old")]);
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    expect(listenersLeft).toBe(0);
+    const lines = stdout.split("\n");
+    expect(lines[0]).toBe(`UP  ${targets.url("/old")}`);
+    expect(stdout).toMatch(/^ {2}answer +200 OK$/m);
+    expect(stdout).toMatch(new RegExp(`^ {2}final URL +${escape(targets.url("/new"))}$`, "m"));
+    expect(stdout).toMatch(/^ {2}redirects +1$/m);
+    expect(stdout).toMatch(/^ {2}response time +\d+ ms$/m);
+    expect(stdout).not.toMatch(/reason/);
+    expect(stdout).toMatch(/^ {2}# +answer +address +dns +connect +tls +first byte +total +url$/m);
+    const ms = String.raw`\d+(\.\d)? ms`;
+    expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +${ms} +${escape(targets.url("/old"))} → ${escape(targets.url("/new"))}$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +${ms} +${escape(targets.url("/new"))}$`, "m"));
+    expect(stdout).not.toContain(ANSI);
+  });
+
+  it("counts a 404 as up, as the contract does", async () => {
+    const { code, stdout } = await check([targets.url("/missing")]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^UP {2}/);
+    expect(stdout).toMatch(/^ {2}answer +404 Not Found$/m);
+  });
+
+  it("reports a server error as down with its reason and stage; exit 1", async () => {
+    const { code, stdout } = await check([targets.url("/broken")]);
+    expect(code).toBe(1);
+    expect(stdout.split("\n")[0]).toBe(`DOWN  ${targets.url("/broken")}`);
+    expect(stdout).toMatch(/^ {2}answer +503 Service Unavailable$/m);
+    expect(stdout).toMatch(/^ {2}reason +Server returned 503 Service Unavailable$/m);
+    expect(stdout).toMatch(/^ {2}failed stage +http$/m);
+  });
+
+  it("reports a refused connection as down at the connect stage, with no response; exit 1", async () => {
+    const url = `http://127.0.0.1:${await closedLoopbackPort()}/`;
+    const { code, stdout } = await check([url]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^ {2}answer +no response$/m);
+    expect(stdout).toMatch(/^ {2}reason +Connection refused$/m);
+    expect(stdout).toMatch(/^ {2}failed stage +connect$/m);
+    expect(stdout).toMatch(/^ {2}response time +-$/m);
+    expect(stdout).toMatch(/^ {2}1 +failed at connect \(ECONNREFUSED\) +127\.0\.0\.1 +- +- +- +- +\d+(\.\d)? ms +http:\/\/127\.0\.0\.1:\d+\/$/m);
+  });
+
+  it("--json prints exactly the data object the REST API returns for the same check", async () => {
+    const service = await startTestService();
+    try {
+      for (const path of ["/old", "/broken"]) {
+        const target = targets.url(path);
+        const cli = await check(["--json", target]);
+        expect(cli.stdout.endsWith("}\n")).toBe(true);
+        expect(cli.stdout.trimEnd()).not.toContain("\n");
+        const response = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`);
+        const envelope = (await response.json()) as { ok: boolean; data: Record<string, unknown> };
+        expect(envelope.ok).toBe(true);
+        const fromCli = JSON.parse(cli.stdout) as Record<string, unknown>;
+        // Only the measured time may differ between two runs; key order and every other value must match.
+        expect(Object.keys(fromCli)).toEqual(Object.keys(envelope.data));
+        expect(typeof fromCli["responseTime"]).toBe("number");
+        expect({ ...fromCli, responseTime: 0 }).toEqual({ ...envelope.data, responseTime: 0 });
+        expect(cli.code).toBe(fromCli["status"] === "up" ? 0 : 1);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("--json keeps the contract's nulls when nothing answered", async () => {
+    const url = `http://127.0.0.1:${await closedLoopbackPort()}/`;
+    const { code, stdout } = await check(["--json", url]);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toEqual({
+      requestedUrl: url,
+      finalUrl: null,
+      status: "down",
+      statusCode: null,
+      statusText: null,
+      responseTime: null,
+      reason: "Connection refused",
+      failedStage: "connect",
+      redirectHops: null,
+      proxyBlocked: false,
+    });
+  });
+
+  it("refuses a target the policy will not visit, sending nothing to it; exit 2", async () => {
+    // Without SITEDIAG_ALLOW_CIDRS, loopback is as private as any other range.
+    const closedPolicy = { SITEDIAG_ALLOW_CIDRS: "" };
+    const before = targets.requests.length;
+    for (const url of [targets.url("/new"), targets.url("/new", { hostname: "localhost" })]) {
+      const { code, stdout, stderr } = await check([url], { env: closedPolicy });
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(/^refused \(non_public_address\): .+\nnothing was sent to the target\n$/);
+    }
+    expect(targets.requests.length).toBe(before);
+
+    for (const [url, rule] of [
+      ["http://10.0.0.1/", "non_public_address"],
+      ["http://169.254.169.254/latest/meta-data/", "non_public_address"],
+      ["http://[fd00::1]/", "non_public_address"],
+      ["ftp://127.0.0.1/", "scheme"],
+      ["http://user:secret@127.0.0.1/", "credentials"],
+      ["127.0.0.1", "invalid_url"],
+    ] as const) {
+      const { code, stdout, stderr } = await check([url]);
+      expect(code, url).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toContain(`refused (${rule}): `);
+    }
+  });
+
+  it("rejects a wrong command line with usage on stderr; exit 2; --help is exit 0 on stdout", async () => {
+    for (const argv of [[], ["--verbose", targets.url("/new")], [targets.url("/new"), targets.url("/old")], ["--json=yes", targets.url("/new")]]) {
+      const { code, stdout, stderr } = await check(argv);
+      expect(code, argv.join(" ")).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toContain("usage: sitediag check [--json] URL");
+    }
+    const before = targets.requests.length;
+    const help = await check(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("usage: sitediag check [--json] URL");
+    expect(targets.requests.length).toBe(before);
+  });
+
+  it("colours the verdict and statuses only for a terminal, and never with NO_COLOR or --json", async () => {
+    const coloured = await check([targets.url("/old")], { tty: true });
+    expect(coloured.stdout).toContain("\u001b[32m\u001b[1mUP\u001b[22m\u001b[39m");
+    expect(coloured.stdout).toContain("\u001b[36m301 Moved Permanently\u001b[39m");
+    const down = await check([targets.url("/broken")], { tty: true });
+    expect(down.stdout).toContain("\u001b[31m503 Service Unavailable\u001b[39m");
+
+    expect((await check([targets.url("/old")], { tty: true, colourEnv: { NO_COLOR: "1" } })).stdout).not.toContain(ANSI);
+    expect((await check(["--json", targets.url("/old")], { tty: true })).stdout).not.toContain(ANSI);
+    // An empty NO_COLOR does not count (no-color.org).
+    expect((await check([targets.url("/old")], { tty: true, colourEnv: { NO_COLOR: "" } })).stdout).toContain(ANSI);
+  });
+
+  it("trusts the CA named by SITEDIAG_CA_FILE, as the server does, and shows the certificate", async () => {
+    const url = tlsTargets.url("/", { secure: true });
+    const trusted = await check([url], { env: { SITEDIAG_CA_FILE: caFile } });
+    expect(trusted.code).toBe(0);
+    expect(trusted.stdout).toMatch(/^ {2}tls #1 +TLSv1\.[23], subject CN=localhost, issuer .*CN=sitediag test CA, valid \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d$/m);
+    expect(trusted.stdout).toMatch(/^ {2}1 +200 OK +127\.0\.0\.1 +- +\S+ ms +\S+ ms +\S+ ms +\S+ ms +https:/m);
+
+    const untrusted = await check([url]);
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stdout).toMatch(/^ {2}failed stage +tls$/m);
+  });
+
+  it("stops with exit 2 when SITEDIAG_CA_FILE cannot be read", async () => {
+    const before = targets.requests.length;
+    const { code, stdout, stderr } = await check([targets.url("/new")], { env: { SITEDIAG_CA_FILE: join(dir, "absent.pem") } });
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^configuration error in SITEDIAG_CA_FILE: cannot read .*absent\.pem: /);
+    expect(targets.requests.length).toBe(before);
+  });
+
+  it("ends a check in flight on a stop signal with exit 130", async () => {
+    const hangUrl = targets.url("/hang");
+    const seen = targets.requests.length;
+    const { code, stdout, stderr, listenersLeft } = await check([hangUrl], {
+      onRunning: (stop) => {
+        const poll = setInterval(() => {
+          if (targets.requests.length > seen) {
+            clearInterval(poll);
+            stop();
+          }
+        }, 10);
+      },
+    });
+    expect(code).toBe(130);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^interrupted/);
+    expect(listenersLeft).toBe(0);
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

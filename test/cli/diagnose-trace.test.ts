@@ -1,0 +1,244 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { traceCommand } from "../../src/cli/trace.js";
+import { loadConfig } from "../../src/config.js";
+import { closedLoopbackPort } from "../fixtures/http-targets.js";
+import { startTestService } from "../fixtures/service-harness.js";
+import { getTestPki } from "../fixtures/test-ca.js";
+import { routeChain, startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+
+const LOOPBACK = "127.0.0.0/8,::1/128";
+const ANSI = "\u001b[";
+const MS = String.raw`\d+(\.\d)? ms`;
+
+describe("sitediag trace", () => {
+  let target: TraceTarget;
+  let secure: TraceTarget;
+  let closedPort: number;
+  let dir: string;
+  let caFile: string;
+
+  /** Runs `sitediag trace` in-process with captured output, allowed to visit the fixtures' ports. */
+  async function trace(
+    argv: readonly string[],
+    options: { env?: Record<string, string>; tty?: boolean; colourEnv?: Record<string, string>; onRunning?: (stop: () => void) => void } = {},
+  ) {
+    let stdout = "";
+    let stderr = "";
+    const listeners = new Set<(signal: string) => void>();
+    const io = {
+      stdout: { write: (text: string) => (stdout += text), isTTY: options.tty ?? false },
+      stderr: { write: (text: string) => (stderr += text) },
+      config: loadConfig({
+        SITEDIAG_ALLOW_CIDRS: LOOPBACK,
+        SITEDIAG_TRACE_PORTS: `${target.port},${secure.port},${closedPort}`,
+        SITEDIAG_CA_FILE: caFile,
+        SITEDIAG_TRACE_HOP_TIMEOUT_MS: "300",
+        SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "2000",
+        ...options.env,
+      }),
+      env: options.colourEnv ?? {},
+      onStopSignal: (listener: (signal: string) => void) => {
+        listeners.add(listener);
+        return () => void listeners.delete(listener);
+      },
+    };
+    options.onRunning?.(() => listeners.forEach((listener) => listener("SIGINT")));
+    const code = await traceCommand.run(argv, io);
+    return { code, stdout, stderr, listenersLeft: listeners.size };
+  }
+
+  beforeAll(async () => {
+    const pki = await getTestPki();
+    dir = mkdtempSync(join(tmpdir(), "sitediag-cli-"));
+    caFile = join(dir, "ca.pem");
+    writeFileSync(caFile, pki.caPem);
+    target = await startTraceTarget();
+    secure = await startTraceTarget({ tls: pki.valid });
+    closedPort = await closedLoopbackPort();
+    routeChain(target, 2, "/end");
+    target.route("/end", { kind: "status", status: 200 });
+    target.route("/loop/a", { kind: "redirect", status: 302, location: "/loop/b" });
+    target.route("/loop/b", { kind: "redirect", status: 302, location: "/loop/a" });
+    target.route("/to-closed", { kind: "redirect", status: 301, location: `http://127.0.0.1:${closedPort}/` });
+    target.route("/to-private", { kind: "redirect", status: 301, location: "http://10.0.0.1/" });
+    target.route("/silent", { kind: "silent" });
+    target.route("/head-405", { kind: "head-status", headStatus: 405, then: { kind: "status", status: 200 } });
+    target.route("/upgrade", { kind: "redirect", status: 301, location: secure.url("/") });
+    secure.route("/", { kind: "status", status: 200 });
+  });
+  afterAll(async () => {
+    await target?.close();
+    await secure?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("prints the chain hop by hop with arrows, methods and phase timings; Redirects detected exits 0", async () => {
+    const { code, stdout, stderr } = await trace([target.url("/r/1")]);
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    expect(stdout.split("\n")[0]).toBe(`Redirects detected  ${target.url("/r/1")}`);
+    expect(stdout).toMatch(new RegExp(`^ {2}final URL +${escape(target.url("/end"))} \\(200\\)$`, "m"));
+    expect(stdout).toMatch(/^ {2}redirects +2$/m);
+    expect(stdout).toMatch(/^ {2}total time +\d+ ms$/m);
+    expect(stdout).toMatch(/^ {2}hop +status +method +address +dns +connect +tls +first byte +total +url$/m);
+    const row = (hop: number, status: string, from: string, to?: string) =>
+      new RegExp(`^ {2}${hop} +${status} +HEAD +127\\.0\\.0\\.1 +- +${MS} +- +${MS} +${MS} +${escape(target.url(from))}${to === undefined ? "" : ` → ${escape(target.url(to))}`}$`, "m");
+    expect(stdout).toMatch(row(1, "301 Moved Permanently", "/r/1", "/r/2"));
+    expect(stdout).toMatch(row(2, "301 Moved Permanently", "/r/2", "/end"));
+    expect(stdout).toMatch(row(3, "200 OK", "/end"));
+    expect(stdout).not.toContain("reason");
+    expect(stdout).not.toContain("warnings");
+    expect(stdout).not.toContain(ANSI);
+  });
+
+  it("a single answer is Healthy and exits 0", async () => {
+    const { code, stdout } = await trace([target.url("/end")]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Healthy {2}/);
+    expect(stdout).toMatch(/^ {2}redirects +0$/m);
+  });
+
+  it("shows the GET that answered after HEAD was refused, and the warning saying so", async () => {
+    const { code, stdout } = await trace([target.url("/head-405")]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^ {2}1 +200 OK +GET +127\\.0\\.0\\.1 .+ ${escape(target.url("/head-405"))}$`, "m"));
+    expect(stdout).toMatch(/^warnings\n {2}! +hop 1 +head_refused_get_used +HEAD answered 405 Method Not Allowed; the hop was retried with GET$/m);
+  });
+
+  it("a redirect loop exits 1, with the reason the chain stopped", async () => {
+    const { code, stdout } = await trace([target.url("/loop/a")]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^Redirect loop {2}/);
+    expect(stdout).toMatch(new RegExp(`^ {2}reason +Hop 2 redirects back to ${escape(target.url("/loop/a"))}, already in the chain$`, "m"));
+    expect(stdout).toMatch(/^ {2}final URL +\S+ \(no final response\)$/m);
+    expect(stdout).toMatch(/hop 2 +redirect_loop +/);
+  });
+
+  it("a failed request exits 1 and gets its own row after the chain", async () => {
+    const { code, stdout } = await trace([target.url("/to-closed")]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^Request failed {2}/);
+    expect(stdout).toMatch(/^ {2}reason +HEAD http:\/\/127\.0\.0\.1:\d+\/ failed at the connect stage: Connection refused$/m);
+    expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently +HEAD .+ → http://127\\.0\\.0\\.1:${closedPort}/$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}2 +failed at connect \\(ECONNREFUSED\\) +HEAD +127\\.0\\.0\\.1 +- +- +- +- +${MS} +http://127\\.0\\.0\\.1:${closedPort}/$`, "m"));
+  });
+
+  it("a redirect to a refused target is shown as not sent, and exits 1", async () => {
+    const { code, stdout } = await trace([target.url("/to-private")]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^ {2}2 +not sent: (port|non_public_address) +HEAD +- +- +- +- +- +- +http:\/\/10\.0\.0\.1\/$/m);
+    expect(stdout).toMatch(/hop 1 +redirect_target_refused +/);
+  });
+
+  it("a request that never answers is a Timeout, exit 1", async () => {
+    const { code, stdout } = await trace([target.url("/silent")]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^Timeout {2}/);
+    expect(stdout).toMatch(/^ {2}1 +timed out at http \(\S+\) +HEAD /m);
+  });
+
+  it("marks an upgrade to HTTPS and shows the certificate of the HTTPS hop", async () => {
+    const { code, stdout } = await trace([target.url("/upgrade")]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently .+ → ${escape(secure.url("/"))} \\(upgrade to HTTPS\\)$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +HEAD +127\\.0\\.0\\.1 +- +${MS} +${MS} +${MS} +${MS} +${escape(secure.url("/"))}$`, "m"));
+    expect(stdout).toMatch(/^ {2}tls hop 2 +TLSv1\.[23], subject CN=localhost, issuer .*CN=sitediag test CA, valid /m);
+  });
+
+  it("ends a trace in flight on a stop signal with exit 130, long before its own timeouts", async () => {
+    const seen = target.requests.length;
+    const { code, stdout, stderr, listenersLeft } = await trace([target.url("/silent")], {
+      env: { SITEDIAG_TRACE_HOP_TIMEOUT_MS: "20000", SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "30000" },
+      onRunning: (stop) => {
+        const poll = setInterval(() => {
+          if (target.requests.length > seen) {
+            clearInterval(poll);
+            stop();
+          }
+        }, 10);
+      },
+    });
+    expect(code).toBe(130);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^interrupted/);
+    expect(listenersLeft).toBe(0);
+  });
+
+  it("--json prints exactly the data object the REST API returns for the same trace", async () => {
+    const service = await startTestService({ config: { tracePorts: [target.port, closedPort] } });
+    try {
+      for (const path of ["/r/1", "/loop/a", "/to-closed"]) {
+        const url = target.url(path);
+        const cli = await trace(["--json", url]);
+        expect(cli.stdout.trimEnd()).not.toContain("\n");
+        const response = await fetch(`${service.url}/api/v1/redirect-check?url=${encodeURIComponent(url)}`);
+        const envelope = (await response.json()) as { ok: boolean; data: Record<string, unknown> };
+        expect(envelope.ok).toBe(true);
+        const fromCli = JSON.parse(cli.stdout) as Record<string, unknown>;
+        expect(Object.keys(fromCli)).toEqual(Object.keys(envelope.data));
+        expect(withoutTimes(fromCli)).toEqual(withoutTimes(envelope.data));
+        expect(cli.code).toBe(["Healthy", "Redirects detected"].includes(String(fromCli["chainStatus"])) ? 0 : 1);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("refuses a start the policy will not visit, sending nothing; exit 2", async () => {
+    const before = target.connections();
+    for (const [env, rule] of [
+      [{ SITEDIAG_TRACE_PORTS: "80,443" }, "port"],
+      [{ SITEDIAG_ALLOW_CIDRS: "" }, "non_public_address"],
+    ] as const) {
+      const { code, stdout, stderr } = await trace([target.url("/end")], { env });
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(new RegExp(`^refused \\(${rule}\\): .+\\nnothing was sent to the target\\n$`));
+    }
+    expect(target.connections()).toBe(before);
+
+    for (const [input, rule] of [
+      ["http://10.0.0.1/", "non_public_address"],
+      ["http://[fd00::1]/", "non_public_address"],
+      ["10.1.2.3", "non_public_address"],
+      ["mailto:someone@127.0.0.1", "scheme"],
+    ] as const) {
+      const { code, stderr } = await trace([input], { env: { SITEDIAG_TRACE_PORTS: "80,443" } });
+      expect(code, input).toBe(2);
+      expect(stderr).toContain(`refused (${rule}): `);
+    }
+  });
+
+  it("rejects unknown flags and missing or extra URLs with exit 2", async () => {
+    for (const argv of [[], ["-x", target.url("/end")], [target.url("/end"), "again"]]) {
+      const { code, stdout, stderr } = await trace(argv);
+      expect(code, argv.join(" ")).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toContain("usage: sitediag trace [--json] URL");
+    }
+  });
+
+  it("colours statuses and the arrow only for a terminal without NO_COLOR", async () => {
+    const coloured = await trace([target.url("/loop/a")], { tty: true });
+    expect(coloured.stdout).toContain("\u001b[1m\u001b[31mRedirect loop\u001b[39m\u001b[22m");
+    expect(coloured.stdout).toContain("\u001b[36m302 Found\u001b[39m");
+    expect(coloured.stdout).toContain("\u001b[36m→\u001b[39m");
+    const healthy = await trace([target.url("/end")], { tty: true });
+    expect(healthy.stdout).toContain("\u001b[1m\u001b[32mHealthy\u001b[39m\u001b[22m");
+    expect((await trace([target.url("/loop/a")], { tty: true, colourEnv: { NO_COLOR: "true" } })).stdout).not.toContain(ANSI);
+    expect((await trace([target.url("/loop/a")])).stdout).not.toContain(ANSI);
+  });
+});
+
+/** A trace with every measured time zeroed: two runs of the same chain differ only there. */
+function withoutTimes(data: Record<string, unknown>): Record<string, unknown> {
+  const chain = Array.isArray(data["chain"]) ? (data["chain"] as Record<string, unknown>[]) : [];
+  return { ...data, totalTimeMs: 0, chain: chain.map((hop) => ({ ...hop, responseTimeMs: 0 })) };
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

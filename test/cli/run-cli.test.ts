@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { COMMANDS } from "../../src/cli/commands.js";
+import { runCli } from "../../src/cli/run-cli.js";
+import { VERSION } from "../../src/version.js";
+import { createCliIo } from "./cli-io.js";
+
+describe("sitediag command dispatch", () => {
+  it("lists every registered command on --help and exits 0", async () => {
+    const cli = createCliIo({});
+    expect(await runCli(["--help"], COMMANDS, cli.io)).toBe(0);
+    for (const command of COMMANDS) expect(cli.stdout()).toContain(`  ${command.name}`);
+    expect(cli.stdout()).toContain("serve");
+  });
+
+  it("prints usage to stderr and exits 2 with no command or an unknown one", async () => {
+    const none = createCliIo({});
+    expect(await runCli([], COMMANDS, none.io)).toBe(2);
+    expect(none.stderr()).toContain("usage: sitediag <command>");
+    const unknown = createCliIo({});
+    expect(await runCli(["frobnicate"], COMMANDS, unknown.io)).toBe(2);
+    expect(unknown.stderr()).toContain('unknown command "frobnicate"');
+  });
+
+  it("prints the version", async () => {
+    const cli = createCliIo({});
+    expect(await runCli(["--version"], COMMANDS, cli.io)).toBe(0);
+    expect(cli.stdout()).toBe(`${VERSION}\n`);
+  });
+
+  it.each([
+    ["PORT", "eighty"],
+    ["SITEDIAG_STORE", "postgres://127.0.0.1/x"],
+    ["SITEDIAG_ALLOW_CIDRS", "10.0.0.0/99"],
+    ["LOG_LEVEL", "loud"],
+  ])("stops before running a command when %s is %s, naming the variable, exit 2", async (variable, value) => {
+    const cli = createCliIo({ [variable]: value });
+    expect(await runCli(["serve"], COMMANDS, cli.io)).toBe(2);
+    expect(cli.stderr()).toMatch(new RegExp(`^sitediag: configuration error in ${variable}: `));
+  });
+});
