@@ -1,0 +1,67 @@
+/**
+ * The bench's target web site, run as its own process so that answering the
+ * probes never competes with the service for one event loop. Listens on
+ * 127.0.0.1 only and prints one JSON line with its ports, then serves until
+ * killed:
+ *
+ *   http port    GET/HEAD /ok            200, two-byte body
+ *                GET/HEAD /r/N           301 to /r/N+1; /r/CHAIN_LENGTH redirects to /ok
+ *                GET/HEAD /delay/MS      200 after MS milliseconds
+ *                GET      /stream        200 and a body that never ends (as fast as the client reads)
+ *   silent port  accepts, reads the request, never answers
+ */
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createTcpServer, type AddressInfo, type Server } from "node:net";
+
+export interface TargetPorts {
+  readonly http: number;
+  readonly silent: number;
+}
+
+/** Redirects before /ok: /r/1 -> /r/2 -> /r/3 -> /r/4 -> /ok is five requests, a five-hop trace. */
+export const CHAIN_LENGTH = 4;
+
+const STREAM_CHUNK = Buffer.alloc(64 * 1024, 0x61);
+
+function handle(request: IncomingMessage, response: ServerResponse): void {
+  const path = request.url ?? "/";
+  if (path === "/ok") return void response.writeHead(200, { "content-type": "text/plain", "content-length": "2" }).end("ok");
+  const redirect = /^\/r\/(\d+)$/.exec(path);
+  if (redirect !== null) {
+    const step = Number(redirect[1]);
+    const location = step >= CHAIN_LENGTH ? "/ok" : `/r/${step + 1}`;
+    return void response.writeHead(301, { location, "content-length": "0" }).end();
+  }
+  const delay = /^\/delay\/(\d+)$/.exec(path);
+  if (delay !== null) {
+    const timer = setTimeout(() => response.writeHead(200, { "content-length": "2" }).end("ok"), Number(delay[1]));
+    response.once("close", () => clearTimeout(timer));
+    return;
+  }
+  if (path === "/stream") return stream(response);
+  response.writeHead(404, { "content-length": "0" }).end();
+}
+
+/** Writes only as fast as the client drains, so the target's own memory stays flat. */
+function stream(response: ServerResponse): void {
+  response.writeHead(200, { "content-type": "application/octet-stream" });
+  const pump = () => {
+    while (!response.destroyed && response.write(STREAM_CHUNK));
+  };
+  response.on("drain", pump);
+  pump();
+}
+
+function listen(server: Server, backlog: number): Promise<number> {
+  return new Promise((resolve) => server.listen({ host: "127.0.0.1", port: 0, backlog }, () => resolve((server.address() as AddressInfo).port)));
+}
+
+const http = createHttpServer({ keepAliveTimeout: 60_000 }, handle);
+http.on("clientError", (_error, socket) => socket.destroy());
+const silent = createTcpServer((socket) => {
+  socket.on("error", () => socket.destroy());
+  socket.resume();
+});
+
+const ports: TargetPorts = { http: await listen(http, 4_096), silent: await listen(silent, 4_096) };
+process.stdout.write(`${JSON.stringify(ports)}\n`);
