@@ -1,21 +1,23 @@
 import { readFileSync } from "node:fs";
-import { createAccessInterceptor } from "../access/access-interceptor.js";
 import { ensureFirstKey } from "../access/first-key.js";
 import { openStore } from "../access/open-store.js";
 import type { AccessStore } from "../access/store.js";
-import { USAGE_HEADER_NAMES } from "../access/usage-headers.js";
 import type { Config } from "../config.js";
+import { createLogger } from "../observability/logger.js";
+import { createMetrics } from "../observability/metrics.js";
 import { diagnosticEnvFromConfig } from "../server/diagnostic-env-from-config.js";
-import { type RunningServer, startServer } from "../server/start-server.js";
+import { type RunningService, startService } from "../server/start-service.js";
 import { VERSION } from "../version.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
 
 const HELP = `usage: sitediag serve
 
 Serves the API on HOST:PORT (default 0.0.0.0:8080): the REST GET endpoints,
-Connect, gRPC (h2c) and gRPC-Web, reflection, health (/healthz, /readyz).
-Configuration comes from environment variables (see README). SIGTERM or
-SIGINT stops it gracefully; a second signal stops it at once.
+Connect, gRPC (h2c) and gRPC-Web, reflection, health (/healthz, /readyz),
+/openapi.json and /metrics (or /metrics on SITEDIAG_METRICS_PORT when set).
+Logs one JSON line per request on stdout (LOG_LEVEL; readable when stdout is
+a terminal). Configuration comes from environment variables (see README).
+SIGTERM or SIGINT stops it gracefully; a second signal stops it at once.
 `;
 
 /** `sitediag serve`: the service, until a stop signal. */
@@ -39,21 +41,18 @@ export const serveCommand: Command = {
       return EXIT_FAILED;
     }
     const env = diagnosticEnvFromConfig(io.config, ca);
-    let server: RunningServer;
+    const logger = await createLogger({ level: io.config.logLevel, destination: io.stdout, pretty: io.stdout.isTTY === true });
+    let server: RunningService;
     try {
-      server = await startServer({
-        config: io.config,
-        env,
-        interceptors: [createAccessInterceptor({ store, config: io.config })],
-        ready: () => store.ping().then(() => true),
-        exposeHeaders: USAGE_HEADER_NAMES,
-      });
+      server = await startService({ config: io.config, store, env, logger, metrics: createMetrics({ processMetrics: true }) });
     } catch (error) {
       io.stderr.write(`sitediag: cannot listen on ${io.config.host}:${io.config.port}: ${messageOf(error)}\n`);
       await Promise.all([env.prober.close(), store.close()]);
       return EXIT_FAILED;
     }
     io.stdout.write(`sitediag ${VERSION} listening on ${server.url} (REST, Connect, gRPC, gRPC-Web; store: ${store.kind})\n`);
+    if (server.metricsUrl !== undefined) io.stdout.write(`sitediag metrics on ${server.metricsUrl}/metrics\n`);
+    logger.info({ url: server.url, metricsUrl: server.metricsUrl ?? null, store: store.kind, version: VERSION }, "listening");
     await ensureFirstKey(store, io.stdout, server.url).catch((error: unknown) => {
       io.stderr.write(`sitediag: could not create a first API key: ${messageOf(error)}\n`);
     });

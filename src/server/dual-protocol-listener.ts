@@ -52,7 +52,11 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
     {
       maxHeaderSize: options.maxHeaderBytes,
       headersTimeout: options.headersTimeoutMs,
+      // A request body trickling in is bounded too; Connect bodies are a few hundred bytes.
+      requestTimeout: Math.max(options.headersTimeoutMs, 30_000),
       keepAliveTimeout: options.keepAliveTimeoutMs,
+      // Node checks the headers and request timeouts on this interval (30 s by default), which would let a slow client overstay by that much.
+      connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(options.headersTimeoutMs / 2))),
     },
     options.handler,
   );
@@ -73,7 +77,13 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
   let closing = false;
   h2.on("session", (session: http2.ServerHttp2Session) => {
     sessions.add(session);
-    session.once("close", () => sessions.delete(session));
+    // A session that opens no stream in time is a slow or idle client holding a socket, as a late request head is on HTTP/1.1.
+    const firstStream = setTimeout(() => session.destroy(), options.headersTimeoutMs);
+    session.once("stream", () => clearTimeout(firstStream));
+    session.once("close", () => {
+      clearTimeout(firstStream);
+      sessions.delete(session);
+    });
     if (closing) session.close();
   });
 

@@ -2,9 +2,10 @@ import type { Interceptor } from "@connectrpc/connect";
 import type { Config } from "../config.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { createCorsPolicy } from "./cors-policy.js";
-import { type ConnectionLimits, listenDualProtocol } from "./dual-protocol-listener.js";
+import { type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./dual-protocol-listener.js";
 import { createHttpHandler, type PlainHttpRoute } from "./http-handler.js";
 import { isReady, type ReadinessCheck } from "./readiness.js";
+import { limitRequestTarget } from "./request-target-limit.js";
 import { createRpcRouter } from "./rpc-router.js";
 
 export type { PlainHttpRoute } from "./http-handler.js";
@@ -28,8 +29,10 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** Plain HTTP endpoints beside the doors (GET /openapi.json, GET /metrics); no key, no interceptors. */
   readonly plainRoutes?: readonly PlainHttpRoute[];
-  /** Connection limits; defaults suit a public endpoint. */
-  readonly limits?: Partial<ConnectionLimits>;
+  /** Connection and request limits; defaults suit a public endpoint. */
+  readonly limits?: Partial<ServerLimits>;
+  /** Wraps the port's request handler, outermost (request ids, access logs, request metrics). */
+  readonly wrapHandler?: (handler: NodeRequestHandler) => NodeRequestHandler;
   /** Told about the server's own defects (a handler that threw something unexpected). Default: stderr. */
   readonly onDefect?: (error: unknown) => void;
 }
@@ -45,8 +48,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const DEFAULT_LIMITS: ConnectionLimits = {
+export interface ServerLimits extends ConnectionLimits {
+  /** Longest request target (path and query) served; longer ones get 414. */
+  readonly maxUrlBytes: number;
+}
+
+const DEFAULT_LIMITS: ServerLimits = {
   maxHeaderBytes: 16 * 1024,
+  maxUrlBytes: 8 * 1024,
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   // Longer than the longest diagnostic (30 s), during which a call moves no bytes.
@@ -68,7 +77,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ready,
     shutdownSignal: shutdown.signal,
   });
-  const handler = createHttpHandler({
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const routes = createHttpHandler({
     router,
     plainRoutes: options.plainRoutes ?? [],
     cors: createCorsPolicy(options.exposeHeaders ?? []),
@@ -76,9 +86,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     closing: () => closing,
     onDefect,
   });
+  const limited = limitRequestTarget(routes, limits.maxUrlBytes);
+  const handler = options.wrapHandler?.(limited) ?? limited;
   const listener = await listenDualProtocol({
-    ...DEFAULT_LIMITS,
-    ...options.limits,
+    ...limits,
     host: options.config.host,
     port: options.config.port,
     handler,

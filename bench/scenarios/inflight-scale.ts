@@ -1,0 +1,82 @@
+import { parseProbe } from "../blackbox.js";
+import { createClient, pooled, siteData } from "../http-client.js";
+import { MIB, readProcessMemory, sampleRss } from "../memory.js";
+import type { Figure } from "../results.js";
+import type { BenchStack } from "../stack.js";
+
+/** §4.1: six seconds per request; the contract's window for "answered at the timeout" is this plus scheduling. */
+const WINDOW_MS = { from: 6_000, to: 6_500 } as const;
+
+interface Outcome {
+  readonly onTime: boolean;
+  readonly asExpected: boolean;
+}
+
+/**
+ * Scenario 5: BENCH_INFLIGHT checks (1,000 by default) sent at once to a
+ * target that accepts and never answers. Each must come back `down` with
+ * failedStage `http` between 6.0 and 6.5 s after it was sent. Each tool runs
+ * in a fresh process, so its peak RSS (VmHWM) belongs to this scenario alone.
+ */
+export async function runInflightScale(stack: BenchStack): Promise<Figure[]> {
+  const count = stack.options.inflight;
+  const client = createClient(count + 10);
+  const service = await stack.startService("inflight");
+  try {
+    const sitediag = await measure(service.child.pid, count, async () => {
+      const answer = await client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.silentUrl)}`, { "x-api-key": service.apiKey });
+      const data = siteData(answer);
+      return { asExpected: data.status === "down" && data.failedStage === "http", onTime: inWindow(answer.elapsedMs) };
+    });
+    const blackbox = await stack.startBlackbox();
+    const other =
+      blackbox === null
+        ? null
+        : await measure(blackbox.child.pid, count, async () => {
+            const answer = await client.get(blackbox.probeUrl("http_get", stack.target.silentUrl));
+            return { asExpected: !parseProbe(answer.body).success, onTime: inWindow(answer.elapsedMs) };
+          }).finally(() => blackbox.stop());
+    const figure = (name: string, unit: string, pick: (m: Measured) => number, goal?: string): Figure => ({
+      scenario: 5,
+      name: `${count} in flight, never answered: ${name}`,
+      unit,
+      sitediag: pick(sitediag),
+      blackbox: other === null ? null : pick(other),
+      ...(goal === undefined ? {} : { goal }),
+    });
+    return [
+      figure("answered down (sitediag: failedStage http)", "", (m) => m.asExpected, `all ${count}`),
+      figure("answered in 6.0-6.5 s", "", (m) => m.onTime, `all ${count}`),
+      figure("peak RSS", "MiB", (m) => m.peakRss / MIB, count === 1_000 ? "< 200 MiB" : undefined),
+      figure("RSS before", "MiB", (m) => m.baseRss / MIB),
+      figure("RSS per in-flight check", "KiB", (m) => (m.peakRss - m.baseRss) / count / 1_024),
+    ];
+  } finally {
+    await service.stop();
+    await client.close();
+  }
+}
+
+interface Measured {
+  readonly asExpected: number;
+  readonly onTime: number;
+  readonly baseRss: number;
+  readonly peakRss: number;
+}
+
+async function measure(pid: number, count: number, call: () => Promise<Outcome>): Promise<Measured> {
+  const base = readProcessMemory(pid).rssBytes;
+  const sampler = sampleRss(pid);
+  const outcomes = await pooled(count, count, call);
+  const sampled = sampler.stop();
+  return {
+    asExpected: outcomes.filter((outcome) => outcome.asExpected).length,
+    onTime: outcomes.filter((outcome) => outcome.onTime).length,
+    baseRss: base,
+    peakRss: Math.max(sampled, readProcessMemory(pid).peakRssBytes),
+  };
+}
+
+function inWindow(elapsedMs: number): boolean {
+  return elapsedMs >= WINDOW_MS.from && elapsedMs <= WINDOW_MS.to;
+}

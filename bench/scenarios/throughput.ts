@@ -1,0 +1,92 @@
+import { parseProbe } from "../blackbox.js";
+import { type Client, siteData } from "../http-client.js";
+import type { Figure } from "../results.js";
+import type { BenchStack } from "../stack.js";
+import { median } from "../stats.js";
+import { type LoadResult, runWrk } from "../wrk.js";
+
+interface ThroughputCase {
+  readonly scenario: number;
+  readonly label: string;
+  /** sitediag's REST path and the target path it is given. */
+  readonly tool: "is-site-down" | "redirect-check";
+  readonly targetPath: string;
+  readonly blackboxModule: "http_get" | "http_head";
+  /** Requests the target sees per check, checked on both tools before measuring. */
+  readonly redirects: number;
+}
+
+export const THROUGHPUT_CASES: readonly ThroughputCase[] = [
+  { scenario: 1, label: "is-site-down, direct 200", tool: "is-site-down", targetPath: "/ok", blackboxModule: "http_get", redirects: 0 },
+  { scenario: 2, label: "is-site-down, 4 redirects", tool: "is-site-down", targetPath: "/r/1", blackboxModule: "http_get", redirects: 4 },
+  { scenario: 3, label: "redirect-check, 5 hops", tool: "redirect-check", targetPath: "/r/1", blackboxModule: "http_head", redirects: 4 },
+];
+
+/**
+ * Scenarios 1-3: the same target through sitediag's REST door (with its key)
+ * and blackbox_exporter's /probe, each driven by wrk at the same fixed
+ * concurrency, alternating A and B every round so drift on a shared machine
+ * hits both. Figures are medians of the rounds.
+ */
+export async function runThroughput(stack: BenchStack, client: Client, spec: ThroughputCase): Promise<Figure[]> {
+  const { options, service, blackbox } = stack;
+  const target = stack.target.url(spec.targetPath);
+  const a = { url: `${service.url}/api/v1/${spec.tool}?url=${encodeURIComponent(target)}`, headers: { "x-api-key": service.apiKey } };
+  const b = blackbox === null ? null : { url: blackbox.probeUrl(spec.blackboxModule, target), headers: {} };
+
+  await verify(client, spec, a, b);
+  const run = (side: { url: string; headers: Record<string, string> }, seconds: number) =>
+    runWrk({ ...side, connections: options.concurrency, durationSeconds: seconds });
+  await run(a, 1);
+  if (b !== null) await run(b, 1);
+
+  const sitediag: LoadResult[] = [];
+  const other: LoadResult[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    const order = round % 2 === 0 ? ["a", "b"] : ["b", "a"];
+    for (const side of order) {
+      if (side === "a") sitediag.push(await run(a, options.durationSeconds));
+      else if (b !== null) other.push(await run(b, options.durationSeconds));
+    }
+  }
+  for (const [name, results] of [["sitediag", sitediag], ["blackbox", other]] as const) {
+    const errors = results.reduce((sum, result) => sum + result.errors, 0);
+    if (errors > 0) console.warn(`scenario ${spec.scenario}: ${name} had ${errors} errors or non-2xx answers during measurement`);
+  }
+
+  const figure = (name: string, unit: string, pick: (result: LoadResult) => number, goal?: string): Figure => ({
+    scenario: spec.scenario,
+    name: `${spec.label}: ${name}`,
+    unit,
+    sitediag: median(sitediag.map(pick)),
+    blackbox: b === null ? null : median(other.map(pick)),
+    rounds: { sitediag: sitediag.map(pick), blackbox: other.map(pick) },
+    ...(goal === undefined ? {} : { goal }),
+  });
+  const throughputGoal = spec.scenario === 3 ? undefined : ">= 1.5x blackbox";
+  return [
+    figure(spec.tool === "redirect-check" ? "traces/s" : "checks/s", "/s", (result) => result.perSecond, throughputGoal),
+    figure("p50 latency", "ms", (result) => result.p50Ms),
+    figure("p99 latency", "ms", (result) => result.p99Ms),
+  ];
+}
+
+/** One answer from each side, read in full, before anything is timed: a fast wrong answer is no result. */
+async function verify(
+  client: Client,
+  spec: ThroughputCase,
+  a: { url: string; headers: Record<string, string> },
+  b: { url: string; headers: Record<string, string> } | null,
+): Promise<void> {
+  const data = siteData(await client.get(a.url, a.headers));
+  const ok =
+    spec.tool === "is-site-down"
+      ? data.status === "up" && data.statusCode === 200 && (data.redirectHops?.length ?? 0) === spec.redirects
+      : data.redirects === spec.redirects && data.chain?.length === spec.redirects + 1;
+  if (!ok) throw new Error(`scenario ${spec.scenario}: sitediag answered ${JSON.stringify(data)}`);
+  if (b === null) return;
+  const probe = parseProbe((await client.get(b.url)).body);
+  if (!probe.success || probe.statusCode !== 200 || probe.redirects !== spec.redirects) {
+    throw new Error(`scenario ${spec.scenario}: blackbox probe answered ${JSON.stringify(probe)}`);
+  }
+}

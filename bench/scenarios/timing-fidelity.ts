@@ -1,0 +1,49 @@
+import { parseProbe } from "../blackbox.js";
+import { type Client, pooled, siteData } from "../http-client.js";
+import type { Figure } from "../results.js";
+import type { BenchStack } from "../stack.js";
+import { percentile } from "../stats.js";
+
+const DELAYS_MS = [50, 250, 1_000] as const;
+const CONCURRENCIES = [1, 100] as const;
+
+/**
+ * Scenario 4: the target waits a known time before answering; the error is
+ * what each tool reports minus that delay (sitediag's `responseTime`,
+ * blackbox's `probe_duration_seconds`). Positive means the tool reports more
+ * than the true wait: its own overhead (connect, scheduling) is inside it.
+ */
+export async function runTimingFidelity(stack: BenchStack, client: Client): Promise<Figure[]> {
+  const { service, blackbox, options } = stack;
+  const figures: Figure[] = [];
+  for (const concurrency of CONCURRENCIES) {
+    const count = concurrency === 1 ? options.fidelitySamples.serial : options.fidelitySamples.parallel;
+    for (const delay of DELAYS_MS) {
+      const target = stack.target.url(`/delay/${delay}`);
+      const sitediagErrors = await pooled(count, concurrency, async () => {
+        const data = siteData(await client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`, { "x-api-key": service.apiKey }));
+        if (data.status !== "up" || typeof data.responseTime !== "number") throw new Error(`scenario 4: sitediag answered ${JSON.stringify(data)}`);
+        return data.responseTime - delay;
+      });
+      const blackboxErrors =
+        blackbox === null
+          ? null
+          : await pooled(count, concurrency, async () => {
+              const probe = parseProbe((await client.get(blackbox.probeUrl("http_get", target))).body);
+              if (!probe.success) throw new Error(`scenario 4: blackbox probe failed against ${target}`);
+              return probe.durationMs - delay;
+            });
+      for (const p of [50, 99]) {
+        figures.push({
+          scenario: 4,
+          name: `timing error, delay ${delay} ms, concurrency ${concurrency}: p${p}`,
+          unit: "ms",
+          sitediag: percentile(sitediagErrors, p),
+          blackbox: blackboxErrors === null ? null : percentile(blackboxErrors, p),
+          ...(concurrency === 100 ? { goal: p === 50 ? "p50 < 2 ms" : "p99 < 10 ms" } : {}),
+        });
+      }
+    }
+  }
+  return figures;
+}

@@ -1,0 +1,99 @@
+import { createAccessInterceptor } from "../access/access-interceptor.js";
+import type { AccessStore } from "../access/store.js";
+import { USAGE_HEADER_NAMES } from "../access/usage-headers.js";
+import type { Config } from "../config.js";
+import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import { createCallObserver } from "../observability/call-observer.js";
+import { countingProber } from "../observability/counting-prober.js";
+import type { Logger } from "../observability/logger.js";
+import type { Metrics } from "../observability/metrics.js";
+import { observeRequests } from "../observability/request-observer.js";
+import { createResultObserver } from "../observability/result-observer.js";
+import { timedStore } from "../observability/timed-store.js";
+import { createInflightLimit, type InflightObserver } from "./inflight-limit.js";
+import { listenForMetrics, type MetricsListener } from "./metrics-listener.js";
+import { metricsRoute } from "./metrics-route.js";
+import { openApiRoute } from "./openapi-route.js";
+import { type ServerLimits, startServer } from "./start-server.js";
+
+export interface ServiceDeps {
+  /** HOST, PORT, SITEDIAG_MAX_INFLIGHT, SITEDIAG_METRICS_PORT and the credit policy are read from it. */
+  readonly config: Config;
+  /** The access store as opened; it is timed here, and closed by whoever opened it. */
+  readonly store: AccessStore;
+  /** What the diagnostics run with; its prober is counted here, and closed by whoever made it. */
+  readonly env: DiagnosticEnv;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Default 30 s, the longest diagnostic. */
+  readonly shutdownGraceMs?: number;
+  readonly limits?: Partial<ServerLimits>;
+}
+
+export interface RunningService {
+  /** Base URL of the API port. */
+  readonly url: string;
+  readonly port: number;
+  /** Base URL of the separate metrics port, when SITEDIAG_METRICS_PORT is set. */
+  readonly metricsUrl: string | undefined;
+  /** Graceful stop of both ports: open calls finish within the grace period. */
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service as `sitediag serve` runs it: the server frame with, on
+ * every door and in this order, the call observer (logs, request metrics),
+ * the in-flight cap (before any charge), the access interceptor (key and
+ * credits) and the result observer (diagnostic time and results); plus
+ * GET /openapi.json and GET /metrics (here or on its own port).
+ */
+export async function startService(deps: ServiceDeps): Promise<RunningService> {
+  const { config, logger, metrics } = deps;
+  const store = timedStore(deps.store, metrics);
+  const env: DiagnosticEnv = { ...deps.env, prober: countingProber(deps.env.prober, metrics) };
+  const inflight = createInflightLimit({ max: config.maxInflight, observer: inflightMetrics(metrics) });
+  const separateMetrics = config.metricsPort !== undefined;
+  const onDefect = (error: unknown) => logger.error({ err: error }, "server defect");
+
+  const server = await startServer({
+    config,
+    env,
+    interceptors: [createCallObserver(), inflight.interceptor, createAccessInterceptor({ store, config }), createResultObserver(metrics)],
+    ready: () => store.ping().then(() => true),
+    exposeHeaders: USAGE_HEADER_NAMES,
+    plainRoutes: separateMetrics ? [openApiRoute()] : [openApiRoute(), metricsRoute(metrics)],
+    wrapHandler: (handler) => observeRequests(handler, { logger, metrics }),
+    onDefect,
+    ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: deps.shutdownGraceMs }),
+    ...(deps.limits === undefined ? {} : { limits: deps.limits }),
+  });
+  let metricsListener: MetricsListener | undefined;
+  if (config.metricsPort !== undefined) {
+    try {
+      metricsListener = await listenForMetrics({ host: config.host, port: config.metricsPort, metrics, onDefect });
+    } catch (error) {
+      await server.close();
+      throw new Error(`cannot listen for metrics on ${config.host}:${config.metricsPort}: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+  return {
+    url: server.url,
+    port: server.port,
+    metricsUrl: metricsListener?.url,
+    close: async () => {
+      // Metrics stay scrapeable while the last calls drain.
+      await server.close();
+      await metricsListener?.close();
+    },
+  };
+}
+
+function inflightMetrics(metrics: Pick<Metrics, "inflight" | "inflightRejections">): InflightObserver {
+  return {
+    admitted: () => metrics.inflight.inc(),
+    released: () => metrics.inflight.dec(),
+    rejected: (operation) => metrics.inflightRejections.inc({ operation }),
+  };
+}

@@ -1,0 +1,42 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+
+const MAIN = join(import.meta.dirname, "..", "..", "src", "main.ts");
+
+/** `sitediag serve` as its own process (through tsx, no build needed), so a test can signal or kill it. */
+export interface ServeProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** The first key, when the store was empty at start. */
+  readonly firstKey: string | undefined;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited(): Promise<number | null>;
+}
+
+export async function startServeProcess(env: Readonly<Record<string, string>>, expectFirstKey: boolean): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve"], {
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  const exit = once(child, "exit").then(([code]) => code as number | null);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    const key = /^\s+(sd_\w+)$/m.exec(out)?.[1];
+    if (url !== undefined && (!expectFirstKey || key !== undefined)) {
+      return { child, url, firstKey: key, stdout: () => out, stderr: () => err, exited: () => exit };
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`sitediag serve did not start: ${out}${err}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { issueKey } from "../../src/access/issue-key.js";
+import { openSqliteStore } from "../../src/access/sqlite-store.js";
+import type { AccessStore } from "../../src/access/store.js";
+import { type Config, loadConfig } from "../../src/config.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { createMetrics, type Metrics } from "../../src/observability/metrics.js";
+import { diagnosticEnvFromConfig } from "../../src/server/diagnostic-env-from-config.js";
+import type { ServerLimits } from "../../src/server/start-server.js";
+import { startService } from "../../src/server/start-service.js";
+
+export interface ObservedService {
+  readonly url: string;
+  readonly metricsUrl: string | undefined;
+  /** A valid key with the full budget, and its public id. */
+  readonly key: string;
+  readonly keyId: string;
+  readonly config: Config;
+  readonly metrics: Metrics;
+  readonly store: AccessStore;
+  /** Every log line written so far, parsed. */
+  logLines(): Record<string, unknown>[];
+  /** Every log line written so far, as written. */
+  logText(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * The service exactly as `sitediag serve` composes it (startService), on
+ * loopback port 0 with a SQLite store in a temp dir, a key already issued,
+ * and its JSON log captured through pino's destination stream.
+ */
+export async function startObservedService(
+  options: { readonly config?: Partial<Config>; readonly limits?: Partial<ServerLimits>; readonly processMetrics?: boolean } = {},
+): Promise<ObservedService> {
+  const dir = mkdtempSync(join(tmpdir(), "sitediag-observed-"));
+  const config: Config = {
+    ...loadConfig({}),
+    host: "127.0.0.1",
+    port: 0,
+    allowCidrs: ["127.0.0.0/8", "::1/128"],
+    logLevel: "debug",
+    ...options.config,
+  };
+  const store = openSqliteStore(join(dir, "keys.db"));
+  const issued = await issueKey(store, "test");
+  if (issued === undefined) throw new Error("no key issued");
+  const written: string[] = [];
+  const logger = await createLogger({ level: config.logLevel, destination: { write: (line: string) => void written.push(line) } });
+  const metrics = createMetrics({ processMetrics: options.processMetrics ?? false });
+  const env = diagnosticEnvFromConfig(config, undefined);
+  const service = await startService({ config, store, env, logger, metrics, shutdownGraceMs: 5_000, ...(options.limits ? { limits: options.limits } : {}) });
+  return {
+    url: service.url,
+    metricsUrl: service.metricsUrl,
+    key: issued.secret,
+    keyId: issued.record.id,
+    config,
+    metrics,
+    store,
+    logLines: () => written.join("").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>),
+    logText: () => written.join(""),
+    close: async () => {
+      await service.close();
+      await env.prober.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

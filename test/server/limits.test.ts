@@ -1,0 +1,80 @@
+import http2 from "node:http2";
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+
+/** Opens a raw TCP connection, writes `data`, and resolves with everything read until the server closes it. */
+function rawExchange(port: number, data: string): Promise<{ text: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(data));
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => resolve({ text: Buffer.concat(chunks).toString("latin1"), closedAfterMs: Date.now() - started }));
+    setTimeout(() => {
+      socket.destroy();
+      reject(new Error("the server kept the connection open"));
+    }, 8_000).unref();
+  });
+}
+
+describe("request and connection limits", () => {
+  let service: ObservedService;
+  let port: number;
+  beforeAll(async () => {
+    service = await startObservedService({ limits: { headersTimeoutMs: 400 } });
+    port = Number(new URL(service.url).port);
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it("answers a request target over 8 KiB with 414 and a JSON error, before any route", async () => {
+    const long = `${service.url}/api/v1/is-site-down?url=${"a".repeat(9_000)}`;
+    const response = await fetch(long, { headers: { "x-api-key": service.key } });
+    expect(response.status).toBe(414);
+    expect(response.headers.get("x-request-id")).toBeTruthy();
+    expect(await response.json()).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+    // Just under the cap is routed normally (an invalid url, charged: 400).
+    const fits = await fetch(`${service.url}/api/v1/is-site-down?url=${"a".repeat(8_000)}`, { headers: { "x-api-key": service.key } });
+    expect(fits.status).toBe(400);
+  });
+
+  it("refuses a request head over 16 KiB on HTTP/1.1 with 431", async () => {
+    const { text } = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(17 * 1024)}\r\n\r\n`);
+    expect(text).toMatch(/^HTTP\/1\.1 431 /);
+  });
+
+  it("drops an HTTP/1.1 client that does not finish its request head in time", async () => {
+    const { text } = await rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\n");
+    expect(text === "" || /^HTTP\/1\.1 408 /.test(text)).toBe(true);
+  });
+
+  it("closes an HTTP/2 session that opens no stream in time", async () => {
+    const session = http2.connect(service.url);
+    session.on("error", () => undefined);
+    const closed = await new Promise<boolean>((resolve) => {
+      session.once("close", () => resolve(true));
+      setTimeout(() => resolve(false), 8_000).unref();
+    });
+    expect(closed).toBe(true);
+  });
+
+  it("keeps serving an HTTP/2 session that opens a stream at once", async () => {
+    const session = http2.connect(service.url);
+    try {
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        const stream = session.request({ ":path": "/healthz" });
+        stream.on("response", (headers) => resolve(headers[":status"]));
+        stream.on("error", reject);
+        stream.resume();
+      });
+      expect(status).toBe(200);
+      await new Promise((wait) => setTimeout(wait, 600));
+      expect(session.closed || session.destroyed).toBe(false);
+    } finally {
+      session.close();
+    }
+  });
+});
