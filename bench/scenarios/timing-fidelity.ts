@@ -18,6 +18,9 @@ export async function runTimingFidelity(stack: BenchStack, client: Client): Prom
   const figures: Figure[] = [];
   for (const concurrency of CONCURRENCIES) {
     const count = concurrency === 1 ? options.fidelitySamples.serial : options.fidelitySamples.parallel;
+    // One unmeasured wave opens the connections and warms both tools, so the first measured wave is not a cold start.
+    await pooled(concurrency, concurrency, () => client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.url("/ok"))}`, { "x-api-key": service.apiKey }));
+    if (blackbox !== null) await pooled(concurrency, concurrency, () => client.get(blackbox.probeUrl("http_get", stack.target.url("/ok"))));
     for (const delay of DELAYS_MS) {
       const target = stack.target.url(`/delay/${delay}`);
       const sitediagErrors = await pooled(count, concurrency, async () => {

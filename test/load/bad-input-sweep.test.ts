@@ -223,7 +223,7 @@ describe("bad input sweep", () => {
     expect(forbiddenConnections).toBe(0);
   });
 
-  it("closes connections from a misbehaving HTTP/2 client and keeps serving", async () => {
+  it("answers a misbehaving HTTP/2 client with GOAWAY or a close, and keeps serving", async () => {
     const preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
     const frame = (length: number, type: number, flags: number, stream: number, payload: Buffer = Buffer.alloc(0)) => {
       const head = Buffer.alloc(9);
