@@ -1,5 +1,5 @@
 import { connect as netConnect, type LookupFunction, type Socket } from "node:net";
-import { connect as tlsConnect, rootCertificates, type TLSSocket } from "node:tls";
+import { connect as tlsConnect, type SecureContext, type TLSSocket } from "node:tls";
 import { isIP } from "node:net";
 import type { buildConnector } from "undici";
 import type { AddressPolicy } from "./address-policy.js";
@@ -18,7 +18,8 @@ export interface DialPlan {
   readonly tls: boolean;
   /** The URL's host: SNI and certificate name check. */
   readonly hostname: string;
-  readonly ca: readonly string[] | undefined;
+  /** Undefined for Node's default trust store. */
+  readonly secureContext: SecureContext | undefined;
 }
 
 /** Raised by the connector for a failure of its own making (not the OS's, not OpenSSL's). */
@@ -149,7 +150,7 @@ function handshake(socket: Socket, plan: DialPlan, signal: AbortSignal): Promise
       // RFC 6066 forbids an IP address as SNI; the name check then uses `host`.
       ...(isIP(plan.hostname) === 0 ? { servername: plan.hostname } : {}),
       host: plan.hostname,
-      ca: plan.ca === undefined ? undefined : [...rootCertificates, ...plan.ca],
+      ...(plan.secureContext === undefined ? {} : { secureContext: plan.secureContext }),
       ALPNProtocols: ["http/1.1"],
       rejectUnauthorized: true,
     });

@@ -57,7 +57,10 @@ export interface HopResponse {
   readonly tls: TlsSummary | null;
 }
 
-/** A hop never throws: it answers, fails, or is refused by policy before any packet is sent to the target. */
+/**
+ * Whatever the target does, a hop resolves: it answers, fails, or is refused by
+ * policy before any packet is sent. It rejects only on a defect of our own.
+ */
 export type HopOutcome =
   | { readonly kind: "response"; readonly response: HopResponse }
   | { readonly kind: "failure"; readonly failure: ProbeFailure }
@@ -70,7 +73,7 @@ export interface Prober {
    * hosts. Null when the URL may go on to resolution. `hop` repeats these.
    */
   screen(url: URL, ports: PortRule): PolicyRefusal | null;
-  /** One request, to an address approved by the policy and pinned for the connection. */
+  /** One request, to an address approved by the policy and pinned for the connection. Rejects only on a defect. */
   hop(request: HopRequest): Promise<HopOutcome>;
   /** Releases resolvers and anything else held. */
   close(): Promise<void>;

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { isIP } from "node:net";
+import type { SecureContext } from "node:tls";
 import { Client } from "undici";
 import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
 import { ConnectorError, pinnedConnector } from "./connector.js";
@@ -15,7 +16,8 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 export interface HopDeps {
   readonly addresses: AddressPolicy;
   readonly resolver: Resolver;
-  readonly ca: readonly string[] | undefined;
+  /** Trusts the extra CA beside Node's roots; undefined for Node's default context. */
+  readonly secureContext: SecureContext | undefined;
   readonly userAgent: string;
 }
 
@@ -76,7 +78,7 @@ async function fetchHead(
   const url = request.url;
   const client = new Client(url.origin, {
     connect: pinnedConnector(
-      { addresses, port: effectivePort(url), tls: url.protocol === "https:", hostname: hostOf(url), ca: deps.ca },
+      { addresses, port: effectivePort(url), tls: url.protocol === "https:", hostname: hostOf(url), secureContext: deps.secureContext },
       trace,
       deps.addresses,
       signal,

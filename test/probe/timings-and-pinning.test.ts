@@ -47,7 +47,7 @@ describe("the connector's last tripwire", () => {
     const target = await startRawTarget({ kind: "silent" });
     const trace = startTrace(performance.now());
     const connect = pinnedConnector(
-      { addresses: [{ address: "127.0.0.1", family: 4 }], port: target.port, tls: false, hostname: "127.0.0.1", ca: undefined },
+      { addresses: [{ address: "127.0.0.1", family: 4 }], port: target.port, tls: false, hostname: "127.0.0.1", secureContext: undefined },
       trace,
       createAddressPolicy([]), // loopback not allowed: the peer check must refuse it
       new AbortController().signal,
