@@ -2,6 +2,11 @@
  * The arithmetic of the rolling budget, shared by every store so both answer
  * identically. A store keeps a sliding log of charges per key; a charge made
  * at `atMs` counts while `now < atMs + window` and is gone from then on.
+ *
+ * Stores do not hand the whole log over: they keep a running total of the
+ * credits in the window and know their oldest charge, which is all an
+ * admitted charge needs. Only a refusal walks the log, oldest first, and only
+ * as far as it takes to free the refused cost.
  */
 
 /** The budget every key gets, per rolling window. */
@@ -14,6 +19,14 @@ export interface CreditPolicy {
 export interface Charge {
   readonly atMs: number;
   readonly cost: number;
+}
+
+/** What a store knows about a key's window at one instant, after dropping the charges that aged out. */
+export interface WindowState {
+  /** Credits charged in the last window. */
+  readonly used: number;
+  /** When the oldest charge still in the window was made; null when there is none. */
+  readonly oldestAtMs: number | null;
 }
 
 /** A key's standing at one instant, as the usage headers report it. */
@@ -39,50 +52,74 @@ export type ChargeDecision =
       readonly retryAfterSeconds: number | null;
     };
 
-/** Charges still inside the window at `nowMs`, oldest first. */
-export function liveCharges(log: readonly Charge[], nowMs: number, policy: CreditPolicy): Charge[] {
-  const horizon = nowMs - policy.windowSeconds * 1_000;
-  return log.filter((charge) => charge.atMs > horizon).sort((a, b) => a.atMs - b.atMs);
+/** The newest instant a charge made at `atMs` no longer counts: charges at or before `nowMs - window` are gone. */
+export function expiryHorizonMs(nowMs: number, policy: CreditPolicy): number {
+  return nowMs - windowMs(policy);
 }
 
-/** Decides whether `cost` fits; an admitted charge is stamped `nowMs` and counted in the returned usage. */
-export function decideCharge(log: readonly Charge[], nowMs: number, cost: number, policy: CreditPolicy): ChargeDecision {
-  const live = liveCharges(log, nowMs, policy);
-  const used = sum(live);
-  if (used + cost <= policy.budget) {
-    return { kind: "admitted", usage: summarize([...live, { atMs: nowMs, cost }], nowMs, policy) };
+/** Whether `cost` more credits fit beside `used`. */
+export function fits(used: number, cost: number, policy: CreditPolicy): boolean {
+  return used + cost <= policy.budget;
+}
+
+/** Credits that must age out before `cost` fits (positive only when it does not fit now). */
+export function creditsToFree(used: number, cost: number, policy: CreditPolicy): number {
+  return used + cost - policy.budget;
+}
+
+/**
+ * Decides whether `cost` fits the window described by `state`; an admitted
+ * charge is stamped `nowMs` and counted in the returned usage. `oldestFirst`
+ * is read only on a refusal, and only until enough credits have aged out.
+ */
+export function decideCharge(
+  state: WindowState,
+  nowMs: number,
+  cost: number,
+  policy: CreditPolicy,
+  oldestFirst: () => Iterable<Charge>,
+): ChargeDecision {
+  if (fits(state.used, cost, policy)) {
+    return { kind: "admitted", usage: usageOf({ used: state.used + cost, oldestAtMs: state.oldestAtMs ?? nowMs }, nowMs, policy) };
   }
-  return { kind: "rejected", usage: summarize(live, nowMs, policy), retryAfterSeconds: secondsUntilFits(live, used, nowMs, cost, policy) };
+  return { kind: "rejected", usage: usageOf(state, nowMs, policy), retryAfterSeconds: secondsUntilFits(state.used, nowMs, cost, policy, oldestFirst) };
 }
 
-/** Usage from a log, without charging anything. */
-export function summarize(log: readonly Charge[], nowMs: number, policy: CreditPolicy): Usage {
-  const live = liveCharges(log, nowMs, policy);
-  const used = sum(live);
-  const oldest = live[0];
-  const freesAtMs = oldest === undefined ? nowMs : oldest.atMs + policy.windowSeconds * 1_000;
+/** The usage headers' numbers for a window, charging nothing. */
+export function usageOf(state: WindowState, nowMs: number, policy: CreditPolicy): Usage {
+  const freesAtMs = state.oldestAtMs === null ? nowMs : state.oldestAtMs + windowMs(policy);
   return {
     budget: policy.budget,
     windowSeconds: policy.windowSeconds,
-    used,
-    remaining: Math.max(0, policy.budget - used),
+    used: state.used,
+    remaining: Math.max(0, policy.budget - state.used),
     resetSeconds: Math.ceil((freesAtMs - nowMs) / 1_000),
     resetAtEpochSeconds: Math.ceil(freesAtMs / 1_000),
   };
 }
 
-/** Walks the log oldest first until enough credits have aged out for `cost` to fit. */
-function secondsUntilFits(live: readonly Charge[], used: number, nowMs: number, cost: number, policy: CreditPolicy): number | null {
+/**
+ * Walks the log oldest first until enough credits have aged out for `cost`
+ * to fit. Stops early: since `used <= budget`, at most `cost` credits must
+ * be freed, so the walk reads a handful of charges however long the log is.
+ */
+function secondsUntilFits(
+  used: number,
+  nowMs: number,
+  cost: number,
+  policy: CreditPolicy,
+  oldestFirst: () => Iterable<Charge>,
+): number | null {
   if (cost > policy.budget) return null;
-  const mustFree = used + cost - policy.budget;
+  const mustFree = creditsToFree(used, cost, policy);
   let freed = 0;
-  for (const charge of live) {
+  for (const charge of oldestFirst()) {
     freed += charge.cost;
-    if (freed >= mustFree) return Math.ceil((charge.atMs + policy.windowSeconds * 1_000 - nowMs) / 1_000);
+    if (freed >= mustFree) return Math.ceil((charge.atMs + windowMs(policy) - nowMs) / 1_000);
   }
   return null;
 }
 
-function sum(log: readonly Charge[]): number {
-  return log.reduce((total, charge) => total + charge.cost, 0);
+function windowMs(policy: CreditPolicy): number {
+  return policy.windowSeconds * 1_000;
 }

@@ -2,42 +2,102 @@
  * The Lua scripts the Redis store runs. Each runs atomically inside Redis, so
  * every instance sharing one Redis sees one exact budget, and "now" is Redis'
  * own clock (TIME), not any instance's. Charges live in a sorted set per key
- * id, scored by the millisecond they were made, member "<seq>:<cost>".
+ * id, scored by the millisecond they were made, member "<seq>:<cost>"; beside
+ * it a counter holds the credits those charges add up to, so a charge never
+ * reads the whole set.
  */
 
 /**
- * KEYS[1] key record hash, KEYS[2] charge log.
+ * KEYS[1] key record hash, KEYS[2] charge log, KEYS[3] credits used in the window.
  * ARGV[1] cost, ARGV[2] budget, ARGV[3] window in ms, ARGV[4] "charge" or "peek".
- * Returns {status, nowMs, {atMs, cost, atMs, cost, ...}} where the log is the
- * live log before this charge; status is unauthenticated, admitted, rejected or peek.
+ * Returns {status, nowMs, used, oldestMs, walk}: status is unauthenticated,
+ * admitted, rejected or peek; used and oldestMs (nil when the log is empty)
+ * describe the window before this charge; on a refusal walk is the log's
+ * oldest charges {atMs, cost, atMs, cost, ...}, just enough of them to free
+ * the refused cost, and empty otherwise.
+ *
+ * Expired charges are removed and their credits taken off the counter (each
+ * once: amortised O(1) per charge). A missing counter (a log written before
+ * the counter existed) is recounted from the log once. Both keys expire one
+ * window after the newest charge, when every charge in them has aged out.
  */
 export const CHARGE_SCRIPT = `
 local mode = ARGV[4]
 if mode == 'charge' then
-  if redis.call('HEXISTS', KEYS[1], 'created_at_ms') == 0 then return {'unauthenticated', 0, {}} end
-  if redis.call('HEXISTS', KEYS[1], 'revoked_at_ms') == 1 then return {'unauthenticated', 0, {}} end
+  if redis.call('HEXISTS', KEYS[1], 'created_at_ms') == 0 then return {'unauthenticated', 0, 0, false, {}} end
+  if redis.call('HEXISTS', KEYS[1], 'revoked_at_ms') == 1 then return {'unauthenticated', 0, 0, false, {}} end
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local window = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
-local entries = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
-local log = {}
-local used = 0
-for i = 1, #entries, 2 do
-  local cost = tonumber(string.match(entries[i], ':(%d+)$'))
-  used = used + cost
-  log[#log + 1] = tonumber(entries[i + 1])
-  log[#log + 1] = cost
+local horizon = now - window
+
+local function cost_of(member)
+  return tonumber(string.match(member, ':(%d+)$'))
 end
-if mode ~= 'charge' then return {'peek', now, log} end
+local function credits_of(members)
+  local total = 0
+  for i = 1, #members do total = total + cost_of(members[i]) end
+  return total
+end
+
+local stored = tonumber(redis.call('GET', KEYS[3]))
+local used
+if stored then
+  used = stored - credits_of(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', horizon))
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', horizon)
+else
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', horizon)
+  used = credits_of(redis.call('ZRANGE', KEYS[2], 0, -1))
+end
+local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+local oldest_ms = false
+if #oldest == 0 then used = 0 else oldest_ms = tonumber(oldest[2]) end
+
+-- A zero total is deleted rather than kept, so an idle key leaves nothing behind.
+local function save(total)
+  if total == 0 then redis.call('DEL', KEYS[3]) else redis.call('SET', KEYS[3], total) end
+  local newest = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+  if #newest == 0 then return end
+  local expires_at = tonumber(newest[2]) + window
+  redis.call('PEXPIREAT', KEYS[2], expires_at)
+  if total ~= 0 then redis.call('PEXPIREAT', KEYS[3], expires_at) end
+end
+
+-- The oldest charges, in pages, until they add up to must_free credits.
+local function oldest_first(must_free)
+  local walk, freed, start = {}, 0, 0
+  while freed < must_free do
+    local page = redis.call('ZRANGE', KEYS[2], start, start + 31, 'WITHSCORES')
+    if #page == 0 then break end
+    for i = 1, #page, 2 do
+      local cost = cost_of(page[i])
+      walk[#walk + 1] = tonumber(page[i + 1])
+      walk[#walk + 1] = cost
+      freed = freed + cost
+      if freed >= must_free then break end
+    end
+    start = start + 32
+  end
+  return walk
+end
+
+if mode ~= 'charge' then
+  if stored ~= used then save(used) end
+  return {'peek', now, used, oldest_ms, {}}
+end
 local cost = tonumber(ARGV[1])
-if used + cost > tonumber(ARGV[2]) then return {'rejected', now, log} end
+local budget = tonumber(ARGV[2])
+if used + cost > budget then
+  if stored ~= used then save(used) end
+  local walk = {}
+  if cost <= budget then walk = oldest_first(used + cost - budget) end
+  return {'rejected', now, used, oldest_ms, walk}
+end
 local seq = redis.call('HINCRBY', KEYS[1], 'charge_seq', 1)
 redis.call('ZADD', KEYS[2], now, seq .. ':' .. cost)
--- Every entry is at most one window old, so the whole log may vanish one window after its newest charge.
-redis.call('PEXPIRE', KEYS[2], window)
-return {'admitted', now, log}
+save(used + cost)
+return {'admitted', now, used, oldest_ms, {}}
 `;
 
 /**

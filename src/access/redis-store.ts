@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
-import { decideCharge, summarize, type Charge, type CreditPolicy } from "./credit-log.js";
+import { decideCharge, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
 import { CHARGE_SCRIPT, INSERT_KEY_SCRIPT, REVOKE_KEY_SCRIPT } from "./redis-scripts.js";
 import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type KeyRecord, type RevokeOutcome } from "./store.js";
 
@@ -16,9 +16,9 @@ export interface RedisStoreOptions {
 }
 
 /**
- * Keys and charges in Redis, shared by any number of instances. Key records
- * and charge logs are named by key id (never by the secret) with the id as a
- * hash tag; the digest -> id index is one hash. While Redis is away, commands
+ * Keys and charges in Redis, shared by any number of instances. Key records,
+ * charge logs and their credit counters are named by key id (never by the
+ * secret) with the id as a hash tag; the digest -> id index is one hash. While Redis is away, commands
  * fail at once (no offline queue) so callers answer 503 instead of hanging,
  * and ioredis reconnects in the background so service resumes by itself.
  */
@@ -29,6 +29,7 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
     digestIndex: `${prefix}key-digests`,
     record: (id: string) => `${prefix}key:{${id}}`,
     charges: (id: string) => `${prefix}charges:{${id}}`,
+    creditsUsed: (id: string) => `${prefix}credits-used:{${id}}`,
   };
   const redis = new Redis(url, {
     enableOfflineQueue: false,
@@ -51,7 +52,7 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
   }
 
   async function chargeLog(keyId: string, cost: number, policy: CreditPolicy, mode: "charge" | "peek") {
-    const reply = await runScript(CHARGE_SCRIPT, [names.record(keyId), names.charges(keyId)], [
+    const reply = await runScript(CHARGE_SCRIPT, [names.record(keyId), names.charges(keyId), names.creditsUsed(keyId)], [
       cost,
       policy.budget,
       policy.windowSeconds * 1_000,
@@ -95,15 +96,15 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
         if (keyId === null) return { kind: "unauthenticated" };
         const reply = await chargeLog(keyId, cost, policy, "charge");
         if (reply.status === "unauthenticated") return { kind: "unauthenticated" };
-        // The script applied the same rule to the same log; this recomputes the numbers for the headers.
-        const decision = decideCharge(reply.log, reply.nowMs, cost, policy);
+        // The script applied the same rule to the same window; this computes the numbers for the headers.
+        const decision = decideCharge(reply.state, reply.nowMs, cost, policy, () => reply.walk);
         if (decision.kind !== reply.status) throw new Error(`script said ${reply.status} but the log says ${decision.kind}`);
         return { ...decision, keyId };
       }),
     usage: (keyId, policy) =>
       guard("usage", async () => {
         const reply = await chargeLog(keyId, 0, policy, "peek");
-        return summarize(reply.log, reply.nowMs, policy);
+        return usageOf(reply.state, reply.nowMs, policy);
       }),
     ping: () => guard("ping", async () => void (await redis.ping())),
     close: async () => {
@@ -136,19 +137,24 @@ function createScriptRunner(redis: Redis): ScriptRunner {
 interface ChargeReply {
   readonly status: "unauthenticated" | "admitted" | "rejected" | "peek";
   readonly nowMs: number;
-  readonly log: Charge[];
+  /** The window before this charge. */
+  readonly state: WindowState;
+  /** On a refusal, the oldest charges, just enough of them to free the refused cost. */
+  readonly walk: Charge[];
 }
 
 function parseChargeReply(reply: unknown): ChargeReply {
-  if (!Array.isArray(reply) || reply.length !== 3) throw new Error("charge script returned an unexpected reply");
-  const [status, nowMs, flat] = reply as [unknown, unknown, unknown];
+  if (!Array.isArray(reply) || reply.length !== 5) throw new Error("charge script returned an unexpected reply");
+  const [status, nowMs, used, oldestMs, flat] = reply as [unknown, unknown, unknown, unknown, unknown];
   if (status !== "unauthenticated" && status !== "admitted" && status !== "rejected" && status !== "peek") {
     throw new Error(`charge script returned status ${String(status)}`);
   }
-  if (typeof nowMs !== "number" || !Array.isArray(flat)) throw new Error("charge script returned an unexpected reply");
-  const log: Charge[] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) log.push({ atMs: Number(flat[i]), cost: Number(flat[i + 1]) });
-  return { status, nowMs, log };
+  if (typeof nowMs !== "number" || typeof used !== "number" || !(oldestMs === null || typeof oldestMs === "number") || !Array.isArray(flat)) {
+    throw new Error("charge script returned an unexpected reply");
+  }
+  const walk: Charge[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) walk.push({ atMs: Number(flat[i]), cost: Number(flat[i + 1]) });
+  return { status, nowMs, state: { used, oldestAtMs: oldestMs }, walk };
 }
 
 function toRecord(hash: Record<string, string>): KeyRecord | undefined {

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { decideCharge, summarize, type Charge, type CreditPolicy } from "./credit-log.js";
+import { decideCharge, expiryHorizonMs, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
 import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type KeyRecord, type NewKeyRecord, type RevokeOutcome } from "./store.js";
 
 export interface SqliteStoreOptions {
@@ -23,6 +23,10 @@ const SCHEMA = `
     cost INTEGER NOT NULL
   );
   CREATE INDEX IF NOT EXISTS credit_charges_by_key ON credit_charges (key_id, charged_at_ms);
+  CREATE TABLE IF NOT EXISTS credit_totals (
+    key_id TEXT PRIMARY KEY REFERENCES api_keys(id),
+    used INTEGER NOT NULL
+  ) WITHOUT ROWID;
 `;
 
 interface KeyRow {
@@ -42,6 +46,8 @@ interface ChargeRow {
  * CLI, or several servers on one host) may share the file: WAL lets readers
  * run beside the writer, and every check-and-charge is a BEGIN IMMEDIATE
  * transaction, so the budget check and the insert see the same log.
+ * credit_totals keeps each key's credits in the window beside its log,
+ * updated in the same transactions, so a charge never sums the log.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): AccessStore {
   const db = guard("open", () => {
@@ -61,11 +67,21 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     keyById: db.prepare<[string], KeyRow>("SELECT id, name, created_at_ms, revoked_at_ms FROM api_keys WHERE id = ?"),
     listKeys: db.prepare<[], KeyRow>("SELECT id, name, created_at_ms, revoked_at_ms FROM api_keys ORDER BY created_at_ms, id"),
     revoke: db.prepare("UPDATE api_keys SET revoked_at_ms = ? WHERE id = ? AND revoked_at_ms IS NULL"),
+    expiredCredits: db.prepare<[string, number], number>(
+      "SELECT COALESCE(SUM(cost), 0) FROM credit_charges WHERE key_id = ? AND charged_at_ms <= ?",
+    ).pluck(),
     prune: db.prepare("DELETE FROM credit_charges WHERE key_id = ? AND charged_at_ms <= ?"),
-    charges: db.prepare<[string, number], ChargeRow>(
-      "SELECT charged_at_ms, cost FROM credit_charges WHERE key_id = ? AND charged_at_ms > ? ORDER BY charged_at_ms",
-    ),
+    loggedCredits: db.prepare<[string], number>("SELECT COALESCE(SUM(cost), 0) FROM credit_charges WHERE key_id = ?").pluck(),
+    oldestCharge: db.prepare<[string], number>(
+      "SELECT charged_at_ms FROM credit_charges WHERE key_id = ? ORDER BY charged_at_ms LIMIT 1",
+    ).pluck(),
+    oldestFirst: db.prepare<[string], ChargeRow>("SELECT charged_at_ms, cost FROM credit_charges WHERE key_id = ? ORDER BY charged_at_ms"),
     insertCharge: db.prepare("INSERT INTO credit_charges (key_id, charged_at_ms, cost) VALUES (?, ?, ?)"),
+    total: db.prepare<[string], number>("SELECT used FROM credit_totals WHERE key_id = ?").pluck(),
+    setTotal: db.prepare(
+      "INSERT INTO credit_totals (key_id, used) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET used = excluded.used",
+    ),
+    dropTotal: db.prepare("DELETE FROM credit_totals WHERE key_id = ?"),
   };
 
   const insertKey = db.transaction((record: NewKeyRecord, onlyIfEmpty: boolean): boolean => {
@@ -74,16 +90,54 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return true;
   });
 
+  /**
+   * Drops the key's charges that aged out, taking their credits off the
+   * running total: each charge is deleted once, so this is amortised O(1)
+   * plus index lookups. A key without a total (a file written before totals
+   * existed, or a total dropped at zero) has its log counted once instead.
+   * Runs inside a write transaction; the caller saves the total.
+   */
+  function expire(keyId: string, nowMs: number, policy: CreditPolicy): { readonly state: WindowState; readonly stored: number | undefined } {
+    const horizon = expiryHorizonMs(nowMs, policy);
+    const stored = statements.total.get(keyId);
+    const expired = stored === undefined ? 0 : statements.expiredCredits.get(keyId, horizon) ?? 0;
+    statements.prune.run(keyId, horizon);
+    const oldestAtMs = statements.oldestCharge.get(keyId) ?? null;
+    // An empty log holds no credits, whatever an old total says.
+    if (oldestAtMs === null) return { state: { used: 0, oldestAtMs }, stored };
+    const used = stored === undefined ? statements.loggedCredits.get(keyId) ?? 0 : stored - expired;
+    return { state: { used, oldestAtMs }, stored };
+  }
+
+  /** A total of zero is dropped rather than stored, so idle keys keep no row; a missing row is recounted from the (empty) log. */
+  function saveTotal(keyId: string, stored: number | undefined, used: number): void {
+    if (used === stored) return;
+    if (used === 0) statements.dropTotal.run(keyId);
+    else statements.setTotal.run(keyId, used);
+  }
+
+  /** The live log oldest first, read lazily: a refusal stops after the few charges it needs. */
+  function* oldestFirst(keyId: string): Generator<Charge> {
+    for (const row of statements.oldestFirst.iterate(keyId)) yield { atMs: row.charged_at_ms, cost: row.cost };
+  }
+
   const charge = db.transaction((digest: string, cost: number, policy: CreditPolicy): ChargeOutcome => {
     const key = statements.keyByDigest.get(digest);
     if (key === undefined || key.revoked_at_ms !== null) return { kind: "unauthenticated" };
     // "now" is read after the write lock is held, so charges from all processes are stamped in lock order.
     const nowMs = Date.now();
-    const horizon = nowMs - policy.windowSeconds * 1_000;
-    statements.prune.run(key.id, horizon);
-    const decision = decideCharge(toCharges(statements.charges.all(key.id, horizon)), nowMs, cost, policy);
+    const { state, stored } = expire(key.id, nowMs, policy);
+    const decision = decideCharge(state, nowMs, cost, policy, () => oldestFirst(key.id));
     if (decision.kind === "admitted") statements.insertCharge.run(key.id, nowMs, cost);
+    saveTotal(key.id, stored, decision.usage.used);
     return { ...decision, keyId: key.id };
+  });
+
+  const usage = db.transaction((keyId: string, policy: CreditPolicy) => {
+    const nowMs = Date.now();
+    const { state, stored } = expire(keyId, nowMs, policy);
+    saveTotal(keyId, stored, state.used);
+    return usageOf(state, nowMs, policy);
   });
 
   const revoke = db.transaction((id: string): RevokeOutcome => {
@@ -107,11 +161,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     countKeys: async () => guard("countKeys", () => Number(statements.countKeys.get())),
     revokeKey: async (id) => guard("revokeKey", () => revoke.immediate(id)),
     charge: async (digest, cost, policy) => guard("charge", () => charge.immediate(digest, cost, policy)),
-    usage: async (keyId, policy) =>
-      guard("usage", () => {
-        const nowMs = Date.now();
-        return summarize(toCharges(statements.charges.all(keyId, nowMs - policy.windowSeconds * 1_000)), nowMs, policy);
-      }),
+    usage: async (keyId, policy) => guard("usage", () => usage.immediate(keyId, policy)),
     ping: async () => guard("ping", () => void db.prepare("SELECT 1").get()),
     close: async () => {
       if (db.open) db.close();
@@ -121,10 +171,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
 function toRecord(row: KeyRow): KeyRecord {
   return { id: row.id, name: row.name, createdAtMs: row.created_at_ms, revokedAtMs: row.revoked_at_ms };
-}
-
-function toCharges(rows: readonly ChargeRow[]): Charge[] {
-  return rows.map((row) => ({ atMs: row.charged_at_ms, cost: row.cost }));
 }
 
 function guard<T>(operation: string, work: () => T): T {
