@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import { createContextKey } from "@connectrpc/connect";
 import type { Door } from "../server/door.js";
 
 /**
@@ -16,22 +16,31 @@ export interface CallRecord {
   operation: string | undefined;
   /** Connect code name of the call's outcome: "ok", "invalid_argument", "resource_exhausted", ... */
   outcome: string | undefined;
-  /** Host of the target the caller asked about, never the rest of its URL. */
-  targetHost: string | null;
+  /**
+   * The target URL the caller asked about, as given. Only its host is ever
+   * logged, worked out when the line is written (not at all when the line
+   * is below LOG_LEVEL).
+   */
+  target: string | null;
 }
 
 /**
- * Carries the record from the HTTP handler into the interceptors. Async
- * context follows the request through the REST adapter's in-process call and
- * Connect's handlers alike, with no change to how either passes values.
+ * Carries the record from the HTTP handler to the interceptors, by hand:
+ * the request observer attaches it to the Node request, each door copies it
+ * into the call's context values, and the observing interceptor reads it
+ * there. (An AsyncLocalStorage would do it implicitly, but on Node 20 it
+ * installs promise hooks that every promise of every request pays for.)
  */
-const records = new AsyncLocalStorage<CallRecord>();
+const records = new WeakMap<object, CallRecord>();
 
-export function runWithCallRecord<T>(record: CallRecord, work: () => T): T {
-  return records.run(record, work);
+/** The context value the observing interceptor reads; undefined outside an observed request (a test calling a handler directly). */
+export const callRecordKey = createContextKey<CallRecord | undefined>(undefined, { description: "the HTTP request's call record" });
+
+export function attachCallRecord(request: object, record: CallRecord): void {
+  records.set(request, record);
 }
 
-/** The record of the request being served, or undefined outside one (a test calling a handler directly). */
-export function currentCallRecord(): CallRecord | undefined {
-  return records.getStore();
+/** The record attached to a Node request, if its server observes requests. */
+export function callRecordOf(request: object): CallRecord | undefined {
+  return records.get(request);
 }

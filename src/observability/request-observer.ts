@@ -4,10 +4,10 @@ import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type Door, rpcDoorOf } from "../server/door.js";
 import type { NodeRequestHandler } from "../server/dual-protocol-listener.js";
 import { restRoutesOf } from "../server/rest-routes.js";
-import { type CallRecord, runWithCallRecord } from "./call-record.js";
+import { attachCallRecord, type CallRecord } from "./call-record.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
-import { redactUrl } from "./redaction.js";
+import { hostOf, redactUrl } from "./redaction.js";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request-id.js";
 
 export interface RequestObserverDeps {
@@ -34,7 +34,7 @@ export function observeRequests(handler: NodeRequestHandler, deps: RequestObserv
       door: undefined,
       operation: undefined,
       outcome: undefined,
-      targetHost: null,
+      target: null,
     };
     // Set before the handler runs, so it survives into every door's response head (writeHead merges).
     response.setHeader(REQUEST_ID_HEADER, record.requestId);
@@ -48,6 +48,9 @@ export function observeRequests(handler: NodeRequestHandler, deps: RequestObserv
       const operation = record.operation ?? known?.operation;
       const outcome = record.outcome ?? fallbackOutcome(finished, status, door);
       if (door !== undefined && operation !== undefined) deps.metrics.requests.inc({ door, operation, code: outcome });
+      const level = QUIET_PATHS.has(path) && outcome === "ok" ? "debug" : "info";
+      // Redacting the URL parses it; no need when the line would be dropped (LOG_LEVEL=warn and above).
+      if (!deps.logger.isLevelEnabled(level)) return;
       const line = {
         requestId: record.requestId,
         door: door ?? null,
@@ -55,15 +58,15 @@ export function observeRequests(handler: NodeRequestHandler, deps: RequestObserv
         outcome,
         status,
         durationMs: Number((process.hrtime.bigint() - record.startedAt) / 1000n) / 1000,
-        targetHost: record.targetHost,
+        targetHost: record.target === null ? null : hostOf(record.target),
         method: request.method,
         url: redactUrl(target),
         httpVersion: request.httpVersion,
       };
-      const level = QUIET_PATHS.has(path) && outcome === "ok" ? "debug" : "info";
       deps.logger[level](line, finished ? "request" : "request abandoned by the client");
     });
-    runWithCallRecord(record, () => handler(request, response));
+    attachCallRecord(request, record);
+    handler(request, response);
   };
 }
 

@@ -99,7 +99,8 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortSignal): Promis
     const attempts = new Set<Socket>();
     let next = 0;
     let settled = false;
-    let lastError: unknown = new ConnectorError("ABORTED", "no address to dial");
+    // Built only when needed: an error captures a stack, and almost every dial succeeds.
+    let lastError: unknown;
     let timer: NodeJS.Timeout | undefined;
 
     const finish = (error: unknown, winner?: Socket) => {
@@ -117,7 +118,7 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortSignal): Promis
       clearTimeout(timer);
       const target = plan.addresses[next++];
       if (target === undefined) {
-        if (attempts.size === 0) finish(lastError);
+        if (attempts.size === 0) finish(lastError ?? new ConnectorError("ABORTED", "no address to dial"));
         return;
       }
       trace.remote = { address: target.address, family: target.family };

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { isIP } from "node:net";
 import type { SecureContext } from "node:tls";
-import { Client } from "undici";
+import { Client, errors } from "undici";
 import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
 import { ConnectorError, pinnedConnector } from "./connector.js";
 import { describeFailure, errorCodeOf } from "./failure-causes.js";
@@ -19,6 +19,28 @@ export interface HopDeps {
   /** Trusts the extra CA beside Node's roots; undefined for Node's default context. */
   readonly secureContext: SecureContext | undefined;
   readonly userAgent: string;
+}
+
+/**
+ * What ends every hop's client and unread body. Without a reason undici
+ * builds a fresh error for each (and Node's streams then capture its stack):
+ * work for nobody, since by then the outcome is decided and nothing reads
+ * the error. One shared instance of each kind undici would have built keeps
+ * the behaviour and drops the cost.
+ */
+const CLIENT_DONE = new errors.ClientDestroyedError();
+const BODY_UNREAD = new errors.RequestAbortedError();
+
+/** Request headers per User-Agent (one in practice), built once rather than per hop. */
+const requestHeaders = new Map<string, Readonly<Record<string, string>>>();
+
+function headersFor(userAgent: string): Readonly<Record<string, string>> {
+  let headers = requestHeaders.get(userAgent);
+  if (headers === undefined) {
+    headers = Object.freeze({ "user-agent": userAgent, accept: "*/*" });
+    requestHeaders.set(userAgent, headers);
+  }
+  return headers;
 }
 
 /**
@@ -93,13 +115,13 @@ async function fetchHead(
     const response = await client.request({
       path: `${url.pathname}${url.search}`,
       method: request.method,
-      headers: { "user-agent": deps.userAgent, accept: "*/*" },
+      headers: headersFor(deps.userAgent),
       signal,
     });
     const headAt = now();
     // The body is never read: a gigabyte stream costs what is already buffered.
     response.body.on("error", () => undefined);
-    response.body.destroy();
+    response.body.destroy(BODY_UNREAD);
     return { kind: "response", response: hopResponse(url, response, trace, headAt) };
   } catch (error) {
     const cause = trace.connectError !== null && !(trace.connectError.error instanceof ConnectorError && trace.connectError.error.code === "ABORTED")
@@ -109,7 +131,7 @@ async function fetchHead(
     trace.phase = phase;
     return failure(trace, cause, signal.aborted);
   } finally {
-    await client.destroy().catch(() => undefined);
+    await client.destroy(CLIENT_DONE).catch(() => undefined);
   }
 }
 

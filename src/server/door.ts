@@ -1,4 +1,5 @@
-import { createContextKey } from "@connectrpc/connect";
+import { type ContextValues, createContextKey, createContextValues } from "@connectrpc/connect";
+import { callRecordKey, callRecordOf } from "../observability/call-record.js";
 
 /** Which of the service's doors a call came through; for logs and metrics, never for behaviour. */
 export type Door = "rest" | "connect" | "grpc" | "grpc-web";
@@ -15,4 +16,12 @@ export function rpcDoorOf(contentType: string | undefined): Door {
   if (type.startsWith("application/grpc-web")) return "grpc-web";
   if (type.startsWith("application/grpc")) return "grpc";
   return "connect";
+}
+
+/**
+ * The context values a call starts with on any door: the door, and the
+ * request's call record when the server observes requests.
+ */
+export function callContextValues(request: object, door: Door): ContextValues {
+  return createContextValues().set(doorKey, door).set(callRecordKey, callRecordOf(request));
 }

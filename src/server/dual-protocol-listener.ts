@@ -1,6 +1,8 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import { answerClientError } from "./http1-client-error.js";
+import { closeSessionAfterConnectionError } from "./http2-error-close.js";
 
 /** The handler both protocols share; Node's http2 compatibility API lets one function serve both. */
 export type NodeRequestHandler = (
@@ -38,6 +40,9 @@ export interface DualProtocolListener {
   destroyAll(): void;
 }
 
+// How soon a session nghttp2 has stopped for a connection error is found and closed (two to three of these).
+const HTTP2_ERROR_CHECK_MS = 1_000;
+
 // RFC 9113 §3.4: a client speaking HTTP/2 with prior knowledge opens with these 24 bytes.
 const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 
@@ -64,6 +69,8 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
   // headers timeout) from its 'listening' event; this one never listens
   // itself because the TCP server hands it its sockets.
   h1.emit("listening");
+  // Requests the parser rejects get the port's JSON error envelope, not Node's bare status line.
+  h1.on("clientError", answerClientError(options.maxHeaderBytes));
   h1.on("request", (_request: http.IncomingMessage, response: http.ServerResponse) => {
     // A keep-alive connection busy when close() began becomes idle here; close it then.
     response.once("finish", () => {
@@ -80,6 +87,7 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
     // A session that opens no stream in time is a slow or idle client holding a socket, as a late request head is on HTTP/1.1.
     const firstStream = setTimeout(() => session.destroy(), options.headersTimeoutMs);
     session.once("stream", () => clearTimeout(firstStream));
+    closeSessionAfterConnectionError(session, HTTP2_ERROR_CHECK_MS);
     session.once("close", () => {
       clearTimeout(firstStream);
       sessions.delete(session);

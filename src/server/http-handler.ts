@@ -1,13 +1,14 @@
-import { Code, ConnectError, type ConnectRouter, createContextValues } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import type { CorsPolicy } from "./cors-policy.js";
-import { doorKey, rpcDoorOf } from "./door.js";
+import { callContextValues, rpcDoorOf } from "./door.js";
 import type { NodeRequestHandler } from "./dual-protocol-listener.js";
 import { type NodeResponse, sendEmpty, sendJson } from "./json-response.js";
 import { createRestAdapter, type NodeRequest } from "./rest-adapter.js";
 import { errorBody, metaFor } from "./rest-envelope.js";
 import { restRoutesOf } from "./rest-routes.js";
+import type { RpcRouter } from "./rpc-router.js";
 
 /**
  * A plain HTTP endpoint beside the doors (GET /openapi.json, GET /metrics).
@@ -23,7 +24,7 @@ export interface PlainHttpRoute {
 }
 
 export interface HttpHandlerOptions {
-  readonly router: ConnectRouter;
+  readonly rpc: RpcRouter;
   /** Extra plain endpoints; their paths must not collide with the probes, REST routes or RPC paths. */
   readonly plainRoutes: readonly PlainHttpRoute[];
   readonly cors: CorsPolicy;
@@ -51,9 +52,13 @@ const PROBE_METHODS = ["GET", "HEAD"];
  * preflight answer.
  */
 export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandler {
-  const rpcHandlers = new Map<string, UniversalHandler>(options.router.handlers.map((handler) => [handler.requestPath, handler]));
-  const restRoutes = new Map(restRoutesOf([...new Set(options.router.handlers.map((handler) => handler.service))]).map((route) => [route.path, route]));
-  const rest = createRestAdapter(rpcHandlers, options.onDefect);
+  const { router, local } = options.rpc;
+  const rpcHandlers = new Map<string, UniversalHandler>(router.handlers.map((handler) => [handler.requestPath, handler]));
+  const restRoutes = new Map(restRoutesOf([...new Set(router.handlers.map((handler) => handler.service))]).map((route) => [route.path, route]));
+  for (const route of restRoutes.values()) {
+    if (!local.serves(route.method)) throw new Error(`REST route ${route.path} has no in-memory implementation`);
+  }
+  const rest = createRestAdapter(local, options.onDefect);
   const plainRoutes = new Map(options.plainRoutes.map((route) => [route.path, route]));
   for (const path of plainRoutes.keys()) {
     if (restRoutes.has(path) || rpcHandlers.has(path) || path === "/healthz" || path === "/readyz") throw new Error(`plain route ${path} collides with a built-in route`);
@@ -109,7 +114,7 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
 
 function serveRpc(handler: UniversalHandler, request: NodeRequest, response: NodeResponse, onDefect: (error: unknown) => void): void {
   const contentType = request.headers["content-type"];
-  const contextValues = createContextValues().set(doorKey, rpcDoorOf(typeof contentType === "string" ? contentType : undefined));
+  const contextValues = callContextValues(request, rpcDoorOf(typeof contentType === "string" ? contentType : undefined));
   const universalRequest = universalRequestFromNodeRequest(request, response, undefined, contextValues);
   handler(universalRequest)
     .then((universalResponse) => universalResponseToNodeResponse(universalResponse, response))

@@ -1,15 +1,14 @@
 import type http from "node:http";
 import type http2 from "node:http2";
-import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { API_KEY_HEADER, API_KEY_QUERY_PARAMETER as API_KEY_PARAMETER } from "../access/api-key.js";
 import { inputProblemKey } from "../service/diagnostics-service.js";
-import { doorKey } from "./door.js";
+import { callContextValues } from "./door.js";
 import { applicationHeadersOf, copyApplicationHeaders } from "./forwarded-headers.js";
-import { createInProcessTransport } from "./in-process-transport.js";
 import { sendJson, type NodeResponse } from "./json-response.js";
 import { errorBody, errorBodyOf, httpStatusOf, metaFor, successBody } from "./rest-envelope.js";
 import { messageFromQuery } from "./rest-query.js";
+import type { LocalCalls } from "./local-calls.js";
 import { renderMessage, RestRenderError } from "./rest-render.js";
 import type { RestRoute } from "./rest-routes.js";
 
@@ -20,13 +19,14 @@ export type RestAdapter = (route: RestRoute, request: NodeRequest, response: Nod
 
 /**
  * The REST door: turns a GET with query parameters into the route's request
- * message, calls the RPC through the router's own handlers (interceptors
- * included), and wraps the answer in the envelope. Application headers flow
+ * message, calls the RPC in memory through the same implementation and
+ * interceptors the RPC doors use (no serialising in between), and wraps the
+ * answer in the envelope. Application headers flow
  * through in both directions: x-api-key in (or api_key from the query when
  * the header is absent), usage headers and Retry-After out, from successes
  * and from errors' metadata alike.
  */
-export function createRestAdapter(handlers: ReadonlyMap<string, UniversalHandler>, onDefect: (error: unknown) => void): RestAdapter {
+export function createRestAdapter(calls: LocalCalls, onDefect: (error: unknown) => void): RestAdapter {
   return async (route, request, response, headers) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const meta = metaFor(route.tool);
@@ -42,19 +42,24 @@ export function createRestAdapter(handlers: ReadonlyMap<string, UniversalHandler
     if (!callHeaders.has(API_KEY_HEADER) && queryKey !== undefined) callHeaders.set(API_KEY_HEADER, queryKey);
 
     const { message, problem } = messageFromQuery(route.method.input, url.searchParams, [API_KEY_PARAMETER]);
-    const contextValues = createContextValues().set(doorKey, "rest");
+    const contextValues = callContextValues(request, "rest");
     if (problem !== undefined) contextValues.set(inputProblemKey, problem);
 
-    const clientGone = new AbortController();
-    response.once("close", () => clientGone.abort());
-    const transport = createInProcessTransport(handlers, contextValues);
+    const controller = new AbortController();
+    let clientGone = false;
+    // 'close' also follows every finished response; only a close before the end is a client gone.
+    response.once("close", () => {
+      if (response.writableFinished) return;
+      clientGone = true;
+      controller.abort();
+    });
     try {
-      const answer = await transport.unary(route.method, clientGone.signal, undefined, callHeaders, message);
+      const answer = await calls.call(route.method, message, { controller, header: callHeaders, contextValues });
       const data = renderMessage(route.method.output, answer.message);
       copyApplicationHeaders(answer.trailer, copyApplicationHeaders(answer.header, headers));
       sendJson(response, 200, successBody(data, meta), headers);
     } catch (reason) {
-      if (clientGone.signal.aborted) return;
+      if (clientGone) return;
       const error = asConnectError(reason, onDefect);
       copyApplicationHeaders(error.metadata, headers);
       sendJson(response, httpStatusOf(error.code), errorBodyOf(error, meta), headers);

@@ -1,5 +1,6 @@
 import {
   type DescEnum,
+  type DescEnumValue,
   type DescField,
   type DescMessage,
   getOption,
@@ -67,7 +68,7 @@ function renderField(source: ReflectMessage, field: DescField): JsonValue {
     case "list": {
       const items: JsonValue[] = [];
       for (const item of source.get(field)) items.push(renderItem(field, item, where));
-      if (items.length === 0 && getOption(field, rest_null_when_empty)) return null;
+      if (items.length === 0 && nullWhenEmpty(field)) return null;
       return items;
     }
     case "map": {
@@ -104,10 +105,29 @@ function renderNested(message: ReflectMessage, where: string): JsonValue {
 
 function renderEnum(desc: DescEnum, number: unknown, where: string): JsonValue {
   const value = desc.values.find((candidate) => candidate.number === number);
-  if (value === undefined || !hasOption(value, rest_value)) {
+  const rendered = value === undefined ? undefined : restValueOf(value);
+  if (value === undefined || rendered === undefined) {
     throw new RestRenderError(where, `enum value ${value?.name ?? String(number)} has no REST rendering (sitediag.v1.rest_value)`);
   }
-  return getOption(value, rest_value);
+  return rendered;
+}
+
+// Options are read off the descriptors once: getOption decodes them anew on every call.
+const restValues = new WeakMap<DescEnumValue, string | undefined>();
+const nullsWhenEmpty = new WeakMap<DescField, boolean>();
+
+function restValueOf(value: DescEnumValue): string | undefined {
+  if (!restValues.has(value)) restValues.set(value, hasOption(value, rest_value) ? getOption(value, rest_value) : undefined);
+  return restValues.get(value);
+}
+
+function nullWhenEmpty(field: DescField): boolean {
+  let flag = nullsWhenEmpty.get(field);
+  if (flag === undefined) {
+    flag = getOption(field, rest_null_when_empty);
+    nullsWhenEmpty.set(field, flag);
+  }
+  return flag;
 }
 
 function renderScalar(type: ScalarType, value: unknown): JsonValue {

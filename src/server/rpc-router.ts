@@ -6,6 +6,7 @@ import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { createDiagnosticsService } from "../service/diagnostics-service.js";
 import { createDescriptorIndex } from "./descriptor-index.js";
 import { createHealthService } from "./health-service.js";
+import { createLocalCalls, type LocalCalls } from "./local-calls.js";
 import { reflectionServices, registerReflection } from "./reflection-service.js";
 
 export interface RpcRouterOptions {
@@ -17,22 +18,35 @@ export interface RpcRouterOptions {
   readonly shutdownSignal: AbortSignal;
 }
 
+export interface RpcRouter {
+  /** Connect's router: the handlers of the Connect, gRPC and gRPC-Web doors. */
+  readonly router: ConnectRouter;
+  /** The same implementations and interceptors, called in memory: the REST door's way in. */
+  readonly local: LocalCalls;
+}
+
 /**
- * The one router behind every door. The REST adapter and the Connect, gRPC
- * and gRPC-Web protocols all call its handlers, so the same interceptors and
- * the same implementation answer each of them. Health and reflection are
- * registered without the interceptors: they need no key and cost nothing.
+ * The one set of services behind every door. The Connect, gRPC and gRPC-Web
+ * protocols call the router's handlers; the REST door calls the very same
+ * implementation through the very same interceptors in memory, so each door
+ * gets the same answers without the REST door paying for a protocol
+ * round trip. Health and reflection are registered without the
+ * interceptors: they need no key and cost nothing.
  */
-export function createRpcRouter(options: RpcRouterOptions): ConnectRouter {
+export function createRpcRouter(options: RpcRouterOptions): RpcRouter {
   const router = createConnectRouter({
     acceptCompression: [compressionGzip, compressionBrotli],
     shutdownSignal: options.shutdownSignal,
   });
-  router.service(DiagnosticsService, createDiagnosticsService(options.env), { interceptors: [...options.interceptors] });
+  const local = createLocalCalls(options.shutdownSignal);
+  const diagnostics = createDiagnosticsService(options.env);
+  const interceptors = [...options.interceptors];
+  router.service(DiagnosticsService, diagnostics, { interceptors });
+  local.service(DiagnosticsService, diagnostics, interceptors);
   const healthChecked = [DiagnosticsService.typeName, Health.typeName];
   router.service(Health, createHealthService(healthChecked, options.ready));
   // Reflection describes every service registered before it, and itself.
   const registered = new Set(router.handlers.map((handler) => handler.service));
   registerReflection(router, createDescriptorIndex([...registered, ...reflectionServices]));
-  return router;
+  return { router, local };
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Interceptor } from "@connectrpc/connect";
 import type { Config } from "../config.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
@@ -67,11 +68,16 @@ const READINESS_TIMEOUT_MS = 2_000;
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   let closing = false;
   const shutdown = new AbortController();
+  // Every running call, on every door, links its own signal to this one for
+  // as long as it runs (Connect's handler context), and unlinks when it ends.
+  // So the listener count is the number of calls in flight, by design, not a
+  // leak; Node's default cap of 10 would warn whenever 11 calls overlap.
+  setMaxListeners(0, shutdown.signal);
   const readiness = options.ready ?? (async () => true);
   const ready = () => isReady(readiness, closing, READINESS_TIMEOUT_MS);
   const onDefect = options.onDefect ?? ((error: unknown) => console.error("sitediag: server defect", error));
 
-  const router = createRpcRouter({
+  const rpc = createRpcRouter({
     env: options.env,
     interceptors: options.interceptors ?? [],
     ready,
@@ -79,7 +85,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const routes = createHttpHandler({
-    router,
+    rpc,
     plainRoutes: options.plainRoutes ?? [],
     cors: createCorsPolicy(options.exposeHeaders ?? []),
     ready,
