@@ -10,6 +10,7 @@
  *   BENCH_SCENARIOS        comma-separated scenario numbers to run (default all: 1,2,3,4,5,6,7)
  *   BENCH_CPU_PROF         a directory: run the service under --cpu-prof, profiles written there
  *   BENCH_LOG_LEVEL        the service's LOG_LEVEL (default warn)
+ *   BENCH_WORKERS          the service's SITEDIAG_WORKERS (default 1)
  */
 export interface BenchOptions {
   readonly quick: boolean;
@@ -21,6 +22,8 @@ export interface BenchOptions {
   readonly fidelitySamples: { readonly serial: number; readonly parallel: number };
   readonly scenarios: ReadonlySet<number>;
   readonly cpuProfileDir: string | undefined;
+  /** SITEDIAG_WORKERS for every sitediag serve the bench starts. */
+  readonly workers: number;
 }
 
 export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
@@ -38,6 +41,7 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
     fidelitySamples: quick ? { serial: 5, parallel: 100 } : { serial: 12, parallel: 300 },
     scenarios: new Set(scenarios),
     cpuProfileDir: env.BENCH_CPU_PROF === undefined || env.BENCH_CPU_PROF === "" ? undefined : env.BENCH_CPU_PROF,
+    workers: whole(env, "BENCH_WORKERS", 1),
   };
 }
 

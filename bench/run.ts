@@ -41,7 +41,7 @@ const step = async (scenario: number, work: () => Promise<Figure[]>) => {
 try {
   console.error(
     `bench: sitediag ${VERSION}, blackbox_exporter ${stack.blackbox?.version ?? "not installed"}, ` +
-      `${options.rounds} round(s) of ${options.durationSeconds} s at concurrency ${options.concurrency}${options.quick ? " (quick)" : ""}`,
+      `${options.rounds} round(s) of ${options.durationSeconds} s at concurrency ${options.concurrency}, ${options.workers} worker(s)${options.quick ? " (quick)" : ""}`,
   );
   for (const spec of THROUGHPUT_CASES) await step(spec.scenario, () => runThroughput(stack, client, spec));
   await step(4, () => runTimingFidelity(stack, client));

@@ -42,7 +42,14 @@ export async function startStack(options: BenchOptions): Promise<BenchStack> {
 
     const launchService = async (name: string, setup: Partial<ServiceSetup> = {}) => {
       const profile = options.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`];
-      return startService({ store: `sqlite:${join(dir, `${name}.db`)}`, tracePort: ports.http, nodeArgs: profile, ...setup });
+      const workers = { SITEDIAG_WORKERS: String(options.workers) };
+      return startService({
+        store: `sqlite:${join(dir, `${name}.db`)}`,
+        tracePort: ports.http,
+        nodeArgs: profile,
+        ...setup,
+        extraEnv: { ...workers, ...setup.extraEnv },
+      });
     };
     const launchBlackbox = async () => (version === null ? null : startBlackbox(dir, TIMEOUT_SECONDS, version));
 

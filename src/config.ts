@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { availableParallelism } from "node:os";
 import { CREDITS, REDIRECT_TRACE, SITE_CHECK } from "./limits.js";
 
 /** Everything the service reads from its environment, parsed and validated once. */
@@ -33,6 +34,8 @@ export interface Config {
   readonly metricsPort: number | undefined;
   /** LOG_LEVEL: pino level. */
   readonly logLevel: LogLevel;
+  /** SITEDIAG_WORKERS: serve processes sharing the port (node:cluster when above 1). */
+  readonly workers: number;
 }
 
 export type StoreLocation =
@@ -73,6 +76,7 @@ export function loadConfig(env: Environment = process.env): Config {
     maxInflight: integer(env, "SITEDIAG_MAX_INFLIGHT", 1_024, 1, 1_000_000),
     metricsPort: optionalInteger(env, "SITEDIAG_METRICS_PORT", 1, 65_535),
     logLevel: logLevel(env, "LOG_LEVEL", "info"),
+    workers: workerCount(env, "SITEDIAG_WORKERS"),
   };
 }
 
@@ -161,6 +165,16 @@ function storeLocation(env: Environment, name: string, fallback: string): StoreL
     return { kind: "redis", url: value };
   }
   throw new ConfigError(name, `expected sqlite:<path> or redis://host:port[/db], got "${value}"`);
+}
+
+const MAX_WORKERS = 64;
+
+/** A count from 1 to 64, or "auto": one per core Node may use (capped at 64). */
+function workerCount(env: Environment, name: string): number {
+  const value = raw(env, name);
+  if (value === "auto") return Math.min(availableParallelism(), MAX_WORKERS);
+  if (value !== undefined && !/^\d+$/.test(value)) throw new ConfigError(name, `expected a number from 1 to ${MAX_WORKERS} or "auto", got "${value}"`);
+  return integer(env, name, 1, 1, MAX_WORKERS);
 }
 
 function logLevel(env: Environment, name: string, fallback: LogLevel): LogLevel {

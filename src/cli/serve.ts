@@ -1,14 +1,18 @@
+import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import { ensureFirstKey } from "../access/first-key.js";
 import { openStore } from "../access/open-store.js";
 import type { AccessStore } from "../access/store.js";
 import type { Config } from "../config.js";
-import { createLogger } from "../observability/logger.js";
-import { createMetrics } from "../observability/metrics.js";
+import { createLogger, type Logger } from "../observability/logger.js";
+import { createMetrics, type Metrics } from "../observability/metrics.js";
+import { clusterWideMetrics } from "../server/cluster-metrics.js";
+import { announceListening, onWorkerStopRequest } from "../server/cluster-worker.js";
 import { diagnosticEnvFromConfig } from "../server/diagnostic-env-from-config.js";
 import { type RunningService, startService } from "../server/start-service.js";
 import { VERSION } from "../version.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
+import { serveCluster } from "./serve-cluster.js";
 
 const HELP = `usage: sitediag serve
 
@@ -18,6 +22,7 @@ Connect, gRPC (h2c) and gRPC-Web, reflection, health (/healthz, /readyz),
 Logs one JSON line per request on stdout (LOG_LEVEL; readable when stdout is
 a terminal). Configuration comes from environment variables (see README).
 SIGTERM or SIGINT stops it gracefully; a second signal stops it at once.
+SITEDIAG_WORKERS=N (or auto) runs N worker processes on the one port.
 `;
 
 /** `sitediag serve`: the service, until a stop signal. */
@@ -32,62 +37,103 @@ export const serveCommand: Command = {
     }
     const ca = readCaFile(io.config, io);
     if (ca === false) return EXIT_USAGE;
+    if (io.config.workers > 1 && cluster.isPrimary) return serveCluster(io);
+    return serveHere(io, ca, io.config.workers > 1 ? workerRole() : SINGLE_PROCESS);
+  },
+};
 
-    let store: AccessStore;
-    try {
-      store = await openStore(io.config.store);
-    } catch (error) {
-      io.stderr.write(`sitediag: cannot open the store named by SITEDIAG_STORE: ${messageOf(error)}\n`);
-      return EXIT_FAILED;
-    }
-    const env = diagnosticEnvFromConfig(io.config, ca);
-    const logger = await createLogger({ level: io.config.logLevel, destination: io.stdout, pretty: io.stdout.isTTY === true });
-    let server: RunningService;
-    try {
-      server = await startService({ config: io.config, store, env, logger, metrics: createMetrics({ processMetrics: true }) });
-    } catch (error) {
-      io.stderr.write(`sitediag: cannot listen on ${io.config.host}:${io.config.port}: ${messageOf(error)}\n`);
-      await Promise.all([env.prober.close(), store.close()]);
-      return EXIT_FAILED;
-    }
+/**
+ * What differs between `sitediag serve` alone and one worker of a cluster
+ * (SITEDIAG_WORKERS > 1): how metrics are read, what the log lines carry,
+ * who announces the service, and what stops it.
+ */
+interface ServeRole {
+  readonly metrics: (own: Metrics) => Metrics;
+  readonly logger: (base: Logger) => Logger;
+  announce(io: CommandIo, server: RunningService, store: AccessStore): Promise<void>;
+  readonly onStopSignal: CommandIo["onStopSignal"] | undefined;
+  /** How this process names itself in stop messages on stderr. */
+  readonly name: string;
+}
+
+const SINGLE_PROCESS: ServeRole = {
+  metrics: (own) => own,
+  logger: (base) => base,
+  announce: async (io, server, store) => {
     io.stdout.write(`sitediag ${VERSION} listening on ${server.url} (REST, Connect, gRPC, gRPC-Web; store: ${store.kind})\n`);
     if (server.metricsUrl !== undefined) io.stdout.write(`sitediag metrics on ${server.metricsUrl}/metrics\n`);
-    logger.info({ url: server.url, metricsUrl: server.metricsUrl ?? null, store: store.kind, version: VERSION }, "listening");
     await ensureFirstKey(store, io.stdout, server.url).catch((error: unknown) => {
       io.stderr.write(`sitediag: could not create a first API key: ${messageOf(error)}\n`);
     });
-    return untilStopped(io, async () => {
-      await server.close();
-      await Promise.all([env.prober.close(), store.close()]);
-    });
   },
+  onStopSignal: undefined,
+  name: "sitediag",
 };
+
+/** The primary announces the service and makes the first key; a worker tells it that it listens. */
+function workerRole(): ServeRole {
+  return {
+    metrics: clusterWideMetrics,
+    logger: (base) => base.child({ worker: cluster.worker?.id ?? null, pid: process.pid }),
+    announce: async (_io, server, store) => announceListening({ url: server.url, metricsUrl: server.metricsUrl ?? null, store: store.kind }),
+    onStopSignal: onWorkerStopRequest,
+    name: `sitediag worker ${process.pid}`,
+  };
+}
+
+/** The service in this process, until a stop signal. */
+async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole): Promise<number> {
+  let store: AccessStore;
+  try {
+    store = await openStore(io.config.store);
+  } catch (error) {
+    io.stderr.write(`sitediag: cannot open the store named by SITEDIAG_STORE: ${messageOf(error)}\n`);
+    return EXIT_FAILED;
+  }
+  const env = diagnosticEnvFromConfig(io.config, ca);
+  const logger = role.logger(await createLogger({ level: io.config.logLevel, destination: io.stdout, pretty: io.stdout.isTTY === true }));
+  let server: RunningService;
+  try {
+    server = await startService({ config: io.config, store, env, logger, metrics: role.metrics(createMetrics({ processMetrics: true })) });
+  } catch (error) {
+    io.stderr.write(`sitediag: cannot listen on ${io.config.host}:${io.config.port}: ${messageOf(error)}\n`);
+    await Promise.all([env.prober.close(), store.close()]);
+    return EXIT_FAILED;
+  }
+  logger.info({ url: server.url, metricsUrl: server.metricsUrl ?? null, store: store.kind, version: VERSION }, "listening");
+  await role.announce(io, server, store);
+  return untilStopped(io, role, async () => {
+    await server.close();
+    await Promise.all([env.prober.close(), store.close()]);
+  });
+}
 
 /**
  * Resolves with the exit code once a stop signal has been handled: the first
  * closes gracefully (open requests finish), a second gives up at once.
  */
-function untilStopped(io: CommandIo, close: () => Promise<void>): Promise<number> {
+function untilStopped(io: CommandIo, role: ServeRole, close: () => Promise<void>): Promise<number> {
+  const name = role.name;
   return new Promise((resolve) => {
     let stopping = false;
-    const unsubscribe = io.onStopSignal((signal) => {
+    const unsubscribe = (role.onStopSignal ?? io.onStopSignal)((signal) => {
       if (stopping) {
-        io.stderr.write(`sitediag: ${signal} again, stopping now\n`);
+        io.stderr.write(`${name}: ${signal} again, stopping now\n`);
         unsubscribe();
         resolve(EXIT_FAILED);
         return;
       }
       stopping = true;
-      io.stderr.write(`sitediag: ${signal} received, finishing open requests\n`);
+      io.stderr.write(`${name}: ${signal} received, finishing open requests\n`);
       close().then(
         () => {
           unsubscribe();
-          io.stderr.write("sitediag: stopped\n");
+          io.stderr.write(`${name}: stopped\n`);
           resolve(EXIT_OK);
         },
         (error: unknown) => {
           unsubscribe();
-          io.stderr.write(`sitediag: error while stopping: ${messageOf(error)}\n`);
+          io.stderr.write(`${name}: error while stopping: ${messageOf(error)}\n`);
           resolve(EXIT_FAILED);
         },
       );
