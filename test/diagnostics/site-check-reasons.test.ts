@@ -1,15 +1,21 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
+  NO_ADDRESS_REASON,
+  REDIRECT_DEFECT_REASONS,
+  REDIRECT_REFUSAL_REASONS,
   failureReason,
   formatDuration,
   redirectRefusalReason,
   serverErrorReason,
   tooManyRedirectsReason,
 } from "../../src/diagnostics/site-check-reasons.js";
+import { CAUSES, describeFailure, STAGE_FALLBACKS } from "../../src/probe/failure-causes.js";
 import type { FailureStage, ProbeFailure } from "../../src/probe/failure.js";
 
-function failure(stage: FailureStage, cause: string, timedOut = false): ProbeFailure {
-  return { stage, cause, timedOut, reason: "prober's own sentence", elapsedMs: 1, remoteAddress: null };
+/** A failure as the probe reports it for this code met in this phase (or cut short there). */
+function failure(phase: FailureStage, code: string, aborted = false): ProbeFailure {
+  return describeFailure({ phase, code, aborted, elapsedMs: 1, remoteAddress: null });
 }
 
 describe("site check reasons", () => {
@@ -27,6 +33,12 @@ describe("site check reasons", () => {
     expect(failureReason(failure("dns", "ETIMEOUT", true), 6_000)).toBe("Timed out after 6 s resolving the host name");
     expect(failureReason(failure("connect", "UND_ERR_CONNECT_TIMEOUT", true), 6_000)).toBe("Timed out after 6 s connecting to the server");
     expect(failureReason(failure("tls", "ERR_TLS_HANDSHAKE_TIMEOUT", true), 6_000)).toBe("Timed out after 6 s during the TLS handshake");
+  });
+
+  it("shows the probe's own sentence for every failure but a timeout", () => {
+    const own: ProbeFailure = { stage: "connect", cause: "EWHATEVER", timedOut: false, reason: "the probe's sentence", elapsedMs: 1, remoteAddress: null };
+    expect(failureReason(own, 6_000)).toBe("the probe's sentence");
+    expect(failureReason({ ...own, timedOut: true }, 6_000)).toBe("Timed out after 6 s connecting to the server");
   });
 
   it("reads the same code by its stage", () => {
@@ -51,6 +63,35 @@ describe("site check reasons", () => {
   });
 
   it("treats a name without addresses as a DNS failure, not a refusal", () => {
-    expect(redirectRefusalReason("no_address")).toMatch(/^DNS lookup failed/);
+    expect(redirectRefusalReason("no_address")).toBe("DNS lookup failed: the name has no address");
+  });
+});
+
+/** The first backticked text of each bullet in a Markdown section, from its heading to the next heading of any level. */
+function listedReasons(markdown: string, heading: string): string[] {
+  const start = markdown.indexOf(heading);
+  expect(start).toBeGreaterThanOrEqual(0);
+  const body = markdown.slice(start + heading.length).split(/\n#{2,3} /)[0] ?? "";
+  return [...body.matchAll(/^- `([^`]+)`/gm)].map((match) => match[1] ?? "");
+}
+
+describe("the documented list of reasons", () => {
+  const docs = listedReasons(readFileSync(new URL("../../docs/is-site-down.md", import.meta.url), "utf8"), "## Every `reason` text");
+  const readme = listedReasons(readFileSync(new URL("../../README.md", import.meta.url), "utf8"), "### Every `reason` text of is-site-down");
+
+  it("names every sentence the probe can give a failure that did not time out, and no other", () => {
+    const probeSentences = new Set([...Object.values(CAUSES).filter((info) => info.timedOut !== true).map((info) => info.reason), ...Object.values(STAGE_FALLBACKS)]);
+    const ownSentence = /^(Server returned |Too many redirects|Redirect |Timed out after N s )/;
+    for (const sentence of probeSentences) expect(docs).toContain(sentence);
+    for (const sentence of docs.filter((text) => !ownSentence.test(text))) expect(probeSentences).toContain(sentence);
+  });
+
+  it("names every sentence of is-site-down's own", () => {
+    const own = [...Object.values(REDIRECT_REFUSAL_REASONS), ...Object.values(REDIRECT_DEFECT_REASONS), NO_ADDRESS_REASON, tooManyRedirectsReason(5)];
+    for (const sentence of own) expect(docs).toContain(sentence);
+  });
+
+  it("is the same in the README", () => {
+    expect(readme).toEqual(docs);
   });
 });

@@ -97,14 +97,14 @@ describe("http stage", () => {
     const failure = expectFailure(await hop(target.url));
     expect(failure.stage).toBe("http");
     expect(failure.cause).toMatch(/^(HPE_|HTTP_PARSE_ERROR$)/);
-    expect(failure.reason).toBe("Invalid HTTP response");
+    expect(failure.reason).toBe("The server sent an invalid HTTP response");
     expect(failure.timedOut).toBe(false);
   });
 
   it("a reset after the request was accepted fails at http", async () => {
     const target = await raw({ kind: "reset" });
     const failure = expectFailure(await hop(target.url));
-    expect(failure).toMatchObject({ stage: "http", cause: "ECONNRESET", timedOut: false });
+    expect(failure).toMatchObject({ stage: "http", cause: "ECONNRESET", timedOut: false, reason: "The server closed the connection without a response" });
     expect(target.connections()).toBe(1);
   });
 
@@ -121,7 +121,7 @@ describe("http stage", () => {
   it("oversized headers are refused, not buffered", async () => {
     const target = await raw({ kind: "huge-headers", bytes: 256 * 1024 });
     const failure = expectFailure(await hop(target.url));
-    expect(failure).toMatchObject({ stage: "http", cause: "UND_ERR_HEADERS_OVERFLOW", reason: "Response headers are too large", timedOut: false });
+    expect(failure).toMatchObject({ stage: "http", cause: "UND_ERR_HEADERS_OVERFLOW", reason: "The server sent response headers that are too large", timedOut: false });
   });
 
   it("an endless body: the head is answered and the body is never drained", async () => {
