@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisServerFixture, redisAvailability, startRedisServer } from "../fixtures/redis-server.js";
+import { until } from "../fixtures/until.js";
 
 // Two real `sitediag serve` processes behind an imaginary load balancer share one
 // Redis: between them they must admit exactly the budget, not a budget each.
@@ -27,16 +28,6 @@ function collect(child: ChildProcess): { stdout: () => string; exit: Promise<num
   child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   child.stderr?.resume();
   return { stdout: () => stdout, exit: new Promise((resolve) => child.once("exit", (code) => resolve(code))) };
-}
-
-async function until<T>(read: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((wait) => setTimeout(wait, 25));
-  }
 }
 
 describe.skipIf(!availability.available)("two service instances sharing one Redis", () => {

@@ -7,18 +7,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { until } from "../fixtures/until.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-
-async function until<T>(read: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((wait) => setTimeout(wait, 25));
-  }
-}
 
 /** One GET on a connection of its own, so node:cluster hands each call to the next worker. */
 function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {

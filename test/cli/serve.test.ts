@@ -6,16 +6,7 @@ import { COMMANDS } from "../../src/cli/commands.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { createCliIo } from "./cli-io.js";
-
-async function until<T>(read: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((wait) => setTimeout(wait, 20));
-  }
-}
+import { until } from "../fixtures/until.js";
 
 describe("sitediag serve", () => {
   let dir: string;

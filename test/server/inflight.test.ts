@@ -5,14 +5,7 @@ import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
 import { type ObservedService, startObservedService } from "../observability/observed-service.js";
 import { sampleValue } from "../observability/prometheus-text.js";
-
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((wait) => setTimeout(wait, 10));
-  }
-}
+import { until } from "../fixtures/until.js";
 
 describe("SITEDIAG_MAX_INFLIGHT", () => {
   let silent: RawTarget;
@@ -33,7 +26,7 @@ describe("SITEDIAG_MAX_INFLIGHT", () => {
     const held = [1, 2].map(() =>
       fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(silent.url)}`, { headers: { "x-api-key": service.key } }),
     );
-    await until(() => silent.connections() >= 2);
+    await until(() => (silent.connections() >= 2 ? true : undefined), 5_000);
     expect((await service.store.usage(service.keyId, policy())).used).toBe(4);
 
     const rest = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(silent.url)}`, { headers: { "x-api-key": service.key } });

@@ -5,16 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-
-async function until<T>(read: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((wait) => setTimeout(wait, 20));
-  }
-}
+import { until } from "../fixtures/until.js";
 
 function connects(port: number): Promise<boolean> {
   return new Promise((resolve) => {
