@@ -3,6 +3,7 @@ import { createClient, pooled, siteData } from "../http-client.js";
 import { MIB, readProcessMemory, sampleRss } from "../memory.js";
 import type { Figure } from "../results.js";
 import type { BenchStack } from "../stack.js";
+import { percentile } from "../stats.js";
 
 /** §4.1: six seconds per request; the contract's window for "answered at the timeout" is this plus scheduling. */
 const WINDOW_MS = { from: 6_000, to: 6_500 } as const;
@@ -10,7 +11,16 @@ const WINDOW_MS = { from: 6_000, to: 6_500 } as const;
 interface Outcome {
   readonly onTime: boolean;
   readonly asExpected: boolean;
+  readonly elapsedMs: number;
 }
+
+/**
+ * A service in production is warm. A fresh process would spend the burst
+ * compiling its own hot path, which is not what this scenario asks about, so
+ * both tools first answer this many quick checks (at this concurrency, far
+ * below the burst, so the peak RSS still belongs to the burst).
+ */
+const WARM_UP = { count: 2_000, concurrency: 50 } as const;
 
 /**
  * Scenario 5: BENCH_INFLIGHT checks (1,000 by default) sent at once to a
@@ -23,19 +33,26 @@ export async function runInflightScale(stack: BenchStack): Promise<Figure[]> {
   const client = createClient(count + 10);
   const service = await stack.startService("inflight");
   try {
+    await pooled(WARM_UP.count, WARM_UP.concurrency, () =>
+      client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.url("/ok"))}`, { "x-api-key": service.apiKey }),
+    );
     const sitediag = await measure(service.child.pid, count, async () => {
       const answer = await client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.silentUrl)}`, { "x-api-key": service.apiKey });
       const data = siteData(answer);
-      return { asExpected: data.status === "down" && data.failedStage === "http", onTime: inWindow(answer.elapsedMs) };
+      return { asExpected: data.status === "down" && data.failedStage === "http", onTime: inWindow(answer.elapsedMs), elapsedMs: answer.elapsedMs };
     });
     const blackbox = await stack.startBlackbox();
     const other =
       blackbox === null
         ? null
-        : await measure(blackbox.child.pid, count, async () => {
-            const answer = await client.get(blackbox.probeUrl("http_get", stack.target.silentUrl));
-            return { asExpected: !parseProbe(answer.body).success, onTime: inWindow(answer.elapsedMs) };
-          }).finally(() => blackbox.stop());
+        : await pooled(WARM_UP.count, WARM_UP.concurrency, () => client.get(blackbox.probeUrl("http_get", stack.target.url("/ok"))))
+            .then(() =>
+              measure(blackbox.child.pid, count, async () => {
+                const answer = await client.get(blackbox.probeUrl("http_get", stack.target.silentUrl));
+                return { asExpected: !parseProbe(answer.body).success, onTime: inWindow(answer.elapsedMs), elapsedMs: answer.elapsedMs };
+              }),
+            )
+            .finally(() => blackbox.stop());
     const figure = (name: string, unit: string, pick: (m: Measured) => number, goal?: string): Figure => ({
       scenario: 5,
       name: `${count} in flight, never answered: ${name}`,
@@ -47,6 +64,9 @@ export async function runInflightScale(stack: BenchStack): Promise<Figure[]> {
     return [
       figure("answered down (sitediag: failedStage http)", "", (m) => m.asExpected, `all ${count}`),
       figure("answered in 6.0-6.5 s", "", (m) => m.onTime, `all ${count}`),
+      figure("time to answer, p50", "ms", (m) => percentile(m.elapsedMs, 50)),
+      figure("time to answer, p99", "ms", (m) => percentile(m.elapsedMs, 99)),
+      figure("time to answer, slowest", "ms", (m) => Math.max(...m.elapsedMs)),
       figure("peak RSS", "MiB", (m) => m.peakRss / MIB, count === 1_000 ? "< 200 MiB" : undefined),
       figure("RSS before", "MiB", (m) => m.baseRss / MIB),
       figure("RSS per in-flight check", "KiB", (m) => (m.peakRss - m.baseRss) / count / 1_024),
@@ -60,6 +80,7 @@ export async function runInflightScale(stack: BenchStack): Promise<Figure[]> {
 interface Measured {
   readonly asExpected: number;
   readonly onTime: number;
+  readonly elapsedMs: readonly number[];
   readonly baseRss: number;
   readonly peakRss: number;
 }
@@ -72,6 +93,7 @@ async function measure(pid: number, count: number, call: () => Promise<Outcome>)
   return {
     asExpected: outcomes.filter((outcome) => outcome.asExpected).length,
     onTime: outcomes.filter((outcome) => outcome.onTime).length,
+    elapsedMs: outcomes.map((outcome) => outcome.elapsedMs),
     baseRss: base,
     peakRss: Math.max(sampled, readProcessMemory(pid).peakRssBytes),
   };
