@@ -1,11 +1,10 @@
 import cluster, { type Worker } from "node:cluster";
 import { ensureFirstKey } from "../access/first-key.js";
-import { openStore } from "../access/open-store.js";
-import type { AccessStore } from "../access/store.js";
 import { isWorkerMessage, type ListeningMessage, type StopMessage } from "../server/cluster-messages.js";
 import { createMetricsAnswerer } from "../server/cluster-metrics.js";
 import { VERSION } from "../version.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK } from "./command.js";
+import { messageOf, openConfiguredStore } from "./configured-store.js";
 
 /** A worker that dies gets a successor after this delay, doubled for each recent death, up to the cap. */
 const RESTART_BASE_MS = 250;
@@ -23,14 +22,9 @@ const RESTART_MEMORY_MS = 60_000;
  */
 export async function serveCluster(io: CommandIo): Promise<number> {
   const count = io.config.workers;
-  let store: AccessStore;
-  try {
-    // Opened here first so a bad SITEDIAG_STORE is reported once, not by every worker.
-    store = await openStore(io.config.store);
-  } catch (error) {
-    io.stderr.write(`sitediag: cannot open the store named by SITEDIAG_STORE: ${messageOf(error)}\n`);
-    return EXIT_FAILED;
-  }
+  // Opened here first so a bad SITEDIAG_STORE is reported once, not by every worker.
+  const store = await openConfiguredStore(io);
+  if (store === undefined) return EXIT_FAILED;
 
   let storeClosed: Promise<void> | undefined;
   const closeStore = () => (storeClosed ??= store.close());
@@ -154,8 +148,4 @@ export async function serveCluster(io: CommandIo): Promise<number> {
     cluster.on("exit", onExit);
     for (let index = 0; index < count; index++) fork();
   });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,6 @@
 import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import { ensureFirstKey } from "../access/first-key.js";
-import { openStore } from "../access/open-store.js";
 import type { AccessStore } from "../access/store.js";
 import type { Config } from "../config.js";
 import { createLogger, type Logger } from "../observability/logger.js";
@@ -13,6 +12,7 @@ import { type RunningService, startService } from "../server/start-service.js";
 import { VERSION } from "../version.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
 import { serveCluster } from "./serve-cluster.js";
+import { messageOf, openConfiguredStore } from "./configured-store.js";
 
 const HELP = `usage: sitediag serve
 
@@ -83,13 +83,8 @@ function workerRole(): ServeRole {
 
 /** The service in this process, until a stop signal. */
 async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole): Promise<number> {
-  let store: AccessStore;
-  try {
-    store = await openStore(io.config.store);
-  } catch (error) {
-    io.stderr.write(`sitediag: cannot open the store named by SITEDIAG_STORE: ${messageOf(error)}\n`);
-    return EXIT_FAILED;
-  }
+  const store = await openConfiguredStore(io);
+  if (store === undefined) return EXIT_FAILED;
   const env = diagnosticEnvFromConfig(io.config, ca);
   const logger = role.logger(await createLogger({ level: io.config.logLevel, destination: io.stdout, pretty: io.stdout.isTTY === true }));
   let server: RunningService;
@@ -150,8 +145,4 @@ function readCaFile(config: Config, io: CommandIo): string | undefined | false {
     io.stderr.write(`sitediag: configuration error in SITEDIAG_CA_FILE: cannot read ${config.caFile}: ${messageOf(error)}\n`);
     return false;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -3,7 +3,7 @@ import { checkSite } from "../../src/diagnostics/site-check.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "./site-check-env.js";
+import { type TestEnv, createTestEnv, checkedResult } from "./site-check-env.js";
 
 // Every name is answered by the DNS fixture on loopback; nothing reaches a real resolver.
 const SHORT_TIMEOUT_MS = 500;
@@ -24,10 +24,8 @@ afterAll(async () => {
   await dns.close();
 });
 
-async function check(raw: string): Promise<SiteCheckResult> {
-  const outcome = await checkSite(raw, env);
-  if (outcome.kind !== "checked") throw new Error(`expected a result, got refusal ${JSON.stringify(outcome.refusal)}`);
-  return outcome.result;
+function check(raw: string): Promise<SiteCheckResult> {
+  return checkedResult(raw, env);
 }
 
 const NOTHING_RECEIVED = {

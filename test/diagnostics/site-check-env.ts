@@ -5,6 +5,8 @@
  */
 import { REDIRECT_TRACE, SITE_CHECK } from "../../src/limits.js";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
+import { checkSite } from "../../src/diagnostics/site-check.js";
+import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { createProber } from "../../src/probe/prober.js";
 import { USER_AGENT } from "../../src/version.js";
 
@@ -37,4 +39,11 @@ export function createTestEnv(options: TestEnvOptions = {}): TestEnv {
     tracePorts: REDIRECT_TRACE.ports,
     close: () => prober.close(),
   };
+}
+
+/** Runs a site check that must produce a result (not a refusal of its input). */
+export async function checkedResult(raw: string, env: DiagnosticEnv): Promise<SiteCheckResult> {
+  const outcome = await checkSite(raw, env);
+  if (outcome.kind !== "checked") throw new Error(`expected a result, got refusal ${JSON.stringify(outcome.refusal)}`);
+  return outcome.result;
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkSite } from "../../src/diagnostics/site-check.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "./site-check-env.js";
+import { type TestEnv, createTestEnv, checkedResult } from "./site-check-env.js";
 
 const SHORT_TIMEOUT_MS = 400;
 
@@ -19,10 +19,8 @@ afterAll(async () => {
   await targets.close();
 });
 
-async function check(raw: string): Promise<SiteCheckResult> {
-  const outcome = await checkSite(raw, env);
-  if (outcome.kind !== "checked") throw new Error(`expected a result, got refusal ${JSON.stringify(outcome.refusal)}`);
-  return outcome.result;
+function check(raw: string): Promise<SiteCheckResult> {
+  return checkedResult(raw, env);
 }
 
 /** §4.1 behaviour 3: no HTTP response at all leaves every response field null. */

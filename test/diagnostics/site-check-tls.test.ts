@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkSite } from "../../src/diagnostics/site-check.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type KeyPair, getTestPki } from "../fixtures/test-ca.js";
-import { type TestEnv, createTestEnv } from "./site-check-env.js";
+import { type TestEnv, createTestEnv, checkedResult } from "./site-check-env.js";
 
 const OK = { kind: "respond", status: 200 } as const;
 
@@ -27,10 +26,8 @@ afterAll(async () => {
   await Promise.all(Object.values(servers).map((server) => server.close()));
 });
 
-async function check(raw: string): Promise<SiteCheckResult> {
-  const outcome = await checkSite(raw, env);
-  if (outcome.kind !== "checked") throw new Error(`expected a result, got refusal ${JSON.stringify(outcome.refusal)}`);
-  return outcome.result;
+function check(raw: string): Promise<SiteCheckResult> {
+  return checkedResult(raw, env);
 }
 
 describe("site check over HTTPS", () => {
