@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BenchChild, freePort, startChild, waitForOk } from "./child.js";
+import { closedLoopbackPort } from "../test/fixtures/http-targets.js";
+import { type BenchChild, startChild, waitForOk } from "./child.js";
 
-export const BLACKBOX_BINARY = process.env.BENCH_BLACKBOX_BINARY ?? "prometheus-blackbox-exporter";
+const BLACKBOX_BINARY = process.env.BENCH_BLACKBOX_BINARY ?? "prometheus-blackbox-exporter";
 
 export interface Blackbox {
   readonly child: BenchChild;
@@ -35,7 +36,7 @@ export async function startBlackbox(dir: string, timeoutSeconds: number, version
   const module = (method: string) =>
     [`    prober: http`, `    timeout: ${timeoutSeconds}s`, `    http:`, `      method: ${method}`, `      follow_redirects: true`, `      preferred_ip_protocol: ip4`].join("\n");
   writeFileSync(config, `modules:\n  http_get:\n${module("GET")}\n  http_head:\n${module("HEAD")}\n`);
-  const port = await freePort();
+  const port = await closedLoopbackPort();
   const child = startChild(BLACKBOX_BINARY, [`--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"]);
   const base = `http://127.0.0.1:${port}`;
   try {

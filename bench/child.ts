@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
 import { once } from "node:events";
-import { createServer, type AddressInfo } from "node:net";
 
 /** A process the bench started, with its captured stderr for when it fails. */
 export interface BenchChild {
@@ -48,16 +47,6 @@ export function firstLine(child: BenchChild, timeoutMs = 10_000): Promise<string
     });
     child.process.once("exit", (code) => reject(new Error(`exited with ${code} before writing a line: ${child.stderr()}`)));
   });
-}
-
-/** A loopback port nothing listens on right now (bound, then released). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Polls `url` until it answers 200, or fails after `timeoutMs` naming the child's stderr. */

@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { type BenchChild, freePort, startChild, waitForOk } from "./child.js";
+import { closedLoopbackPort } from "../test/fixtures/http-targets.js";
+import { type BenchChild, startChild, waitForOk } from "./child.js";
 
 const run = promisify(execFile);
 
@@ -35,13 +36,17 @@ export interface ServiceSetup {
  * with `sitediag keys create` against the same store, as an operator would.
  */
 export async function startService(setup: ServiceSetup): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = await closedLoopbackPort();
+  // Every bench target is an IP literal; should a name ever slip in, it is
+  // asked of a closed loopback port and fails, never of the machine's resolver.
+  const nowhereDns = await closedLoopbackPort();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOST: "127.0.0.1",
     PORT: String(port),
     SITEDIAG_STORE: setup.store,
     SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
+    SITEDIAG_DNS_SERVERS: `127.0.0.1:${nowhereDns}`,
     SITEDIAG_TRACE_PORTS: String(setup.tracePort),
     SITEDIAG_CREDIT_BUDGET: "1000000000",
     SITEDIAG_MAX_INFLIGHT: "4096",

@@ -25,7 +25,7 @@ export interface BenchStack {
 }
 
 /** Is-site-down's per-request timeout, which blackbox's modules copy. */
-export const TIMEOUT_SECONDS = 6;
+const TIMEOUT_SECONDS = 6;
 
 export async function startStack(options: BenchOptions): Promise<BenchStack> {
   const dir = mkdtempSync(join(tmpdir(), "sitediag-bench-"));

@@ -19,7 +19,7 @@ export interface TargetPorts {
 }
 
 /** Redirects before /ok: /r/1 -> /r/2 -> /r/3 -> /r/4 -> /ok is five requests, a five-hop trace. */
-export const CHAIN_LENGTH = 4;
+const CHAIN_LENGTH = 4;
 
 const STREAM_CHUNK = Buffer.alloc(64 * 1024, 0x61);
 

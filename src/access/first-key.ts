@@ -27,8 +27,10 @@ export async function ensureFirstKey(store: AccessStore, output: FirstKeyOutput,
       ``,
       `  ${issued.secret}`,
       ``,
-      `Call the API with it:`,
-      `  curl -H '${API_KEY_HEADER}: ${issued.secret}' '${base}/api/v1/is-site-down?url=https://example.com/'`,
+      // A placeholder, not a real site: pasted unchanged it is refused as an invalid URL, so the
+      // hint itself never sends traffic anywhere.
+      `Call the API with it (put the site to check in place of <site>):`,
+      `  curl -H '${API_KEY_HEADER}: ${issued.secret}' '${base}/api/v1/is-site-down?url=https://<site>/'`,
       `More keys: sitediag keys create --name NAME   (list: sitediag keys list, revoke: sitediag keys revoke ID)`,
       ``,
     ].join("\n"),

@@ -5,6 +5,7 @@ import type { AccessStore } from "../../src/access/store.js";
 import { keysCommand } from "../../src/cli/keys.js";
 import { loadConfig } from "../../src/config.js";
 import { sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+import { parseTargetInput } from "../../src/diagnostics/target-input.js";
 
 function buffer() {
   let text = "";
@@ -23,7 +24,7 @@ describe("sitediag keys", () => {
     const stderr = buffer();
     const location = harness.location.kind === "sqlite" ? `sqlite:${harness.location.path}` : harness.location.url;
     const config = loadConfig({ SITEDIAG_STORE: location, ...env });
-    return { io: { stdout, stderr, config }, stdout, stderr };
+    return { io: { stdout, stderr, config, onStopSignal: () => () => undefined }, stdout, stderr };
   }
 
   async function run(argv: string[], env: Record<string, string> = {}) {
@@ -97,7 +98,7 @@ describe("first key on serve", () => {
     await harness.cleanup();
   });
 
-  it("creates and prints one key with a ready-to-run call on an empty store, and nothing afterwards", async () => {
+  it("creates and prints one key with a call to complete on an empty store, and nothing afterwards", async () => {
     harness = sqliteStoreUnderTest();
     const store = await harness.open();
     const out = buffer();
@@ -106,6 +107,9 @@ describe("first key on serve", () => {
     const secret = issued?.secret ?? "";
     expect(out.text()).toContain(`\n  ${secret}\n`);
     expect(out.text()).toContain(`curl -H 'x-api-key: ${secret}' 'http://127.0.0.1:8080/api/v1/is-site-down?url=`);
+    // The hint names no real site: pasted unchanged, its URL is refused before any lookup.
+    const hinted = /is-site-down\?url=([^']+)'/.exec(out.text())?.[1] ?? "";
+    expect(parseTargetInput(hinted, { allowBareDomain: false })).toMatchObject({ ok: false, refusal: { rule: "invalid_url" } });
     expect((await store.charge(digestApiKey(secret), 2, { budget: 300, windowSeconds: 86_400 })).kind).toBe("admitted");
 
     const again = buffer();

@@ -3,32 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand } from "../../src/cli/check.js";
-import { loadConfig } from "../../src/config.js";
+import { startDnsServer } from "../fixtures/dns-server.js";
 import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { startTestService } from "../fixtures/service-harness.js";
 import { getTestPki } from "../fixtures/test-ca.js";
+import { type DiagnoseRunOptions, escapeRegExp, runDiagnose, stopOnceRequested } from "./cli-io.js";
 
 const LOOPBACK = "127.0.0.0/8,::1/128";
 const ANSI = "\u001b[";
 
-/** Runs `sitediag check` in-process with captured output; `stop()` plays a stop signal (Ctrl-C). */
-async function check(argv: readonly string[], options: { env?: Record<string, string>; tty?: boolean; colourEnv?: Record<string, string>; onRunning?: (stop: () => void) => void } = {}) {
-  let stdout = "";
-  let stderr = "";
-  const listeners = new Set<(signal: string) => void>();
-  const io = {
-    stdout: { write: (text: string) => (stdout += text), isTTY: options.tty ?? false },
-    stderr: { write: (text: string) => (stderr += text) },
-    config: loadConfig({ SITEDIAG_ALLOW_CIDRS: LOOPBACK, ...options.env }),
-    env: options.colourEnv ?? {},
-    onStopSignal: (listener: (signal: string) => void) => {
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
-    },
-  };
-  options.onRunning?.(() => listeners.forEach((listener) => listener("SIGINT")));
-  const code = await checkCommand.run(argv, io);
-  return { code, stdout, stderr, listenersLeft: listeners.size };
+/** Runs `sitediag check` in-process with captured output, allowed to visit loopback. */
+function check(argv: readonly string[], options?: DiagnoseRunOptions) {
+  return runDiagnose(checkCommand, argv, { SITEDIAG_ALLOW_CIDRS: LOOPBACK }, options);
 }
 
 describe("sitediag check", () => {
@@ -67,14 +53,14 @@ describe("sitediag check", () => {
     const lines = stdout.split("\n");
     expect(lines[0]).toBe(`UP  ${targets.url("/old")}`);
     expect(stdout).toMatch(/^ {2}answer +200 OK$/m);
-    expect(stdout).toMatch(new RegExp(`^ {2}final URL +${escape(targets.url("/new"))}$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}final URL +${escapeRegExp(targets.url("/new"))}$`, "m"));
     expect(stdout).toMatch(/^ {2}redirects +1$/m);
     expect(stdout).toMatch(/^ {2}response time +\d+ ms$/m);
     expect(stdout).not.toMatch(/reason/);
     expect(stdout).toMatch(/^ {2}# +answer +address +dns +connect +tls +first byte +total +url$/m);
     const ms = String.raw`\d+(\.\d)? ms`;
-    expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +${ms} +${escape(targets.url("/old"))} → ${escape(targets.url("/new"))}$`, "m"));
-    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +${ms} +${escape(targets.url("/new"))}$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +${ms} +${escapeRegExp(targets.url("/old"))} → ${escapeRegExp(targets.url("/new"))}$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +${ms} +${escapeRegExp(targets.url("/new"))}$`, "m"));
     expect(stdout).not.toContain(ANSI);
   });
 
@@ -147,16 +133,24 @@ describe("sitediag check", () => {
   });
 
   it("refuses a target the policy will not visit, sending nothing to it; exit 2", async () => {
-    // Without SITEDIAG_ALLOW_CIDRS, loopback is as private as any other range.
-    const closedPolicy = { SITEDIAG_ALLOW_CIDRS: "" };
-    const before = targets.requests.length;
-    for (const url of [targets.url("/new"), targets.url("/new", { hostname: "localhost" })]) {
-      const { code, stdout, stderr } = await check([url], { env: closedPolicy });
-      expect(code).toBe(2);
-      expect(stdout).toBe("");
-      expect(stderr).toMatch(/^refused \(non_public_address\): .+\nnothing was sent to the target\n$/);
+    // Without SITEDIAG_ALLOW_CIDRS, loopback is as private as any other range, by address or by a name
+    // resolving to it (answered by a loopback DNS server, so no query leaves the machine).
+    const dns = await startDnsServer();
+    try {
+      dns.answer("loopback.test", { a: ["127.0.0.1"] });
+      const closedPolicy = { SITEDIAG_ALLOW_CIDRS: "", SITEDIAG_DNS_SERVERS: dns.server };
+      const before = targets.requests.length;
+      for (const url of [targets.url("/new"), targets.url("/new", { hostname: "loopback.test" })]) {
+        const { code, stdout, stderr } = await check([url], { env: closedPolicy });
+        expect(code).toBe(2);
+        expect(stdout).toBe("");
+        expect(stderr).toMatch(/^refused \(non_public_address\): .+\nnothing was sent to the target\n$/);
+      }
+      expect(targets.requests.length).toBe(before);
+      expect(dns.queries.map((query) => query.name)).toContain("loopback.test");
+    } finally {
+      await dns.close();
     }
-    expect(targets.requests.length).toBe(before);
 
     for (const [url, rule] of [
       ["http://10.0.0.1/", "non_public_address"],
@@ -222,25 +216,10 @@ describe("sitediag check", () => {
   });
 
   it("ends a check in flight on a stop signal with exit 130", async () => {
-    const hangUrl = targets.url("/hang");
-    const seen = targets.requests.length;
-    const { code, stdout, stderr, listenersLeft } = await check([hangUrl], {
-      onRunning: (stop) => {
-        const poll = setInterval(() => {
-          if (targets.requests.length > seen) {
-            clearInterval(poll);
-            stop();
-          }
-        }, 10);
-      },
-    });
+    const { code, stdout, stderr, listenersLeft } = await check([targets.url("/hang")], { onRunning: stopOnceRequested(() => targets.requests.length) });
     expect(code).toBe(130);
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^interrupted/);
     expect(listenersLeft).toBe(0);
   });
 });
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}

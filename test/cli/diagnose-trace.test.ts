@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { traceCommand } from "../../src/cli/trace.js";
-import { loadConfig } from "../../src/config.js";
 import { closedLoopbackPort } from "../fixtures/http-targets.js";
 import { startTestService } from "../fixtures/service-harness.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 import { routeChain, startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+import { type DiagnoseRunOptions, escapeRegExp, runDiagnose, stopOnceRequested } from "./cli-io.js";
 
 const LOOPBACK = "127.0.0.0/8,::1/128";
 const ANSI = "\u001b[";
@@ -21,33 +21,15 @@ describe("sitediag trace", () => {
   let caFile: string;
 
   /** Runs `sitediag trace` in-process with captured output, allowed to visit the fixtures' ports. */
-  async function trace(
-    argv: readonly string[],
-    options: { env?: Record<string, string>; tty?: boolean; colourEnv?: Record<string, string>; onRunning?: (stop: () => void) => void } = {},
-  ) {
-    let stdout = "";
-    let stderr = "";
-    const listeners = new Set<(signal: string) => void>();
-    const io = {
-      stdout: { write: (text: string) => (stdout += text), isTTY: options.tty ?? false },
-      stderr: { write: (text: string) => (stderr += text) },
-      config: loadConfig({
-        SITEDIAG_ALLOW_CIDRS: LOOPBACK,
-        SITEDIAG_TRACE_PORTS: `${target.port},${secure.port},${closedPort}`,
-        SITEDIAG_CA_FILE: caFile,
-        SITEDIAG_TRACE_HOP_TIMEOUT_MS: "300",
-        SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "2000",
-        ...options.env,
-      }),
-      env: options.colourEnv ?? {},
-      onStopSignal: (listener: (signal: string) => void) => {
-        listeners.add(listener);
-        return () => void listeners.delete(listener);
-      },
+  function trace(argv: readonly string[], options?: DiagnoseRunOptions) {
+    const base = {
+      SITEDIAG_ALLOW_CIDRS: LOOPBACK,
+      SITEDIAG_TRACE_PORTS: `${target.port},${secure.port},${closedPort}`,
+      SITEDIAG_CA_FILE: caFile,
+      SITEDIAG_TRACE_HOP_TIMEOUT_MS: "300",
+      SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "2000",
     };
-    options.onRunning?.(() => listeners.forEach((listener) => listener("SIGINT")));
-    const code = await traceCommand.run(argv, io);
-    return { code, stdout, stderr, listenersLeft: listeners.size };
+    return runDiagnose(traceCommand, argv, base, options);
   }
 
   beforeAll(async () => {
@@ -80,12 +62,12 @@ describe("sitediag trace", () => {
     expect(code).toBe(0);
     expect(stderr).toBe("");
     expect(stdout.split("\n")[0]).toBe(`Redirects detected  ${target.url("/r/1")}`);
-    expect(stdout).toMatch(new RegExp(`^ {2}final URL +${escape(target.url("/end"))} \\(200\\)$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}final URL +${escapeRegExp(target.url("/end"))} \\(200\\)$`, "m"));
     expect(stdout).toMatch(/^ {2}redirects +2$/m);
     expect(stdout).toMatch(/^ {2}total time +\d+ ms$/m);
     expect(stdout).toMatch(/^ {2}hop +status +method +address +dns +connect +tls +first byte +total +url$/m);
     const row = (hop: number, status: string, from: string, to?: string) =>
-      new RegExp(`^ {2}${hop} +${status} +HEAD +127\\.0\\.0\\.1 +- +${MS} +- +${MS} +${MS} +${escape(target.url(from))}${to === undefined ? "" : ` → ${escape(target.url(to))}`}$`, "m");
+      new RegExp(`^ {2}${hop} +${status} +HEAD +127\\.0\\.0\\.1 +- +${MS} +- +${MS} +${MS} +${escapeRegExp(target.url(from))}${to === undefined ? "" : ` → ${escapeRegExp(target.url(to))}`}$`, "m");
     expect(stdout).toMatch(row(1, "301 Moved Permanently", "/r/1", "/r/2"));
     expect(stdout).toMatch(row(2, "301 Moved Permanently", "/r/2", "/end"));
     expect(stdout).toMatch(row(3, "200 OK", "/end"));
@@ -104,7 +86,7 @@ describe("sitediag trace", () => {
   it("shows the GET that answered after HEAD was refused, and the warning saying so", async () => {
     const { code, stdout } = await trace([target.url("/head-405")]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`^ {2}1 +200 OK +GET +127\\.0\\.0\\.1 .+ ${escape(target.url("/head-405"))}$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}1 +200 OK +GET +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))}$`, "m"));
     expect(stdout).toMatch(/^warnings\n {2}! +hop 1 +head_refused_get_used +HEAD answered 405 Method Not Allowed; the hop was retried with GET$/m);
   });
 
@@ -112,7 +94,7 @@ describe("sitediag trace", () => {
     const { code, stdout } = await trace([target.url("/loop/a")]);
     expect(code).toBe(1);
     expect(stdout).toMatch(/^Redirect loop {2}/);
-    expect(stdout).toMatch(new RegExp(`^ {2}reason +Hop 2 redirects back to ${escape(target.url("/loop/a"))}, already in the chain$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}reason +Hop 2 redirects back to ${escapeRegExp(target.url("/loop/a"))}, already in the chain$`, "m"));
     expect(stdout).toMatch(/^ {2}final URL +\S+ \(no final response\)$/m);
     expect(stdout).toMatch(/hop 2 +redirect_loop +/);
   });
@@ -143,23 +125,15 @@ describe("sitediag trace", () => {
   it("marks an upgrade to HTTPS and shows the certificate of the HTTPS hop", async () => {
     const { code, stdout } = await trace([target.url("/upgrade")]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently .+ → ${escape(secure.url("/"))} \\(upgrade to HTTPS\\)$`, "m"));
-    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +HEAD +127\\.0\\.0\\.1 +- +${MS} +${MS} +${MS} +${MS} +${escape(secure.url("/"))}$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently .+ → ${escapeRegExp(secure.url("/"))} \\(upgrade to HTTPS\\)$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +HEAD +127\\.0\\.0\\.1 +- +${MS} +${MS} +${MS} +${MS} +${escapeRegExp(secure.url("/"))}$`, "m"));
     expect(stdout).toMatch(/^ {2}tls hop 2 +TLSv1\.[23], subject CN=localhost, issuer .*CN=sitediag test CA, valid /m);
   });
 
   it("ends a trace in flight on a stop signal with exit 130, long before its own timeouts", async () => {
-    const seen = target.requests.length;
     const { code, stdout, stderr, listenersLeft } = await trace([target.url("/silent")], {
       env: { SITEDIAG_TRACE_HOP_TIMEOUT_MS: "20000", SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "30000" },
-      onRunning: (stop) => {
-        const poll = setInterval(() => {
-          if (target.requests.length > seen) {
-            clearInterval(poll);
-            stop();
-          }
-        }, 10);
-      },
+      onRunning: stopOnceRequested(() => target.requests.length),
     });
     expect(code).toBe(130);
     expect(stdout).toBe("");
@@ -237,8 +211,4 @@ describe("sitediag trace", () => {
 function withoutTimes(data: Record<string, unknown>): Record<string, unknown> {
   const chain = Array.isArray(data["chain"]) ? (data["chain"] as Record<string, unknown>[]) : [];
   return { ...data, totalTimeMs: 0, chain: chain.map((hop) => ({ ...hop, responseTimeMs: 0 })) };
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

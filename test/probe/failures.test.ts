@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
 import { USER_AGENT } from "../../src/version.js";
+import { startDnsServer } from "../fixtures/dns-server.js";
 import { getTestPki, type KeyPair } from "../fixtures/test-ca.js";
 import { startRawTarget, type RawBehaviour, type RawTarget } from "../fixtures/raw-targets.js";
 
@@ -14,7 +15,11 @@ const toClose: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   const pki = await getTestPki();
-  prober = createProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [], ca: pki.caPem, userAgent: USER_AGENT });
+  // The certificates name "localhost": the loopback DNS fixture answers it, so no query leaves the machine.
+  const dns = await startDnsServer();
+  dns.answer("localhost", { a: ["127.0.0.1"] });
+  toClose.push(() => dns.close());
+  prober = createProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [dns.server], ca: pki.caPem, userAgent: USER_AGENT });
 });
 
 afterAll(async () => {

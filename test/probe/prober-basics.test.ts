@@ -5,11 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProber } from "../../src/probe/prober.js";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
 import { USER_AGENT } from "../../src/version.js";
+import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 
 const ANY_PORT = { kind: "fetch-safe" } as const;
 const servers: Server[] = [];
 let prober: Prober;
+let dns: DnsServer;
 let httpBase: string;
 let httpsBase: string;
 const seen: { method?: string; headers?: Record<string, unknown>; url?: string } = {};
@@ -40,11 +42,15 @@ beforeAll(async () => {
   const pki = await getTestPki();
   httpBase = `http://127.0.0.1:${await listen(createHttpServer(route))}`;
   httpsBase = `https://localhost:${await listen(createHttpsServer({ ...pki.valid }, route))}`;
-  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [], ca: pki.caPem, userAgent: USER_AGENT });
+  // The certificate names "localhost": the loopback DNS fixture answers it, so no query leaves the machine.
+  dns = await startDnsServer();
+  dns.answer("localhost", { a: ["127.0.0.1"] });
+  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [dns.server], ca: pki.caPem, userAgent: USER_AGENT });
 });
 
 afterAll(async () => {
   await prober.close();
+  await dns.close();
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
