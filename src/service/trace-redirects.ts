@@ -14,7 +14,14 @@ import { traceRedirects, type ChainStatusName, type RedirectTraceResult } from "
 /** The TraceRedirects RPC: validate the input, run the trace, map the result to the message. */
 export function createTraceRedirectsHandler(env: DiagnosticEnv) {
   return async (request: TraceRedirectsRequest, context: HandlerContext): Promise<TraceRedirectsResponse> => {
-    const outcome = await traceRedirects(request.url, env, context.signal);
+    let outcome: Awaited<ReturnType<typeof traceRedirects>>;
+    try {
+      outcome = await traceRedirects(request.url, env, context.signal);
+    } catch (cause) {
+      // Whatever a target does ends in a result; a throw is a defect of ours, reported
+      // as such (a 500), without its internal message reaching the caller.
+      throw new ConnectError("The trace could not be completed", Code.Internal, undefined, undefined, cause);
+    }
     switch (outcome.kind) {
       case "result":
         return toTraceRedirectsResponse(outcome.result);

@@ -215,7 +215,7 @@ describe("CheckSite handler", () => {
   });
 
   it("reports a check that breaks for an internal reason as Internal (a 500), not as a down site", async () => {
-    // The real prober never rejects; this one stands for a defect below the diagnostic.
+    // The real prober rejects only on a defect of ours; this one stands for such a defect.
     const broken: TestEnv = {
       ...env,
       prober: {
