@@ -57,16 +57,6 @@ export function expiryHorizonMs(nowMs: number, policy: CreditPolicy): number {
   return nowMs - windowMs(policy);
 }
 
-/** Whether `cost` more credits fit beside `used`. */
-export function fits(used: number, cost: number, policy: CreditPolicy): boolean {
-  return used + cost <= policy.budget;
-}
-
-/** Credits that must age out before `cost` fits (positive only when it does not fit now). */
-export function creditsToFree(used: number, cost: number, policy: CreditPolicy): number {
-  return used + cost - policy.budget;
-}
-
 /**
  * Decides whether `cost` fits the window described by `state`; an admitted
  * charge is stamped `nowMs` and counted in the returned usage. `oldestFirst`
@@ -79,7 +69,7 @@ export function decideCharge(
   policy: CreditPolicy,
   oldestFirst: () => Iterable<Charge>,
 ): ChargeDecision {
-  if (fits(state.used, cost, policy)) {
+  if (state.used + cost <= policy.budget) {
     return { kind: "admitted", usage: usageOf({ used: state.used + cost, oldestAtMs: state.oldestAtMs ?? nowMs }, nowMs, policy) };
   }
   return { kind: "rejected", usage: usageOf(state, nowMs, policy), retryAfterSeconds: secondsUntilFits(state.used, nowMs, cost, policy, oldestFirst) };
@@ -111,7 +101,7 @@ function secondsUntilFits(
   oldestFirst: () => Iterable<Charge>,
 ): number | null {
   if (cost > policy.budget) return null;
-  const mustFree = creditsToFree(used, cost, policy);
+  const mustFree = used + cost - policy.budget;
   let freed = 0;
   for (const charge of oldestFirst()) {
     freed += charge.cost;

@@ -3,7 +3,7 @@ import { checkSite } from "../diagnostics/site-check.js";
 import { renderMessage } from "../server/rest-render.js";
 import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
-import { type DiagnoseIo, EXIT, reportRefusal, runDiagnoseCommand } from "./report/diagnose-command.js";
+import { EXIT, reportRefusal, runDiagnoseCommand } from "./report/diagnose-command.js";
 import { renderSiteCheck } from "./report/site-check-report.js";
 
 const HELP = `usage: sitediag check [--json] URL
@@ -23,7 +23,7 @@ exit status: 0 up, 1 down, 2 bad input or a refused target
 export const checkCommand = {
   name: "check",
   summary: "is this site up or down, and why? (is-site-down, run from here)",
-  run: (argv: readonly string[], io: DiagnoseIo): Promise<number> =>
+  run: (argv, io) =>
     runDiagnoseCommand(argv, io, HELP, async ({ args, env, paint, signal }) => {
       const outcome = await checkSite(args.target, env, signal);
       if (outcome.kind === "refused") return reportRefusal(outcome.refusal, io);

@@ -4,22 +4,9 @@ import { isKeyId } from "../access/api-key.js";
 import { checkKeyName, issueKey } from "../access/issue-key.js";
 import { openStore } from "../access/open-store.js";
 import { StoreUnavailableError, type AccessStore, type KeyRecord } from "../access/store.js";
+import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
+import { textTable } from "./report/text-table.js";
 
-/** Somewhere to write text: process.stdout, process.stderr, or a test's buffer. */
-export interface TextWriter {
-  write(text: string): unknown;
-}
-
-export interface CommandIo {
-  readonly stdout: TextWriter;
-  readonly stderr: TextWriter;
-  readonly config: Config;
-}
-
-/** Exit codes: 0 done, 1 could not be done (unknown id, store unreachable), 2 the command line was wrong. */
-const OK = 0;
-const FAILED = 1;
-const USAGE = 2;
 
 const HELP = `usage:
   sitediag keys create --name NAME   create a key; the key alone goes to stdout, shown this once
@@ -31,23 +18,23 @@ const HELP = `usage:
 export const keysCommand = {
   name: "keys",
   summary: "create, list and revoke API keys",
-  run: async (argv: readonly string[], io: CommandIo): Promise<number> => {
+  run: async (argv, io) => {
     const [subcommand, ...rest] = argv;
     const run = subcommand === undefined ? undefined : SUBCOMMANDS[subcommand];
     if (run === undefined) {
       io.stderr.write(subcommand === undefined || subcommand === "--help" || subcommand === "-h" ? HELP : `unknown subcommand "${subcommand}"\n${HELP}`);
-      return subcommand === "--help" || subcommand === "-h" ? OK : USAGE;
+      return subcommand === "--help" || subcommand === "-h" ? EXIT_OK : EXIT_USAGE;
     }
     let parsed: ParsedArgs;
     try {
       parsed = parseArgs({ args: [...rest], options: { name: { type: "string" } }, allowPositionals: true, strict: true });
     } catch (error) {
       io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${HELP}`);
-      return USAGE;
+      return EXIT_USAGE;
     }
     return run(parsed, io);
   },
-};
+} satisfies Command;
 
 interface ParsedArgs {
   readonly values: { readonly name?: string | undefined };
@@ -67,7 +54,7 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
       if (issued === undefined) throw new Error("the key was not stored");
       io.stdout.write(`${issued.secret}\n`);
       io.stderr.write(`created ${issued.record.id} ("${issued.record.name}"); the key above is shown only this once\n`);
-      return OK;
+      return EXIT_OK;
     });
   },
 
@@ -78,11 +65,11 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
       const records = await store.listKeys();
       if (records.length === 0) {
         io.stderr.write("no keys yet; create one with: sitediag keys create --name NAME\n");
-        return OK;
+        return EXIT_OK;
       }
       const rows = await Promise.all(records.map(async (record) => row(record, (await store.usage(record.id, policy)).used, policy.budget)));
-      io.stdout.write(table([["ID", "NAME", "CREATED", "REVOKED", "USED"], ...rows]));
-      return OK;
+      io.stdout.write(textTable([["ID", "NAME", "CREATED", "REVOKED", "USED"], ...rows], ""));
+      return EXIT_OK;
     });
   },
 
@@ -95,13 +82,13 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
       switch (outcome.kind) {
         case "revoked":
           io.stdout.write(`revoked ${id} ("${outcome.record.name}")\n`);
-          return OK;
+          return EXIT_OK;
         case "already-revoked":
           io.stdout.write(`${id} ("${outcome.record.name}") was already revoked at ${isoTime(outcome.record.revokedAtMs)}\n`);
-          return OK;
+          return EXIT_OK;
         case "not-found":
           io.stderr.write(`no key with id ${id}\n`);
-          return FAILED;
+          return EXIT_FAILED;
       }
     });
   },
@@ -115,7 +102,7 @@ async function withStore(io: CommandIo, work: (store: AccessStore) => Promise<nu
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
     io.stderr.write(`cannot reach the key store (${describeLocation(io.config)}): ${error.reason}\n`);
-    return FAILED;
+    return EXIT_FAILED;
   } finally {
     await store?.close();
   }
@@ -123,7 +110,7 @@ async function withStore(io: CommandIo, work: (store: AccessStore) => Promise<nu
 
 function usage(io: CommandIo, problem: string): number {
   io.stderr.write(`${problem}\n${HELP}`);
-  return USAGE;
+  return EXIT_USAGE;
 }
 
 function row(record: KeyRecord, used: number, budget: number): string[] {
@@ -132,11 +119,6 @@ function row(record: KeyRecord, used: number, budget: number): string[] {
 
 function isoTime(ms: number | null): string {
   return ms === null ? "-" : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((cells) => (cells[column] ?? "").length))) ?? [];
-  return rows.map((cells) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd()).join("\n") + "\n";
 }
 
 /** Where the store is, without a password a redis:// URL might carry. */

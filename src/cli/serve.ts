@@ -1,8 +1,6 @@
 import cluster from "node:cluster";
-import { readFileSync } from "node:fs";
 import { ensureFirstKey } from "../access/first-key.js";
 import type { AccessStore } from "../access/store.js";
-import type { Config } from "../config.js";
 import { createLogger, type Logger } from "../observability/logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { clusterWideMetrics } from "../server/cluster-metrics.js";
@@ -12,7 +10,7 @@ import { type RunningService, startService } from "../server/start-service.js";
 import { VERSION } from "../version.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
 import { serveCluster } from "./serve-cluster.js";
-import { messageOf, openConfiguredStore } from "./configured-store.js";
+import { messageOf, openConfiguredStore, readConfiguredCa } from "./configured-store.js";
 
 const HELP = `usage: sitediag serve
 
@@ -35,7 +33,7 @@ export const serveCommand: Command = {
       (asked ? io.stdout : io.stderr).write(asked ? HELP : `sitediag serve: unexpected argument "${argv[0]}"\n${HELP}`);
       return asked ? EXIT_OK : EXIT_USAGE;
     }
-    const ca = readCaFile(io.config, io);
+    const ca = readConfiguredCa(io, "sitediag: ");
     if (ca === false) return EXIT_USAGE;
     if (io.config.workers > 1 && cluster.isPrimary) return serveCluster(io);
     return serveHere(io, ca, io.config.workers > 1 ? workerRole() : SINGLE_PROCESS);
@@ -134,15 +132,4 @@ function untilStopped(io: CommandIo, role: ServeRole, close: () => Promise<void>
       );
     });
   });
-}
-
-/** The PEM text of SITEDIAG_CA_FILE, undefined when unset, false (reported) when unreadable. */
-function readCaFile(config: Config, io: CommandIo): string | undefined | false {
-  if (config.caFile === undefined) return undefined;
-  try {
-    return readFileSync(config.caFile, "utf8");
-  } catch (error) {
-    io.stderr.write(`sitediag: configuration error in SITEDIAG_CA_FILE: cannot read ${config.caFile}: ${messageOf(error)}\n`);
-    return false;
-  }
 }

@@ -3,7 +3,7 @@ import { traceRedirects } from "../diagnostics/redirect-trace.js";
 import { renderMessage } from "../server/rest-render.js";
 import { toTraceRedirectsResponse } from "../service/trace-redirects.js";
 import type { Command } from "./command.js";
-import { type DiagnoseIo, EXIT, reportInterrupted, reportRefusal, runDiagnoseCommand } from "./report/diagnose-command.js";
+import { EXIT, reportInterrupted, reportRefusal, runDiagnoseCommand } from "./report/diagnose-command.js";
 import { createHopRecorder } from "./report/hop-recorder.js";
 import { HEALTHY_CHAINS, renderTrace } from "./report/trace-report.js";
 
@@ -25,7 +25,7 @@ exit status: 0 Healthy or Redirects detected, 1 any other chain status,
 export const traceCommand = {
   name: "trace",
   summary: "where does this URL really redirect, hop by hop? (redirect-check, run from here)",
-  run: (argv: readonly string[], io: DiagnoseIo): Promise<number> =>
+  run: (argv, io) =>
     runDiagnoseCommand(argv, io, HELP, async ({ args, env, paint, signal }) => {
       const recorder = createHopRecorder(env.prober);
       const outcome = await traceRedirects(args.target, { ...env, prober: recorder.prober }, signal);

@@ -4,6 +4,7 @@ import type { HopResponse, PortRule } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import type { DiagnosticEnv } from "./diagnostic-env.js";
 import { proxyBlockingProvider } from "./proxy-signatures.js";
+import { isRedirectStatus } from "./redirect-trace-url.js";
 import {
   NO_ADDRESS_REASON,
   REDIRECT_DEFECT_REASONS,
@@ -18,9 +19,6 @@ import type { SiteCheckAttempt, SiteCheckOutcome, SiteCheckResult, SiteRedirectH
 
 /** is-site-down may visit any port but the ones browsers refuse (WHATWG Fetch "bad ports"). */
 const FETCH_SAFE: PortRule = { kind: "fetch-safe" };
-
-/** Fetch's redirect statuses: only these are followed, and only these keep a check from being `up`. */
-const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Is this site up or down, and why (spec §2.2, §4.1)? GETs the URL, following
@@ -48,7 +46,8 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortS
     if (outcome.kind === "failure") return run.failed(url, outcome.failure.stage, failureReason(outcome.failure, env.siteTimeoutMs));
 
     const response = outcome.response;
-    if (!REDIRECT_STATUSES.has(response.status)) return run.answered(response);
+    // Only Fetch's redirect statuses are followed, and only these keep a check from being `up`.
+    if (!isRedirectStatus(response.status)) return run.answered(response);
     run.redirects.push({ url: response.url, status: response.status });
     if (request >= SITE_CHECK.maxRequests) return run.unresolved(response, tooManyRedirectsReason(SITE_CHECK.maxRequests));
     const next = redirectTarget(response);

@@ -18,7 +18,8 @@ export interface HopDeps {
   readonly resolver: Resolver;
   /** Trusts the extra CA beside Node's roots; undefined for Node's default context. */
   readonly secureContext: SecureContext | undefined;
-  readonly userAgent: string;
+  /** User-Agent and Accept, built once per prober and sent on every hop. */
+  readonly requestHeaders: Readonly<Record<string, string>>;
 }
 
 /**
@@ -30,18 +31,6 @@ export interface HopDeps {
  */
 const CLIENT_DONE = new errors.ClientDestroyedError();
 const BODY_UNREAD = new errors.RequestAbortedError();
-
-/** Request headers per User-Agent (one in practice), built once rather than per hop. */
-const requestHeaders = new Map<string, Readonly<Record<string, string>>>();
-
-function headersFor(userAgent: string): Readonly<Record<string, string>> {
-  let headers = requestHeaders.get(userAgent);
-  if (headers === undefined) {
-    headers = Object.freeze({ "user-agent": userAgent, accept: "*/*" });
-    requestHeaders.set(userAgent, headers);
-  }
-  return headers;
-}
 
 /**
  * One request: screen, resolve once, judge every answer, dial only what was
@@ -115,7 +104,7 @@ async function fetchHead(
     const response = await client.request({
       path: `${url.pathname}${url.search}`,
       method: request.method,
-      headers: headersFor(deps.userAgent),
+      headers: deps.requestHeaders,
       signal,
     });
     const headAt = now();

@@ -16,7 +16,8 @@ export function createProber(options: ProberOptions): Prober {
   // Built once: a context made from ~150 root certificates costs milliseconds,
   // too much to pay again on every HTTPS hop. Undefined means Node's own default.
   const secureContext = options.ca === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.ca] });
-  const deps = { addresses, resolver, secureContext, userAgent: options.userAgent };
+  const requestHeaders = Object.freeze({ "user-agent": options.userAgent, accept: "*/*" });
+  const deps = { addresses, resolver, secureContext, requestHeaders };
   return {
     screen: (url, ports) => screenUrl(url, ports, addresses),
     // Everything the target can do resolves as a response, failure or refusal;

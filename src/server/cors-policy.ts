@@ -19,19 +19,20 @@ const PREFLIGHT_MAX_AGE_SECONDS = 7_200;
  * Retry-After and the Connect/gRPC-Web status headers.
  */
 export function createCorsPolicy(exposeHeaders: readonly string[]): CorsPolicy {
-  const allowHeaders = unique(["x-api-key", "x-request-id", ...connectCors.allowedHeaders]);
-  const expose = unique(["retry-after", "x-request-id", ...exposeHeaders, ...connectCors.exposedHeaders]);
+  // Joined once: every response of the port carries them.
+  const allowHeaders = unique(["x-api-key", "x-request-id", ...connectCors.allowedHeaders]).join(", ");
+  const expose = unique(["retry-after", "x-request-id", ...exposeHeaders, ...connectCors.exposedHeaders]).join(", ");
   return {
     simpleHeaders: () =>
       new Headers({
         "access-control-allow-origin": "*",
-        "access-control-expose-headers": expose.join(", "),
+        "access-control-expose-headers": expose,
       }),
     preflightHeaders: (methods) =>
       new Headers({
         "access-control-allow-origin": "*",
         "access-control-allow-methods": methods.join(", "),
-        "access-control-allow-headers": allowHeaders.join(", "),
+        "access-control-allow-headers": allowHeaders,
         "access-control-max-age": String(PREFLIGHT_MAX_AGE_SECONDS),
         allow: methods.join(", "),
       }),

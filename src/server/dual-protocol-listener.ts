@@ -162,3 +162,9 @@ function sniff(socket: net.Socket, timeoutMs: number, decide: (isHttp2: boolean)
   };
   socket.on("data", onData);
 }
+
+/** The base URL that reaches a bound address ("http://127.0.0.1:8080"); a wildcard address is reached over loopback. */
+export function baseUrlOf(address: string, port: number): string {
+  const host = address === "0.0.0.0" ? "127.0.0.1" : address === "::" ? "[::1]" : address.includes(":") ? `[${address}]` : address;
+  return `http://${host}:${port}`;
+}

@@ -10,19 +10,11 @@ export interface InflightObserver {
 export interface InflightLimitOptions {
   /** SITEDIAG_MAX_INFLIGHT: calls allowed past this point at once. */
   readonly max: number;
-  /** Retry-After of the refusal, in seconds. */
-  readonly retryAfterSeconds?: number;
   readonly observer?: InflightObserver;
 }
 
-export interface InflightLimit {
-  readonly interceptor: Interceptor;
-  /** Calls holding a slot now. */
-  inflight(): number;
-}
-
-// Most checks end within a second or two; a client retrying sooner would only be turned away again.
-const DEFAULT_RETRY_AFTER_SECONDS = 2;
+// Retry-After of the refusal: most checks end within a second or two; a client retrying sooner would only be turned away again.
+const RETRY_AFTER = "2";
 
 /**
  * Caps the diagnostics running at once on this instance. Each probes
@@ -31,14 +23,13 @@ const DEFAULT_RETRY_AFTER_SECONDS = 2;
  * over the cap is refused with Unavailable (503 on REST and Connect) and a
  * Retry-After before its key is looked up, so it costs nothing.
  */
-export function createInflightLimit(options: InflightLimitOptions): InflightLimit {
-  const retryAfter = String(options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
+export function createInflightLimit(options: InflightLimitOptions): Interceptor {
   let inflight = 0;
-  const interceptor: Interceptor = (next) => async (req) => {
+  return (next) => async (req) => {
     if (inflight >= options.max) {
       options.observer?.rejected(req.method.name);
-      const message = `the server is running its limit of ${options.max} checks at once; retry in ${retryAfter} seconds (nothing was charged)`;
-      throw new ConnectError(message, Code.Unavailable, { "retry-after": retryAfter });
+      const message = `the server is running its limit of ${options.max} checks at once; retry in ${RETRY_AFTER} seconds (nothing was charged)`;
+      throw new ConnectError(message, Code.Unavailable, { "retry-after": RETRY_AFTER });
     }
     inflight += 1;
     options.observer?.admitted();
@@ -49,5 +40,4 @@ export function createInflightLimit(options: InflightLimitOptions): InflightLimi
       options.observer?.released();
     }
   };
-  return { interceptor, inflight: () => inflight };
 }

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type net from "node:net";
 import type { Metrics } from "../observability/metrics.js";
+import { baseUrlOf } from "./dual-protocol-listener.js";
 import { sendJson } from "./json-response.js";
 import { METRICS_PATH, sendExposition } from "./metrics-route.js";
 import { errorBody, metaFor } from "./rest-envelope.js";
@@ -41,9 +42,8 @@ export async function listenForMetrics(options: {
     });
   });
   const bound = server.address() as net.AddressInfo;
-  const host = bound.address.includes(":") ? `[${bound.address === "::" ? "::1" : bound.address}]` : bound.address === "0.0.0.0" ? "127.0.0.1" : bound.address;
   return {
-    url: `http://${host}:${bound.port}`,
+    url: baseUrlOf(bound.address, bound.port),
     port: bound.port,
     close: () =>
       new Promise<void>((resolve) => {

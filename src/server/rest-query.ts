@@ -1,7 +1,7 @@
-import { type DescEnum, type DescField, type DescMessage, getOption, type Message, protoInt64, ScalarType } from "@bufbuild/protobuf";
+import { type DescEnum, type DescField, type DescMessage, type Message, protoInt64, ScalarType } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import { base64Decode } from "@bufbuild/protobuf/wire";
-import { rest_value } from "../../gen/sitediag/v1/options_pb.js";
+import { restValueOf } from "./rest-render.js";
 
 /** The request message built from a query string, and the first problem met on the way, if any. */
 export interface QueryMapping {
@@ -124,7 +124,7 @@ function int64(text: string, unsigned: boolean): Parsed {
 /** An enum accepts the string the REST door renders for it, its proto name, or its number. */
 function enumFromText(desc: DescEnum, text: string): Parsed {
   const value =
-    desc.values.find((candidate) => getOption(candidate, rest_value) === text && text !== "") ??
+    desc.values.find((candidate) => text !== "" && restValueOf(candidate) === text) ??
     desc.values.find((candidate) => candidate.name === text) ??
     desc.values.find((candidate) => /^-?\d+$/.test(text) && candidate.number === Number(text));
   if (value === undefined) return { problem: `"${text}" is not one of ${desc.values.map((each) => each.name).join(", ")}` };

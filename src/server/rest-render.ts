@@ -116,7 +116,8 @@ function renderEnum(desc: DescEnum, number: unknown, where: string): JsonValue {
 const restValues = new WeakMap<DescEnumValue, string | undefined>();
 const nullsWhenEmpty = new WeakMap<DescField, boolean>();
 
-function restValueOf(value: DescEnumValue): string | undefined {
+/** The enum value's REST string (sitediag.v1.rest_value), or undefined when it has none. */
+export function restValueOf(value: DescEnumValue): string | undefined {
   if (!restValues.has(value)) restValues.set(value, hasOption(value, rest_value) ? getOption(value, rest_value) : undefined);
   return restValues.get(value);
 }

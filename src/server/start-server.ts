@@ -3,7 +3,7 @@ import type { Interceptor } from "@connectrpc/connect";
 import type { Config } from "../config.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { createCorsPolicy } from "./cors-policy.js";
-import { type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./dual-protocol-listener.js";
+import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./dual-protocol-listener.js";
 import { createHttpHandler, type PlainHttpRoute } from "./http-handler.js";
 import { isReady, type ReadinessCheck } from "./readiness.js";
 import { limitRequestTarget } from "./request-target-limit.js";
@@ -103,7 +103,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   let closed: Promise<void> | undefined;
   return {
-    url: `http://${urlHost(listener.address)}:${listener.port}`,
+    url: baseUrlOf(listener.address, listener.port),
     port: listener.port,
     close: () => {
       closed ??= (async () => {
@@ -118,11 +118,4 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return closed;
     },
   };
-}
-
-/** A URL host for the bound address; a wildcard address is reached over loopback. */
-function urlHost(address: string): string {
-  if (address === "0.0.0.0") return "127.0.0.1";
-  if (address === "::") return "[::1]";
-  return address.includes(":") ? `[${address}]` : address;
 }

@@ -51,14 +51,14 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const { config, logger, metrics } = deps;
   const store = timedStore(deps.store, metrics);
   const env: DiagnosticEnv = { ...deps.env, prober: countingProber(deps.env.prober, metrics) };
-  const inflight = createInflightLimit({ max: config.maxInflight, observer: inflightMetrics(metrics) });
+  const inflightLimit = createInflightLimit({ max: config.maxInflight, observer: inflightMetrics(metrics) });
   const separateMetrics = config.metricsPort !== undefined;
   const onDefect = (error: unknown) => logger.error({ err: error }, "server defect");
 
   const server = await startServer({
     config,
     env,
-    interceptors: [createCallObserver(), inflight.interceptor, createAccessInterceptor({ store, config }), createResultObserver(metrics)],
+    interceptors: [createCallObserver(), inflightLimit, createAccessInterceptor({ store, config }), createResultObserver(metrics)],
     ready: () => store.ping().then(() => true),
     exposeHeaders: USAGE_HEADER_NAMES,
     plainRoutes: separateMetrics ? [openApiRoute()] : [openApiRoute(), metricsRoute(metrics)],

@@ -3,7 +3,7 @@ import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
-import { routeChain, startTraceTarget, traceEnv, type TraceTarget } from "../fixtures/trace-targets.js";
+import { routeChain, startTraceTarget, traceEnv, traceResult, type TraceTarget } from "../fixtures/trace-targets.js";
 
 let site: TraceTarget;
 let other: TraceTarget;
@@ -24,11 +24,7 @@ afterAll(async () => {
   await other.close();
 });
 
-async function trace(input: string): Promise<RedirectTraceResult> {
-  const outcome = await traceRedirects(input, env);
-  if (outcome.kind !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
-  return outcome.result;
-}
+const trace = (input: string) => traceResult(input, env);
 
 const codes = (result: RedirectTraceResult) => result.warnings.map((warning) => warning.code);
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
+import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { startTraceTarget, traceEnv, type TraceTarget } from "../fixtures/trace-targets.js";
+import { startTraceTarget, traceEnv, traceResult, type TraceTarget } from "../fixtures/trace-targets.js";
 
 let dns: DnsServer;
 let plain: TraceTarget;
@@ -32,11 +32,7 @@ afterAll(async () => {
   await Promise.all([plain.close(), secure.close(), dns.close()]);
 });
 
-async function trace(input: string): Promise<RedirectTraceResult> {
-  const outcome = await traceRedirects(input, env);
-  if (outcome.kind !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
-  return outcome.result;
-}
+const trace = (input: string) => traceResult(input, env);
 
 describe("names", () => {
   it("starts a bare domain at https and follows it by name", async () => {

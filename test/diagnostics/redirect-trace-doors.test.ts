@@ -1,5 +1,3 @@
-import { once } from "node:events";
-import { createServer } from "node:net";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -7,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, TraceRedirectsResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { renderMessage } from "../../src/server/rest-render.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+import { closedLoopbackPort } from "../fixtures/http-targets.js";
+import { startTraceTarget, zeroTimings, type TraceTarget } from "../fixtures/trace-targets.js";
 
 let site: TraceTarget;
 let service: TestService;
@@ -16,13 +15,7 @@ let closedPort: number;
 
 beforeAll(async () => {
   site = await startTraceTarget();
-  const closed = createServer();
-  closed.listen(0, "127.0.0.1");
-  await once(closed, "listening");
-  const address = closed.address();
-  if (address === null || typeof address === "string") throw new Error("no port");
-  closedPort = address.port;
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  closedPort = await closedLoopbackPort();
   service = await startTestService({
     config: { tracePorts: [site.port, closedPort, 80], traceHopTimeoutMs: 400, traceTotalTimeoutMs: 1_500 },
   });
@@ -37,19 +30,6 @@ afterAll(async () => {
 async function rest(url: string): Promise<{ status: number; body: JsonObject }> {
   const response = await fetch(`${service.url}/api/v1/redirect-check?url=${encodeURIComponent(url)}`);
   return { status: response.status, body: zeroTimings((await response.json()) as JsonValue) as JsonObject };
-}
-
-/** Timings vary run to run: check each is a whole number, then pin it to 0 so the rest can be compared exactly. */
-function zeroTimings(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(zeroTimings);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => {
-      if (key !== "totalTimeMs" && key !== "responseTimeMs") return [key, zeroTimings(field)];
-      expect(Number.isInteger(field)).toBe(true);
-      return [key, 0];
-    }),
-  );
 }
 
 const meta = { tool: "redirect-check", version: "v1" };

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
-import { startTraceTarget, traceEnv, type TraceTarget } from "../fixtures/trace-targets.js";
+import { startTraceTarget, traceEnv, traceResult, type TraceTarget } from "../fixtures/trace-targets.js";
 
 let site: TraceTarget;
 let prober: Prober;
@@ -20,11 +19,7 @@ afterAll(async () => {
   await site.close();
 });
 
-async function trace(input: string): Promise<RedirectTraceResult> {
-  const outcome = await traceRedirects(input, env);
-  if (outcome.kind !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
-  return outcome.result;
-}
+const trace = (input: string) => traceResult(input, env);
 
 const methodsFor = (path: string) => site.requests.filter((request) => request.path === path).map((request) => request.method);
 

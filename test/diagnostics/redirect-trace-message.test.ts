@@ -1,6 +1,4 @@
-import { once } from "node:events";
-import { createServer } from "node:net";
-import { create, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, createHandlerContext } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, TraceRedirectsRequestSchema, TraceRedirectsResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
@@ -9,7 +7,8 @@ import { createProber } from "../../src/probe/prober.js";
 import { metaFor, successBody } from "../../src/server/rest-envelope.js";
 import { renderMessage } from "../../src/server/rest-render.js";
 import { createTraceRedirectsHandler } from "../../src/service/trace-redirects.js";
-import { startTraceTarget, traceEnv, type TraceTarget } from "../fixtures/trace-targets.js";
+import { closedLoopbackPort } from "../fixtures/http-targets.js";
+import { startTraceTarget, traceEnv, zeroTimings, type TraceTarget } from "../fixtures/trace-targets.js";
 
 let site: TraceTarget;
 let prober: Prober;
@@ -18,13 +17,7 @@ let closedPort: number;
 beforeAll(async () => {
   site = await startTraceTarget();
   prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [], userAgent: "sitediag-test" });
-  const closed = createServer();
-  closed.listen(0, "127.0.0.1");
-  await once(closed, "listening");
-  const address = closed.address();
-  if (address === null || typeof address === "string") throw new Error("no port");
-  closedPort = address.port;
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  closedPort = await closedLoopbackPort();
 });
 
 afterAll(async () => {
@@ -57,19 +50,6 @@ async function traceJson(url: string): Promise<JsonObject> {
 async function traceEnvelope(url: string): Promise<JsonObject> {
   const body = successBody(renderMessage(TraceRedirectsResponseSchema, await traceMessage(url)), metaFor("redirect-check"));
   return zeroTimings(body) as JsonObject;
-}
-
-/** Timings vary run to run: check each is a whole number, then pin it to 0 so the rest can be compared exactly. */
-function zeroTimings(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(zeroTimings);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => {
-      if (key !== "totalTimeMs" && key !== "responseTimeMs") return [key, zeroTimings(field)];
-      expect(Number.isInteger(field)).toBe(true);
-      return [key, 0];
-    }),
-  );
 }
 
 describe("TraceRedirects message", () => {

@@ -1,12 +1,11 @@
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
+import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import { MAX_URL_LENGTH } from "../../src/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
-import { startTraceTarget, traceEnv, type TraceTarget } from "../fixtures/trace-targets.js";
+import { closedLoopbackPort } from "../fixtures/http-targets.js";
+import { startTraceTarget, traceEnv, traceResult, type TraceTarget } from "../fixtures/trace-targets.js";
 
 let site: TraceTarget;
 let prober: Prober;
@@ -24,11 +23,7 @@ afterAll(async () => {
   await site.close();
 });
 
-async function trace(input: string, traceEnvironment = env): Promise<RedirectTraceResult> {
-  const outcome = await traceRedirects(input, traceEnvironment);
-  if (outcome.kind !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
-  return outcome.result;
-}
+const trace = (input: string, traceEnvironment = env) => traceResult(input, traceEnvironment);
 
 async function refusalRule(input: string): Promise<string> {
   const outcome = await traceRedirects(input, env);
@@ -59,14 +54,9 @@ describe("starting input", () => {
   });
 
   it("answers Request failed with an empty chain when the first request cannot connect", async () => {
-    const closed = createServer();
-    closed.listen(0, "127.0.0.1");
-    await once(closed, "listening");
-    const address = closed.address();
-    if (address === null || typeof address === "string") throw new Error("no port");
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const url = `http://127.0.0.1:${address.port}/`;
-    const result = await trace(url, { ...env, tracePorts: [address.port] });
+    const port = await closedLoopbackPort();
+    const url = `http://127.0.0.1:${port}/`;
+    const result = await trace(url, { ...env, tracePorts: [port] });
     expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 0, chain: [], finalUrl: url, finalStatus: null });
     expect(result.warnings).toHaveLength(1);
     expect(result.warnings[0]).toMatchObject({ code: "connect_failed", hop: null });

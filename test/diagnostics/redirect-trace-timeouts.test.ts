@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
-import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
+import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import { REDIRECT_TRACE } from "../../src/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
-import { startTraceTarget, traceEnv, type TraceTarget } from "../fixtures/trace-targets.js";
+import { startTraceTarget, traceEnv, traceResult as trace, type TraceTarget } from "../fixtures/trace-targets.js";
 
 let site: TraceTarget;
 let prober: Prober;
@@ -18,12 +17,6 @@ afterAll(async () => {
   await prober.close();
   await site.close();
 });
-
-async function trace(input: string, env: DiagnosticEnv): Promise<RedirectTraceResult> {
-  const outcome = await traceRedirects(input, env);
-  if (outcome.kind !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
-  return outcome.result;
-}
 
 describe("timeouts", () => {
   it("ends as Timeout with the partial chain when a hop never answers", async () => {

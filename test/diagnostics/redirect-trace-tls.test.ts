@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { startTraceTarget, traceEnv, type TraceTarget } from "../fixtures/trace-targets.js";
+import { startTraceTarget, traceEnv, traceResult, type TraceTarget } from "../fixtures/trace-targets.js";
 
 let plain: TraceTarget;
 let secure: TraceTarget;
@@ -28,11 +27,7 @@ afterAll(async () => {
   await Promise.all([plain.close(), secure.close(), expired.close(), selfSigned.close()]);
 });
 
-async function trace(input: string): Promise<RedirectTraceResult> {
-  const outcome = await traceRedirects(input, env);
-  if (outcome.kind !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
-  return outcome.result;
-}
+const trace = (input: string) => traceResult(input, env);
 
 describe("http and https", () => {
   it("marks an http hop redirecting to https as upgradedToHttps", async () => {

@@ -137,6 +137,10 @@ describe("bad input sweep", () => {
     // A redirect into the forbidden range is followed by nothing: the diagnostic says so, no packet leaves.
     const redirected = await rest("/api/v1/is-site-down", `url=${encodeURIComponent(targets.url("/to-forbidden"))}`);
     expect(redirected.status).toBe(200);
+    expect(JSON.parse(redirected.text)).toMatchObject({
+      ok: true,
+      data: { status: "down", failedStage: "http", reason: "Redirect to a non-public address was refused" },
+    });
     expect(forbiddenConnections).toBe(0);
   });
 

@@ -101,8 +101,10 @@ describe("the service process under signals", () => {
     let answered = 0;
     let sent = 0;
     let killed = false;
+    // Bounded in count and time: a service that stops answering 200 must end the loop, not spin it.
+    const deadline = Date.now() + 20_000;
     const worker = async () => {
-      while (!killed) {
+      while (!killed && sent < 5_000 && Date.now() < deadline) {
         sent++;
         if ((await call(first.url, key, "/up")) === 200) answered++;
         if (answered >= 150 && !killed) {
@@ -112,6 +114,7 @@ describe("the service process under signals", () => {
       }
     };
     await Promise.all(Array.from({ length: 20 }, worker));
+    expect(killed).toBe(true);
     expect(await first.exited()).toBeNull();
 
     const after = chargesIn(store);

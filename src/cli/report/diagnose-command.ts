@@ -1,10 +1,9 @@
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { Config, Environment } from "../../config.js";
 import type { DiagnosticEnv } from "../../diagnostics/diagnostic-env.js";
 import type { PolicyRefusal } from "../../probe/refusal.js";
 import { diagnosticEnvFromConfig } from "../../server/diagnostic-env-from-config.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../command.js";
+import { readConfiguredCa } from "../configured-store.js";
 import { createPaint, type Paint, wantsColour } from "./paint.js";
 
 /** Exit codes of `sitediag check` and `sitediag trace`. */
@@ -18,14 +17,6 @@ export const EXIT = {
   /** A stop signal (Ctrl-C) ended the diagnostic early; 128 + SIGINT, as shells report it. */
   interrupted: 130,
 } as const;
-
-/**
- * What a diagnostic command reads beyond CommandIo: where NO_COLOR is looked
- * up. Optional, so the commands run with a plain CommandIo (then process.env).
- */
-export interface DiagnoseIo extends CommandIo {
-  readonly env?: Environment;
-}
 
 export interface DiagnoseArgs {
   readonly target: string;
@@ -46,7 +37,7 @@ export interface DiagnoseRun {
  * CA file, timeouts, trace ports), turn a stop signal into an abort, run, and
  * close the prober whatever happens.
  */
-export async function runDiagnoseCommand(argv: readonly string[], io: DiagnoseIo, help: string, diagnose: (run: DiagnoseRun) => Promise<number>): Promise<number> {
+export async function runDiagnoseCommand(argv: readonly string[], io: CommandIo, help: string, diagnose: (run: DiagnoseRun) => Promise<number>): Promise<number> {
   const parsed = parseDiagnoseArgs(argv);
   if (parsed.kind === "help") {
     io.stdout.write(help);
@@ -56,12 +47,9 @@ export async function runDiagnoseCommand(argv: readonly string[], io: DiagnoseIo
     io.stderr.write(`${parsed.problem}\n${help}`);
     return EXIT.badInput;
   }
-  const ca = readCaFile(io.config);
-  if (!ca.ok) {
-    io.stderr.write(`configuration error in SITEDIAG_CA_FILE: cannot read ${io.config.caFile ?? ""}: ${ca.problem}\n`);
-    return EXIT.badInput;
-  }
-  const env = diagnosticEnvFromConfig(io.config, ca.pem);
+  const ca = readConfiguredCa(io);
+  if (ca === false) return EXIT.badInput;
+  const env = diagnosticEnvFromConfig(io.config, ca);
   const stop = new AbortController();
   const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
   const paint = createPaint(!parsed.args.json && wantsColour(io.stdout, io.env ?? process.env));
@@ -108,15 +96,4 @@ function parseDiagnoseArgs(argv: readonly string[]): Parsed {
   if (target === undefined) return { kind: "usage", problem: "a URL is required" };
   if (extra.length > 0) return { kind: "usage", problem: `one URL at a time; also got ${extra.map((item) => JSON.stringify(item)).join(", ")}` };
   return { kind: "run", args: { target, json: values.json === true } };
-}
-
-type CaFile = { readonly ok: true; readonly pem: string | undefined } | { readonly ok: false; readonly problem: string };
-
-function readCaFile(config: Config): CaFile {
-  if (config.caFile === undefined) return { ok: true, pem: undefined };
-  try {
-    return { ok: true, pem: readFileSync(config.caFile, "utf8") };
-  } catch (error) {
-    return { ok: false, problem: error instanceof Error ? error.message : String(error) };
-  }
 }
