@@ -36,7 +36,40 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** SITEDIAG_WORKERS: serve processes sharing the port (node:cluster when above 1). */
   readonly workers: number;
+  /** SITEDIAG_HOSTS_FILE: the hosts file consulted before DNS when no SITEDIAG_DNS_SERVERS are set. */
+  readonly hostsFile: string;
+  /** The port's own limits on what a caller may send and hold (SITEDIAG_MAX_REQUEST_BYTES ...). */
+  readonly intake: IntakeLimits;
 }
+
+/**
+ * What one caller may make the port hold, before any work is done for it.
+ * Every field is a setting; docs/operations.md explains the numbers.
+ */
+export interface IntakeLimits {
+  /** SITEDIAG_MAX_REQUEST_BYTES: one request message, on the wire and after decompression. */
+  readonly maxRequestBytes: number;
+  /** SITEDIAG_REQUEST_TIMEOUT_MS: time to receive a whole request body, HTTP/1.1 and per HTTP/2 stream. */
+  readonly requestTimeoutMs: number;
+  /** SITEDIAG_HTTP2_MAX_STREAMS: concurrent streams one HTTP/2 connection may open. */
+  readonly http2MaxStreams: number;
+  /** SITEDIAG_HTTP2_SESSION_MEMORY_MIB: memory one HTTP/2 session may hold before new streams are refused. */
+  readonly http2SessionMemoryMiB: number;
+  /** SITEDIAG_MAX_CONNECTIONS: open connections the port accepts in all. */
+  readonly maxConnections: number;
+  /** SITEDIAG_MAX_CONNECTIONS_PER_PEER: open connections one peer address may hold. */
+  readonly maxConnectionsPerPeer: number;
+}
+
+/** Defaults of the intake limits: nginx's 100 streams, Node's 16 KiB-head world, a 64 KiB message. */
+export const DEFAULT_INTAKE: IntakeLimits = {
+  maxRequestBytes: 64 * 1024,
+  requestTimeoutMs: 30_000,
+  http2MaxStreams: 100,
+  http2SessionMemoryMiB: 8,
+  maxConnections: 8_192,
+  maxConnectionsPerPeer: 1_024,
+};
 
 export type StoreLocation =
   | { readonly kind: "sqlite"; readonly path: string }
@@ -77,6 +110,15 @@ export function loadConfig(env: Environment = process.env): Config {
     metricsPort: optionalInteger(env, "SITEDIAG_METRICS_PORT", 1, 65_535),
     logLevel: logLevel(env, "LOG_LEVEL", "info"),
     workers: workerCount(env, "SITEDIAG_WORKERS"),
+    hostsFile: text(env, "SITEDIAG_HOSTS_FILE", "/etc/hosts"),
+    intake: {
+      maxRequestBytes: integer(env, "SITEDIAG_MAX_REQUEST_BYTES", DEFAULT_INTAKE.maxRequestBytes, 1_024, 16 * 1024 * 1024),
+      requestTimeoutMs: integer(env, "SITEDIAG_REQUEST_TIMEOUT_MS", DEFAULT_INTAKE.requestTimeoutMs, 100, 600_000),
+      http2MaxStreams: integer(env, "SITEDIAG_HTTP2_MAX_STREAMS", DEFAULT_INTAKE.http2MaxStreams, 1, 10_000),
+      http2SessionMemoryMiB: integer(env, "SITEDIAG_HTTP2_SESSION_MEMORY_MIB", DEFAULT_INTAKE.http2SessionMemoryMiB, 1, 1_024),
+      maxConnections: integer(env, "SITEDIAG_MAX_CONNECTIONS", DEFAULT_INTAKE.maxConnections, 1, 1_000_000),
+      maxConnectionsPerPeer: integer(env, "SITEDIAG_MAX_CONNECTIONS_PER_PEER", DEFAULT_INTAKE.maxConnectionsPerPeer, 1, 1_000_000),
+    },
   };
 }
 

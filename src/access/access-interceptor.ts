@@ -1,9 +1,10 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Config } from "../config.js";
-import { API_KEY_HEADER, API_KEY_QUERY_PARAMETER, digestApiKey, isWellFormedApiKey } from "./api-key.js";
+import { unauthenticated, unavailableIfStoreDown } from "./access-errors.js";
+import { API_KEY_HEADER, digestApiKey, isWellFormedApiKey } from "./api-key.js";
 import type { CreditPolicy, Usage } from "./credit-log.js";
 import { creditCostOf } from "./method-costs.js";
-import { StoreUnavailableError, type AccessStore, type ChargeOutcome } from "./store.js";
+import type { AccessStore, ChargeOutcome } from "./store.js";
 import { usageHeaders } from "./usage-headers.js";
 
 export interface AccessInterceptorDeps {
@@ -14,9 +15,6 @@ export interface AccessInterceptorDeps {
   /** Credits per method name; defaults to the §8 costs of DiagnosticsService. */
   readonly costOf?: (methodName: string) => number | undefined;
 }
-
-/** One message for a missing, malformed, unknown or revoked key, so a caller cannot tell them apart. */
-const UNAUTHENTICATED_MESSAGE = `a valid API key is required in the ${API_KEY_HEADER} header or the ${API_KEY_QUERY_PARAMETER} query parameter`;
 
 /**
  * Authenticates the `x-api-key` request header and charges the method's cost
@@ -57,16 +55,8 @@ async function chargeOrUnavailable(store: AccessStore, digest: string, cost: num
   try {
     return await store.charge(digest, cost, policy);
   } catch (error) {
-    // Fail closed: credits are a budget, so no store means no call, never an unmetered one.
-    if (error instanceof StoreUnavailableError) {
-      throw new ConnectError("the credit store is unreachable; try again shortly", Code.Unavailable, undefined, undefined, error);
-    }
-    throw error;
+    throw unavailableIfStoreDown(error);
   }
-}
-
-function unauthenticated(): ConnectError {
-  return new ConnectError(UNAUTHENTICATED_MESSAGE, Code.Unauthenticated);
 }
 
 function exhausted(cost: number, usage: Usage, retryAfterSeconds: number | null): ConnectError {

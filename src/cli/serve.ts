@@ -60,7 +60,7 @@ const SINGLE_PROCESS: ServeRole = {
   announce: async (io, server, store) => {
     io.stdout.write(`sitediag ${VERSION} listening on ${server.url} (REST, Connect, gRPC, gRPC-Web; store: ${store.kind})\n`);
     if (server.metricsUrl !== undefined) io.stdout.write(`sitediag metrics on ${server.metricsUrl}/metrics\n`);
-    await ensureFirstKey(store, io.stdout, server.url).catch((error: unknown) => {
+    await ensureFirstKey(store, io.stderr, server.url).catch((error: unknown) => {
       io.stderr.write(`sitediag: could not create a first API key: ${messageOf(error)}\n`);
     });
   },

@@ -5,14 +5,14 @@ export const REDACTED = "[REDACTED]";
 
 // Relative request targets are parsed against this; it never leaves this file.
 const PLACEHOLDER_ORIGIN = "http://placeholder.invalid";
+const ASSUMED_SCHEME = "http://";
 
 /**
  * A request target ("/api/v1/is-site-down?url=...&api_key=...") or absolute
  * URL made safe to log: the api_key parameter's value is replaced, userinfo
- * is removed, and a parameter whose value is itself a URL (the `url` of a
- * diagnostic) gets the same treatment, since a target URL may carry
- * credentials or a key of its own. A target that cannot be parsed keeps only
- * its path, never its query.
+ * is removed, and every other parameter value goes through redactValue,
+ * since the `url` of a diagnostic may carry credentials or a key of its own.
+ * A target that cannot be parsed keeps only its path, never its query.
  */
 export function redactUrl(target: string): string {
   let parsed: URL;
@@ -26,11 +26,55 @@ export function redactUrl(target: string): string {
   parsed.password = "";
   const query = new URLSearchParams();
   for (const [name, value] of parsed.searchParams) {
-    query.append(name, name.toLowerCase() === API_KEY_QUERY_PARAMETER ? REDACTED : redactNestedUrl(value));
+    query.append(name, name.toLowerCase() === API_KEY_QUERY_PARAMETER ? REDACTED : redactValue(value));
   }
   const search = query.size > 0 ? `?${query.toString()}` : "";
   // The fragment is dropped: it never reaches a server, so it can only add what should not be logged.
   return absolute ? `${parsed.origin}${parsed.pathname}${search}` : `${parsed.pathname}${search}`;
+}
+
+/**
+ * A query value made safe to log. Whatever a URL parser could read as a user
+ * or password is removed, however it is spelled: with or without a scheme,
+ * with leading spaces, tabs or newlines inside (the WHATWG parser drops
+ * them), backslashes for slashes, extra or missing slashes ("//u:p@host",
+ * "http:u:p@host"); that is at least everything the service's own reading
+ * of `url` would take as credentials. An api_key inside it is replaced.
+ * In a value no parser reads, anything shaped like `user:pass@` or `user@`
+ * is replaced, since a person may still recognise it as credentials.
+ */
+export function redactValue(value: string): string {
+  const read = readAsUrl(value);
+  if (read === undefined) return value.replace(/[^\s/\\?#@]+@/g, `${REDACTED}@`);
+  const { url, assumedScheme } = read;
+  const hasKey = [...url.searchParams.keys()].some((name) => name.toLowerCase() === API_KEY_QUERY_PARAMETER);
+  if (url.username === "" && url.password === "" && !hasKey) {
+    // A value the parser reads without credentials can still hide some from it (an @ it took as part of a path).
+    return /[^\s/\\?#@]+@/.test(value) ? value.replace(/[^\s/\\?#@]+@/g, `${REDACTED}@`) : value;
+  }
+  url.username = "";
+  url.password = "";
+  if (hasKey) {
+    for (const name of [...url.searchParams.keys()]) if (name.toLowerCase() === API_KEY_QUERY_PARAMETER) url.searchParams.set(name, REDACTED);
+  }
+  url.hash = "";
+  return assumedScheme ? url.href.slice(ASSUMED_SCHEME.length) : url.href;
+}
+
+/** The value as a URL, as given or (like a bare domain) with a scheme in front; undefined when neither parses. */
+function readAsUrl(value: string): { readonly url: URL; readonly assumedScheme: boolean } | undefined {
+  try {
+    const url = new URL(value);
+    // "host:8080/x" and "user:pw@host" parse as a scheme of their own; only a web URL says where credentials are.
+    if (url.protocol === "http:" || url.protocol === "https:") return { url, assumedScheme: false };
+  } catch {
+    // Not absolute: try it as the bare domain the diagnostics accept.
+  }
+  try {
+    return { url: new URL(`${ASSUMED_SCHEME}${value.trim()}`), assumedScheme: true };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The host (name or address, with no port, user or path) of a URL the caller gave; null when there is none. */
@@ -46,12 +90,4 @@ export function hostOf(input: string): string | null {
     // Not a URL: there is no host to report.
   }
   return null;
-}
-
-/** A parameter value that is a URL, with or without its scheme ("user:pw@host/path"), without its userinfo or key. */
-function redactNestedUrl(value: string): string {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return redactUrl(value);
-  const authority = value.split(/[/?#]/, 1)[0] ?? "";
-  const stripped = authority.includes("@") ? value.slice(authority.lastIndexOf("@") + 1) : value;
-  return stripped.includes("?") ? redactUrl(`http://${stripped}`).slice("http://".length) : stripped;
 }

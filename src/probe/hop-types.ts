@@ -84,6 +84,8 @@ export interface ProberOptions {
   readonly allowCidrs: readonly string[];
   /** DNS servers to use instead of the system resolver (SITEDIAG_DNS_SERVERS). */
   readonly dnsServers: readonly string[];
+  /** Hosts file consulted before DNS (SITEDIAG_HOSTS_FILE); none when undefined. */
+  readonly hostsFile?: string | undefined;
   /** Extra PEM CA certificates, trusted beside Node's defaults. */
   readonly ca?: string | undefined;
   readonly userAgent: string;

@@ -12,7 +12,7 @@ import { screenUrl } from "./target-policy.js";
  */
 export function createProber(options: ProberOptions): Prober {
   const addresses = createAddressPolicy(options.allowCidrs);
-  const resolver = createResolver(options.dnsServers);
+  const resolver = createResolver({ servers: options.dnsServers, hostsFile: options.hostsFile });
   // Built once: a context made from ~150 root certificates costs milliseconds,
   // too much to pay again on every HTTPS hop. Undefined means Node's own default.
   const secureContext = options.ca === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.ca] });

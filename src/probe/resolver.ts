@@ -1,4 +1,5 @@
 import { promises as dns } from "node:dns";
+import { type HostsTable, normaliseName, watchedHostsFile } from "./hosts-file.js";
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -16,34 +17,46 @@ export interface Resolver {
   resolve(host: string, signal: AbortSignal): Promise<Resolution>;
 }
 
+export interface ResolverOptions {
+  /** SITEDIAG_DNS_SERVERS; empty for the servers of /etc/resolv.conf. */
+  readonly servers: readonly string[];
+  /** A hosts file consulted before DNS, as the system does (SITEDIAG_HOSTS_FILE); none when undefined. */
+  readonly hostsFile?: string | undefined;
+}
+
 /**
- * The system resolver (getaddrinfo, honouring /etc/hosts) when `servers` is
- * empty, else those servers queried directly for A and AAAA (SITEDIAG_DNS_SERVERS).
- * A fresh c-ares channel per lookup: cancelling one hop's queries cannot touch
- * another's, and no answer is reused from someone else's cache.
+ * Names are looked up in the hosts file first, then asked of DNS for A and
+ * AAAA with c-ares: the configured servers, or those of /etc/resolv.conf.
+ * Never getaddrinfo: it runs on libuv's four-thread pool, so a few names
+ * whose server never answers would block every other lookup (and every file
+ * operation) of the process. With c-ares a silent server delays only the
+ * checks of the names it serves. A fresh channel per lookup: cancelling one
+ * hop's queries cannot touch another's, and no answer is reused from
+ * someone else's cache.
  */
-export function createResolver(servers: readonly string[]): Resolver {
+export function createResolver(options: ResolverOptions): Resolver {
+  const hosts = options.hostsFile === undefined ? undefined : watchedHostsFile(options.hostsFile);
   return {
     resolve(host, signal) {
       if (signal.aborted) return Promise.resolve({ ok: false, code: "ABORTED" });
-      const lookup = servers.length === 0 ? systemLookup(host) : serverLookup(host, servers, signal);
-      return raceAbort(lookup, signal);
+      return raceAbort(lookup(host, options.servers, hosts, signal), signal);
     },
   };
 }
 
-async function systemLookup(host: string): Promise<Resolution> {
-  try {
-    const answers = await dns.lookup(host, { all: true, order: "verbatim" });
-    return { ok: true, addresses: dedupe(answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }))) };
-  } catch (error) {
-    return { ok: false, code: errorCode(error) };
+async function lookup(host: string, servers: readonly string[], hosts: (() => Promise<HostsTable>) | undefined, signal: AbortSignal): Promise<Resolution> {
+  const listed = hosts === undefined ? undefined : (await hosts()).get(normaliseName(host));
+  if (listed !== undefined) {
+    const ipv6 = listed.filter(({ family }) => family === 6);
+    const ipv4 = listed.filter(({ family }) => family === 4);
+    return { ok: true, addresses: interleave(ipv6, ipv4) };
   }
+  return dnsLookup(host, servers, signal);
 }
 
-async function serverLookup(host: string, servers: readonly string[], signal: AbortSignal): Promise<Resolution> {
+async function dnsLookup(host: string, servers: readonly string[], signal: AbortSignal): Promise<Resolution> {
   const resolver = new dns.Resolver({ tries: 2 });
-  resolver.setServers([...servers]);
+  if (servers.length > 0) resolver.setServers([...servers]);
   const cancel = () => resolver.cancel();
   signal.addEventListener("abort", cancel, { once: true });
   try {

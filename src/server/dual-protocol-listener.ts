@@ -19,6 +19,16 @@ export interface ConnectionLimits {
   readonly keepAliveTimeoutMs: number;
   /** An HTTP/2 session with no frames in either direction for this long is closed. */
   readonly http2IdleTimeoutMs: number;
+  /** Time to receive a whole request body: HTTP/1.1's request timeout (408), and each HTTP/2 stream's body deadline. */
+  readonly requestTimeoutMs: number;
+  /** Concurrent streams one HTTP/2 connection may open (SETTINGS_MAX_CONCURRENT_STREAMS). */
+  readonly http2MaxStreams: number;
+  /** Memory one HTTP/2 session may hold (nghttp2's buffers, header tables, unsent data) before it refuses new streams. */
+  readonly http2SessionMemoryMiB: number;
+  /** Open connections the port holds in all; later ones are closed as they arrive. */
+  readonly maxConnections: number;
+  /** Open connections one peer address may hold; later ones are closed as they arrive. */
+  readonly maxConnectionsPerPeer: number;
 }
 
 export interface DualProtocolListenerOptions extends ConnectionLimits {
@@ -58,7 +68,7 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
       maxHeaderSize: options.maxHeaderBytes,
       headersTimeout: options.headersTimeoutMs,
       // A request body trickling in is bounded too; Connect bodies are a few hundred bytes.
-      requestTimeout: Math.max(options.headersTimeoutMs, 30_000),
+      requestTimeout: Math.max(options.headersTimeoutMs, options.requestTimeoutMs),
       keepAliveTimeout: options.keepAliveTimeoutMs,
       // Node checks the headers and request timeouts on this interval (30 s by default), which would let a slow client overstay by that much.
       connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(options.headersTimeoutMs / 2))),
@@ -78,8 +88,25 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
     });
   });
 
-  const h2 = http2.createServer({ settings: { maxHeaderListSize: options.maxHeaderBytes } }, options.handler);
+  const h2 = http2.createServer(
+    {
+      // nghttp2 answers streams beyond this with RST_STREAM(REFUSED_STREAM) before any handler runs.
+      settings: { maxHeaderListSize: options.maxHeaderBytes, maxConcurrentStreams: options.http2MaxStreams },
+      maxSessionMemory: options.http2SessionMemoryMiB,
+    },
+    options.handler,
+  );
   h2.setTimeout(options.http2IdleTimeoutMs);
+  // HTTP/1.1's requestTimeout for one stream: a body trickled a byte at a time
+  // keeps the session busy, so no idle timeout would ever end it.
+  h2.on("stream", (stream: http2.ServerHttp2Stream) => {
+    if (stream.endAfterHeaders) return;
+    const deadline = setTimeout(() => {
+      if (!stream.readableEnded && !stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    }, Math.max(options.headersTimeoutMs, options.requestTimeoutMs));
+    stream.once("end", () => clearTimeout(deadline));
+    stream.once("close", () => clearTimeout(deadline));
+  });
   const sessions = new Set<http2.ServerHttp2Session>();
   let closing = false;
   h2.on("session", (session: http2.ServerHttp2Session) => {
@@ -96,9 +123,23 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
   });
 
   const sockets = new Set<net.Socket>();
+  const perPeer = new Map<string, number>();
   const tcp = net.createServer((socket) => {
+    const peer = socket.remoteAddress ?? "";
+    const held = perPeer.get(peer) ?? 0;
+    if (held >= options.maxConnectionsPerPeer) {
+      // Closed before a byte is read: one address cannot hold more of the port than its share.
+      socket.destroy();
+      return;
+    }
+    perPeer.set(peer, held + 1);
     sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
+    socket.once("close", () => {
+      sockets.delete(socket);
+      const left = (perPeer.get(peer) ?? 1) - 1;
+      if (left === 0) perPeer.delete(peer);
+      else perPeer.set(peer, left);
+    });
     // A reset before the protocol is known would otherwise be an unhandled 'error'.
     socket.on("error", () => socket.destroy());
     sniff(socket, options.headersTimeoutMs, (isHttp2) => {
@@ -113,6 +154,7 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
     });
   });
 
+  tcp.maxConnections = options.maxConnections;
   await new Promise<void>((resolve, reject) => {
     tcp.once("error", reject);
     tcp.listen(options.port, options.host, () => {

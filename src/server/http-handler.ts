@@ -1,6 +1,9 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import http2 from "node:http2";
+import { API_KEY_HEADER } from "../access/api-key.js";
+import type { Admission } from "./admission.js";
 import type { CorsPolicy } from "./cors-policy.js";
 import { callContextValues, rpcDoorOf } from "./door.js";
 import type { NodeRequestHandler } from "./dual-protocol-listener.js";
@@ -34,6 +37,8 @@ export interface HttpHandlerOptions {
   readonly closing: () => boolean;
   /** Told about failures that are the server's own defects. */
   readonly onDefect: (error: unknown) => void;
+  /** Checked from the headers of every diagnostic call, on every door, before its body; none lets every call through. */
+  readonly admission: Admission | undefined;
 }
 
 const REST_METHODS = ["GET", "OPTIONS"];
@@ -58,7 +63,7 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
   for (const route of restRoutes.values()) {
     if (!local.serves(route.method)) throw new Error(`REST route ${route.path} has no in-memory implementation`);
   }
-  const rest = createRestAdapter(local, options.onDefect);
+  const rest = createRestAdapter(local, options.onDefect, options.admission);
   const plainRoutes = new Map(options.plainRoutes.map((route) => [route.path, route]));
   for (const path of plainRoutes.keys()) {
     if (restRoutes.has(path) || rpcHandlers.has(path) || path === "/healthz" || path === "/readyz") throw new Error(`plain route ${path} collides with a built-in route`);
@@ -103,7 +108,9 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
     if (rpc !== undefined) {
       if (method === "OPTIONS") return sendEmpty(response, 204, options.cors.preflightHeaders(RPC_METHODS));
       cors.forEach((value, name) => response.setHeader(name, value));
-      serveRpc(rpc, request, response, options.onDefect);
+      const operation = options.rpc.guarded.get(path);
+      if (operation === undefined || options.admission === undefined) return serveRpc(rpc, request, response, options.onDefect);
+      serveAdmittedRpc(rpc, operation, options.admission, request, response, options.onDefect);
       return;
     }
 
@@ -112,16 +119,69 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
   };
 }
 
-function serveRpc(handler: UniversalHandler, request: NodeRequest, response: NodeResponse, onDefect: (error: unknown) => void): void {
-  const contentType = request.headers["content-type"];
-  const contextValues = callContextValues(request, rpcDoorOf(typeof contentType === "string" ? contentType : undefined));
-  const universalRequest = universalRequestFromNodeRequest(request, response, undefined, contextValues);
-  handler(universalRequest)
+function serveRpc(handler: UniversalHandler, request: NodeRequest, response: NodeResponse, onDefect: (error: unknown) => void, refusal?: ConnectError): void {
+  const universalRequest = universalRequestFromNodeRequest(request, response, undefined, callContextValues(request, doorOf(request)));
+  // A refused call is still answered by Connect, so each protocol gets its own
+  // error form (JSON, trailers); the error comes out of the body the moment
+  // Connect starts reading it, and not one byte of the real body is read.
+  const served = refusal === undefined ? universalRequest : { ...universalRequest, body: refusedBody(refusal) };
+  handler(served)
     .then((universalResponse) => universalResponseToNodeResponse(universalResponse, response))
     .catch((reason: unknown) => {
       // A client that hung up mid-call is not a server defect.
       if (ConnectError.from(reason).code !== Code.Aborted) onDefect(reason);
     });
+}
+
+/** Admission first, from the headers alone; then the call, or Connect's answer for the refusal. */
+function serveAdmittedRpc(
+  handler: UniversalHandler,
+  operation: string,
+  admission: Admission,
+  request: NodeRequest,
+  response: NodeResponse,
+  onDefect: (error: unknown) => void,
+): void {
+  const key = request.headers[API_KEY_HEADER];
+  admission.admit(request, doorOf(request), operation, typeof key === "string" ? key : null).then(
+    (admitted) => {
+      if (admitted.ok) {
+        response.once("close", () => admitted.release());
+        return serveRpc(handler, request, response, onDefect);
+      }
+      stopReadingAfterAnswer(request, response);
+      serveRpc(handler, request, response, onDefect, admitted.error);
+    },
+    (reason: unknown) => failed(response, reason, onDefect),
+  );
+}
+
+function doorOf(request: NodeRequest) {
+  const contentType = request.headers["content-type"];
+  return rpcDoorOf(typeof contentType === "string" ? contentType : undefined);
+}
+
+function refusedBody(error: ConnectError): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }),
+  };
+}
+
+/**
+ * The unread body of a refused call must not be read after the answer either
+ * (Node drains what is left of a request by default): HTTP/1.1 closes the
+ * connection, HTTP/2 resets the stream once the answer is out (RFC 9113
+ * §8.1 allows RST_STREAM NO_ERROR for exactly this).
+ */
+function stopReadingAfterAnswer(request: NodeRequest, response: NodeResponse): void {
+  if ("stream" in request) {
+    const stream = request.stream;
+    response.once("finish", () => {
+      if (!stream.readableEnded && !stream.destroyed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+    });
+    return;
+  }
+  response.setHeader("connection", "close");
 }
 
 function methodNotAllowed(response: NodeResponse, allowed: readonly string[], cors: Headers, tool: string | null): void {

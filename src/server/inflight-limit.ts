@@ -1,4 +1,4 @@
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 
 /** Told when a slot is taken, given back, or refused; metrics listen here. */
 export interface InflightObserver {
@@ -8,36 +8,52 @@ export interface InflightObserver {
 }
 
 export interface InflightLimitOptions {
-  /** SITEDIAG_MAX_INFLIGHT: calls allowed past this point at once. */
+  /** SITEDIAG_MAX_INFLIGHT: diagnostic requests held at once, from their arrival to their answer. */
   readonly max: number;
   readonly observer?: InflightObserver;
+}
+
+/** A slot, or the refusal to give one. `release` may be called more than once; only the first counts. */
+export type InflightSlot = { readonly ok: true; release(): void } | { readonly ok: false; readonly error: ConnectError };
+
+export interface InflightLimit {
+  take(operation: string): InflightSlot;
 }
 
 // Retry-After of the refusal: most checks end within a second or two; a client retrying sooner would only be turned away again.
 const RETRY_AFTER = "2";
 
 /**
- * Caps the diagnostics running at once on this instance. Each probes
- * targets for up to 30 s, so an unbounded number would let a burst of calls
- * exhaust sockets and memory. Placed before the access interceptor, a call
- * over the cap is refused with Unavailable (503 on REST and Connect) and a
- * Retry-After before its key is looked up, so it costs nothing.
+ * Caps the diagnostic requests held at once on this instance, on every door
+ * and both HTTP versions. Each probes targets for up to 30 s, so an
+ * unbounded number would let a burst of calls exhaust sockets and memory.
+ * A slot is taken when the request arrives, before its key is looked up or
+ * its body read, and given back when its response is over: a caller
+ * trickling a body holds a slot like one waiting for a probe, so neither can
+ * pile up beyond the cap. A request over the cap is refused with
+ * Unavailable (503 on REST and Connect) and a Retry-After; it costs nothing.
  */
-export function createInflightLimit(options: InflightLimitOptions): Interceptor {
+export function createInflightLimit(options: InflightLimitOptions): InflightLimit {
   let inflight = 0;
-  return (next) => async (req) => {
-    if (inflight >= options.max) {
-      options.observer?.rejected(req.method.name);
-      const message = `the server is running its limit of ${options.max} checks at once; retry in ${RETRY_AFTER} seconds (nothing was charged)`;
-      throw new ConnectError(message, Code.Unavailable, { "retry-after": RETRY_AFTER });
-    }
-    inflight += 1;
-    options.observer?.admitted();
-    try {
-      return await next(req);
-    } finally {
-      inflight -= 1;
-      options.observer?.released();
-    }
+  return {
+    take(operation) {
+      if (inflight >= options.max) {
+        options.observer?.rejected(operation);
+        const message = `the server is running its limit of ${options.max} checks at once; retry in ${RETRY_AFTER} seconds (nothing was charged)`;
+        return { ok: false, error: new ConnectError(message, Code.Unavailable, { "retry-after": RETRY_AFTER }) };
+      }
+      inflight += 1;
+      options.observer?.admitted();
+      let released = false;
+      return {
+        ok: true,
+        release: () => {
+          if (released) return;
+          released = true;
+          inflight -= 1;
+          options.observer?.released();
+        },
+      };
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { type ConnectRouter, createConnectRouter, type Interceptor } from "@connectrpc/connect";
-import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
+import { compressionGzip } from "@connectrpc/connect-node";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
@@ -16,6 +16,8 @@ export interface RpcRouterOptions {
   readonly ready: () => Promise<boolean>;
   /** Aborts the context signal of calls still running when the server shuts down. */
   readonly shutdownSignal: AbortSignal;
+  /** Largest request message, as received and after decompression, on every protocol and method. */
+  readonly maxRequestBytes: number;
 }
 
 export interface RpcRouter {
@@ -23,6 +25,8 @@ export interface RpcRouter {
   readonly router: ConnectRouter;
   /** The same implementations and interceptors, called in memory: the REST door's way in. */
   readonly local: LocalCalls;
+  /** Request paths of the methods that need admission (a key and an in-flight slot), with their method names. */
+  readonly guarded: ReadonlyMap<string, string>;
 }
 
 /**
@@ -35,7 +39,13 @@ export interface RpcRouter {
  */
 export function createRpcRouter(options: RpcRouterOptions): RpcRouter {
   const router = createConnectRouter({
-    acceptCompression: [compressionGzip, compressionBrotli],
+    // gzip is what gRPC and Connect clients send when they compress at all;
+    // every other algorithm would only be another inflater for an attacker.
+    acceptCompression: [compressionGzip],
+    // Enforced by Connect while reading (on the length header before any
+    // buffering, then on the bytes) and by zlib while inflating
+    // (maxOutputLength), for unary and streaming methods alike, reflection too.
+    readMaxBytes: options.maxRequestBytes,
     shutdownSignal: options.shutdownSignal,
   });
   const local = createLocalCalls(options.shutdownSignal);
@@ -48,5 +58,6 @@ export function createRpcRouter(options: RpcRouterOptions): RpcRouter {
   // Reflection describes every service registered before it, and itself.
   const registered = new Set(router.handlers.map((handler) => handler.service));
   registerReflection(router, createDescriptorIndex([...registered, ...reflectionServices]));
-  return { router, local };
+  const guarded = new Map(router.handlers.filter((handler) => handler.service === DiagnosticsService).map((handler) => [handler.requestPath, handler.method.name]));
+  return { router, local, guarded };
 }

@@ -1,7 +1,8 @@
 import { setMaxListeners } from "node:events";
 import type { Interceptor } from "@connectrpc/connect";
-import type { Config } from "../config.js";
+import { type Config, DEFAULT_INTAKE } from "../config.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import type { Admission } from "./admission.js";
 import { createCorsPolicy } from "./cors-policy.js";
 import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./dual-protocol-listener.js";
 import { createHttpHandler, type PlainHttpRoute } from "./http-handler.js";
@@ -36,6 +37,12 @@ export interface ServerOptions {
   readonly wrapHandler?: (handler: NodeRequestHandler) => NodeRequestHandler;
   /** Told about the server's own defects (a handler that threw something unexpected). Default: stderr. */
   readonly onDefect?: (error: unknown) => void;
+  /**
+   * Judges every DiagnosticsService call from its headers (in-flight slot,
+   * key) before its body is read, on every door. Default: none, every call
+   * goes on to the interceptors.
+   */
+  readonly admission?: Admission;
 }
 
 export interface RunningServer {
@@ -52,6 +59,8 @@ export interface RunningServer {
 export interface ServerLimits extends ConnectionLimits {
   /** Longest request target (path and query) served; longer ones get 414. */
   readonly maxUrlBytes: number;
+  /** Largest request message on the RPC doors, as received and after decompression (SITEDIAG_MAX_REQUEST_BYTES). */
+  readonly maxRequestBytes: number;
 }
 
 const DEFAULT_LIMITS: ServerLimits = {
@@ -61,6 +70,12 @@ const DEFAULT_LIMITS: ServerLimits = {
   keepAliveTimeoutMs: 5_000,
   // Longer than the longest diagnostic (30 s), during which a call moves no bytes.
   http2IdleTimeoutMs: 120_000,
+  maxRequestBytes: DEFAULT_INTAKE.maxRequestBytes,
+  requestTimeoutMs: DEFAULT_INTAKE.requestTimeoutMs,
+  http2MaxStreams: DEFAULT_INTAKE.http2MaxStreams,
+  http2SessionMemoryMiB: DEFAULT_INTAKE.http2SessionMemoryMiB,
+  maxConnections: DEFAULT_INTAKE.maxConnections,
+  maxConnectionsPerPeer: DEFAULT_INTAKE.maxConnectionsPerPeer,
 };
 const READINESS_TIMEOUT_MS = 2_000;
 
@@ -77,13 +92,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const ready = () => isReady(readiness, closing, READINESS_TIMEOUT_MS);
   const onDefect = options.onDefect ?? ((error: unknown) => console.error("sitediag: server defect", error));
 
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const rpc = createRpcRouter({
     env: options.env,
     interceptors: options.interceptors ?? [],
     ready,
     shutdownSignal: shutdown.signal,
+    maxRequestBytes: limits.maxRequestBytes,
   });
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const routes = createHttpHandler({
     rpc,
     plainRoutes: options.plainRoutes ?? [],
@@ -91,6 +107,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ready,
     closing: () => closing,
     onDefect,
+    admission: options.admission,
   });
   const limited = limitRequestTarget(routes, limits.maxUrlBytes);
   const handler = options.wrapHandler?.(limited) ?? limited;

@@ -1,4 +1,5 @@
 import { createAccessInterceptor } from "../access/access-interceptor.js";
+import { createKeyGate } from "../access/key-gate.js";
 import type { AccessStore } from "../access/store.js";
 import { USAGE_HEADER_NAMES } from "../access/usage-headers.js";
 import type { Config } from "../config.js";
@@ -10,6 +11,7 @@ import type { Metrics } from "../observability/metrics.js";
 import { observeRequests } from "../observability/request-observer.js";
 import { createResultObserver } from "../observability/result-observer.js";
 import { timedStore } from "../observability/timed-store.js";
+import { createAdmission } from "./admission.js";
 import { createInflightLimit, type InflightObserver } from "./inflight-limit.js";
 import { listenForMetrics, type MetricsListener } from "./metrics-listener.js";
 import { metricsRoute } from "./metrics-route.js";
@@ -42,30 +44,32 @@ export interface RunningService {
 
 /**
  * The whole service as `sitediag serve` runs it: the server frame with, on
- * every door and in this order, the call observer (logs, request metrics),
- * the in-flight cap (before any charge), the access interceptor (key and
- * credits) and the result observer (diagnostic time and results); plus
+ * every door, admission from the headers (the in-flight cap, then the key,
+ * before any body is read), then in this order the call observer (logs,
+ * request metrics), the access interceptor (key and credits) and the
+ * result observer (diagnostic time and results); plus
  * GET /openapi.json and GET /metrics (here or on its own port).
  */
 export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const { config, logger, metrics } = deps;
   const store = timedStore(deps.store, metrics);
   const env: DiagnosticEnv = { ...deps.env, prober: countingProber(deps.env.prober, metrics) };
-  const inflightLimit = createInflightLimit({ max: config.maxInflight, observer: inflightMetrics(metrics) });
+  const admission = createAdmission(createInflightLimit({ max: config.maxInflight, observer: inflightMetrics(metrics) }), createKeyGate(store));
   const separateMetrics = config.metricsPort !== undefined;
   const onDefect = (error: unknown) => logger.error({ err: error }, "server defect");
 
   const server = await startServer({
     config,
     env,
-    interceptors: [createCallObserver(), inflightLimit, createAccessInterceptor({ store, config }), createResultObserver(metrics)],
+    admission,
+    interceptors: [createCallObserver(), createAccessInterceptor({ store, config }), createResultObserver(metrics)],
     ready: () => store.ping().then(() => true),
     exposeHeaders: USAGE_HEADER_NAMES,
     plainRoutes: separateMetrics ? [openApiRoute()] : [openApiRoute(), metricsRoute(metrics)],
     wrapHandler: (handler) => observeRequests(handler, { logger, metrics }),
     onDefect,
     ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: deps.shutdownGraceMs }),
-    ...(deps.limits === undefined ? {} : { limits: deps.limits }),
+    limits: { ...config.intake, ...deps.limits },
   });
   let metricsListener: MetricsListener | undefined;
   if (config.metricsPort !== undefined) {

@@ -104,7 +104,7 @@ describe("sitediag serve with SITEDIAG_WORKERS=2", () => {
     const listening = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+) .*2 workers: (\d+), (\d+)\)/.exec(cluster.stdout()) ?? undefined);
     url = listening[1] ?? "";
     workerPids = [Number(listening[2]), Number(listening[3])];
-    key = await until(() => /^\s+(sd_\w+)$/m.exec(cluster.stdout())?.[1]);
+    key = await until(() => /^\s+(sd_\w+)$/m.exec(cluster.stderr())?.[1]);
   }, 30_000);
   afterAll(async () => {
     if (cluster.child.exitCode === null && cluster.child.signalCode === null) {
@@ -117,7 +117,9 @@ describe("sitediag serve with SITEDIAG_WORKERS=2", () => {
 
   it("announces the service and the first key once, from the primary", () => {
     expect(cluster.stdout().match(/listening on http/g)).toHaveLength(1);
-    expect(cluster.stdout().match(/^\s+sd_\w+$/gm)).toHaveLength(1);
+    expect(cluster.stderr().match(/^\s+sd_\w+$/gm)).toHaveLength(1);
+    // The key goes to the person at the terminal, never into the log stream.
+    expect(cluster.stdout()).not.toMatch(/sd_\w{28}/);
     expect(new Set(workerPids).size).toBe(2);
     expect(workerPids).not.toContain(cluster.child.pid);
   });
@@ -187,7 +189,7 @@ describe("sitediag serve with SITEDIAG_WORKERS=2, stopped twice", () => {
   it("kills the workers and exits 1 at once on a second signal", async () => {
     const cluster = startCluster({ SITEDIAG_WORKERS: "2", SITEDIAG_STORE: `sqlite:${join(dir, "twice.db")}` });
     const listening = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+) .*2 workers: (\d+), (\d+)\)/.exec(cluster.stdout()) ?? undefined);
-    const key = await until(() => /^\s+(sd_\w+)$/m.exec(cluster.stdout())?.[1]);
+    const key = await until(() => /^\s+(sd_\w+)$/m.exec(cluster.stderr())?.[1]);
     const inFlight = get(`${listening[1] ?? ""}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/slow"))}`, { "x-api-key": key }).catch(
       (error: unknown) => error,
     );

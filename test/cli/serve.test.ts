@@ -30,7 +30,7 @@ describe("sitediag serve", () => {
     const cli = createCliIo(environment("first"));
     const exited = runCli(["serve"], COMMANDS, cli.io);
     const url = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.stdout())?.[1]);
-    const key = await until(() => /^\s+(sd_\w+)$/m.exec(cli.stdout())?.[1]);
+    const key = await until(() => /^\s+(sd_\w+)$/m.exec(cli.stderr())?.[1]);
 
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     const anonymous = await fetch(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/up"))}`);
@@ -50,7 +50,7 @@ describe("sitediag serve", () => {
     const cli = createCliIo(environment("second"));
     const exited = runCli(["serve"], COMMANDS, cli.io);
     const url = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.stdout())?.[1]);
-    const key = await until(() => /^\s+(sd_\w+)$/m.exec(cli.stdout())?.[1]);
+    const key = await until(() => /^\s+(sd_\w+)$/m.exec(cli.stderr())?.[1]);
     const inFlight = fetch(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/slow"))}`, { headers: { "x-api-key": key } }).catch(
       (error: unknown) => error,
     );

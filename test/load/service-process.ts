@@ -29,7 +29,7 @@ export async function startServeProcess(env: Readonly<Record<string, string>>, e
   const deadline = Date.now() + 20_000;
   for (;;) {
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-    const key = /^\s+(sd_\w+)$/m.exec(out)?.[1];
+    const key = /^\s+(sd_\w+)$/m.exec(err)?.[1];
     if (url !== undefined && (!expectFirstKey || key !== undefined)) {
       return { child, url, firstKey: key, stdout: () => out, stderr: () => err, exited: () => exit };
     }

@@ -1,9 +1,10 @@
 import http2 from "node:http2";
 import net from "node:net";
+import { DEFAULT_INTAKE } from "../../src/config.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DualProtocolListener, listenDualProtocol } from "../../src/server/dual-protocol-listener.js";
 
-const LIMITS = { maxHeaderBytes: 16_384, headersTimeoutMs: 400, keepAliveTimeoutMs: 5_000, http2IdleTimeoutMs: 60_000 };
+const LIMITS = { ...DEFAULT_INTAKE, maxHeaderBytes: 16_384, headersTimeoutMs: 400, keepAliveTimeoutMs: 5_000, http2IdleTimeoutMs: 60_000 };
 
 function listen(limits: typeof LIMITS): Promise<DualProtocolListener> {
   return listenDualProtocol({ ...limits, host: "127.0.0.1", port: 0, handler: (_request, response) => response.end("served") });

@@ -52,7 +52,7 @@ describe("graceful shutdown of a real `sitediag serve` process", () => {
     const exited = new Promise<number | null>((resolve) => process_.once("exit", (code) => resolve(code)));
 
     const url = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1]);
-    const key = await until(() => /^\s+(sd_\w+)$/m.exec(stdout)?.[1]);
+    const key = await until(() => /^\s+(sd_\w+)$/m.exec(stderr)?.[1]);
     const port = Number(new URL(url).port);
 
     const inFlight = fetch(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/slow"))}`, { headers: { "x-api-key": key } });
@@ -67,9 +67,10 @@ describe("graceful shutdown of a real `sitediag serve` process", () => {
     expect(await exited).toBe(0);
     expect(stderr).toContain("stopped");
 
-    // The JSON log has the call, and the key printed once on stdout appears nowhere in it.
+    // The JSON log has the call, and the key, printed once for the person on stderr, appears nowhere in it.
     const logLines = stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logLines.some((line) => line.msg === "request" && line.operation === "CheckSite" && line.status === 200)).toBe(true);
-    expect(stdout.split(key).length - 1).toBe(2); // the key line and the curl example, nothing else
+    expect(stderr.split(key).length - 1).toBe(2); // the key line and the curl example, nothing else
+    expect(stdout).not.toContain(key);
   }, 60_000);
 });
