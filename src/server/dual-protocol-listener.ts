@@ -50,6 +50,13 @@ export interface DualProtocolListener {
   destroyAll(): void;
 }
 
+// How long, and how much, an HTTP/1.1 client answered before its body was read may go on sending it.
+const LINGER_MS = 2_000;
+const LINGER_MAX_BYTES = 8 * 1024 * 1024;
+
+// How long a stream answered before its body was read may keep sending it.
+const UNREAD_BODY_RESET_MS = 500;
+
 // How soon a session nghttp2 has stopped for a connection error is found and closed (two to three of these).
 const HTTP2_ERROR_CHECK_MS = 1_000;
 
@@ -81,10 +88,11 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
   h1.emit("listening");
   // Requests the parser rejects get the port's JSON error envelope, not Node's bare status line.
   h1.on("clientError", answerClientError(options.maxHeaderBytes));
-  h1.on("request", (_request: http.IncomingMessage, response: http.ServerResponse) => {
+  h1.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
     // A keep-alive connection busy when close() began becomes idle here; close it then.
     response.once("finish", () => {
       if (closing) setImmediate(() => h1.closeIdleConnections());
+      if (!request.complete) lingerThenClose(request);
     });
   });
 
@@ -106,6 +114,19 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
     }, Math.max(options.headersTimeoutMs, options.requestTimeoutMs));
     stream.once("end", () => clearTimeout(deadline));
     stream.once("close", () => clearTimeout(deadline));
+    // Answered before its body was read (refused, or too large): tell the
+    // client to stop sending rather than let it fill flow-control windows
+    // for a body nobody will read (RFC 9113 §8.1 allows RST_STREAM NO_ERROR
+    // after a complete response for exactly this).
+    // The reset waits a moment: gRPC's trailers are written after 'finish',
+    // and a reset sent at once would cut them off.
+    stream.once("finish", () => {
+      if (stream.readableEnded) return;
+      const reset = setTimeout(() => {
+        if (!stream.readableEnded && !stream.destroyed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      }, UNREAD_BODY_RESET_MS);
+      stream.once("close", () => clearTimeout(reset));
+    });
   });
   const sessions = new Set<http2.ServerHttp2Session>();
   let closing = false;
@@ -180,6 +201,33 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
       for (const socket of sockets) socket.destroy();
     },
   };
+}
+
+/**
+ * A request answered before its body was read (refused from its headers, or
+ * declared too large). Closing at once would make the kernel reset the
+ * connection over the unread bytes, and a reset can destroy the answer
+ * before the client reads it; reading the rest, as Node does by default,
+ * would let the client make us read any amount. So: discard what comes for
+ * a short while (lingering close, as nginx does), then close.
+ */
+function lingerThenClose(request: http.IncomingMessage): void {
+  const socket = request.socket;
+  let discarded = 0;
+  const stop = () => {
+    clearTimeout(timer);
+    socket.off("data", count);
+    request.off("end", stop);
+  };
+  const count = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_MAX_BYTES) socket.destroy();
+  };
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.on("data", count);
+  socket.once("close", stop);
+  // The whole body arrived after all: the connection may serve its next request.
+  request.once("end", stop);
 }
 
 /**

@@ -1,7 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
-import http2 from "node:http2";
+import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { API_KEY_HEADER } from "../access/api-key.js";
 import type { Admission } from "./admission.js";
 import type { CorsPolicy } from "./cors-policy.js";
@@ -124,7 +123,7 @@ function serveRpc(handler: UniversalHandler, request: NodeRequest, response: Nod
   // A refused call is still answered by Connect, so each protocol gets its own
   // error form (JSON, trailers); the error comes out of the body the moment
   // Connect starts reading it, and not one byte of the real body is read.
-  const served = refusal === undefined ? universalRequest : { ...universalRequest, body: refusedBody(refusal) };
+  const served = refusal === undefined ? universalRequest : refusedRequest(universalRequest, refusal);
   handler(served)
     .then((universalResponse) => universalResponseToNodeResponse(universalResponse, response))
     .catch((reason: unknown) => {
@@ -149,7 +148,6 @@ function serveAdmittedRpc(
         response.once("close", () => admitted.release());
         return serveRpc(handler, request, response, onDefect);
       }
-      stopReadingAfterAnswer(request, response);
       serveRpc(handler, request, response, onDefect, admitted.error);
     },
     (reason: unknown) => failed(response, reason, onDefect),
@@ -161,27 +159,16 @@ function doorOf(request: NodeRequest) {
   return rpcDoorOf(typeof contentType === "string" ? contentType : undefined);
 }
 
-function refusedBody(error: ConnectError): AsyncIterable<Uint8Array> {
-  return {
-    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }),
-  };
-}
-
 /**
- * The unread body of a refused call must not be read after the answer either
- * (Node drains what is left of a request by default): HTTP/1.1 closes the
- * connection, HTTP/2 resets the stream once the answer is out (RFC 9113
- * §8.1 allows RST_STREAM NO_ERROR for exactly this).
+ * The request as Connect sees it when admission refused it: no length (Connect
+ * would judge a declared length first, answering "too large" where the
+ * answer is "who are you") and a body that throws the refusal when read.
  */
-function stopReadingAfterAnswer(request: NodeRequest, response: NodeResponse): void {
-  if ("stream" in request) {
-    const stream = request.stream;
-    response.once("finish", () => {
-      if (!stream.readableEnded && !stream.destroyed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
-    });
-    return;
-  }
-  response.setHeader("connection", "close");
+function refusedRequest(request: UniversalServerRequest, error: ConnectError): UniversalServerRequest {
+  const header = new Headers(request.header);
+  header.delete("content-length");
+  const body: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
+  return { ...request, header, body };
 }
 
 function methodNotAllowed(response: NodeResponse, allowed: readonly string[], cors: Headers, tool: string | null): void {
