@@ -111,7 +111,7 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
     if (stream.endAfterHeaders) return;
     const deadline = setTimeout(() => {
       if (!stream.readableEnded && !stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
-    }, Math.max(options.headersTimeoutMs, options.requestTimeoutMs));
+    }, options.requestTimeoutMs);
     stream.once("end", () => clearTimeout(deadline));
     stream.once("close", () => clearTimeout(deadline));
     // Answered before its body was read (refused, or too large): tell the
