@@ -16,8 +16,13 @@ export interface ServeProcess {
   exited(): Promise<number | null>;
 }
 
-export async function startServeProcess(env: Readonly<Record<string, string>>, expectFirstKey: boolean): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve"], {
+/**
+ * Starts `sitediag serve`; `wrap`, when given, is a command line the node
+ * command is appended to and exec'd by (e.g. unshare into a mount namespace).
+ */
+export async function startServeProcess(env: Readonly<Record<string, string>>, expectFirstKey: boolean, wrap: readonly string[] = []): Promise<ServeProcess> {
+  const command = [...wrap, process.execPath, "--import", "tsx", MAIN, "serve"];
+  const child = spawn(command[0] ?? process.execPath, command.slice(1), {
     env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hostOf, redactUrl } from "../../src/observability/redaction.js";
+import { hostOf, redactUrl, redactValue } from "../../src/observability/redaction.js";
 import { requestIdFrom } from "../../src/observability/request-id.js";
 
 describe("redactUrl", () => {
@@ -25,6 +25,38 @@ describe("redactUrl", () => {
 
   it("keeps only the path of a target it cannot parse", () => {
     expect(redactUrl("http://[::1/x?api_key=sd_secret")).toBe("http://[::1/x");
+  });
+});
+
+describe("redactValue: every spelling a URL parser would read as credentials", () => {
+  const table: readonly (readonly [string, string])[] = [
+    ["https://admin:pw@site.test/", "https://site.test/"],
+    ["HTTPS://admin:pw@site.test/", "https://site.test/"],
+    ["//admin:pw@site.test/", "site.test/"],
+    [" https://admin:pw@site.test/", "https://site.test/"],
+    ["\thttps://admin:pw@site.test/", "https://site.test/"],
+    ["ht\ttps://admin:pw@site.test/", "https://site.test/"],
+    ["https:admin:pw@site.test/", "https://site.test/"],
+    ["https:/admin:pw@site.test/", "https://site.test/"],
+    ["https:///admin:pw@site.test/", "https://site.test/"],
+    ["https:\\\\admin:pw@site.test/", "https://site.test/"],
+    ["admin:pw@site.test/path", "site.test/path"],
+    ["https://admin@site.test/", "https://site.test/"],
+    ["https://:pw@site.test/", "https://site.test/"],
+    ["https://admin:pw@site.test/x?api_key=sd_inner#frag", "https://site.test/x?api_key=%5BREDACTED%5D"],
+    // Values no parser reads: anything shaped like credentials is still masked.
+    ["https://admin:pw@site.test:99999/", "https://[REDACTED]@site.test:99999/"],
+    ["ftp://admin:pw@site.test/", "ftp://[REDACTED]@site.test/"],
+    ["https://[::1/admin:pw@x", "https://[::1/[REDACTED]@x"],
+    // Nothing to hide: left as given.
+    ["https://site.test/a?b=1", "https://site.test/a?b=1"],
+    ["site.test", "site.test"],
+    ["not a url", "not a url"],
+    ["", ""],
+  ];
+  it.each(table)("%j is logged as %j", (value, logged) => {
+    expect(redactValue(value)).toBe(logged);
+    expect(redactValue(value)).not.toMatch(/pw|admin/);
   });
 });
 
