@@ -121,7 +121,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     for (const row of statements.oldestFirst.iterate(keyId)) yield { atMs: row.charged_at_ms, cost: row.cost };
   }
 
-  const charge = db.transaction((digest: string, cost: number, policy: CreditPolicy): ChargeOutcome => {
+  const chargeOne = (digest: string, cost: number, policy: CreditPolicy): ChargeOutcome => {
     const key = statements.keyByDigest.get(digest);
     if (key === undefined || key.revoked_at_ms !== null) return { kind: "unauthenticated" };
     // "now" is read after the write lock is held, so charges from all processes are stamped in lock order.
@@ -131,7 +131,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     if (decision.kind === "admitted") statements.insertCharge.run(key.id, nowMs, cost);
     saveTotal(key.id, stored, decision.usage.used);
     return { ...decision, keyId: key.id };
-  });
+  };
+  const chargeAll = db.transaction((batch: readonly PendingCharge[]) => batch.map(({ digest, cost, policy }) => chargeOne(digest, cost, policy)));
+  const charges = groupCommit((batch) => guard("charge", () => chargeAll.immediate(batch)));
 
   const usage = db.transaction((keyId: string, policy: CreditPolicy) => {
     const nowMs = Date.now();
@@ -160,12 +162,54 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     listKeys: async () => guard("listKeys", () => statements.listKeys.all().map(toRecord)),
     countKeys: async () => guard("countKeys", () => Number(statements.countKeys.get())),
     revokeKey: async (id) => guard("revokeKey", () => revoke.immediate(id)),
-    charge: async (digest, cost, policy) => guard("charge", () => charge.immediate(digest, cost, policy)),
+    charge: (digest, cost, policy) => charges.add({ digest, cost, policy }),
     usage: async (keyId, policy) => guard("usage", () => usage.immediate(keyId, policy)),
     ping: async () => guard("ping", () => void db.prepare("SELECT 1").get()),
     close: async () => {
       if (db.open) db.close();
     },
+  };
+}
+
+interface PendingCharge {
+  readonly digest: string;
+  readonly cost: number;
+  readonly policy: CreditPolicy;
+}
+
+/**
+ * Group commit: every charge asked for in one turn of the event loop goes
+ * into one write transaction, decided one after another in the order they
+ * were asked, exactly as separate transactions would decide them. A
+ * transaction costs a lock, a WAL append and its bookkeeping whatever it
+ * holds, and was most of a charge's price when each had its own. Should the
+ * transaction fail, it is rolled back whole and every charge in it rejects.
+ */
+function groupCommit(commit: (batch: readonly PendingCharge[]) => ChargeOutcome[]): { add(charge: PendingCharge): Promise<ChargeOutcome> } {
+  let queue: { readonly charge: PendingCharge; resolve(outcome: ChargeOutcome): void; reject(error: unknown): void }[] = [];
+  const flush = () => {
+    const batch = queue;
+    queue = [];
+    let outcomes: ChargeOutcome[];
+    try {
+      outcomes = commit(batch.map((entry) => entry.charge));
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+      return;
+    }
+    batch.forEach((entry, index) => {
+      const outcome = outcomes[index];
+      if (outcome === undefined) entry.reject(new Error("group commit lost a charge"));
+      else entry.resolve(outcome);
+    });
+  };
+  return {
+    add: (charge) =>
+      new Promise((resolve, reject) => {
+        // After this turn's I/O callbacks: every request that arrived with this one is in the batch.
+        if (queue.length === 0) setImmediate(flush);
+        queue.push({ charge, resolve, reject });
+      }),
   };
 }
 

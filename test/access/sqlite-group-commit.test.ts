@@ -1,0 +1,75 @@
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { StoreUnavailableError } from "../../src/access/store.js";
+import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+
+// Charges asked for in one turn of the loop share one SQLite transaction:
+// decided in the order they were asked, exactly, and all or nothing.
+
+let underTest: StoreUnderTest | undefined;
+afterEach(async () => {
+  await underTest?.cleanup();
+  underTest = undefined;
+});
+
+describe("SQLite group commit", () => {
+  it("decides a burst in call order: the first that fit are admitted, every later one refused", async () => {
+    underTest = sqliteStoreUnderTest();
+    const store = await underTest.open();
+    const key = await newKey(store);
+    const policy = { budget: 300, windowSeconds: 86_400 };
+    // Mixed costs in one tick: 2, 5, 2, 5, ... until the budget runs out part-way through.
+    const costs = Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? 2 : 5));
+    const outcomes = await Promise.all(costs.map((cost) => store.charge(key.digest, cost, policy)));
+    let expectedUsed = 0;
+    outcomes.forEach((outcome, index) => {
+      const cost = costs[index] ?? 0;
+      const fits = expectedUsed + cost <= policy.budget;
+      if (fits) expectedUsed += cost;
+      expect(outcome.kind, `charge ${index}`).toBe(fits ? "admitted" : "rejected");
+    });
+    expect((await store.usage(key.record.id, policy)).used).toBe(expectedUsed);
+  });
+
+  it("commits the burst as one transaction: another connection sees none of it, then all of it", async () => {
+    underTest = sqliteStoreUnderTest();
+    const store = await underTest.open();
+    const key = await newKey(store);
+    const location = underTest.location;
+    if (location.kind !== "sqlite") throw new Error("sqlite expected");
+    const reader = new Database(location.path, { readonly: true });
+    const count = () => Number(reader.prepare("SELECT COUNT(*) FROM credit_charges").pluck().get());
+    try {
+      const burst = Array.from({ length: 50 }, () => store.charge(key.digest, 2, { budget: 1_000, windowSeconds: 86_400 }));
+      // Asked for, not yet written: the batch waits for the end of this turn of the loop.
+      expect(count()).toBe(0);
+      await Promise.all(burst);
+      expect(count()).toBe(50);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it("rejects every charge of a batch whose transaction cannot run, and charges nothing", async () => {
+    underTest = sqliteStoreUnderTest();
+    const store = await underTest.open();
+    const key = await newKey(store);
+    const location = underTest.location;
+    if (location.kind !== "sqlite") throw new Error("sqlite expected");
+    // Another process holds the write lock for longer than the store waits for it.
+    const blocker = new Database(location.path);
+    blocker.exec("BEGIN IMMEDIATE");
+    const blocked = await underTest.open();
+    try {
+      const results = await Promise.allSettled(Array.from({ length: 5 }, () => blocked.charge(key.digest, 2, { budget: 300, windowSeconds: 86_400 })));
+      for (const result of results) {
+        expect(result.status).toBe("rejected");
+        if (result.status === "rejected") expect(result.reason).toBeInstanceOf(StoreUnavailableError);
+      }
+    } finally {
+      blocker.exec("ROLLBACK");
+      blocker.close();
+    }
+    expect((await store.usage(key.record.id, { budget: 300, windowSeconds: 86_400 })).used).toBe(0);
+  });
+});
