@@ -3,7 +3,13 @@ import { type Client, siteData } from "../http-client.js";
 import type { Figure } from "../results.js";
 import type { BenchStack } from "../stack.js";
 import { median } from "../stats.js";
+import { processTreeCpuMicros } from "../process-cpu.js";
 import { type LoadResult, runWrk } from "../wrk.js";
+
+/** A wrk run with what it cost the measured tool's process tree: CPU microseconds per completed request. */
+interface MeasuredRun extends LoadResult {
+  readonly cpuPerRequestUs: number;
+}
 
 interface ThroughputCase {
   readonly scenario: number;
@@ -31,17 +37,23 @@ export const THROUGHPUT_CASES: readonly ThroughputCase[] = [
 export async function runThroughput(stack: BenchStack, client: Client, spec: ThroughputCase): Promise<Figure[]> {
   const { options, service, blackbox } = stack;
   const target = stack.target.url(spec.targetPath);
-  const a = { url: `${service.url}/api/v1/${spec.tool}?url=${encodeURIComponent(target)}`, headers: { "x-api-key": service.apiKey } };
-  const b = blackbox === null ? null : { url: blackbox.probeUrl(spec.blackboxModule, target), headers: {} };
+  const sitediagSide = { url: `${service.url}/api/v1/${spec.tool}?url=${encodeURIComponent(target)}`, headers: { "x-api-key": service.apiKey } };
+  const blackboxSide = blackbox === null ? null : { url: blackbox.probeUrl(spec.blackboxModule, target), headers: {} };
 
-  await verify(client, spec, a, b);
-  const run = (side: { url: string; headers: Record<string, string> }, seconds: number) =>
-    runWrk({ ...side, connections: options.concurrency, durationSeconds: seconds });
+  await verify(client, spec, sitediagSide, blackboxSide);
+  const run = async (side: { url: string; headers: Record<string, string>; pid: number }, seconds: number): Promise<MeasuredRun> => {
+    const before = processTreeCpuMicros(side.pid);
+    const result = await runWrk({ url: side.url, headers: side.headers, connections: options.concurrency, durationSeconds: seconds });
+    const spent = processTreeCpuMicros(side.pid) - before;
+    return { ...result, cpuPerRequestUs: result.requests === 0 ? Infinity : spent / result.requests };
+  };
+  const a = { ...sitediagSide, pid: service.child.pid };
+  const b = blackboxSide === null || blackbox === null ? null : { ...blackboxSide, pid: blackbox.child.pid };
   await run(a, 1);
   if (b !== null) await run(b, 1);
 
-  const sitediag: LoadResult[] = [];
-  const other: LoadResult[] = [];
+  const sitediag: MeasuredRun[] = [];
+  const other: MeasuredRun[] = [];
   for (let round = 0; round < options.rounds; round++) {
     const order = round % 2 === 0 ? ["a", "b"] : ["b", "a"];
     for (const side of order) {
@@ -54,7 +66,7 @@ export async function runThroughput(stack: BenchStack, client: Client, spec: Thr
     if (errors > 0) console.warn(`scenario ${spec.scenario}: ${name} had ${errors} errors or non-2xx answers during measurement`);
   }
 
-  const figure = (name: string, unit: string, pick: (result: LoadResult) => number, goal?: string): Figure => ({
+  const figure = (name: string, unit: string, pick: (result: MeasuredRun) => number, goal?: string): Figure => ({
     scenario: spec.scenario,
     name: `${spec.label}: ${name}`,
     unit,
@@ -68,6 +80,9 @@ export async function runThroughput(stack: BenchStack, client: Client, spec: Thr
     figure(spec.tool === "redirect-check" ? "traces/s" : "checks/s", "/s", (result) => result.perSecond, throughputGoal),
     figure("p50 latency", "ms", (result) => result.p50Ms),
     figure("p99 latency", "ms", (result) => result.p99Ms),
+    // Process tree: sitediag's serve (and its workers), blackbox_exporter; not wrk, not the target.
+    figure("CPU per check", "us", (result) => result.cpuPerRequestUs, "<= 0.5x blackbox"),
+    ...(spec.redirects > 0 ? [figure("CPU per request hop", "us", (result) => result.cpuPerRequestUs / (spec.redirects + 1))] : []),
   ];
 }
 

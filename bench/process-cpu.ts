@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Clock ticks per second of /proc/PID/stat's utime and stime (USER_HZ; 100 on every Linux build we run). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user + system) spent so far by a process and all its live
+ * descendants (a cluster's workers, a tool's helpers), in microseconds, from
+ * /proc. Read before and after a run, the difference is what the run cost
+ * the process tree, whatever else the machine was doing.
+ */
+export function processTreeCpuMicros(rootPid: number): number {
+  const children = childrenByParent();
+  let ticks = 0;
+  const pending = [rootPid];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    ticks += ownTicks(pid);
+    pending.push(...(children.get(pid) ?? []));
+  }
+  return (ticks / TICKS_PER_SECOND) * 1_000_000;
+}
+
+function ownTicks(pid: number): number {
+  const fields = statFields(pid);
+  // utime and stime are fields 14 and 15 of stat(5); after the ")" of the command they are the 12th and 13th.
+  return fields === undefined ? 0 : Number(fields[11]) + Number(fields[12]);
+}
+
+function childrenByParent(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parent = Number(statFields(Number(entry))?.[1]);
+    if (!Number.isFinite(parent)) continue;
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  return children;
+}
+
+/** The fields of /proc/PID/stat after the command name (which may itself hold spaces and parentheses). */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined; // gone between the listing and the read
+  }
+}
