@@ -15,6 +15,14 @@ export interface CreditPolicy {
   readonly windowSeconds: number;
 }
 
+/** The policy a key is held to: the instance's window, and its own budget when it has one. */
+export function policyForKey(policy: CreditPolicy, keyBudget: number | null): CreditPolicy {
+  return keyBudget === null ? policy : { budget: keyBudget, windowSeconds: policy.windowSeconds };
+}
+
+/** A budget a key may be given: a whole number of credits, as SITEDIAG_CREDIT_BUDGET takes. */
+export const MAX_KEY_BUDGET = 1_000_000_000;
+
 /** One admitted charge in a key's log. */
 export interface Charge {
   readonly atMs: number;

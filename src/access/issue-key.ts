@@ -28,11 +28,15 @@ export function checkKeyName(name: string): KeyNameProblem | undefined {
  * only if the store holds no key yet (checked atomically, so two instances
  * starting together issue one first key); undefined means another won.
  */
-export async function issueKey(store: AccessStore, name: string, options: { readonly onlyIfEmpty?: boolean } = {}): Promise<IssuedKey | undefined> {
+export async function issueKey(
+  store: AccessStore,
+  name: string,
+  options: { readonly onlyIfEmpty?: boolean; readonly budget?: number | null } = {},
+): Promise<IssuedKey | undefined> {
   const problem = checkKeyName(name);
   if (problem !== undefined) throw new RangeError(problem.reason);
   const { secret, digest } = generateApiKey();
-  const record = { id: generateKeyId(), name: name.trim(), createdAtMs: Date.now(), revokedAtMs: null };
-  const stored = await store.insertKey({ id: record.id, name: record.name, digest, createdAtMs: record.createdAtMs }, options);
+  const record: KeyRecord = { id: generateKeyId(), name: name.trim(), createdAtMs: Date.now(), revokedAtMs: null, budget: options.budget ?? null };
+  const stored = await store.insertKey({ id: record.id, name: record.name, digest, createdAtMs: record.createdAtMs, budget: record.budget }, options);
   return stored ? { secret, record } : undefined;
 }

@@ -9,12 +9,14 @@
 
 /**
  * KEYS[1] key record hash, KEYS[2] charge log, KEYS[3] credits used in the window.
- * ARGV[1] cost, ARGV[2] budget, ARGV[3] window in ms, ARGV[4] "charge" or "peek".
- * Returns {status, nowMs, used, oldestMs, walk}: status is unauthenticated,
- * admitted, rejected or peek; used and oldestMs (nil when the log is empty)
- * describe the window before this charge; on a refusal walk is the log's
- * oldest charges {atMs, cost, atMs, cost, ...}, just enough of them to free
- * the refused cost, and empty otherwise.
+ * ARGV[1] cost, ARGV[2] the instance's budget, ARGV[3] window in ms, ARGV[4] "charge" or "peek".
+ * Returns {status, nowMs, used, oldestMs, walk, budget}: status is
+ * unauthenticated, admitted, rejected or peek; used and oldestMs (nil when
+ * the log is empty) describe the window before this charge; on a refusal
+ * walk is the log's oldest charges {atMs, cost, atMs, cost, ...}, just
+ * enough of them to free the refused cost, and empty otherwise; budget is
+ * the one applied: the key record's own `budget` field when it has one,
+ * else ARGV[2].
  *
  * Expired charges are removed and their credits taken off the counter (each
  * once: amortised O(1) per charge). A missing counter (a log written before
@@ -24,9 +26,10 @@
 export const CHARGE_SCRIPT = `
 local mode = ARGV[4]
 if mode == 'charge' then
-  if redis.call('HEXISTS', KEYS[1], 'created_at_ms') == 0 then return {'unauthenticated', 0, 0, false, {}} end
-  if redis.call('HEXISTS', KEYS[1], 'revoked_at_ms') == 1 then return {'unauthenticated', 0, 0, false, {}} end
+  if redis.call('HEXISTS', KEYS[1], 'created_at_ms') == 0 then return {'unauthenticated', 0, 0, false, {}, 0} end
+  if redis.call('HEXISTS', KEYS[1], 'revoked_at_ms') == 1 then return {'unauthenticated', 0, 0, false, {}, 0} end
 end
+local budget = tonumber(redis.call('HGET', KEYS[1], 'budget')) or tonumber(ARGV[2])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local window = tonumber(ARGV[3])
@@ -84,30 +87,31 @@ end
 
 if mode ~= 'charge' then
   if stored ~= used then save(used) end
-  return {'peek', now, used, oldest_ms, {}}
+  return {'peek', now, used, oldest_ms, {}, budget}
 end
 local cost = tonumber(ARGV[1])
-local budget = tonumber(ARGV[2])
 if used + cost > budget then
   if stored ~= used then save(used) end
   local walk = {}
   if cost <= budget then walk = oldest_first(used + cost - budget) end
-  return {'rejected', now, used, oldest_ms, walk}
+  return {'rejected', now, used, oldest_ms, walk, budget}
 end
 local seq = redis.call('HINCRBY', KEYS[1], 'charge_seq', 1)
 redis.call('ZADD', KEYS[2], now, seq .. ':' .. cost)
 save(used + cost)
-return {'admitted', now, used, oldest_ms, {}}
+return {'admitted', now, used, oldest_ms, {}, budget}
 `;
 
 /**
  * KEYS[1] key ids sorted by creation, KEYS[2] digest -> id index, KEYS[3] key record hash.
- * ARGV[1] id, ARGV[2] name, ARGV[3] digest, ARGV[4] created-at ms, ARGV[5] "1" to insert only into an empty store.
+ * ARGV[1] id, ARGV[2] name, ARGV[3] digest, ARGV[4] created-at ms, ARGV[5] "1" to insert only into an empty store,
+ * ARGV[6] the key's own budget, or "" for the instance's.
  * Returns 1 when stored, 0 when refused because a key already exists.
  */
 export const INSERT_KEY_SCRIPT = `
 if ARGV[5] == '1' and redis.call('ZCARD', KEYS[1]) > 0 then return 0 end
 redis.call('HSET', KEYS[3], 'id', ARGV[1], 'name', ARGV[2], 'digest', ARGV[3], 'created_at_ms', ARGV[4])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], 'budget', ARGV[6]) end
 redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
 redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
 return 1
@@ -123,4 +127,14 @@ if redis.call('HEXISTS', KEYS[1], 'revoked_at_ms') == 1 then return 'already-rev
 local time = redis.call('TIME')
 redis.call('HSET', KEYS[1], 'revoked_at_ms', tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
 return 'revoked'
+`;
+
+/**
+ * KEYS[1] key record hash. ARGV[1] the key's own budget, or "" to go back to the instance's.
+ * Returns 0 when there is no such key, 1 when set.
+ */
+export const SET_BUDGET_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], 'created_at_ms') == 0 then return 0 end
+if ARGV[1] == '' then redis.call('HDEL', KEYS[1], 'budget') else redis.call('HSET', KEYS[1], 'budget', ARGV[1]) end
+return 1
 `;

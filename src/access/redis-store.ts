@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
-import { decideCharge, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
-import { CHARGE_SCRIPT, INSERT_KEY_SCRIPT, REVOKE_KEY_SCRIPT } from "./redis-scripts.js";
+import { decideCharge, policyForKey, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
+import { CHARGE_SCRIPT, INSERT_KEY_SCRIPT, REVOKE_KEY_SCRIPT, SET_BUDGET_SCRIPT } from "./redis-scripts.js";
 import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type KeyRecord, type RevokeOutcome } from "./store.js";
 
 export interface RedisStoreOptions {
@@ -66,7 +66,7 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
     insertKey: (record, insertOptions) =>
       guard("insertKey", async () => {
         const keys = [names.keyIds, names.digestIndex, names.record(record.id)];
-        const args = [record.id, record.name, record.digest, record.createdAtMs, insertOptions?.onlyIfEmpty === true ? "1" : "0"];
+        const args = [record.id, record.name, record.digest, record.createdAtMs, insertOptions?.onlyIfEmpty === true ? "1" : "0", record.budget ?? ""];
         return (await runScript(INSERT_KEY_SCRIPT, keys, args)) === 1;
       }),
     findKeyByDigest: (digest) =>
@@ -90,6 +90,11 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
         if (status === "already-revoked") return { kind: "already-revoked", record };
         return { kind: "not-found" };
       }),
+    setKeyBudget: (id, budget) =>
+      guard("setKeyBudget", async () => {
+        if ((await runScript(SET_BUDGET_SCRIPT, [names.record(id)], [budget ?? ""])) !== 1) return undefined;
+        return readRecord(id);
+      }),
     charge: (digest, cost, policy) =>
       guard("charge", async (): Promise<ChargeOutcome> => {
         const keyId = await redis.hget(names.digestIndex, digest);
@@ -97,14 +102,14 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
         const reply = await chargeLog(keyId, cost, policy, "charge");
         if (reply.status === "unauthenticated") return { kind: "unauthenticated" };
         // The script applied the same rule to the same window; this computes the numbers for the headers.
-        const decision = decideCharge(reply.state, reply.nowMs, cost, policy, () => reply.walk);
+        const decision = decideCharge(reply.state, reply.nowMs, cost, policyForKey(policy, reply.budget), () => reply.walk);
         if (decision.kind !== reply.status) throw new Error(`script said ${reply.status} but the log says ${decision.kind}`);
         return { ...decision, keyId };
       }),
     usage: (keyId, policy) =>
       guard("usage", async () => {
         const reply = await chargeLog(keyId, 0, policy, "peek");
-        return usageOf(reply.state, reply.nowMs, policy);
+        return usageOf(reply.state, reply.nowMs, policyForKey(policy, reply.budget));
       }),
     ping: () => guard("ping", async () => void (await redis.ping())),
     close: async () => {
@@ -141,26 +146,34 @@ interface ChargeReply {
   readonly state: WindowState;
   /** On a refusal, the oldest charges, just enough of them to free the refused cost. */
   readonly walk: Charge[];
+  /** The budget the script applied: the key's own, else the instance's. */
+  readonly budget: number;
 }
 
 function parseChargeReply(reply: unknown): ChargeReply {
-  if (!Array.isArray(reply) || reply.length !== 5) throw new Error("charge script returned an unexpected reply");
-  const [status, nowMs, used, oldestMs, flat] = reply as [unknown, unknown, unknown, unknown, unknown];
+  if (!Array.isArray(reply) || reply.length !== 6) throw new Error("charge script returned an unexpected reply");
+  const [status, nowMs, used, oldestMs, flat, budget] = reply as [unknown, unknown, unknown, unknown, unknown, unknown];
   if (status !== "unauthenticated" && status !== "admitted" && status !== "rejected" && status !== "peek") {
     throw new Error(`charge script returned status ${String(status)}`);
   }
-  if (typeof nowMs !== "number" || typeof used !== "number" || !(oldestMs === null || typeof oldestMs === "number") || !Array.isArray(flat)) {
+  if (
+    typeof nowMs !== "number" ||
+    typeof used !== "number" ||
+    !(oldestMs === null || typeof oldestMs === "number") ||
+    !Array.isArray(flat) ||
+    typeof budget !== "number"
+  ) {
     throw new Error("charge script returned an unexpected reply");
   }
   const walk: Charge[] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) walk.push({ atMs: Number(flat[i]), cost: Number(flat[i + 1]) });
-  return { status, nowMs, state: { used, oldestAtMs: oldestMs }, walk };
+  return { status, nowMs, state: { used, oldestAtMs: oldestMs }, walk, budget };
 }
 
 function toRecord(hash: Record<string, string>): KeyRecord | undefined {
-  const { id, name, created_at_ms: createdAt, revoked_at_ms: revokedAt } = hash;
+  const { id, name, created_at_ms: createdAt, revoked_at_ms: revokedAt, budget } = hash;
   if (id === undefined || name === undefined || createdAt === undefined) return undefined;
-  return { id, name, createdAtMs: Number(createdAt), revokedAtMs: revokedAt === undefined ? null : Number(revokedAt) };
+  return { id, name, createdAtMs: Number(createdAt), revokedAtMs: revokedAt === undefined ? null : Number(revokedAt), budget: budget === undefined ? null : Number(budget) };
 }
 
 function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { decideCharge, expiryHorizonMs, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
+import { decideCharge, expiryHorizonMs, policyForKey, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
 import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type KeyRecord, type NewKeyRecord, type RevokeOutcome } from "./store.js";
 
 export interface SqliteStoreOptions {
@@ -34,6 +34,7 @@ interface KeyRow {
   name: string;
   created_at_ms: number;
   revoked_at_ms: number | null;
+  budget: number | null;
 }
 
 interface ChargeRow {
@@ -57,15 +58,17 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     opened.pragma("synchronous = NORMAL");
     opened.pragma("foreign_keys = ON");
     opened.exec(SCHEMA);
+    addKeyBudgetColumn(opened);
     return opened;
   });
 
   const statements = {
-    insertKey: db.prepare("INSERT INTO api_keys (id, name, digest, created_at_ms) VALUES (?, ?, ?, ?)"),
+    insertKey: db.prepare("INSERT INTO api_keys (id, name, digest, created_at_ms, budget) VALUES (?, ?, ?, ?, ?)"),
+    setBudget: db.prepare("UPDATE api_keys SET budget = ? WHERE id = ?"),
     countKeys: db.prepare("SELECT COUNT(*) AS count FROM api_keys").pluck(),
-    keyByDigest: db.prepare<[string], KeyRow>("SELECT id, name, created_at_ms, revoked_at_ms FROM api_keys WHERE digest = ?"),
-    keyById: db.prepare<[string], KeyRow>("SELECT id, name, created_at_ms, revoked_at_ms FROM api_keys WHERE id = ?"),
-    listKeys: db.prepare<[], KeyRow>("SELECT id, name, created_at_ms, revoked_at_ms FROM api_keys ORDER BY created_at_ms, id"),
+    keyByDigest: db.prepare<[string], KeyRow>("SELECT id, name, created_at_ms, revoked_at_ms, budget FROM api_keys WHERE digest = ?"),
+    keyById: db.prepare<[string], KeyRow>("SELECT id, name, created_at_ms, revoked_at_ms, budget FROM api_keys WHERE id = ?"),
+    listKeys: db.prepare<[], KeyRow>("SELECT id, name, created_at_ms, revoked_at_ms, budget FROM api_keys ORDER BY created_at_ms, id"),
     revoke: db.prepare("UPDATE api_keys SET revoked_at_ms = ? WHERE id = ? AND revoked_at_ms IS NULL"),
     expiredCredits: db.prepare<[string, number], number>(
       "SELECT COALESCE(SUM(cost), 0) FROM credit_charges WHERE key_id = ? AND charged_at_ms <= ?",
@@ -86,7 +89,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   const insertKey = db.transaction((record: NewKeyRecord, onlyIfEmpty: boolean): boolean => {
     if (onlyIfEmpty && Number(statements.countKeys.get()) > 0) return false;
-    statements.insertKey.run(record.id, record.name, record.digest, record.createdAtMs);
+    statements.insertKey.run(record.id, record.name, record.digest, record.createdAtMs, record.budget ?? null);
     return true;
   });
 
@@ -126,8 +129,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     if (key === undefined || key.revoked_at_ms !== null) return { kind: "unauthenticated" };
     // "now" is read after the write lock is held, so charges from all processes are stamped in lock order.
     const nowMs = Date.now();
-    const { state, stored } = expire(key.id, nowMs, policy);
-    const decision = decideCharge(state, nowMs, cost, policy, () => oldestFirst(key.id));
+    const keyPolicy = policyForKey(policy, key.budget);
+    const { state, stored } = expire(key.id, nowMs, keyPolicy);
+    const decision = decideCharge(state, nowMs, cost, keyPolicy, () => oldestFirst(key.id));
     if (decision.kind === "admitted") statements.insertCharge.run(key.id, nowMs, cost);
     saveTotal(key.id, stored, decision.usage.used);
     return { ...decision, keyId: key.id };
@@ -137,9 +141,16 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   const usage = db.transaction((keyId: string, policy: CreditPolicy) => {
     const nowMs = Date.now();
-    const { state, stored } = expire(keyId, nowMs, policy);
+    const keyPolicy = policyForKey(policy, statements.keyById.get(keyId)?.budget ?? null);
+    const { state, stored } = expire(keyId, nowMs, keyPolicy);
     saveTotal(keyId, stored, state.used);
-    return usageOf(state, nowMs, policy);
+    return usageOf(state, nowMs, keyPolicy);
+  });
+
+  const setBudget = db.transaction((id: string, budget: number | null): KeyRecord | undefined => {
+    if (statements.setBudget.run(budget, id).changes === 0) return undefined;
+    const row = statements.keyById.get(id);
+    return row === undefined ? undefined : toRecord(row);
   });
 
   const revoke = db.transaction((id: string): RevokeOutcome => {
@@ -162,6 +173,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     listKeys: async () => guard("listKeys", () => statements.listKeys.all().map(toRecord)),
     countKeys: async () => guard("countKeys", () => Number(statements.countKeys.get())),
     revokeKey: async (id) => guard("revokeKey", () => revoke.immediate(id)),
+    setKeyBudget: async (id, budget) => guard("setKeyBudget", () => setBudget.immediate(id, budget)),
     charge: (digest, cost, policy) => charges.add({ digest, cost, policy }),
     usage: async (keyId, policy) => guard("usage", () => usage.immediate(keyId, policy)),
     ping: async () => guard("ping", () => void db.prepare("SELECT 1").get()),
@@ -214,7 +226,19 @@ function groupCommit(commit: (batch: readonly PendingCharge[]) => ChargeOutcome[
 }
 
 function toRecord(row: KeyRow): KeyRecord {
-  return { id: row.id, name: row.name, createdAtMs: row.created_at_ms, revokedAtMs: row.revoked_at_ms };
+  return { id: row.id, name: row.name, createdAtMs: row.created_at_ms, revokedAtMs: row.revoked_at_ms, budget: row.budget };
+}
+
+/** Files made before keys had budgets of their own get the column (NULL: the instance's budget), once. */
+function addKeyBudgetColumn(db: Database.Database): void {
+  const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('api_keys')").all();
+  if (columns.some((column) => column.name === "budget")) return;
+  try {
+    db.exec("ALTER TABLE api_keys ADD COLUMN budget INTEGER");
+  } catch (error) {
+    // Another process sharing the file added it between our look and our change.
+    if (!(error instanceof Error && /duplicate column/i.test(error.message))) throw error;
+  }
 }
 
 function guard<T>(operation: string, work: () => T): T {

@@ -6,6 +6,8 @@ export interface KeyRecord {
   readonly name: string;
   readonly createdAtMs: number;
   readonly revokedAtMs: number | null;
+  /** Credits per window for this key alone; null for the instance's SITEDIAG_CREDIT_BUDGET. */
+  readonly budget: number | null;
 }
 
 export interface NewKeyRecord {
@@ -13,6 +15,8 @@ export interface NewKeyRecord {
   readonly name: string;
   readonly digest: string;
   readonly createdAtMs: number;
+  /** The key's own budget; absent or null for the instance's. */
+  readonly budget?: number | null;
 }
 
 /** The result of check-and-charge: a key that is unknown or revoked is refused before anything is charged. */
@@ -41,13 +45,16 @@ export interface AccessStore {
   countKeys(): Promise<number>;
   /** Marks a key revoked; the very next charge against it is refused, on every instance. */
   revokeKey(id: string): Promise<RevokeOutcome>;
+  /** Gives a key its own budget (null: back to the instance's); the very next charge uses it. Undefined when there is no such key. */
+  setKeyBudget(id: string, budget: number | null): Promise<KeyRecord | undefined>;
   /**
    * Atomically: find the active key with this digest, drop its charges older
-   * than the window, and record `cost` only if it fits the budget. A refused
-   * charge records nothing. The store's own clock decides what "now" is.
+   * than the window, and record `cost` only if it fits the budget (the key's
+   * own when it has one, else the policy's). A refused charge records
+   * nothing. The store's own clock decides what "now" is.
    */
   charge(digest: string, cost: number, policy: CreditPolicy): Promise<ChargeOutcome>;
-  /** The key's standing now, charging nothing. */
+  /** The key's standing now (against its own budget when it has one), charging nothing. */
   usage(keyId: string, policy: CreditPolicy): Promise<Usage>;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import type { Config } from "../config.js";
 import { isKeyId } from "../access/api-key.js";
+import { MAX_KEY_BUDGET, type Usage } from "../access/credit-log.js";
 import { checkKeyName, issueKey } from "../access/issue-key.js";
 import { openStore } from "../access/open-store.js";
 import { StoreUnavailableError, type AccessStore, type KeyRecord } from "../access/store.js";
@@ -9,9 +10,12 @@ import { textTable } from "./report/text-table.js";
 
 
 const HELP = `usage:
-  sitediag keys create --name NAME   create a key; the key alone goes to stdout, shown this once
-  sitediag keys list                 id, name, created, revoked, credits used in the current window
-  sitediag keys revoke ID            revoke a key; its next request is refused, on every instance
+  sitediag keys create --name NAME [--budget N]   create a key; the key alone goes to stdout, shown this once
+                                                  --budget: its own credits per window instead of SITEDIAG_CREDIT_BUDGET
+  sitediag keys list                              id, name, created, revoked, credits used / budget in the current window
+  sitediag keys revoke ID                         revoke a key; its next request is refused, on every instance
+  sitediag keys set-budget ID N|default           give a key its own budget, or back to SITEDIAG_CREDIT_BUDGET;
+                                                  its next charge uses it, on every instance
 `;
 
 /** `sitediag keys ...`: issue, list and revoke API keys in the store SITEDIAG_STORE names. */
@@ -27,7 +31,7 @@ export const keysCommand = {
     }
     let parsed: ParsedArgs;
     try {
-      parsed = parseArgs({ args: [...rest], options: { name: { type: "string" } }, allowPositionals: true, strict: true });
+      parsed = parseArgs({ args: [...rest], options: { name: { type: "string" }, budget: { type: "string" } }, allowPositionals: true, strict: true });
     } catch (error) {
       io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${HELP}`);
       return EXIT_USAGE;
@@ -37,7 +41,7 @@ export const keysCommand = {
 } satisfies Command;
 
 interface ParsedArgs {
-  readonly values: { readonly name?: string | undefined };
+  readonly values: { readonly name?: string | undefined; readonly budget?: string | undefined };
   readonly positionals: readonly string[];
 }
 
@@ -46,20 +50,23 @@ type Subcommand = (args: ParsedArgs, io: CommandIo) => Promise<number>;
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   create: async ({ values, positionals }, io) => {
     const name = values.name;
-    if (name === undefined || positionals.length > 0) return usage(io, "keys create takes --name NAME and nothing else");
+    if (name === undefined || positionals.length > 0) return usage(io, "keys create takes --name NAME, --budget N, and nothing else");
     const problem = checkKeyName(name);
     if (problem !== undefined) return usage(io, problem.reason);
+    const budget = values.budget === undefined ? null : parseBudget(values.budget);
+    if (budget === undefined) return usage(io, budgetProblem(values.budget ?? ""));
     return withStore(io, async (store) => {
-      const issued = await issueKey(store, name);
+      const issued = await issueKey(store, name, { budget });
       if (issued === undefined) throw new Error("the key was not stored");
       io.stdout.write(`${issued.secret}\n`);
-      io.stderr.write(`created ${issued.record.id} ("${issued.record.name}"); the key above is shown only this once\n`);
+      const own = budget === null ? "" : ` with its own budget of ${budget} credits`;
+      io.stderr.write(`created ${issued.record.id} ("${issued.record.name}")${own}; the key above is shown only this once\n`);
       return EXIT_OK;
     });
   },
 
   list: async ({ values, positionals }, io) => {
-    if (values.name !== undefined || positionals.length > 0) return usage(io, "keys list takes no arguments");
+    if (values.name !== undefined || values.budget !== undefined || positionals.length > 0) return usage(io, "keys list takes no arguments");
     return withStore(io, async (store) => {
       const policy = { budget: io.config.creditBudget, windowSeconds: io.config.creditWindowSeconds };
       const records = await store.listKeys();
@@ -67,7 +74,7 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
         io.stderr.write("no keys yet; create one with: sitediag keys create --name NAME\n");
         return EXIT_OK;
       }
-      const rows = await Promise.all(records.map(async (record) => row(record, (await store.usage(record.id, policy)).used, policy.budget)));
+      const rows = await Promise.all(records.map(async (record) => row(record, await store.usage(record.id, policy))));
       io.stdout.write(textTable([["ID", "NAME", "CREATED", "REVOKED", "USED"], ...rows], ""));
       return EXIT_OK;
     });
@@ -75,7 +82,7 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 
   revoke: async ({ values, positionals }, io) => {
     const [id, ...extra] = positionals;
-    if (id === undefined || extra.length > 0 || values.name !== undefined) return usage(io, "keys revoke takes one key id");
+    if (id === undefined || extra.length > 0 || values.name !== undefined || values.budget !== undefined) return usage(io, "keys revoke takes one key id");
     if (!isKeyId(id)) return usage(io, `"${id}" is not a key id (key_ followed by 16 hex digits; see sitediag keys list)`);
     return withStore(io, async (store) => {
       const outcome = await store.revokeKey(id);
@@ -92,7 +99,38 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
       }
     });
   },
+
+  "set-budget": async ({ values, positionals }, io) => {
+    const [id, amount, ...extra] = positionals;
+    if (id === undefined || amount === undefined || extra.length > 0 || values.name !== undefined || values.budget !== undefined) {
+      return usage(io, "keys set-budget takes a key id and a budget (a whole number, or default)");
+    }
+    if (!isKeyId(id)) return usage(io, `"${id}" is not a key id (key_ followed by 16 hex digits; see sitediag keys list)`);
+    const budget = amount === "default" ? null : parseBudget(amount);
+    if (budget === undefined) return usage(io, budgetProblem(amount));
+    return withStore(io, async (store) => {
+      const record = await store.setKeyBudget(id, budget);
+      if (record === undefined) {
+        io.stderr.write(`no key with id ${id}\n`);
+        return EXIT_FAILED;
+      }
+      const now = budget === null ? `the instance's budget (SITEDIAG_CREDIT_BUDGET, ${io.config.creditBudget} here)` : `its own budget of ${budget} credits`;
+      io.stdout.write(`${id} ("${record.name}") now has ${now} per ${io.config.creditWindowSeconds}-second window\n`);
+      return EXIT_OK;
+    });
+  },
 };
+
+/** A key's budget as given on the command line; undefined when it is not a whole number from 1 to MAX_KEY_BUDGET. */
+function parseBudget(text: string): number | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  const budget = Number(text);
+  return budget >= 1 && budget <= MAX_KEY_BUDGET ? budget : undefined;
+}
+
+function budgetProblem(text: string): string {
+  return `"${text}" is not a budget: give a whole number of credits from 1 to ${MAX_KEY_BUDGET}`;
+}
 
 async function withStore(io: CommandIo, work: (store: AccessStore) => Promise<number>): Promise<number> {
   let store: AccessStore | undefined;
@@ -113,8 +151,9 @@ function usage(io: CommandIo, problem: string): number {
   return EXIT_USAGE;
 }
 
-function row(record: KeyRecord, used: number, budget: number): string[] {
-  return [record.id, record.name, isoTime(record.createdAtMs), isoTime(record.revokedAtMs), `${used}/${budget}`];
+function row(record: KeyRecord, usage: Usage): string[] {
+  // An asterisk marks a key's own budget, so it is not mistaken for the instance's.
+  return [record.id, record.name, isoTime(record.createdAtMs), isoTime(record.revokedAtMs), `${usage.used}/${usage.budget}${record.budget === null ? "" : "*"}`];
 }
 
 function isoTime(ms: number | null): string {

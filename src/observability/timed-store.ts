@@ -27,6 +27,7 @@ export function timedStore(store: AccessStore, metrics: Pick<Metrics, "storeDura
     listKeys: () => store.listKeys(),
     countKeys: () => store.countKeys(),
     revokeKey: (id) => store.revokeKey(id),
+    setKeyBudget: (id, budget) => store.setKeyBudget(id, budget),
     charge: async (digest, cost, policy) => {
       const outcome = await timed("charge", () => store.charge(digest, cost, policy));
       metrics.creditCharges.inc({ decision: outcome.kind });

@@ -109,6 +109,20 @@ describe("keys and credits over HTTP, on every door", () => {
     expect(missing.headers.get("x-ratelimit-remaining")).toBe("291");
   });
 
+  it("holds a key with its own budget to it and reports that limit in the usage headers, on both doors", async () => {
+    await start(300);
+    const key = await newKey(store, "big audit");
+    await store.setKeyBudget(key.record.id, 7);
+    const first = await rest("/api/v1/is-site-down", { url: targets.url("/") }, { "x-api-key": key.secret });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-ratelimit-limit")).toBe("7");
+    expect(first.headers.get("ratelimit-policy")).toBe('"credits";q=7;w=86400');
+    expect((await connect("CheckSite", { url: targets.url("/") }, { "x-api-key": key.secret })).headers.get("x-ratelimit-remaining")).toBe("3");
+    const refused = await rest("/api/v1/redirect-check", { url: targets.url("/") }, { "x-api-key": key.secret });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-ratelimit-limit")).toBe("7");
+  });
+
   it("shares one budget across both doors and reports it on every 200 and 429", async () => {
     await start(9, 3_600);
     const key = await newKey(store);

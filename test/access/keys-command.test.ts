@@ -66,6 +66,23 @@ describe("sitediag keys", () => {
     expect(await run(["revoke", "key_0000000000000000"])).toMatchObject({ code: 1, stderr: "no key with id key_0000000000000000\n" });
   });
 
+  it("gives a key its own budget at creation or later, lists it, and takes it back to the instance's", async () => {
+    harness = sqliteStoreUnderTest();
+    const created = await run(["create", "--name", "audit", "--budget", "1000"]);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toMatch(/^created (key_[0-9a-f]{16}) \("audit"\) with its own budget of 1000 credits; /);
+    const id = /(key_[0-9a-f]{16})/.exec(created.stderr)?.[1] ?? "";
+    const store = await harness.open();
+    await store.charge(digestApiKey(created.stdout.trim()), 5, { budget: 300, windowSeconds: 86_400 });
+    expect((await run(["list"])).stdout.split("\n")[1]).toMatch(/audit\s+\S+Z\s+-\s+5\/1000\*$/);
+
+    expect(await run(["set-budget", id, "20"])).toMatchObject({ code: 0, stdout: `${id} ("audit") now has its own budget of 20 credits per 86400-second window\n` });
+    expect((await run(["list"])).stdout.split("\n")[1]).toMatch(/5\/20\*$/);
+    expect((await run(["set-budget", id, "default"])).stdout).toMatch(/now has the instance's budget \(SITEDIAG_CREDIT_BUDGET, 300 here\)/);
+    expect((await run(["list"])).stdout.split("\n")[1]).toMatch(/5\/300$/);
+    expect(await run(["set-budget", "key_0000000000000000", "5"])).toMatchObject({ code: 1, stderr: "no key with id key_0000000000000000\n" });
+  });
+
   it("says how to start when there are no keys", async () => {
     harness = sqliteStoreUnderTest();
     expect(await run(["list"])).toEqual({ code: 0, stdout: "", stderr: "no keys yet; create one with: sitediag keys create --name NAME\n" });
@@ -73,7 +90,24 @@ describe("sitediag keys", () => {
 
   it("refuses a wrong command line with exit code 2", async () => {
     harness = sqliteStoreUnderTest();
-    for (const argv of [[], ["create"], ["create", "--name", " "], ["create", "--nam", "x"], ["revoke"], ["revoke", "sd_x"], ["list", "extra"], ["frobnicate"]]) {
+    const wrong = [
+      [],
+      ["create"],
+      ["create", "--name", " "],
+      ["create", "--nam", "x"],
+      ["create", "--name", "x", "--budget", "0"],
+      ["create", "--name", "x", "--budget", "1.5"],
+      ["create", "--name", "x", "--budget", "1000000001"],
+      ["revoke"],
+      ["revoke", "sd_x"],
+      ["list", "extra"],
+      ["set-budget"],
+      ["set-budget", "key_0000000000000000"],
+      ["set-budget", "key_0000000000000000", "-1"],
+      ["set-budget", "sd_x", "5"],
+      ["frobnicate"],
+    ];
+    for (const argv of wrong) {
       const result = await run(argv);
       expect(result.code, argv.join(" ")).toBe(2);
       expect(result.stdout).toBe("");

@@ -73,3 +73,23 @@ describe("SQLite group commit", () => {
     expect((await store.usage(key.record.id, { budget: 300, windowSeconds: 86_400 })).used).toBe(0);
   });
 });
+
+describe("SQLite files made before keys had budgets of their own", () => {
+  it("gain the column on open, their keys keeping the instance's budget", async () => {
+    underTest = sqliteStoreUnderTest();
+    const location = underTest.location;
+    if (location.kind !== "sqlite") throw new Error("sqlite expected");
+    const store = await underTest.open();
+    const key = await newKey(store);
+    await store.close();
+    const old = new Database(location.path);
+    // What the file looked like before: api_keys without the budget column.
+    old.exec("ALTER TABLE api_keys DROP COLUMN budget");
+    old.close();
+
+    const reopened = await underTest.open();
+    expect((await reopened.findKeyByDigest(key.digest))?.budget).toBeNull();
+    expect(await reopened.charge(key.digest, 2, { budget: 300, windowSeconds: 86_400 })).toMatchObject({ kind: "admitted", usage: { budget: 300 } });
+    expect(await reopened.setKeyBudget(key.record.id, 4)).toMatchObject({ budget: 4 });
+  });
+});

@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { digestApiKey } from "../../src/access/api-key.js";
+import { issueKey } from "../../src/access/issue-key.js";
 import type { AccessStore } from "../../src/access/store.js";
 import { redisAvailability, startRedisServer, type RedisServerFixture } from "../fixtures/redis-server.js";
 import { newKey, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
@@ -50,13 +52,36 @@ describe.each(kinds)("AccessStore contract on $kind", ({ skip, create }) => {
     const key = await newKey(store, "ci runner");
     expect(key.secret).toMatch(/^sd_[0-9A-Za-z]{28}$/);
     const found = await store.findKeyByDigest(key.digest);
-    expect(found).toEqual({ id: key.record.id, name: "ci runner", createdAtMs: key.record.createdAtMs, revokedAtMs: null });
+    expect(found).toEqual({ id: key.record.id, name: "ci runner", createdAtMs: key.record.createdAtMs, revokedAtMs: null, budget: null });
     expect(found?.createdAtMs).toBeGreaterThanOrEqual(before);
     expect(await store.findKeyByDigest("0".repeat(64))).toBeUndefined();
     expect(await store.countKeys()).toBe(1);
     const raw = await harness.rawContents();
     expect(raw).toContain(key.digest);
     expect(raw).not.toContain(key.secret);
+  });
+
+  it.skipIf(skip)("holds a key with a budget of its own to it, on every instance, from its next charge", async () => {
+    await fresh();
+    const other = await harness.open();
+    const issued = await issueKey(store, "migration audit", { budget: 10 });
+    if (issued === undefined) throw new Error("not stored");
+    const digest = digestApiKey(issued.secret);
+    expect((await store.findKeyByDigest(digest))?.budget).toBe(10);
+    expect(await store.charge(digest, 5, DAY)).toMatchObject({ kind: "admitted", usage: { budget: 10, used: 5, remaining: 5 } });
+    expect(await other.charge(digest, 5, DAY)).toMatchObject({ kind: "admitted", usage: { budget: 10, used: 10, remaining: 0 } });
+    expect(await store.charge(digest, 2, DAY)).toMatchObject({ kind: "rejected", usage: { budget: 10, used: 10 } });
+    // A cost above the key's whole budget can never be afforded, whatever the instance's budget is.
+    expect(await store.charge(digest, 11, DAY)).toMatchObject({ kind: "rejected", retryAfterSeconds: null });
+
+    expect(await other.setKeyBudget(issued.record.id, 20)).toMatchObject({ id: issued.record.id, budget: 20 });
+    expect(await store.charge(digest, 2, DAY)).toMatchObject({ kind: "admitted", usage: { budget: 20, used: 12 } });
+    expect(await store.usage(issued.record.id, DAY)).toMatchObject({ budget: 20, used: 12, remaining: 8 });
+
+    expect(await store.setKeyBudget(issued.record.id, null)).toMatchObject({ budget: null });
+    expect(await other.usage(issued.record.id, DAY)).toMatchObject({ budget: 300, used: 12, remaining: 288 });
+    expect((await store.listKeys()).map((record) => record.budget)).toEqual([null]);
+    expect(await store.setKeyBudget("key_00000000000000aa", 5)).toBeUndefined();
   });
 
   it.skipIf(skip)("lists keys oldest first", async () => {
