@@ -37,3 +37,9 @@ export const CREDITS = {
 
 /** Not in the contract ("not shown"): our documented cap on the url parameter. */
 export const MAX_URL_LENGTH = 2_048;
+
+/** Not in the contract (batch operations are ours): the size of a batch and how many of its items run at once. */
+export const BATCH = {
+  maxItems: 100,
+  concurrency: 8,
+} as const;

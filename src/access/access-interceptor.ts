@@ -1,9 +1,11 @@
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { Message } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Interceptor, type StreamRequest, type UnaryRequest } from "@connectrpc/connect";
+import { createAsyncIterable } from "@connectrpc/connect/protocol";
 import type { Config } from "../config.js";
 import { unauthenticated, unavailableIfStoreDown } from "./access-errors.js";
 import { API_KEY_HEADER, digestApiKey, isWellFormedApiKey } from "./api-key.js";
 import type { CreditPolicy, Usage } from "./credit-log.js";
-import { creditCostOf } from "./method-costs.js";
+import { type Price, priceOf } from "./method-costs.js";
 import type { AccessStore, ChargeOutcome } from "./store.js";
 import { usageHeaders } from "./usage-headers.js";
 
@@ -12,8 +14,8 @@ export interface AccessInterceptorDeps {
   readonly store: AccessStore;
   /** SITEDIAG_CREDIT_BUDGET and SITEDIAG_CREDIT_WINDOW_SECONDS. */
   readonly config: Pick<Config, "creditBudget" | "creditWindowSeconds">;
-  /** Credits per method name; defaults to the §8 costs of DiagnosticsService. */
-  readonly costOf?: (methodName: string) => number | undefined;
+  /** The price of a call by method name and request message; defaults to the §8 costs of DiagnosticsService (a batch pays per item). */
+  readonly priceOf?: (methodName: string, message: Message) => Price | undefined;
 }
 
 /**
@@ -26,11 +28,15 @@ export interface AccessInterceptorDeps {
  */
 export function createAccessInterceptor(deps: AccessInterceptorDeps): Interceptor {
   const policy: CreditPolicy = { budget: deps.config.creditBudget, windowSeconds: deps.config.creditWindowSeconds };
-  const costOf = deps.costOf ?? creditCostOf;
-  return (next) => async (req) => {
-    const cost = costOf(req.method.name);
+  const price = deps.priceOf ?? priceOf;
+  return (next) => async (original) => {
+    // A server-streaming call's one request message arrives as a stream; it is read here, where its size sets its price.
+    const { req, message } = await withRequestMessage(original);
+    const priced = price(req.method.name, message);
     // A method without a cost must not run for free; this is a wiring mistake, not the caller's.
-    if (cost === undefined) throw new ConnectError(`no credit cost is defined for ${req.method.name}`, Code.Internal);
+    if (priced === undefined) throw new ConnectError(`no credit cost is defined for ${req.method.name}`, Code.Internal);
+    if (priced.kind === "unpriced") throw new ConnectError(priced.reason, Code.InvalidArgument);
+    const cost = priced.credits;
     const presented = req.header.get(API_KEY_HEADER);
     if (presented === null || !isWellFormedApiKey(presented)) throw unauthenticated();
 
@@ -49,6 +55,21 @@ export function createAccessInterceptor(deps: AccessInterceptorDeps): Intercepto
       throw error;
     }
   };
+}
+
+/**
+ * The call with its request message in hand. Unary calls have it already;
+ * a server-streaming call has exactly one, delivered as a stream, which is
+ * read (Connect has bounded it by the message size limit) and handed on as
+ * a fresh stream of that one message.
+ */
+async function withRequestMessage(req: UnaryRequest | StreamRequest): Promise<{ readonly req: UnaryRequest | StreamRequest; readonly message: Message }> {
+  if (!req.stream) return { req, message: req.message };
+  const messages: Message[] = [];
+  for await (const message of req.message) messages.push(message);
+  const [only] = messages;
+  if (only === undefined || messages.length > 1) throw new ConnectError(`${req.method.name} takes exactly one request message`, Code.InvalidArgument);
+  return { req: { ...req, message: createAsyncIterable([only]) }, message: only };
 }
 
 async function chargeOrUnavailable(store: AccessStore, digest: string, cost: number, policy: CreditPolicy): Promise<ChargeOutcome> {

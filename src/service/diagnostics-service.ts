@@ -2,6 +2,8 @@ import { Code, ConnectError, createContextKey, type HandlerContext, type Service
 import type { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { createCheckSiteHandler } from "./check-site.js";
+import { createCheckSitesHandler } from "./check-sites.js";
+import { createTraceRedirectsBatchHandler } from "./trace-redirects-batch.js";
 import { createTraceRedirectsHandler } from "./trace-redirects.js";
 
 /**
@@ -21,6 +23,8 @@ export function createDiagnosticsService(env: DiagnosticEnv): ServiceImpl<typeof
   return {
     checkSite: rejectingInputProblems(createCheckSiteHandler(env)),
     traceRedirects: rejectingInputProblems(createTraceRedirectsHandler(env)),
+    checkSites: createCheckSitesHandler(env),
+    traceRedirectsBatch: createTraceRedirectsBatchHandler(env),
   };
 }
 

@@ -121,7 +121,7 @@ describe("access interceptor", () => {
   it("refuses to run a method that has no credit cost", async () => {
     harness = sqliteStoreUnderTest();
     store = await harness.open();
-    const { call } = accessClient({ store, config, costOf: () => undefined });
+    const { call } = accessClient({ store, config, priceOf: () => undefined });
     const key = await newKey(store);
     expect((await call("checkSite", key.secret)).error?.code).toBe(Code.Internal);
     expect((await store.usage(key.record.id, { budget: 300, windowSeconds: 86_400 })).used).toBe(0);

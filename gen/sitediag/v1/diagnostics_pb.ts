@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sitediag/v1/diagnostics.proto.
  */
 export const file_sitediag_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiHwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkirwMKEUNoZWNrU2l0ZVJlc3BvbnNlEhUKDXJlcXVlc3RlZF91cmwYASABKAkSFgoJZmluYWxfdXJsGAIgASgJSACIAQESJwoGc3RhdHVzGAMgASgOMhcuc2l0ZWRpYWcudjEuU2l0ZVN0YXR1cxIYCgtzdGF0dXNfY29kZRgEIAEoBUgBiAEBEhgKC3N0YXR1c190ZXh0GAUgASgJSAKIAQESGgoNcmVzcG9uc2VfdGltZRgGIAEoBUgDiAEBEhMKBnJlYXNvbhgHIAEoCUgEiAEBEjMKDGZhaWxlZF9zdGFnZRgIIAEoDjIYLnNpdGVkaWFnLnYxLkZhaWxlZFN0YWdlSAWIAQESNQoNcmVkaXJlY3RfaG9wcxgJIAMoCzIYLnNpdGVkaWFnLnYxLlJlZGlyZWN0SG9wQgSwuxgBEhUKDXByb3h5X2Jsb2NrZWQYCiABKAhCDAoKX2ZpbmFsX3VybEIOCgxfc3RhdHVzX2NvZGVCDgoMX3N0YXR1c190ZXh0QhAKDl9yZXNwb25zZV90aW1lQgkKB19yZWFzb25CDwoNX2ZhaWxlZF9zdGFnZSIqCgtSZWRpcmVjdEhvcBILCgN1cmwYASABKAkSDgoGc3RhdHVzGAIgASgFIiQKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkikwIKFlRyYWNlUmVkaXJlY3RzUmVzcG9uc2USDQoFaW5wdXQYASABKAkSEQoJcmVkaXJlY3RzGAIgASgFEhEKCWZpbmFsX3VybBgDIAEoCRIZCgxmaW5hbF9zdGF0dXMYBCABKAVIAIgBARIVCg10b3RhbF90aW1lX21zGAUgASgFEi4KDGNoYWluX3N0YXR1cxgGIAEoDjIYLnNpdGVkaWFnLnYxLkNoYWluU3RhdHVzEiQKBWNoYWluGAcgAygLMhUuc2l0ZWRpYWcudjEuQ2hhaW5Ib3ASKwoId2FybmluZ3MYCCADKAsyGS5zaXRlZGlhZy52MS5UcmFjZVdhcm5pbmdCDwoNX2ZpbmFsX3N0YXR1cyLiAQoIQ2hhaW5Ib3ASCwoDaG9wGAEgASgFEgsKA3VybBgCIAEoCRIQCghob3N0bmFtZRgDIAEoCRIOCgZzdGF0dXMYBCABKAUSEwoLc3RhdHVzX3RleHQYBSABKAkSFQoIbG9jYXRpb24YBiABKAlIAIgBARIaCg1yZWRpcmVjdF90eXBlGAcgASgJSAGIAQESGAoQcmVzcG9uc2VfdGltZV9tcxgIIAEoBRIZChF1cGdyYWRlZF90b19odHRwcxgJIAEoCEILCglfbG9jYXRpb25CEAoOX3JlZGlyZWN0X3R5cGUiRwoMVHJhY2VXYXJuaW5nEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIQCgNob3AYAyABKAVIAIgBAUIGCgRfaG9wKmUKClNpdGVTdGF0dXMSGwoXU0lURV9TVEFUVVNfVU5TUEVDSUZJRUQQABIaCg5TSVRFX1NUQVRVU19VUBABGgaquxgCdXASHgoQU0lURV9TVEFUVVNfRE9XThACGgiquxgEZG93biqxAQoLRmFpbGVkU3RhZ2USHAoYRkFJTEVEX1NUQUdFX1VOU1BFQ0lGSUVEEAASHQoQRkFJTEVEX1NUQUdFX0ROUxABGgequxgDZG5zEiUKFEZBSUxFRF9TVEFHRV9DT05ORUNUEAIaC6q7GAdjb25uZWN0Eh0KEEZBSUxFRF9TVEFHRV9UTFMQAxoHqrsYA3RscxIfChFGQUlMRURfU1RBR0VfSFRUUBAEGgiquxgEaHR0cCrbAgoLQ2hhaW5TdGF0dXMSHAoYQ0hBSU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASJQoUQ0hBSU5fU1RBVFVTX0hFQUxUSFkQARoLqrsYB0hlYWx0aHkSOwofQ0hBSU5fU1RBVFVTX1JFRElSRUNUU19ERVRFQ1RFRBACGhaquxgSUmVkaXJlY3RzIGRldGVjdGVkEjEKGkNIQUlOX1NUQVRVU19SRURJUkVDVF9MT09QEAMaEaq7GA1SZWRpcmVjdCBsb29wEjsKH0NIQUlOX1NUQVRVU19UT09fTUFOWV9SRURJUkVDVFMQBBoWqrsYElRvbyBtYW55IHJlZGlyZWN0cxIzChtDSEFJTl9TVEFUVVNfUkVRVUVTVF9GQUlMRUQQBRoSqrsYDlJlcXVlc3QgZmFpbGVkEiUKFENIQUlOX1NUQVRVU19USU1FT1VUEAYaC6q7GAdUaW1lb3V0MvkBChJEaWFnbm9zdGljc1NlcnZpY2USaAoJQ2hlY2tTaXRlEh0uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVxdWVzdBoeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlc3BvbnNlIhyC0+STAhYSFC9hcGkvdjEvaXMtc2l0ZS1kb3duEnkKDlRyYWNlUmVkaXJlY3RzEiIuc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNSZXF1ZXN0GiMuc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNSZXNwb25zZSIegtPkkwIYEhYvYXBpL3YxL3JlZGlyZWN0LWNoZWNrYgZwcm90bzM", [file_google_api_annotations, file_sitediag_v1_options]);
+  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiHwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkirwMKEUNoZWNrU2l0ZVJlc3BvbnNlEhUKDXJlcXVlc3RlZF91cmwYASABKAkSFgoJZmluYWxfdXJsGAIgASgJSACIAQESJwoGc3RhdHVzGAMgASgOMhcuc2l0ZWRpYWcudjEuU2l0ZVN0YXR1cxIYCgtzdGF0dXNfY29kZRgEIAEoBUgBiAEBEhgKC3N0YXR1c190ZXh0GAUgASgJSAKIAQESGgoNcmVzcG9uc2VfdGltZRgGIAEoBUgDiAEBEhMKBnJlYXNvbhgHIAEoCUgEiAEBEjMKDGZhaWxlZF9zdGFnZRgIIAEoDjIYLnNpdGVkaWFnLnYxLkZhaWxlZFN0YWdlSAWIAQESNQoNcmVkaXJlY3RfaG9wcxgJIAMoCzIYLnNpdGVkaWFnLnYxLlJlZGlyZWN0SG9wQgSwuxgBEhUKDXByb3h5X2Jsb2NrZWQYCiABKAhCDAoKX2ZpbmFsX3VybEIOCgxfc3RhdHVzX2NvZGVCDgoMX3N0YXR1c190ZXh0QhAKDl9yZXNwb25zZV90aW1lQgkKB19yZWFzb25CDwoNX2ZhaWxlZF9zdGFnZSIqCgtSZWRpcmVjdEhvcBILCgN1cmwYASABKAkSDgoGc3RhdHVzGAIgASgFIiQKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkikwIKFlRyYWNlUmVkaXJlY3RzUmVzcG9uc2USDQoFaW5wdXQYASABKAkSEQoJcmVkaXJlY3RzGAIgASgFEhEKCWZpbmFsX3VybBgDIAEoCRIZCgxmaW5hbF9zdGF0dXMYBCABKAVIAIgBARIVCg10b3RhbF90aW1lX21zGAUgASgFEi4KDGNoYWluX3N0YXR1cxgGIAEoDjIYLnNpdGVkaWFnLnYxLkNoYWluU3RhdHVzEiQKBWNoYWluGAcgAygLMhUuc2l0ZWRpYWcudjEuQ2hhaW5Ib3ASKwoId2FybmluZ3MYCCADKAsyGS5zaXRlZGlhZy52MS5UcmFjZVdhcm5pbmdCDwoNX2ZpbmFsX3N0YXR1cyLiAQoIQ2hhaW5Ib3ASCwoDaG9wGAEgASgFEgsKA3VybBgCIAEoCRIQCghob3N0bmFtZRgDIAEoCRIOCgZzdGF0dXMYBCABKAUSEwoLc3RhdHVzX3RleHQYBSABKAkSFQoIbG9jYXRpb24YBiABKAlIAIgBARIaCg1yZWRpcmVjdF90eXBlGAcgASgJSAGIAQESGAoQcmVzcG9uc2VfdGltZV9tcxgIIAEoBRIZChF1cGdyYWRlZF90b19odHRwcxgJIAEoCEILCglfbG9jYXRpb25CEAoOX3JlZGlyZWN0X3R5cGUiRwoMVHJhY2VXYXJuaW5nEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIQCgNob3AYAyABKAVIAIgBAUIGCgRfaG9wIiEKEUNoZWNrU2l0ZXNSZXF1ZXN0EgwKBHVybHMYASADKAkimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiSQoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkiVgoPVHJhY2VCYXRjaEVudHJ5EgsKA3VybBgBIAEoCRIfChJleHBlY3RlZF9maW5hbF91cmwYAiABKAlIAIgBAUIVChNfZXhwZWN0ZWRfZmluYWxfdXJsIvIBChtUcmFjZVJlZGlyZWN0c0JhdGNoUmVzcG9uc2USDQoFaW5kZXgYASABKAUSCwoDdXJsGAIgASgJEjUKBnJlc3VsdBgDIAEoCzIjLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySAASNwoLZXhwZWN0YXRpb24YBSABKAsyHS5zaXRlZGlhZy52MS5UcmFjZUV4cGVjdGF0aW9uSAGIAQFCCQoHb3V0Y29tZUIOCgxfZXhwZWN0YXRpb24iQwoQVHJhY2VFeHBlY3RhdGlvbhIPCgdtYXRjaGVzGAEgASgIEhMKBnJlYXNvbhgCIAEoCUgAiAEBQgkKB19yZWFzb24qZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQytgMKEkRpYWdub3N0aWNzU2VydmljZRJoCglDaGVja1NpdGUSHS5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXF1ZXN0Gh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UiHILT5JMCFhIUL2FwaS92MS9pcy1zaXRlLWRvd24SeQoOVHJhY2VSZWRpcmVjdHMSIi5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1JlcXVlc3QaIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvcmVkaXJlY3QtY2hlY2sSTwoKQ2hlY2tTaXRlcxIeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZXNSZXF1ZXN0Gh8uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1Jlc3BvbnNlMAESagoTVHJhY2VSZWRpcmVjdHNCYXRjaBInLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXF1ZXN0Giguc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
 
 /**
  * Input of the is-site-down diagnostic.
@@ -359,6 +359,225 @@ export const TraceWarningSchema: GenMessage<TraceWarning> = /*@__PURE__*/
   messageDesc(file_sitediag_v1_diagnostics, 6);
 
 /**
+ * The URLs of a CheckSites batch.
+ *
+ * @generated from message sitediag.v1.CheckSitesRequest
+ */
+export type CheckSitesRequest = Message<"sitediag.v1.CheckSitesRequest"> & {
+  /**
+   * 1 to 100 URLs, each as CheckSite's url.
+   *
+   * @generated from field: repeated string urls = 1;
+   */
+  urls: string[];
+};
+
+/**
+ * Describes the message sitediag.v1.CheckSitesRequest.
+ * Use `create(CheckSitesRequestSchema)` to create a new message.
+ */
+export const CheckSitesRequestSchema: GenMessage<CheckSitesRequest> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 7);
+
+/**
+ * One streamed result of a batch: the item's place in the request, and either its result or why it has none.
+ *
+ * @generated from message sitediag.v1.CheckSitesResponse
+ */
+export type CheckSitesResponse = Message<"sitediag.v1.CheckSitesResponse"> & {
+  /**
+   * Position of the URL in the request, from 0.
+   *
+   * @generated from field: int32 index = 1;
+   */
+  index: number;
+
+  /**
+   * The URL as given.
+   *
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * @generated from oneof sitediag.v1.CheckSitesResponse.outcome
+   */
+  outcome: {
+    /**
+     * @generated from field: sitediag.v1.CheckSiteResponse result = 3;
+     */
+    value: CheckSiteResponse;
+    case: "result";
+  } | {
+    /**
+     * @generated from field: sitediag.v1.BatchItemError error = 4;
+     */
+    value: BatchItemError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message sitediag.v1.CheckSitesResponse.
+ * Use `create(CheckSitesResponseSchema)` to create a new message.
+ */
+export const CheckSitesResponseSchema: GenMessage<CheckSitesResponse> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 8);
+
+/**
+ * Why one item of a batch has no result.
+ *
+ * @generated from message sitediag.v1.BatchItemError
+ */
+export type BatchItemError = Message<"sitediag.v1.BatchItemError"> & {
+  /**
+   * Connect code name, as the error envelope's code: invalid_argument, internal, canceled.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message sitediag.v1.BatchItemError.
+ * Use `create(BatchItemErrorSchema)` to create a new message.
+ */
+export const BatchItemErrorSchema: GenMessage<BatchItemError> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 9);
+
+/**
+ * The items of a TraceRedirectsBatch.
+ *
+ * @generated from message sitediag.v1.TraceRedirectsBatchRequest
+ */
+export type TraceRedirectsBatchRequest = Message<"sitediag.v1.TraceRedirectsBatchRequest"> & {
+  /**
+   * 1 to 100 items.
+   *
+   * @generated from field: repeated sitediag.v1.TraceBatchEntry items = 1;
+   */
+  items: TraceBatchEntry[];
+};
+
+/**
+ * Describes the message sitediag.v1.TraceRedirectsBatchRequest.
+ * Use `create(TraceRedirectsBatchRequestSchema)` to create a new message.
+ */
+export const TraceRedirectsBatchRequestSchema: GenMessage<TraceRedirectsBatchRequest> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 10);
+
+/**
+ * One URL to trace, and where its chain should end.
+ *
+ * @generated from message sitediag.v1.TraceBatchEntry
+ */
+export type TraceBatchEntry = Message<"sitediag.v1.TraceBatchEntry"> & {
+  /**
+   * As TraceRedirects' url.
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * The URL the chain must end at (compared after WHATWG normalisation).
+   *
+   * @generated from field: optional string expected_final_url = 2;
+   */
+  expectedFinalUrl?: string | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.TraceBatchEntry.
+ * Use `create(TraceBatchEntrySchema)` to create a new message.
+ */
+export const TraceBatchEntrySchema: GenMessage<TraceBatchEntry> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 11);
+
+/**
+ * One streamed trace of a batch.
+ *
+ * @generated from message sitediag.v1.TraceRedirectsBatchResponse
+ */
+export type TraceRedirectsBatchResponse = Message<"sitediag.v1.TraceRedirectsBatchResponse"> & {
+  /**
+   * Position of the item in the request, from 0.
+   *
+   * @generated from field: int32 index = 1;
+   */
+  index: number;
+
+  /**
+   * The URL as given.
+   *
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * @generated from oneof sitediag.v1.TraceRedirectsBatchResponse.outcome
+   */
+  outcome: {
+    /**
+     * @generated from field: sitediag.v1.TraceRedirectsResponse result = 3;
+     */
+    value: TraceRedirectsResponse;
+    case: "result";
+  } | {
+    /**
+     * @generated from field: sitediag.v1.BatchItemError error = 4;
+     */
+    value: BatchItemError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * Present when the item named an expected_final_url and the trace has a result.
+   *
+   * @generated from field: optional sitediag.v1.TraceExpectation expectation = 5;
+   */
+  expectation?: TraceExpectation | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.TraceRedirectsBatchResponse.
+ * Use `create(TraceRedirectsBatchResponseSchema)` to create a new message.
+ */
+export const TraceRedirectsBatchResponseSchema: GenMessage<TraceRedirectsBatchResponse> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 12);
+
+/**
+ * Whether a trace met its item's expectation.
+ *
+ * @generated from message sitediag.v1.TraceExpectation
+ */
+export type TraceExpectation = Message<"sitediag.v1.TraceExpectation"> & {
+  /**
+   * @generated from field: bool matches = 1;
+   */
+  matches: boolean;
+
+  /**
+   * Which rule failed first; absent when the expectation is met.
+   *
+   * @generated from field: optional string reason = 2;
+   */
+  reason?: string | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.TraceExpectation.
+ * Use `create(TraceExpectationSchema)` to create a new message.
+ */
+export const TraceExpectationSchema: GenMessage<TraceExpectation> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 13);
+
+/**
  * Outcome of a site check.
  *
  * @generated from enum sitediag.v1.SiteStatus
@@ -533,6 +752,34 @@ export const DiagnosticsService: GenService<{
     methodKind: "unary";
     input: typeof TraceRedirectsRequestSchema;
     output: typeof TraceRedirectsResponseSchema;
+  },
+  /**
+   * Checks up to 100 sites in one call and streams each result as it completes
+   * (completion order, each item naming its index). The whole batch is charged
+   * up front, 2 credits per URL, in one atomic step: a key that cannot afford
+   * all of it gets resource_exhausted and nothing runs. A URL that is invalid or
+   * refused by the target policy is an item error, not a failed stream.
+   *
+   * @generated from rpc sitediag.v1.DiagnosticsService.CheckSites
+   */
+  checkSites: {
+    methodKind: "server_streaming";
+    input: typeof CheckSitesRequestSchema;
+    output: typeof CheckSitesResponseSchema;
+  },
+  /**
+   * Traces up to 100 URLs in one call and streams each trace as it completes.
+   * An item may name the URL its chain is expected to end at; the item then
+   * says whether the chain met the expectation of a migration: it ends there
+   * with a 2xx, and every redirect on the way is permanent (301 or 308). The
+   * whole batch is charged up front, 5 credits per item.
+   *
+   * @generated from rpc sitediag.v1.DiagnosticsService.TraceRedirectsBatch
+   */
+  traceRedirectsBatch: {
+    methodKind: "server_streaming";
+    input: typeof TraceRedirectsBatchRequestSchema;
+    output: typeof TraceRedirectsBatchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_sitediag_v1_diagnostics, 0);

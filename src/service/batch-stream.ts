@@ -1,0 +1,56 @@
+/**
+ * Runs `work` for every item with at most `concurrency` running at once, and
+ * yields each result as soon as it is ready (completion order, so one slow
+ * item never holds back the others). When `signal` aborts (the caller went
+ * away, the server stops) no new item starts and the generator ends; the
+ * items already running see the same signal and end by themselves.
+ */
+export async function* completionOrder<I, O>(
+  items: readonly I[],
+  concurrency: number,
+  signal: AbortSignal,
+  work: (item: I, index: number) => Promise<O>,
+): AsyncGenerator<O> {
+  const done: O[] = [];
+  let wake: (() => void) | undefined;
+  const wakeUp = () => {
+    wake?.();
+    wake = undefined;
+  };
+  let next = 0;
+  let running = 0;
+  let defect: { readonly error: unknown } | undefined;
+  const start = () => {
+    while (running < concurrency && next < items.length && !signal.aborted) {
+      const index = next++;
+      running += 1;
+      // Each item's failure is a value in its result; a rejection is a defect of ours and ends the stream.
+      work(items[index] as I, index).then(
+        (result) => {
+          running -= 1;
+          done.push(result);
+          wakeUp();
+        },
+        (error: unknown) => {
+          running -= 1;
+          defect ??= { error };
+          wakeUp();
+        },
+      );
+    }
+  };
+  signal.addEventListener("abort", wakeUp, { once: true });
+  try {
+    start();
+    while (running > 0 || done.length > 0) {
+      if (done.length === 0 && defect === undefined) await new Promise<void>((resolve) => (wake = resolve));
+      if (defect !== undefined) throw defect.error;
+      if (signal.aborted) return;
+      const result = done.shift();
+      if (result !== undefined) yield result;
+      start();
+    }
+  } finally {
+    signal.removeEventListener("abort", wakeUp);
+  }
+}

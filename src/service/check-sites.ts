@@ -1,0 +1,34 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import {
+  CheckSiteRequestSchema,
+  type CheckSitesRequest,
+  type CheckSitesResponse,
+  CheckSitesResponseSchema,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import { BATCH } from "../limits.js";
+import { asItemError, batchSizeProblem } from "./batch-items.js";
+import { completionOrder } from "./batch-stream.js";
+import { createCheckSiteHandler } from "./check-site.js";
+
+/**
+ * The CheckSites RPC: every URL through the very CheckSite handler (same
+ * limits, timeouts and policy), at most BATCH.concurrency at once, each
+ * result streamed as it completes. Credits were charged for the whole batch
+ * before this runs.
+ */
+export function createCheckSitesHandler(env: DiagnosticEnv) {
+  const checkOne = createCheckSiteHandler(env);
+  return async function* (request: CheckSitesRequest, context: HandlerContext): AsyncGenerator<CheckSitesResponse> {
+    const problem = batchSizeProblem(request.urls.length);
+    if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
+    yield* completionOrder(request.urls, BATCH.concurrency, context.signal, async (url, index) => {
+      const outcome = await checkOne(create(CheckSiteRequestSchema, { url }), context).then(
+        (result) => ({ case: "result" as const, value: result }),
+        (reason: unknown) => ({ case: "error" as const, value: asItemError(reason) }),
+      );
+      return create(CheckSitesResponseSchema, { index, url, outcome });
+    });
+  };
+}

@@ -1,0 +1,54 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import {
+  TraceExpectationSchema,
+  type TraceRedirectsBatchRequest,
+  type TraceRedirectsBatchResponse,
+  TraceRedirectsBatchResponseSchema,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import { traceRedirects } from "../diagnostics/redirect-trace.js";
+import { judgeExpectation } from "../diagnostics/trace-expectation.js";
+import { BATCH } from "../limits.js";
+import { asItemError, batchSizeProblem, itemError } from "./batch-items.js";
+import { completionOrder } from "./batch-stream.js";
+import { toTraceRedirectsResponse } from "./trace-redirects.js";
+
+/**
+ * The TraceRedirectsBatch RPC: every item traced as TraceRedirects traces
+ * (same hop limits and 30 s budget per trace), at most BATCH.concurrency at
+ * once, each streamed as it completes, with its expectation judged when it
+ * named one. Credits were charged for the whole batch before this runs.
+ */
+export function createTraceRedirectsBatchHandler(env: DiagnosticEnv) {
+  return async function* (request: TraceRedirectsBatchRequest, context: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
+    const problem = batchSizeProblem(request.items.length);
+    if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
+    yield* completionOrder(request.items, BATCH.concurrency, context.signal, async ({ url, expectedFinalUrl }, index) => {
+      const item = { index, url };
+      let outcome: Awaited<ReturnType<typeof traceRedirects>>;
+      try {
+        outcome = await traceRedirects(url, env, context.signal);
+      } catch (reason) {
+        return create(TraceRedirectsBatchResponseSchema, { ...item, outcome: { case: "error", value: asItemError(reason) } });
+      }
+      switch (outcome.kind) {
+        case "refused":
+          return create(TraceRedirectsBatchResponseSchema, {
+            ...item,
+            outcome: { case: "error", value: itemError(new ConnectError(outcome.refusal.reason, Code.InvalidArgument)) },
+          });
+        case "cancelled":
+          return create(TraceRedirectsBatchResponseSchema, { ...item, outcome: { case: "error", value: itemError(new ConnectError("cancelled", Code.Canceled)) } });
+        case "result": {
+          const verdict = expectedFinalUrl === undefined ? undefined : judgeExpectation(outcome.result, expectedFinalUrl);
+          return create(TraceRedirectsBatchResponseSchema, {
+            ...item,
+            outcome: { case: "result", value: toTraceRedirectsResponse(outcome.result) },
+            expectation: verdict === undefined ? undefined : create(TraceExpectationSchema, verdict.matches ? { matches: true } : verdict),
+          });
+        }
+      }
+    });
+  };
+}
