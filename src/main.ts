@@ -7,6 +7,7 @@ const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 const code = await runCli(process.argv.slice(2), COMMANDS, {
   stdout: process.stdout,
   stderr: process.stderr,
+  stdin: process.stdin,
   env: process.env,
   onStopSignal: (listener) => {
     for (const signal of STOP_SIGNALS) process.on(signal, listener);

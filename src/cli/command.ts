@@ -15,6 +15,8 @@ export interface CommandIo {
   readonly config: Config;
   /** The raw environment, for what is not configuration (NO_COLOR, FORCE_COLOR). */
   readonly env?: Environment;
+  /** Standard input, for commands that read a file given as "-". */
+  readonly stdin?: AsyncIterable<string | Buffer>;
   /**
    * Subscribes to requests to stop (SIGTERM, SIGINT); returns the
    * unsubscribe. Long-running commands (serve) use it; others ignore it.

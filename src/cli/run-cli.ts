@@ -33,7 +33,7 @@ export async function runCli(argv: readonly string[], commands: readonly Command
     io.stderr.write(`sitediag: configuration error in ${error.variable}: ${error.problem}\n`);
     return EXIT_USAGE;
   }
-  return command.run(rest, { stdout: io.stdout, stderr: io.stderr, onStopSignal: io.onStopSignal, env: io.env, config });
+  return command.run(rest, { stdout: io.stdout, stderr: io.stderr, onStopSignal: io.onStopSignal, env: io.env, config, ...(io.stdin === undefined ? {} : { stdin: io.stdin }) });
 }
 
 function usage(commands: readonly Command[]): string {

@@ -16,13 +16,14 @@ export type Admitted = { readonly ok: true; release(): void } | { readonly ok: f
  * a well-formed unknown key, one store lookup; never a body.
  */
 export interface Admission {
-  admit(request: object, door: Door, operation: string, presentedKey: string | null): Promise<Admitted>;
+  /** `weight`: in-flight slots the call holds (a batch: as many as it runs items at once). */
+  admit(request: object, door: Door, operation: string, presentedKey: string | null, weight?: number): Promise<Admitted>;
 }
 
 export function createAdmission(inflight: InflightLimit, keyGate: KeyGate): Admission {
   return {
-    async admit(request, door, operation, presentedKey) {
-      const slot = inflight.take(operation);
+    async admit(request, door, operation, presentedKey, weight = 1) {
+      const slot = inflight.take(operation, weight);
       if (!slot.ok) return refused(request, door, operation, slot.error);
       let refusal: ConnectError | null;
       try {

@@ -10,7 +10,7 @@ import { type NodeResponse, sendEmpty, sendJson } from "./json-response.js";
 import { createRestAdapter, type NodeRequest } from "./rest-adapter.js";
 import { errorBody, metaFor } from "./rest-envelope.js";
 import { restRoutesOf } from "./rest-routes.js";
-import type { RpcRouter } from "./rpc-router.js";
+import type { GuardedMethod, RpcRouter } from "./rpc-router.js";
 
 /**
  * A plain HTTP endpoint beside the doors (GET /openapi.json, GET /metrics).
@@ -107,9 +107,9 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
     if (rpc !== undefined) {
       if (method === "OPTIONS") return sendEmpty(response, 204, options.cors.preflightHeaders(RPC_METHODS));
       cors.forEach((value, name) => response.setHeader(name, value));
-      const operation = options.rpc.guarded.get(path);
-      if (operation === undefined || options.admission === undefined) return serveRpc(rpc, request, response, options.onDefect);
-      serveAdmittedRpc(rpc, operation, options.admission, request, response, options.onDefect);
+      const guarded = options.rpc.guarded.get(path);
+      if (guarded === undefined || options.admission === undefined) return serveRpc(rpc, request, response, options.onDefect);
+      serveAdmittedRpc(rpc, guarded, options.admission, request, response, options.onDefect);
       return;
     }
 
@@ -135,14 +135,14 @@ function serveRpc(handler: UniversalHandler, request: NodeRequest, response: Nod
 /** Admission first, from the headers alone; then the call, or Connect's answer for the refusal. */
 function serveAdmittedRpc(
   handler: UniversalHandler,
-  operation: string,
+  method: GuardedMethod,
   admission: Admission,
   request: NodeRequest,
   response: NodeResponse,
   onDefect: (error: unknown) => void,
 ): void {
   const key = request.headers[API_KEY_HEADER];
-  admission.admit(request, doorOf(request), operation, typeof key === "string" ? key : null).then(
+  admission.admit(request, doorOf(request), method.name, typeof key === "string" ? key : null, method.weight).then(
     (admitted) => {
       if (admitted.ok) {
         response.once("close", () => admitted.release());

@@ -2,8 +2,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 
 /** Told when a slot is taken, given back, or refused; metrics listen here. */
 export interface InflightObserver {
-  admitted(): void;
-  released(): void;
+  admitted(slots: number): void;
+  released(slots: number): void;
   rejected(operation: string): void;
 }
 
@@ -17,7 +17,8 @@ export interface InflightLimitOptions {
 export type InflightSlot = { readonly ok: true; release(): void } | { readonly ok: false; readonly error: ConnectError };
 
 export interface InflightLimit {
-  take(operation: string): InflightSlot;
+  /** `weight` slots at once (a batch holds as many as it runs items at once), at most the whole cap. */
+  take(operation: string, weight?: number): InflightSlot;
 }
 
 // Retry-After of the refusal: most checks end within a second or two; a client retrying sooner would only be turned away again.
@@ -36,22 +37,23 @@ const RETRY_AFTER = "2";
 export function createInflightLimit(options: InflightLimitOptions): InflightLimit {
   let inflight = 0;
   return {
-    take(operation) {
-      if (inflight >= options.max) {
+    take(operation, weight = 1) {
+      const slots = Math.min(Math.max(1, weight), options.max);
+      if (inflight + slots > options.max) {
         options.observer?.rejected(operation);
         const message = `the server is running its limit of ${options.max} checks at once; retry in ${RETRY_AFTER} seconds (nothing was charged)`;
         return { ok: false, error: new ConnectError(message, Code.Unavailable, { "retry-after": RETRY_AFTER }) };
       }
-      inflight += 1;
-      options.observer?.admitted();
+      inflight += slots;
+      options.observer?.admitted(slots);
       let released = false;
       return {
         ok: true,
         release: () => {
           if (released) return;
           released = true;
-          inflight -= 1;
-          options.observer?.released();
+          inflight -= slots;
+          options.observer?.released(slots);
         },
       };
     },

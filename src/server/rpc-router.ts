@@ -3,6 +3,7 @@ import { compressionGzip } from "@connectrpc/connect-node";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import { BATCH } from "../limits.js";
 import { createDiagnosticsService } from "../service/diagnostics-service.js";
 import { createDescriptorIndex } from "./descriptor-index.js";
 import { createHealthService } from "./health-service.js";
@@ -20,13 +21,19 @@ export interface RpcRouterOptions {
   readonly maxRequestBytes: number;
 }
 
+export interface GuardedMethod {
+  readonly name: string;
+  /** In-flight slots a call holds: one, or for a batch as many items as it runs at once. */
+  readonly weight: number;
+}
+
 export interface RpcRouter {
   /** Connect's router: the handlers of the Connect, gRPC and gRPC-Web doors. */
   readonly router: ConnectRouter;
   /** The same implementations and interceptors, called in memory: the REST door's way in. */
   readonly local: LocalCalls;
-  /** Request paths of the methods that need admission (a key and an in-flight slot), with their method names. */
-  readonly guarded: ReadonlyMap<string, string>;
+  /** Request paths of the methods that need admission (a key and in-flight slots): method name and the slots a call holds. */
+  readonly guarded: ReadonlyMap<string, GuardedMethod>;
 }
 
 /**
@@ -58,6 +65,10 @@ export function createRpcRouter(options: RpcRouterOptions): RpcRouter {
   // Reflection describes every service registered before it, and itself.
   const registered = new Set(router.handlers.map((handler) => handler.service));
   registerReflection(router, createDescriptorIndex([...registered, ...reflectionServices]));
-  const guarded = new Map(router.handlers.filter((handler) => handler.service === DiagnosticsService).map((handler) => [handler.requestPath, handler.method.name]));
+  const guarded = new Map(
+    router.handlers
+      .filter((handler) => handler.service === DiagnosticsService)
+      .map((handler) => [handler.requestPath, { name: handler.method.name, weight: handler.method.methodKind === "unary" ? 1 : BATCH.concurrency }]),
+  );
   return { router, local, guarded };
 }

@@ -96,8 +96,8 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
 
 function inflightMetrics(metrics: Pick<Metrics, "inflight" | "inflightRejections">): InflightObserver {
   return {
-    admitted: () => metrics.inflight.inc(),
-    released: () => metrics.inflight.dec(),
+    admitted: (slots) => metrics.inflight.inc(slots),
+    released: (slots) => metrics.inflight.dec(slots),
     rejected: (operation) => metrics.inflightRejections.inc({ operation }),
   };
 }

@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import {
+  type TraceBatchEntry,
   TraceExpectationSchema,
   type TraceRedirectsBatchRequest,
   type TraceRedirectsBatchResponse,
@@ -24,31 +25,41 @@ export function createTraceRedirectsBatchHandler(env: DiagnosticEnv) {
   return async function* (request: TraceRedirectsBatchRequest, context: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
     const problem = batchSizeProblem(request.items.length);
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
-    yield* completionOrder(request.items, BATCH.concurrency, context.signal, async ({ url, expectedFinalUrl }, index) => {
-      const item = { index, url };
-      let outcome: Awaited<ReturnType<typeof traceRedirects>>;
-      try {
-        outcome = await traceRedirects(url, env, context.signal);
-      } catch (reason) {
-        return create(TraceRedirectsBatchResponseSchema, { ...item, outcome: { case: "error", value: asItemError(reason) } });
-      }
-      switch (outcome.kind) {
-        case "refused":
-          return create(TraceRedirectsBatchResponseSchema, {
-            ...item,
-            outcome: { case: "error", value: itemError(new ConnectError(outcome.refusal.reason, Code.InvalidArgument)) },
-          });
-        case "cancelled":
-          return create(TraceRedirectsBatchResponseSchema, { ...item, outcome: { case: "error", value: itemError(new ConnectError("cancelled", Code.Canceled)) } });
-        case "result": {
-          const verdict = expectedFinalUrl === undefined ? undefined : judgeExpectation(outcome.result, expectedFinalUrl);
-          return create(TraceRedirectsBatchResponseSchema, {
-            ...item,
-            outcome: { case: "result", value: toTraceRedirectsResponse(outcome.result) },
-            expectation: verdict === undefined ? undefined : create(TraceExpectationSchema, verdict.matches ? { matches: true } : verdict),
-          });
-        }
-      }
-    });
+    yield* traceBatch(request.items, env, context.signal);
   };
+}
+
+/** One URL to trace and where it should end, as the request message or a CLI row gives it. */
+export type BatchEntry = Pick<TraceBatchEntry, "url" | "expectedFinalUrl">;
+
+/** Traces the entries with at most BATCH.concurrency at once, yielding each item as it completes; the CLI's `trace --batch` runs this too. */
+export function traceBatch(entries: readonly BatchEntry[], env: DiagnosticEnv, signal: AbortSignal): AsyncGenerator<TraceRedirectsBatchResponse> {
+  return completionOrder(entries, BATCH.concurrency, signal, (entry, index) => traceBatchItem(entry, index, env, signal));
+}
+
+async function traceBatchItem({ url, expectedFinalUrl }: BatchEntry, index: number, env: DiagnosticEnv, signal: AbortSignal): Promise<TraceRedirectsBatchResponse> {
+  const item = { index, url };
+  let outcome: Awaited<ReturnType<typeof traceRedirects>>;
+  try {
+    outcome = await traceRedirects(url, env, signal);
+  } catch (reason) {
+    return create(TraceRedirectsBatchResponseSchema, { ...item, outcome: { case: "error", value: asItemError(reason) } });
+  }
+  switch (outcome.kind) {
+    case "refused":
+      return create(TraceRedirectsBatchResponseSchema, {
+        ...item,
+        outcome: { case: "error", value: itemError(new ConnectError(outcome.refusal.reason, Code.InvalidArgument)) },
+      });
+    case "cancelled":
+      return create(TraceRedirectsBatchResponseSchema, { ...item, outcome: { case: "error", value: itemError(new ConnectError("cancelled", Code.Canceled)) } });
+    case "result": {
+      const verdict = expectedFinalUrl === undefined ? undefined : judgeExpectation(outcome.result, expectedFinalUrl);
+      return create(TraceRedirectsBatchResponseSchema, {
+        ...item,
+        outcome: { case: "result", value: toTraceRedirectsResponse(outcome.result) },
+        expectation: verdict === undefined ? undefined : create(TraceExpectationSchema, verdict.matches ? { matches: true } : verdict),
+      });
+    }
+  }
 }

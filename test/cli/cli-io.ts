@@ -32,6 +32,8 @@ export interface DiagnoseRunOptions {
   readonly tty?: boolean;
   /** The raw environment the colour choice reads (NO_COLOR). */
   readonly colourEnv?: Record<string, string>;
+  /** Standard input, for `-` as a file name. */
+  readonly stdin?: string;
   /** Called before the command runs, with a button that plays a stop signal (Ctrl-C). */
   readonly onRunning?: (stop: () => void) => void;
 }
@@ -46,6 +48,7 @@ export async function runDiagnose(command: Pick<Command, "run">, argv: readonly 
     stderr: { write: (text: string) => (stderr += text) },
     config: loadConfig({ ...base, ...options.env }),
     env: options.colourEnv ?? {},
+    ...(options.stdin === undefined ? {} : { stdin: textStream(options.stdin) }),
     onStopSignal: (listener) => {
       listeners.add(listener);
       return () => void listeners.delete(listener);
@@ -72,4 +75,8 @@ export function stopOnceRequested(requestCount: () => number): (stop: () => void
 /** `text` as a literal inside a RegExp. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+async function* textStream(text: string): AsyncGenerator<string> {
+  yield text;
 }

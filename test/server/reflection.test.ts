@@ -54,7 +54,7 @@ describe("gRPC server reflection", () => {
     expect(gate.visits.length).toBe(before);
   });
 
-  it("resolves both RPCs to a file set that describes them with their HTTP annotations", async () => {
+  it("resolves every RPC to a file set that describes them with their HTTP annotations", async () => {
     const answers = await ask([
       { case: "fileContainingSymbol", value: "sitediag.v1.DiagnosticsService.CheckSite" },
       { case: "fileContainingSymbol", value: "sitediag.v1.DiagnosticsService.TraceRedirects" },
@@ -71,7 +71,7 @@ describe("gRPC server reflection", () => {
       expect(requested?.name).toBe("sitediag/v1/diagnostics.proto");
       const built = createFileRegistry(requested ?? create(FileDescriptorProtoSchema), (name) => files.find((file) => file.name === name));
       const service = built.getService("sitediag.v1.DiagnosticsService");
-      expect(service?.methods.map((method) => method.name)).toEqual(["CheckSite", "TraceRedirects"]);
+      expect(service?.methods.map((method) => method.name)).toEqual(["CheckSite", "TraceRedirects", "CheckSites", "TraceRedirectsBatch"]);
     }
   });
 
@@ -132,6 +132,28 @@ describe("gRPC server reflection", () => {
     const answer = JSON.parse(stdout) as Record<string, unknown>;
     expect(answer).toMatchObject({ requestedUrl: targets.url("/up"), status: "SITE_STATUS_UP", statusCode: 200 });
     expect(gate.visits.slice(before)).toEqual([{ door: "grpc", method: "CheckSite", apiKey: "from-buf-curl" }]);
+  });
+
+  it("lets buf curl stream a CheckSites batch with no schema, one message per item", async () => {
+    const { stdout } = await run(BUF, [
+      "curl",
+      "--protocol",
+      "grpc",
+      "--http2-prior-knowledge",
+      "-H",
+      "x-api-key: from-buf-curl",
+      "-d",
+      JSON.stringify({ urls: [targets.url("/up"), "not a url"] }),
+      `${service.url}/sitediag.v1.DiagnosticsService/CheckSites`,
+    ]);
+    // buf curl prints each streamed message as its own JSON object.
+    const items = stdout
+      .trim()
+      .split(/\n(?=\{)/)
+      .map((text) => JSON.parse(text) as { index?: number; result?: { status: string }; error?: { code: string } });
+    expect(items).toHaveLength(2);
+    expect(items.find((item) => item.error !== undefined)).toMatchObject({ index: 1, error: { code: "invalid_argument" } });
+    expect(items.find((item) => item.result !== undefined)).toMatchObject({ result: { status: "SITE_STATUS_UP" } });
   });
 
   it("shows buf curl the typed error for a bad url", async () => {

@@ -130,6 +130,18 @@ describe("the up-front charge", () => {
   });
 });
 
+describe("the in-flight cap", () => {
+  it("counts a running batch as the eight checks it may run at once", async () => {
+    const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
+    const running = drain(client.checkSites({ urls: [targets.url("/slow?weight=1"), targets.url("/slow?weight=2")] }, { headers: { "x-api-key": service.key } }));
+    const deadline = Date.now() + 5_000;
+    while (!targets.requests.some((request) => request.target.includes("weight=")) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(/^sitediag_inflight_checks (\d+)$/m.exec(metrics)?.[1]).toBe("8");
+    expect(await running).toBeUndefined();
+  });
+});
+
 describe("cancelling a batch", () => {
   it("stops the items still to run: no new probe starts after the caller goes", async () => {
     const client = createClient(DiagnosticsService, createGrpcTransport({ baseUrl: service.url }));
