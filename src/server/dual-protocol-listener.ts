@@ -80,7 +80,10 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
       // Node checks the headers and request timeouts on this interval (30 s by default), which would let a slow client overstay by that much.
       connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(options.headersTimeoutMs / 2))),
     },
-    options.handler,
+    (request, response) => {
+      closeAfterEarlyAnswer(request, response);
+      options.handler(request, response);
+    },
   );
   // The http server tracks its connections (closeIdleConnections, the
   // headers timeout) from its 'listening' event; this one never listens
@@ -92,7 +95,6 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
     // A keep-alive connection busy when close() began becomes idle here; close it then.
     response.once("finish", () => {
       if (closing) setImmediate(() => h1.closeIdleConnections());
-      if (!request.complete) lingerThenClose(request);
     });
   });
 
@@ -204,30 +206,41 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
 }
 
 /**
- * A request answered before its body was read (refused from its headers, or
- * declared too large). Closing at once would make the kernel reset the
+ * A request answered before its body was all read (refused from its
+ * headers, or declared too large): the connection cannot serve another
+ * request, since the rest of this body would come first, so the answer says
+ * `Connection: close`. Closing outright would make the kernel reset the
  * connection over the unread bytes, and a reset can destroy the answer
- * before the client reads it; reading the rest, as Node does by default,
- * would let the client make us read any amount. So: discard what comes for
- * a short while (lingering close, as nginx does), then close.
+ * before the client reads it; reading the rest, as Node does on a kept
+ * connection, would let the client make us read any amount. So: a lingering
+ * close, as nginx does: half-close after the answer, discard what still
+ * comes for a short while (or up to a size), then close.
  */
-function lingerThenClose(request: http.IncomingMessage): void {
-  const socket = request.socket;
-  let discarded = 0;
-  const stop = () => {
-    clearTimeout(timer);
-    socket.off("data", count);
-    request.off("end", stop);
+function closeAfterEarlyAnswer(request: http.IncomingMessage, response: http.ServerResponse): void {
+  const writeHead = response.writeHead;
+  // Decided when the head goes out: the only moment both the answer and the body's state are known.
+  response.writeHead = function (this: http.ServerResponse, ...args: Parameters<typeof writeHead>) {
+    if (!request.complete && !this.headersSent) {
+      this.setHeader("connection", "close");
+      lingerOnClose(request.socket);
+    }
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
+}
+
+/** Makes Node's close after the answer a half-close that keeps reading (and discarding) for LINGER_MS or LINGER_MAX_BYTES. */
+function lingerOnClose(socket: net.Socket): void {
+  socket.destroySoon = () => {
+    socket.end();
+    let discarded = 0;
+    const count = (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > LINGER_MAX_BYTES) socket.destroy();
+    };
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    socket.on("data", count);
+    socket.once("close", () => clearTimeout(timer));
   };
-  const count = (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > LINGER_MAX_BYTES) socket.destroy();
-  };
-  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-  socket.on("data", count);
-  socket.once("close", stop);
-  // The whole body arrived after all: the connection may serve its next request.
-  request.once("end", stop);
 }
 
 /**

@@ -38,9 +38,10 @@ export interface HttpHandlerOptions {
   readonly onDefect: (error: unknown) => void;
   /** Checked from the headers of every diagnostic call, on every door, before its body; none lets every call through. */
   readonly admission: Admission | undefined;
+  /** Largest JSON body of a REST POST route. */
+  readonly maxRequestBytes: number;
 }
 
-const REST_METHODS = ["GET", "OPTIONS"];
 const RPC_METHODS = ["POST", "GET", "OPTIONS"];
 const PROBE_METHODS = ["GET", "HEAD"];
 
@@ -62,7 +63,7 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
   for (const route of restRoutes.values()) {
     if (!local.serves(route.method)) throw new Error(`REST route ${route.path} has no in-memory implementation`);
   }
-  const rest = createRestAdapter(local, options.onDefect, options.admission);
+  const rest = createRestAdapter({ calls: local, onDefect: options.onDefect, admission: options.admission, maxRequestBytes: options.maxRequestBytes });
   const plainRoutes = new Map(options.plainRoutes.map((route) => [route.path, route]));
   for (const path of plainRoutes.keys()) {
     if (restRoutes.has(path) || rpcHandlers.has(path) || path === "/healthz" || path === "/readyz") throw new Error(`plain route ${path} collides with a built-in route`);
@@ -97,8 +98,9 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
 
     const route = restRoutes.get(path);
     if (route !== undefined) {
-      if (method === "OPTIONS") return sendEmpty(response, 204, options.cors.preflightHeaders(REST_METHODS));
-      if (method !== "GET") return methodNotAllowed(response, REST_METHODS, cors, route.tool);
+      const allowed = [route.verb, "OPTIONS"];
+      if (method === "OPTIONS") return sendEmpty(response, 204, options.cors.preflightHeaders(allowed));
+      if (method !== route.verb) return methodNotAllowed(response, allowed, cors, route.tool);
       rest(route, request, response, cors).catch((reason: unknown) => failed(response, reason, options.onDefect));
       return;
     }

@@ -1,4 +1,4 @@
-import type { DescMethodUnary, DescService, Message } from "@bufbuild/protobuf";
+import type { DescMethod, DescMethodServerStreaming, DescMethodUnary, DescService, Message } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
@@ -9,7 +9,7 @@ import {
   type MethodImplSpec,
   type ServiceImpl,
 } from "@connectrpc/connect";
-import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import { createAsyncIterable, invokeUnaryImplementation, transformInvokeImplementation } from "@connectrpc/connect/protocol";
 
 /** What a unary call answered: its message and the headers and trailers the interceptors and the service set. */
 export interface LocalAnswer {
@@ -41,7 +41,7 @@ export interface LocalCallInit {
 export interface LocalCalls {
   /** Registers a service as the router registers it; call both with the same implementation and interceptors. */
   service<S extends DescService>(service: S, impl: Partial<ServiceImpl<S>>, interceptors: readonly Interceptor[]): void;
-  serves(method: DescMethodUnary): boolean;
+  serves(method: DescMethod): boolean;
   /**
    * Rejects with a ConnectError as a Connect client would see it: a thrown
    * non-ConnectError becomes "internal error" (Code.Internal), and its
@@ -49,10 +49,23 @@ export interface LocalCalls {
    * metadata over them.
    */
   call(method: DescMethodUnary, input: Message, init: LocalCallInit): Promise<LocalAnswer>;
+  /**
+   * A server-streaming call: the answers, and the response headers the
+   * interceptors set, which are complete once the first answer (or the
+   * error that ends the stream) has come. Errors come as a Connect client
+   * would see them, as from `call`.
+   */
+  stream(method: DescMethodServerStreaming, input: Message, init: LocalCallInit): LocalStream;
+}
+
+export interface LocalStream {
+  readonly messages: AsyncIterable<Message>;
+  readonly header: Headers;
+  readonly trailer: Headers;
 }
 
 interface Registered {
-  readonly spec: MethodImplSpec & { kind: "unary" };
+  readonly spec: MethodImplSpec & { kind: "unary" | "server_streaming" };
   readonly interceptors: Interceptor[];
   readonly url: string;
 }
@@ -61,7 +74,7 @@ interface Registered {
 const LOCAL_ORIGIN = "http://in-process";
 
 export function createLocalCalls(shutdownSignal: AbortSignal): LocalCalls {
-  const methods = new Map<DescMethodUnary, Registered>();
+  const methods = new Map<DescMethod, Registered>();
   // Shutdown reaches running calls through this set rather than through a
   // listener per call on the shared signal (what Connect's linked
   // controllers do): one listener in all, and a call costs a Set entry.
@@ -71,34 +84,43 @@ export function createLocalCalls(shutdownSignal: AbortSignal): LocalCalls {
   };
   shutdownSignal.addEventListener("abort", cancelAll, { once: true });
 
+  const registeredFor = (method: DescMethod): Registered => {
+    const registered = methods.get(method);
+    if (registered === undefined) throw new ConnectError(`${method.parent.typeName}.${method.name} is not served here`, Code.Unimplemented);
+    return registered;
+  };
+  // What createHandlerContext builds, minus its deadline timer (a REST call carries no timeout) and linked controllers.
+  const handlerContext = (method: DescMethod, registered: Registered, init: LocalCallInit): HandlerContext => {
+    if (shutdownSignal.aborted) init.controller.abort(shutdownSignal.reason);
+    return {
+      service: method.parent,
+      method,
+      protocolName: "connect",
+      requestMethod: "POST",
+      url: registered.url,
+      signal: init.controller.signal,
+      timeoutMs: () => undefined,
+      requestHeader: init.header,
+      responseHeader: new Headers(),
+      responseTrailer: new Headers(),
+      values: init.contextValues,
+    };
+  };
+
   return {
     service: (service, impl, interceptors) => {
       const specs = createServiceImplSpec(service, impl);
       for (const spec of Object.values(specs.methods)) {
-        if (spec.kind !== "unary") continue;
+        if (spec.kind !== "unary" && spec.kind !== "server_streaming") continue;
         methods.set(spec.method, { spec, interceptors: [...interceptors], url: `${LOCAL_ORIGIN}/${service.typeName}/${spec.method.name}` });
       }
     },
     serves: (method) => methods.has(method),
     call: async (method, input, init) => {
-      const registered = methods.get(method);
-      if (registered === undefined) throw new ConnectError(`${method.parent.typeName}.${method.name} is not served here`, Code.Unimplemented);
+      const registered = registeredFor(method);
+      if (registered.spec.kind !== "unary") throw new ConnectError(`${method.name} is not unary`, Code.Unimplemented);
       const { controller } = init;
-      if (shutdownSignal.aborted) controller.abort(shutdownSignal.reason);
-      // What createHandlerContext builds, minus its deadline timer (a REST call carries no timeout) and linked controllers.
-      const context: HandlerContext = {
-        service: method.parent,
-        method,
-        protocolName: "connect",
-        requestMethod: "POST",
-        url: registered.url,
-        signal: controller.signal,
-        timeoutMs: () => undefined,
-        requestHeader: init.header,
-        responseHeader: new Headers(),
-        responseTrailer: new Headers(),
-        values: init.contextValues,
-      };
+      const context = handlerContext(method, registered, init);
       running.add(controller);
       try {
         const message = await invokeUnaryImplementation(registered.spec, context, input, registered.interceptors);
@@ -109,6 +131,24 @@ export function createLocalCalls(shutdownSignal: AbortSignal): LocalCalls {
       } finally {
         running.delete(controller);
       }
+    },
+    stream: (method, input, init) => {
+      const registered = registeredFor(method);
+      const { controller } = init;
+      const context = handlerContext(method, registered, init);
+      const output = transformInvokeImplementation(registered.spec, context, registered.interceptors)(createAsyncIterable([input]));
+      async function* messages(): AsyncGenerator<Message> {
+        running.add(controller);
+        try {
+          yield* output;
+        } catch (reason) {
+          if (!controller.signal.aborted) controller.abort(reason);
+          throw asReceived(reason, context.responseHeader, context.responseTrailer);
+        } finally {
+          running.delete(controller);
+        }
+      }
+      return { messages: messages(), header: context.responseHeader, trailer: context.responseTrailer };
     },
   };
 }

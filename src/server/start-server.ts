@@ -108,6 +108,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     closing: () => closing,
     onDefect,
     admission: options.admission,
+    maxRequestBytes: limits.maxRequestBytes,
   });
   const limited = limitRequestTarget(routes, limits.maxUrlBytes);
   const handler = options.wrapHandler?.(limited) ?? limited;

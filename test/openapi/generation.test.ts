@@ -51,7 +51,7 @@ import "google/api/annotations.proto";
 import "sitediag/v1/options.proto";
 service BadService {
   rpc Get(GetRequest) returns (GetResponse) { option (google.api.http) = {get: "/api/v1/get"}; }
-  rpc Post(GetRequest) returns (GetResponse) { option (google.api.http) = {post: "/api/v1/post" body: "*"}; }
+  rpc Put(GetRequest) returns (GetResponse) { option (google.api.http) = {put: "/api/v1/put" body: "*"}; }
   rpc Unrouted(GetRequest) returns (GetResponse);
 }
 message GetRequest { string url = 1; }
@@ -74,7 +74,7 @@ message GetResponse {
 
     expect(response.file).toEqual([]);
     expect(response.error?.split("\n").sort()).toEqual([
-      "bad.v1.BadService.Post: the REST door serves GET only, found post [unsupported-http-rule]",
+      "bad.v1.BadService.Put: only get and post bindings are served, found put [unsupported-http-rule]",
       "bad.v1.Colour.COLOUR_BLUE: used by bad.v1.GetResponse.colour but has no (sitediag.v1.rest_value) [enum-value-without-rest-value]",
       "bad.v1.GetResponse.big: scalar INT64 has no REST rendering yet (64-bit and bytes JSON forms are strings) [unsupported-field-kind]",
       "bad.v1.GetResponse.labels: map fields have no REST rendering yet [unsupported-field-kind]",

@@ -6,6 +6,7 @@ import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { rest_null_when_empty, rest_value } from "../../gen/sitediag/v1/options_pb.js";
 import { API_VERSION } from "../../src/limits.js";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
+import { restRoutesOf } from "../../src/server/rest-routes.js";
 
 // The document is checked against the runtime descriptors in gen/, read with
 // the generated extensions: a second path to the same proto, independent of
@@ -58,7 +59,9 @@ describe("the served document", () => {
   });
 });
 
-describe.each(DiagnosticsService.methods.filter((method) => hasOption(method, http)).map((method) => [method.name, method] as const))("the %s route", (_name, method) => {
+const getRoutes = DiagnosticsService.methods.filter((method) => hasOption(method, http) && getOption(method, http).pattern.case === "get");
+
+describe.each(getRoutes.map((method) => [method.name, method] as const))("the %s route", (_name, method) => {
   const path = getOption(method, http).pattern.value as string;
   const tool = path.split("/").at(-1);
   const operation = () => at(document, "paths", path, "get") as Json;
@@ -98,6 +101,37 @@ describe.each(DiagnosticsService.methods.filter((method) => hasOption(method, ht
   });
 });
 
+describe.each(DiagnosticsService.methods.filter((method) => method.methodKind === "server_streaming").map((method) => [method.name, method] as const))(
+  "the %s batch route",
+  (_name, method) => {
+    const path = getOption(method, http).pattern.value as string;
+    const operation = () => at(document, "paths", path, "post") as Json;
+    const component = (name: string) => at(document, "components", "schemas", name) as Json;
+
+    it("is a POST with the request message as its JSON body, answered as NDJSON lines of the envelope", () => {
+      expect(path).toMatch(/^\/api\/v1\/batch\//);
+      expect(operation().operationId).toBe(method.name);
+      const body = at(operation(), "requestBody", "content", "application/json", "schema") as Json;
+      expect(Object.keys(body.properties as Json)).toEqual(method.input.fields.map((field) => field.jsonName));
+      expect(body.additionalProperties).toBe(false);
+      const lines = at(operation(), "responses", "200", "content", "application/x-ndjson", "schema", "oneOf") as Json[];
+      expect(lines.map((line) => line.$ref)).toEqual([`#/components/schemas/${method.name}Success`, `#/components/schemas/${method.name}Failure`]);
+      const result = method.output.fields.find((field) => field.name === "result")?.message;
+      expect(at(component(`${method.name}Success`), "properties", "data")).toEqual({ $ref: `#/components/schemas/${result?.typeName ?? ""}` });
+      expect(at(component(`${method.name}Success`), "properties", "index")).toMatchObject({ type: "integer" });
+      expect(at(component(`${method.name}Failure`), "properties", "error")).toEqual({ $ref: "#/components/schemas/ErrorDetail" });
+    });
+  },
+);
+
+describe("one route derivation", () => {
+  it("documents exactly the routes the server serves, verb and path", () => {
+    const served = restRoutesOf([DiagnosticsService]).map((route) => `${route.verb} ${route.path}`);
+    const documented = Object.entries(document.paths as Json).flatMap(([path, operations]) => Object.keys(operations as Json).map((verb) => `${verb.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(served.sort());
+  });
+});
+
 describe("data schemas follow the message descriptors", () => {
   const messages = new Map<string, DescMessage>();
   const reach = (message: DescMessage): void => {
@@ -105,8 +139,11 @@ describe("data schemas follow the message descriptors", () => {
     messages.set(message.typeName, message);
     for (const field of message.fields) if (field.message !== undefined) reach(field.message);
   };
-  // Only methods with a REST route have their data in the document (the batch RPCs have none yet).
-  for (const method of DiagnosticsService.methods.filter((candidate) => hasOption(candidate, http))) reach(method.output);
+  // The data of every route: a unary method's response, and a batch item's result and expectation (its error is ErrorDetail).
+  for (const method of getRoutes) reach(method.output);
+  for (const method of DiagnosticsService.methods.filter((candidate) => candidate.methodKind === "server_streaming")) {
+    for (const field of method.output.fields) if (field.message !== undefined && field.name !== "error") reach(field.message);
+  }
 
   it.each([...messages.entries()])("%s: every field required by JSON name, nothing else", (_name, message) => {
     const schema = componentOf(message);

@@ -42,11 +42,19 @@ function serviceWith(rules: readonly (Rule | undefined)[], serverStreaming = fal
 }
 
 describe("REST routes from google.api.http annotations", () => {
-  it("serves the two contract routes of DiagnosticsService, tool named by the path", () => {
-    expect(restRoutesOf([DiagnosticsService]).map((route) => [route.path, route.tool, route.method.name])).toEqual([
-      ["/api/v1/is-site-down", "is-site-down", "CheckSite"],
-      ["/api/v1/redirect-check", "redirect-check", "TraceRedirects"],
+  it("serves the two contract routes of DiagnosticsService and its two batch routes, tool named by the path", () => {
+    expect(restRoutesOf([DiagnosticsService]).map((route) => [route.verb, route.path, route.tool, route.method.name, route.streaming])).toEqual([
+      ["GET", "/api/v1/is-site-down", "is-site-down", "CheckSite", false],
+      ["GET", "/api/v1/redirect-check", "redirect-check", "TraceRedirects", false],
+      ["POST", "/api/v1/batch/is-site-down", "is-site-down", "CheckSites", true],
+      ["POST", "/api/v1/batch/redirect-check", "redirect-check", "TraceRedirectsBatch", true],
     ]);
+  });
+
+  it("serves post with the whole request as body, for unary and server-streaming methods", () => {
+    const post = { pattern: { case: "post", value: "/api/v1/extra" }, body: "*" } as const;
+    expect(restRoutesOf([serviceWith([post])]).map((route) => [route.verb, route.path, route.streaming])).toEqual([["POST", "/api/v1/extra", false]]);
+    expect(restRoutesOf([serviceWith([post], true)]).map((route) => [route.verb, route.path, route.streaming])).toEqual([["POST", "/api/v1/extra", true]]);
   });
 
   it("adds a GET route for a new annotated RPC, and its additional bindings, with no other change", () => {
@@ -61,9 +69,11 @@ describe("REST routes from google.api.http annotations", () => {
   });
 
   it("stops start-up on a binding it cannot serve rather than drop the route", () => {
-    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "post", value: "/api/v1/extra" } }])])).toThrow(/only get bindings/);
+    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "put", value: "/api/v1/extra" }, body: "*" }])])).toThrow(/only get and post bindings/);
+    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "post", value: "/api/v1/extra" } }])])).toThrow(/takes the whole request as its body/);
+    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "get", value: "/api/v1/extra" }, body: "*" }])])).toThrow(/a get binding has no body/);
     expect(() => restRoutesOf([serviceWith([{ pattern: { case: "get", value: "/api/v1/{target_host}" } }])])).toThrow(/not a literal path/);
-    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "get", value: "/api/v1/extra" } }], true)])).toThrow(/only unary/);
+    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "get", value: "/api/v1/extra" } }], true)])).toThrow(/only unary methods can have a get binding/);
     const twice = serviceWith([{ pattern: { case: "get", value: "/api/v1/extra" } }, { pattern: { case: "get", value: "/api/v1/extra" } }]);
     expect(() => restRoutesOf([twice])).toThrow(/bound twice/);
   });

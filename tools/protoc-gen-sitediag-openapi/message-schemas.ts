@@ -16,6 +16,12 @@ export interface MessageSchemas {
   refTo(message: DescMessage): JsonObject;
   /** The schema of a query parameter's value: singular scalar and enum fields only. */
   parameterSchema(field: DescField): JsonSchema;
+  /**
+   * A request message as a JSON body (protobuf JSON, as the REST door reads
+   * it): every field may be left out, `optional` ones may be null, unknown
+   * fields are refused. Inline, since request messages are not responses.
+   */
+  requestSchema(message: DescMessage): JsonSchema;
   /** The collected components, in the order they were first reached. */
   components(): JsonObject;
   problems(): readonly Problem[];
@@ -153,6 +159,30 @@ export function createMessageSchemas(options: ProtoOptions): MessageSchemas {
     return unsupported(field, "a query parameter takes a single scalar or enum value");
   }
 
+  function requestSchema(message: DescMessage): JsonSchema {
+    const properties: JsonObject = {};
+    for (const field of message.fields) properties[field.jsonName] = requestFieldSchema(field);
+    return { type: "object", description: commentText(message), properties, additionalProperties: false };
+  }
+
+  function requestFieldSchema(field: DescField): JsonSchema {
+    const description = commentText(field);
+    switch (field.fieldKind) {
+      case "scalar":
+        return { description, ...(field.proto.proto3Optional === true ? nullable(scalarSchema(field, field.scalar)) : scalarSchema(field, field.scalar)) };
+      case "enum":
+        return { description, ...enumSchema(field, field.enum) };
+      case "list":
+        if (field.listKind === "scalar") return { description, type: "array", items: scalarSchema(field, field.scalar) };
+        if (field.listKind === "message") return { description, type: "array", items: requestSchema(field.message) };
+        return { description, type: "array", items: enumSchema(field, field.enum) };
+      case "message":
+        return { description, ...nullable(requestSchema(field.message)) };
+      case "map":
+        return unsupported(field, "map fields have no REST rendering yet");
+    }
+  }
+
   function unsupported(field: DescField, reason: string): JsonSchema {
     problems.push({ element: `${field.parent.typeName}.${field.name}`, rule: "unsupported-field-kind", reason });
     return {};
@@ -161,6 +191,7 @@ export function createMessageSchemas(options: ProtoOptions): MessageSchemas {
   return {
     refTo,
     parameterSchema,
+    requestSchema,
     components: () => schemas,
     problems: () => problems,
   };

@@ -33,11 +33,13 @@ export function buildOpenApiDocument(files: readonly DescFile[], options: ProtoO
     versions.add(version);
     tags.push({ name: service.name, description: commentText(service) });
     for (const route of found.routes) {
-      if (route.path in paths) {
+      const verb = route.verb.toLowerCase();
+      const existing = paths[route.path];
+      if (existing !== undefined && typeof existing === "object" && existing !== null && verb in existing) {
         problems.push({ element: `${service.typeName}.${route.method.name}`, rule: "unsupported-http-rule", reason: `${route.path} is already served by another method` });
         continue;
       }
-      paths[route.path] = { get: operation(route, service.name, schemas) };
+      paths[route.path] = { ...(typeof existing === "object" && existing !== null ? existing : {}), [verb]: operation(route, service.name, schemas) };
       Object.assign(envelopes, envelopeSchemas(route, version, schemas));
     }
   }

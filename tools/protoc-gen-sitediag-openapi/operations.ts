@@ -1,4 +1,5 @@
-import type { DescMethod } from "@bufbuild/protobuf";
+import type { DescMessage, DescMethod } from "@bufbuild/protobuf";
+import { deriveRoutes, type RouteRule } from "../../src/server/rest-route-rules.js";
 import { commentText, firstSentence } from "./comments.js";
 import { API_KEY_PARAMETER, ERROR_STATUSES, SECURITY_REQUIREMENT, responseHeaders } from "./http-contract.js";
 import { componentRef, type JsonObject } from "./json-value.js";
@@ -6,36 +7,13 @@ import type { MessageSchemas } from "./message-schemas.js";
 import type { Problem } from "./problem.js";
 import type { ProtoOptions } from "./proto-options.js";
 
-/** One REST route: a method with a google.api.http GET rule. */
-export interface Route {
-  readonly method: DescMethod;
-  readonly path: string;
-  /** Last path segment, which the REST door reports as meta.tool. */
-  readonly tool: string;
-}
+/** One REST route, as the server derives it (src/server/rest-route-rules.ts is the one reading of google.api.http). */
+export type Route = RouteRule;
 
 /** The routes of the given methods; methods without an http rule are not REST routes. */
 export function findRoutes(methods: readonly DescMethod[], options: ProtoOptions): { routes: Route[]; problems: Problem[] } {
-  const routes: Route[] = [];
-  const problems: Problem[] = [];
-  for (const method of methods) {
-    const rule = options.httpRule(method);
-    if (rule === undefined) continue;
-    const element = `${method.parent.typeName}.${method.name}`;
-    if (rule.pattern.case !== "get") {
-      problems.push({ element, rule: "unsupported-http-rule", reason: `the REST door serves GET only, found ${rule.pattern.case ?? "no pattern"}` });
-      continue;
-    }
-    const path = rule.pattern.value;
-    // Query parameters only (spec §4): a template variable or a body would
-    // need a second mapping the REST door does not implement.
-    if (path.includes("{") || rule.body !== "" || rule.additionalBindings.length > 0) {
-      problems.push({ element, rule: "unsupported-http-rule", reason: `path templates, bodies and additional bindings are not served (${path})` });
-      continue;
-    }
-    routes.push({ method, path, tool: path.split("/").filter((s) => s !== "").at(-1) ?? path });
-  }
-  return { routes, problems };
+  const { routes, problems } = deriveRoutes(methods, (method) => options.httpRule(method));
+  return { routes, problems: problems.map(({ rpc, problem }) => ({ element: rpc, rule: "unsupported-http-rule", reason: problem })) };
 }
 
 /** Envelope component names of one route, e.g. CheckSiteSuccess. */
@@ -44,10 +22,11 @@ export function envelopeNames(route: Route) {
   return { meta: `${base}Meta`, success: `${base}Success`, failure: `${base}Failure` };
 }
 
-/** The envelope components of one route: meta, success and failure bodies. */
+/** The envelope components of one route: meta, success and failure bodies (per NDJSON line, for a streaming route). */
 export function envelopeSchemas(route: Route, version: string, schemas: MessageSchemas): JsonObject {
   const names = envelopeNames(route);
   const metaRef = componentRef("schemas", names.meta);
+  if (route.streaming) return { ...lineSchemas(route, version, schemas), [names.meta]: metaSchema(route, version) };
   return {
     [names.meta]: {
       type: "object",
@@ -73,13 +52,60 @@ export function envelopeSchemas(route: Route, version: string, schemas: MessageS
   };
 }
 
-/** The GET operation of one route. */
+/**
+ * A streamed item's two line shapes: with a result, the single-URL
+ * route's envelope (data is the item's `result` message) plus the item's
+ * place and its other fields (a trace's expectation); without, the error
+ * envelope plus its place.
+ */
+function lineSchemas(route: Route, version: string, schemas: MessageSchemas): JsonObject {
+  const names = envelopeNames(route);
+  const metaRef = componentRef("schemas", names.meta);
+  const item = route.method.output;
+  const result = item.fields.find((field) => field.name === "result")?.message;
+  const place = { index: { type: "integer", minimum: 0, description: "Position of the item in the request." }, url: { type: "string", description: "The URL as given." } };
+  const extras: JsonObject = {};
+  for (const field of item.fields) {
+    if (field.oneof !== undefined && field.proto.proto3Optional !== true) continue;
+    if (field.name === "index" || field.name === "url") continue;
+    if (field.fieldKind === "message") extras[field.jsonName] = { anyOf: [schemas.refTo(field.message), { type: "null" }], description: commentText(field) };
+  }
+  return {
+    [names.success]: {
+      type: "object",
+      description: `One NDJSON line: an item of the batch with its ${route.tool} result.`,
+      required: ["ok", "data", "meta", "index", "url", ...Object.keys(extras)],
+      properties: { ok: { const: true }, data: result === undefined ? {} : schemas.refTo(result), meta: metaRef, ...place, ...extras },
+      additionalProperties: false,
+    },
+    [names.failure]: {
+      type: "object",
+      description: "One NDJSON line: an item with no result (an invalid or refused URL), or, with no index, the error that ended the stream.",
+      required: ["ok", "error", "meta"],
+      properties: { ok: { const: false }, error: componentRef("schemas", "ErrorDetail"), meta: metaRef, ...place },
+      additionalProperties: false,
+    },
+  };
+}
+
+function metaSchema(route: Route, version: string): JsonObject {
+  return {
+    type: "object",
+    description: `Which operation answered (${route.tool}) and the API version.`,
+    required: ["tool", "version"],
+    properties: { tool: { const: route.tool }, version: { const: version } },
+    additionalProperties: false,
+  };
+}
+
+/** The operation of one route: a GET with query parameters, or a POST with a JSON body (answered as NDJSON when streaming). */
 export function operation(route: Route, tag: string, schemas: MessageSchemas): JsonObject {
   const names = envelopeNames(route);
   const description = commentText(route.method);
-  const responses: JsonObject = {
-    "200": response("The diagnostic completed; the result is in data.", responseHeaders(true, "never"), names.success),
-  };
+  const success = route.streaming
+    ? ndjsonResponse("The batch was charged and runs: one line per item, written as each completes.", responseHeaders(true, "never"), [names.success, names.failure])
+    : response("The diagnostic completed; the result is in data.", responseHeaders(true, "never"), names.success);
+  const responses: JsonObject = { "200": success };
   for (const error of ERROR_STATUSES) {
     const text = `${error.description} error.code is usually ${error.usualCode}.`;
     responses[error.status] = response(text, responseHeaders(error.usageHeaders, error.retryAfter), names.failure);
@@ -89,10 +115,20 @@ export function operation(route: Route, tag: string, schemas: MessageSchemas): J
     tags: [tag],
     summary: firstSentence(description),
     description,
-    parameters: [...requestParameters(route.method, schemas), API_KEY_PARAMETER],
+    parameters: route.verb === "GET" ? [...requestParameters(route.method, schemas), API_KEY_PARAMETER] : [API_KEY_PARAMETER],
+    ...(route.verb === "POST" ? { requestBody: requestBody(route.method.input, schemas) } : {}),
     security: SECURITY_REQUIREMENT,
     responses,
   };
+}
+
+function requestBody(input: DescMessage, schemas: MessageSchemas): JsonObject {
+  return { required: true, content: { "application/json": { schema: schemas.requestSchema(input) } } };
+}
+
+function ndjsonResponse(description: string, headers: JsonObject | undefined, lineSchemaNames: readonly string[]): JsonObject {
+  const content = { "application/x-ndjson": { schema: { oneOf: lineSchemaNames.map((name) => componentRef("schemas", name)) } } };
+  return headers === undefined ? { description, content } : { description, headers, content };
 }
 
 // Every field of the request message is a query parameter under its proto
