@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # Runs the whole vitest suite and ends with one plain summary line
 # ("tests: N passed, N failed, N skipped") that any CI log reader understands.
+# With SITEDIAG_TEST_LABEL set (one run of several, e.g. per Node line) the
+# line is "LABEL results: ..." instead, and the counts are appended to the
+# file SITEDIAG_TEST_TOTALS so the caller can print the one plain line itself.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 report=$(mktemp)
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report"
 status=$?
 node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  const fs = require("fs");
+  const r = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
   const skipped = r.numPendingTests + r.numTodoTests;
-  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+  const label = process.env.SITEDIAG_TEST_LABEL;
+  const counts = `${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`;
+  console.log(label ? `${label} results: ${counts}` : `tests: ${counts}`);
+  if (process.env.SITEDIAG_TEST_TOTALS) fs.appendFileSync(process.env.SITEDIAG_TEST_TOTALS, `${r.numPassedTests} ${r.numFailedTests} ${skipped}\n`);
 ' "$report" || true
 rm -f "$report"
 exit $status

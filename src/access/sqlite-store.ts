@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import { Database } from "./sqlite-driver.js";
 import { decideCharge, expiryHorizonMs, policyForKey, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
 import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type KeyRecord, type NewKeyRecord, type RevokeOutcome } from "./store.js";
 
@@ -230,7 +230,7 @@ function toRecord(row: KeyRow): KeyRecord {
 }
 
 /** Files made before keys had budgets of their own get the column (NULL: the instance's budget), once. */
-function addKeyBudgetColumn(db: Database.Database): void {
+function addKeyBudgetColumn(db: Database): void {
   const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('api_keys')").all();
   if (columns.some((column) => column.name === "budget")) return;
   try {

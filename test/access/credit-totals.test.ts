@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import { Database } from "../../src/access/sqlite-driver.js";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Charge } from "../../src/access/credit-log.js";
