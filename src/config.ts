@@ -73,7 +73,14 @@ export const DEFAULT_INTAKE: IntakeLimits = {
 
 export type StoreLocation =
   | { readonly kind: "sqlite"; readonly path: string }
-  | { readonly kind: "redis"; readonly url: string };
+  | { readonly kind: "redis"; readonly url: string }
+  /** SITEDIAG_STORE=redis+cluster://[:password@]host:port[,host:port...]: seed nodes of a Redis Cluster. */
+  | { readonly kind: "redis-cluster"; readonly nodes: readonly RedisNode[]; readonly password: string | undefined };
+
+export interface RedisNode {
+  readonly host: string;
+  readonly port: number;
+}
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -206,7 +213,26 @@ function storeLocation(env: Environment, name: string, fallback: string): StoreL
     }
     return { kind: "redis", url: value };
   }
-  throw new ConfigError(name, `expected sqlite:<path> or redis://host:port[/db], got "${value}"`);
+  if (value.startsWith("redis+cluster://")) return redisCluster(name, value);
+  throw new ConfigError(name, `expected sqlite:<path>, redis://host:port[/db] or redis+cluster://host:port[,host:port...], got "${value}"`);
+}
+
+/** redis+cluster://[:password@]host:port[,host:port...]: any reachable node finds the rest of the cluster. */
+function redisCluster(name: string, value: string): StoreLocation {
+  const rest = value.slice("redis+cluster://".length);
+  const at = rest.lastIndexOf("@");
+  const credentials = at < 0 ? undefined : rest.slice(0, at);
+  const password = credentials === undefined ? undefined : decodeURIComponent(credentials.slice(credentials.indexOf(":") + 1));
+  const nodes = (at < 0 ? rest : rest.slice(at + 1))
+    .replace(/\/$/, "")
+    .split(",")
+    .map((seed) => {
+      const match = /^([^:[\]]+|\[[0-9a-fA-F:.]+\]):(\d+)$/.exec(seed.trim());
+      const port = Number(match?.[2]);
+      if (match?.[1] === undefined || !(port >= 1 && port <= 65_535)) throw new ConfigError(name, `"${seed}" is not a host:port seed node in ${value}`);
+      return { host: match[1].replace(/^\[|\]$/g, ""), port };
+    });
+  return { kind: "redis-cluster", nodes, password: password === "" ? undefined : password };
 }
 
 const MAX_WORKERS = 64;

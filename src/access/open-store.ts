@@ -11,6 +11,8 @@ export async function openStore(location: StoreLocation, options: OpenStoreOptio
     case "sqlite":
       return openSqliteStore(location.path, options);
     case "redis":
-      return openRedisStore(location.url, options);
+      return openRedisStore({ kind: "server", url: location.url }, options);
+    case "redis-cluster":
+      return openRedisStore({ kind: "cluster", nodes: location.nodes, password: location.password }, options);
   }
 }

@@ -103,17 +103,16 @@ return {'admitted', now, used, oldest_ms, {}, budget}
 `;
 
 /**
- * KEYS[1] key ids sorted by creation, KEYS[2] digest -> id index, KEYS[3] key record hash.
- * ARGV[1] id, ARGV[2] name, ARGV[3] digest, ARGV[4] created-at ms, ARGV[5] "1" to insert only into an empty store,
- * ARGV[6] the key's own budget, or "" for the instance's.
+ * KEYS[1] key ids sorted by creation, KEYS[2] digest -> id index (one hash
+ * tag on a cluster, so this stays atomic there; the record hash, in its own
+ * slot, is written before and removed by the caller when this refuses).
+ * ARGV[1] id, ARGV[2] digest, ARGV[3] created-at ms, ARGV[4] "1" to insert only into an empty store.
  * Returns 1 when stored, 0 when refused because a key already exists.
  */
-export const INSERT_KEY_SCRIPT = `
-if ARGV[5] == '1' and redis.call('ZCARD', KEYS[1]) > 0 then return 0 end
-redis.call('HSET', KEYS[3], 'id', ARGV[1], 'name', ARGV[2], 'digest', ARGV[3], 'created_at_ms', ARGV[4])
-if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], 'budget', ARGV[6]) end
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
-redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+export const INSERT_KEY_INDEX_SCRIPT = `
+if ARGV[4] == '1' and redis.call('ZCARD', KEYS[1]) > 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 return 1
 `;
 

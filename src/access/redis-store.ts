@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
+import type { RedisNode } from "../config.js";
 import { decideCharge, policyForKey, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
-import { CHARGE_SCRIPT, INSERT_KEY_SCRIPT, REVOKE_KEY_SCRIPT, SET_BUDGET_SCRIPT } from "./redis-scripts.js";
+import { CHARGE_SCRIPT, INSERT_KEY_INDEX_SCRIPT, REVOKE_KEY_SCRIPT, SET_BUDGET_SCRIPT } from "./redis-scripts.js";
 import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type KeyRecord, type RevokeOutcome } from "./store.js";
 
 export interface RedisStoreOptions {
@@ -15,29 +16,33 @@ export interface RedisStoreOptions {
   readonly onConnectionError?: (error: Error) => void;
 }
 
+/** One Redis server (with its replicas, if any), or the seed nodes of a Redis Cluster. */
+export type RedisTarget =
+  | { readonly kind: "server"; readonly url: string }
+  | { readonly kind: "cluster"; readonly nodes: readonly RedisNode[]; readonly password: string | undefined };
+
 /**
  * Keys and charges in Redis, shared by any number of instances. Key records,
  * charge logs and their credit counters are named by key id (never by the
- * secret) with the id as a hash tag; the digest -> id index is one hash. While Redis is away, commands
- * fail at once (no offline queue) so callers answer 503 instead of hanging,
- * and ioredis reconnects in the background so service resumes by itself.
+ * secret) with the id as a hash tag, so every key a charge touches lives in
+ * one cluster slot and each script stays atomic on a cluster too. The id
+ * list and the digest -> id index share one hash tag of their own on a
+ * cluster (a server keeps their original names). While Redis is away,
+ * commands fail at once (no offline queue) so callers answer 503 instead of
+ * hanging, and ioredis reconnects (and, on a cluster, follows a failover
+ * or a resharding) in the background, so service resumes by itself.
  */
-export async function openRedisStore(url: string, options: RedisStoreOptions = {}): Promise<AccessStore> {
+export async function openRedisStore(target: RedisTarget, options: RedisStoreOptions = {}): Promise<AccessStore> {
   const prefix = options.keyPrefix ?? "sitediag:";
+  const index = target.kind === "cluster" ? `${prefix}{key-index}:` : prefix;
   const names = {
-    keyIds: `${prefix}key-ids`,
-    digestIndex: `${prefix}key-digests`,
+    keyIds: `${index}key-ids`,
+    digestIndex: `${index}key-digests`,
     record: (id: string) => `${prefix}key:{${id}}`,
     charges: (id: string) => `${prefix}charges:{${id}}`,
     creditsUsed: (id: string) => `${prefix}credits-used:{${id}}`,
   };
-  const redis = new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    commandTimeout: options.commandTimeoutMs ?? 2_000,
-    connectTimeout: options.connectTimeoutMs ?? 2_000,
-    retryStrategy: (attempt) => Math.min(50 * attempt, 1_000),
-  });
+  const redis = connect(target, options);
   // Without a listener ioredis reports every failed reconnect attempt as an unhandled error.
   redis.on("error", (error: Error) => options.onConnectionError?.(error));
   await waitUntilReady(redis, options.connectTimeoutMs ?? 2_000).catch(async (error: unknown) => {
@@ -65,9 +70,15 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
     kind: "redis",
     insertKey: (record, insertOptions) =>
       guard("insertKey", async () => {
-        const keys = [names.keyIds, names.digestIndex, names.record(record.id)];
-        const args = [record.id, record.name, record.digest, record.createdAtMs, insertOptions?.onlyIfEmpty === true ? "1" : "0", record.budget ?? ""];
-        return (await runScript(INSERT_KEY_SCRIPT, keys, args)) === 1;
+        // The record first, the index second: a key is found only through the index, so
+        // a record the index refused (another first key won) is invisible, then removed.
+        const fields: Record<string, string | number> = { id: record.id, name: record.name, digest: record.digest, created_at_ms: record.createdAtMs };
+        if (record.budget !== undefined && record.budget !== null) fields.budget = record.budget;
+        await redis.hset(names.record(record.id), fields);
+        const args = [record.id, record.digest, record.createdAtMs, insertOptions?.onlyIfEmpty === true ? "1" : "0"];
+        const stored = (await runScript(INSERT_KEY_INDEX_SCRIPT, [names.keyIds, names.digestIndex], args)) === 1;
+        if (!stored) await redis.del(names.record(record.id));
+        return stored;
       }),
     findKeyByDigest: (digest) =>
       guard("findKeyByDigest", async () => {
@@ -119,10 +130,34 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
   };
 }
 
+type RedisClient = Redis | Cluster;
+
+function connect(target: RedisTarget, options: RedisStoreOptions): RedisClient {
+  const perConnection = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: options.commandTimeoutMs ?? 2_000,
+    connectTimeout: options.connectTimeoutMs ?? 2_000,
+    retryStrategy: (attempt: number) => Math.min(50 * attempt, 1_000),
+  };
+  if (target.kind === "server") return new Redis(target.url, perConnection);
+  return new Cluster(
+    target.nodes.map(({ host, port }) => ({ host, port })),
+    {
+      enableOfflineQueue: false,
+      // Re-read the slot map soon after a MOVED or a failed node, so a failover is followed within about a second.
+      clusterRetryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      redisOptions: { ...perConnection, ...(target.password === undefined ? {} : { password: target.password }) },
+    },
+  );
+}
+
 type ScriptRunner = (script: string, keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
 
 /** EVALSHA, falling back to EVAL when Redis has lost its script cache (a restart, SCRIPT FLUSH). */
-function createScriptRunner(redis: Redis): ScriptRunner {
+function createScriptRunner(redis: RedisClient): ScriptRunner {
   const digests = new Map<string, string>();
   return async (script, keys, args) => {
     let sha = digests.get(script);
@@ -176,7 +211,7 @@ function toRecord(hash: Record<string, string>): KeyRecord | undefined {
   return { id, name, createdAtMs: Number(createdAt), revokedAtMs: revokedAt === undefined ? null : Number(revokedAt), budget: budget === undefined ? null : Number(budget) };
 }
 
-function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+function waitUntilReady(redis: RedisClient, timeoutMs: number): Promise<void> {
   if (redis.status === "ready") return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -163,6 +163,7 @@ function isoTime(ms: number | null): string {
 /** Where the store is, without a password a redis:// URL might carry. */
 function describeLocation(config: Config): string {
   if (config.store.kind === "sqlite") return `sqlite:${config.store.path}`;
+  if (config.store.kind === "redis-cluster") return `redis+cluster://${config.store.nodes.map(({ host, port }) => `${host.includes(":") ? `[${host}]` : host}:${port}`).join(",")}`;
   const url = new URL(config.store.url);
   url.password = "";
   url.username = "";

@@ -22,7 +22,7 @@ describe("sitediag keys", () => {
   function io(env: Record<string, string> = {}) {
     const stdout = buffer();
     const stderr = buffer();
-    const location = harness.location.kind === "sqlite" ? `sqlite:${harness.location.path}` : harness.location.url;
+    const location = harness.location.kind === "sqlite" ? `sqlite:${harness.location.path}` : harness.location.kind === "redis" ? harness.location.url : "";
     const config = loadConfig({ SITEDIAG_STORE: location, ...env });
     return { io: { stdout, stderr, config, onStopSignal: () => () => undefined }, stdout, stderr };
   }

@@ -5,17 +5,19 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { digestApiKey } from "../../src/access/api-key.js";
 import { issueKey } from "../../src/access/issue-key.js";
 import type { AccessStore } from "../../src/access/store.js";
+import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
 import { redisAvailability, startRedisServer, type RedisServerFixture } from "../fixtures/redis-server.js";
-import { newKey, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+import { newKey, redisClusterStoreUnderTest, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
 
 const redis = redisAvailability();
 let redisServer: RedisServerFixture | undefined;
+let redisCluster: RedisClusterFixture | undefined;
 
 beforeAll(async () => {
-  if (redis.available) redisServer = await startRedisServer();
-});
+  if (redis.available) [redisServer, redisCluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
+}, 60_000);
 afterAll(async () => {
-  await redisServer?.close();
+  await Promise.all([redisServer?.close(), redisCluster?.close()]);
 });
 
 const kinds = [
@@ -26,6 +28,14 @@ const kinds = [
     create: () => {
       if (redisServer === undefined) throw new Error("the test Redis did not start");
       return redisStoreUnderTest(redisServer);
+    },
+  },
+  {
+    kind: "redis-cluster",
+    skip: !redis.available,
+    create: () => {
+      if (redisCluster === undefined) throw new Error("the test Redis Cluster did not start");
+      return redisClusterStoreUnderTest(redisCluster);
     },
   },
 ] as const;

@@ -1,12 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import type { StoreLocation } from "../../src/config.js";
 import { digestApiKey } from "../../src/access/api-key.js";
 import { issueKey } from "../../src/access/issue-key.js";
 import { openStore, type OpenStoreOptions } from "../../src/access/open-store.js";
 import type { AccessStore } from "../../src/access/store.js";
+import type { RedisClusterFixture } from "../fixtures/redis-cluster.js";
 import type { RedisServerFixture } from "../fixtures/redis-server.js";
 
 /** One isolated store for one test: its own SQLite file, or its own key prefix on the shared test Redis. */
@@ -52,6 +53,30 @@ export function redisStoreUnderTest(server: RedisServerFixture): StoreUnderTest 
       return parts.join("\n");
     } finally {
       redis.disconnect();
+    }
+  }, () => undefined);
+}
+
+/** Its own key prefix on the shared test cluster; keys spread over the three masters by their hash tags. */
+export function redisClusterStoreUnderTest(cluster: RedisClusterFixture): StoreUnderTest {
+  counter += 1;
+  const keyPrefix = `test-${process.pid}-${counter}:`;
+  const location: StoreLocation = { kind: "redis-cluster", nodes: cluster.nodes, password: undefined };
+  return storeUnderTest(location, { keyPrefix }, async () => {
+    const client = new Cluster(cluster.nodes.map(({ host, port }) => ({ host, port })));
+    try {
+      const parts: string[] = [];
+      for (const keys of (await cluster.keysByMaster(`${keyPrefix}*`)).values()) {
+        for (const key of keys) {
+          const type = await client.type(key);
+          parts.push(key);
+          if (type === "hash") parts.push(JSON.stringify(await client.hgetall(key)));
+          if (type === "zset") parts.push(JSON.stringify(await client.zrange(key, 0, -1, "WITHSCORES")));
+        }
+      }
+      return parts.join("\n");
+    } finally {
+      client.disconnect();
     }
   }, () => undefined);
 }
