@@ -1,12 +1,35 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Tests that need processes, Redis, real protocol timeouts or load: the slow
+ * project. Everything else is the fast one, run on every change with
+ * `npm run test:fast`; `npm test` and CI run both.
+ */
+const SLOW = [
+  "test/load/**/*.test.ts",
+  "test/access/**/*.test.ts",
+  "test/cli/**/*.test.ts",
+  "test/service/batch.test.ts",
+  "test/server/rest-batch.test.ts",
+  "test/server/shutdown.test.ts",
+  "test/diagnostics/site-check-timeout.test.ts",
+  "test/diagnostics/redirect-trace-timeouts.test.ts",
+  "test/openapi/generation.test.ts",
+];
+
+const shared = {
+  // Each file starts its own loopback servers; files run in separate forks so
+  // a crash in one cannot take another's sockets with it.
+  pool: "forks",
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+} as const;
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // Each file starts its own loopback servers; files run in separate forks so
-    // a crash in one cannot take another's sockets with it.
-    pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    projects: [
+      { test: { ...shared, name: "fast", include: ["test/**/*.test.ts"], exclude: SLOW } },
+      { test: { ...shared, name: "slow", include: SLOW } },
+    ],
   },
 });

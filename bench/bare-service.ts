@@ -5,7 +5,7 @@
  * same environment as `sitediag serve`; stops on SIGTERM.
  */
 import { loadConfig } from "../src/config.js";
-import { diagnosticEnvFromConfig } from "../src/server/diagnostic-env-from-config.js";
+import { diagnosticEnvFromConfig } from "../src/diagnostics/diagnostic-env-from-config.js";
 import { startServer } from "../src/server/start-server.js";
 
 const config = loadConfig();

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { closedLoopbackPort } from "../test/fixtures/http-targets.js";
+import { closedLoopbackPort } from "../testkit/loopback-ports.js";
 import { type BenchChild, startChild, waitForOk } from "./child.js";
 
 const BLACKBOX_BINARY = process.env.BENCH_BLACKBOX_BINARY ?? "prometheus-blackbox-exporter";

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { closedLoopbackPort } from "../test/fixtures/http-targets.js";
+import { closedLoopbackPort } from "../testkit/loopback-ports.js";
 import { type BenchChild, startChild, waitForOk } from "./child.js";
 
 const run = promisify(execFile);

@@ -1,4 +1,4 @@
-import { redisAvailability, startRedisServer } from "../../test/fixtures/redis-server.js";
+import { redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
 import type { Figure } from "../results.js";
 import type { ServiceProcess } from "../service-process.js";
 import type { BenchStack } from "../stack.js";

@@ -13,9 +13,7 @@ const CHECKSUM_LENGTH = 6;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
 
-/** Where a caller may put the key; also the names every log line and error must redact. */
-export const API_KEY_HEADER = "x-api-key";
-export const API_KEY_QUERY_PARAMETER = "api_key";
+export { API_KEY_HEADER, API_KEY_QUERY_PARAMETER } from "../credential-names.js";
 
 /** A freshly generated key: the secret (shown once) and what may be stored. */
 export interface GeneratedKey {

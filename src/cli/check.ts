@@ -1,9 +1,9 @@
 import { CheckSiteResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { checkSite } from "../diagnostics/site-check.js";
-import { renderMessage } from "../server/rest-render.js";
+import { renderMessage } from "../server/rest/rest-render.js";
 import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
-import { EXIT, reportRefusal, runDiagnoseCommand } from "./report/diagnose-command.js";
+import { EXIT, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { renderSiteCheck } from "./report/site-check-report.js";
 
 const HELP = `usage: sitediag check [--json] URL

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { ensureFirstKey } from "../access/first-key.js";
-import { isWorkerMessage, type ListeningMessage, type StopMessage } from "../server/cluster-messages.js";
-import { createMetricsAnswerer } from "../server/cluster-metrics.js";
+import { isWorkerMessage, type ListeningMessage, type StopMessage } from "../server/ops/cluster-messages.js";
+import { createMetricsAnswerer } from "../server/ops/cluster-metrics.js";
 import { VERSION } from "../version.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK } from "./command.js";
 import { messageOf, openConfiguredStore } from "./configured-store.js";

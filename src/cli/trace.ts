@@ -1,10 +1,10 @@
 import { TraceRedirectsResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { traceRedirects } from "../diagnostics/redirect-trace.js";
-import { renderMessage } from "../server/rest-render.js";
+import { renderMessage } from "../server/rest/rest-render.js";
 import { toTraceRedirectsResponse } from "../service/trace-redirects.js";
 import type { Command, CommandIo } from "./command.js";
-import { runBatchTrace } from "./batch/batch-trace.js";
-import { EXIT, reportInterrupted, reportRefusal, runDiagnoseCommand } from "./report/diagnose-command.js";
+import { runBatchTrace } from "./diagnose/batch-trace.js";
+import { EXIT, reportInterrupted, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { createHopRecorder } from "./report/hop-recorder.js";
 import { HEALTHY_CHAINS, renderTrace } from "./report/trace-report.js";
 

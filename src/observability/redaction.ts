@@ -1,4 +1,4 @@
-import { API_KEY_QUERY_PARAMETER } from "../access/api-key.js";
+import { API_KEY_QUERY_PARAMETER } from "../credential-names.js";
 
 /** What replaces a secret in anything logged. */
 export const REDACTED = "[REDACTED]";

@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { isIP } from "node:net";
-import type { ResolvedAddress } from "./resolver.js";
+import type { ResolvedAddress } from "./resolution-types.js";
 
 /** Answers from a hosts file, by lower-case name without a trailing dot. */
 export type HostsTable = ReadonlyMap<string, readonly ResolvedAddress[]>;

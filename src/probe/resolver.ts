@@ -1,21 +1,8 @@
 import { promises as dns } from "node:dns";
 import { type HostsTable, normaliseName, watchedHostsFile } from "./hosts-file.js";
+import type { Resolution, ResolvedAddress, Resolver } from "./resolution-types.js";
 
-export interface ResolvedAddress {
-  readonly address: string;
-  readonly family: 4 | 6;
-}
-
-export type Resolution =
-  | { readonly ok: true; readonly addresses: readonly ResolvedAddress[] }
-  /** `code` is the resolver's own error code: ENOTFOUND, ENODATA, ESERVFAIL, EREFUSED, ETIMEOUT, EAI_AGAIN ... */
-  | { readonly ok: false; readonly code: string }
-  | { readonly ok: false; readonly code: "ABORTED" };
-
-/** Turns a host name into every A and AAAA address, once; the caller pins what it gets. */
-export interface Resolver {
-  resolve(host: string, signal: AbortSignal): Promise<Resolution>;
-}
+export type { Resolution, ResolvedAddress, Resolver } from "./resolution-types.js";
 
 export interface ResolverOptions {
   /** SITEDIAG_DNS_SERVERS; empty for the servers of /etc/resolv.conf. */

@@ -2,15 +2,16 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { API_KEY_HEADER } from "../access/api-key.js";
-import type { Admission } from "./admission.js";
+import type { Admission } from "./admission/admission.js";
 import type { CorsPolicy } from "./cors-policy.js";
-import { callContextValues, rpcDoorOf } from "./door.js";
-import type { NodeRequestHandler } from "./dual-protocol-listener.js";
+import { callContextValues } from "./observers/call-record.js";
+import { rpcDoorOf } from "./rpc/door.js";
+import type { NodeRequestHandler } from "./listener/dual-protocol-listener.js";
 import { type NodeResponse, sendEmpty, sendJson } from "./json-response.js";
-import { createRestAdapter, type NodeRequest } from "./rest-adapter.js";
-import { errorBody, metaFor } from "./rest-envelope.js";
-import { restRoutesOf } from "./rest-routes.js";
-import type { GuardedMethod, RpcRouter } from "./rpc-router.js";
+import { createRestAdapter, type NodeRequest } from "./rest/rest-adapter.js";
+import { errorBody, metaFor } from "./rest/rest-envelope.js";
+import { restRoutesOf } from "./rest/rest-routes.js";
+import type { GuardedMethod, RpcRouter } from "./rpc/rpc-router.js";
 
 /**
  * A plain HTTP endpoint beside the doors (GET /openapi.json, GET /metrics).

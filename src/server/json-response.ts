@@ -2,6 +2,7 @@ import type http from "node:http";
 import type http2 from "node:http2";
 import type { JsonValue } from "@bufbuild/protobuf";
 
+export type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
 
 /**

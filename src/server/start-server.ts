@@ -2,13 +2,13 @@ import { setMaxListeners } from "node:events";
 import type { Interceptor } from "@connectrpc/connect";
 import { type Config, DEFAULT_INTAKE } from "../config.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
-import type { Admission } from "./admission.js";
+import type { Admission } from "./admission/admission.js";
 import { createCorsPolicy } from "./cors-policy.js";
-import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./dual-protocol-listener.js";
+import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./listener/dual-protocol-listener.js";
 import { createHttpHandler, type PlainHttpRoute } from "./http-handler.js";
-import { isReady, type ReadinessCheck } from "./readiness.js";
-import { limitRequestTarget } from "./request-target-limit.js";
-import { createRpcRouter } from "./rpc-router.js";
+import { isReady, type ReadinessCheck } from "./ops/readiness.js";
+import { limitRequestTarget } from "./listener/request-target-limit.js";
+import { createRpcRouter } from "./rpc/rpc-router.js";
 
 export type { PlainHttpRoute } from "./http-handler.js";
 

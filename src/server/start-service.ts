@@ -4,18 +4,18 @@ import type { AccessStore } from "../access/store.js";
 import { USAGE_HEADER_NAMES } from "../access/usage-headers.js";
 import type { Config } from "../config.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
-import { createCallObserver } from "../observability/call-observer.js";
-import { countingProber } from "../observability/counting-prober.js";
+import { createCallObserver } from "./observers/call-observer.js";
+import { countingProber } from "./observers/counting-prober.js";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
-import { observeRequests } from "../observability/request-observer.js";
-import { createResultObserver } from "../observability/result-observer.js";
-import { timedStore } from "../observability/timed-store.js";
-import { createAdmission } from "./admission.js";
-import { createInflightLimit, type InflightObserver } from "./inflight-limit.js";
-import { listenForMetrics, type MetricsListener } from "./metrics-listener.js";
-import { metricsRoute } from "./metrics-route.js";
-import { openApiRoute } from "./openapi-route.js";
+import { observeRequests } from "./observers/request-observer.js";
+import { createResultObserver } from "./observers/result-observer.js";
+import { timedStore } from "./observers/timed-store.js";
+import { createAdmission } from "./admission/admission.js";
+import { createInflightLimit, type InflightObserver } from "./admission/inflight-limit.js";
+import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener.js";
+import { metricsRoute } from "./ops/metrics-route.js";
+import { openApiRoute } from "./ops/openapi-route.js";
 import { type ServerLimits, startServer } from "./start-server.js";
 
 export interface ServiceDeps {

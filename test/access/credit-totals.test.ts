@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Charge } from "../../src/access/credit-log.js";
 import type { AccessStore } from "../../src/access/store.js";
-import { redisAvailability, startRedisServer, type RedisServerFixture } from "../fixtures/redis-server.js";
+import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
 import { newKey, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
 
 // White-box checks of how the stores keep a key's window: a running total of

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/access/open-store.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
-import { redisAvailability } from "../fixtures/redis-server.js";
+import { redisAvailability } from "../../testkit/redis-server.js";
 import { until } from "../fixtures/until.js";
 import { newKey } from "./store-harness.js";
 

@@ -2,7 +2,7 @@ import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/access/open-store.js";
 import { StoreUnavailableError, type AccessStore } from "../../src/access/store.js";
-import { redisAvailability, startRedisServer, type RedisServerFixture } from "../fixtures/redis-server.js";
+import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
 import { accessClient } from "./access-router.js";
 import { newKey } from "./store-harness.js";
 

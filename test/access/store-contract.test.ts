@@ -6,7 +6,7 @@ import { digestApiKey } from "../../src/access/api-key.js";
 import { issueKey } from "../../src/access/issue-key.js";
 import type { AccessStore } from "../../src/access/store.js";
 import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
-import { redisAvailability, startRedisServer, type RedisServerFixture } from "../fixtures/redis-server.js";
+import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
 import { newKey, redisClusterStoreUnderTest, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
 
 const redis = redisAvailability();

@@ -8,7 +8,7 @@ import { issueKey } from "../../src/access/issue-key.js";
 import { openStore, type OpenStoreOptions } from "../../src/access/open-store.js";
 import type { AccessStore } from "../../src/access/store.js";
 import type { RedisClusterFixture } from "../fixtures/redis-cluster.js";
-import type { RedisServerFixture } from "../fixtures/redis-server.js";
+import type { RedisServerFixture } from "../../testkit/redis-server.js";
 
 /** One isolated store for one test: its own SQLite file, or its own key prefix on the shared test Redis. */
 export interface StoreUnderTest {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type RedisServerFixture, redisAvailability, startRedisServer } from "../fixtures/redis-server.js";
+import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
 import { until } from "../fixtures/until.js";
 
 // Two real `sitediag serve` processes behind an imaginary load balancer share one

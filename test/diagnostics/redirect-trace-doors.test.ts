@@ -3,7 +3,7 @@ import { Code, ConnectError, createClient, type Client } from "@connectrpc/conne
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, TraceRedirectsResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { renderMessage } from "../../src/server/rest-render.js";
+import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
 import { closedLoopbackPort } from "../fixtures/http-targets.js";
 import { startTraceTarget, zeroTimings, type TraceTarget } from "../fixtures/trace-targets.js";

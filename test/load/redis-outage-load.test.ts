@@ -1,7 +1,7 @@
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { redisAvailability, startRedisServer, type RedisServerFixture } from "../fixtures/redis-server.js";
+import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
 import { type AccessService, startAccessService } from "./access-service.js";
 
 const redis = redisAvailability();

@@ -7,7 +7,7 @@ import type { AccessStore } from "../../src/access/store.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createMetrics, type Metrics } from "../../src/observability/metrics.js";
-import { diagnosticEnvFromConfig } from "../../src/server/diagnostic-env-from-config.js";
+import { diagnosticEnvFromConfig } from "../../src/diagnostics/diagnostic-env-from-config.js";
 import type { ServerLimits } from "../../src/server/start-server.js";
 import { startService } from "../../src/server/start-service.js";
 

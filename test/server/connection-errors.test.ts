@@ -2,9 +2,11 @@ import http2 from "node:http2";
 import net from "node:net";
 import { DEFAULT_INTAKE } from "../../src/config.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DualProtocolListener, listenDualProtocol } from "../../src/server/dual-protocol-listener.js";
+import { type DualProtocolListener, listenDualProtocol } from "../../src/server/listener/dual-protocol-listener.js";
 
-const LIMITS = { ...DEFAULT_INTAKE, maxHeaderBytes: 16_384, headersTimeoutMs: 400, keepAliveTimeoutMs: 5_000, http2IdleTimeoutMs: 60_000 };
+// The connection-error check runs every 200 ms here (1 s by default), so a test waits a fraction of the default.
+const ERROR_CHECK_MS = 200;
+const LIMITS = { ...DEFAULT_INTAKE, maxHeaderBytes: 16_384, headersTimeoutMs: 400, keepAliveTimeoutMs: 5_000, http2IdleTimeoutMs: 60_000, http2ErrorCheckMs: ERROR_CHECK_MS };
 
 function listen(limits: typeof LIMITS): Promise<DualProtocolListener> {
   return listenDualProtocol({ ...limits, host: "127.0.0.1", port: 0, handler: (_request, response) => response.end("served") });
@@ -138,8 +140,8 @@ describe("connections the parsers reject", () => {
           stream.end();
         });
         expect(body).toBe("served");
-        // Long enough for the check to ping the session and look again.
-        await new Promise((wait) => setTimeout(wait, 3_500));
+        // Long enough for the check to ping the session and look again, several times.
+        await new Promise((wait) => setTimeout(wait, ERROR_CHECK_MS * 3.5));
         expect(session.closed || session.destroyed).toBe(false);
       } finally {
         session.close();
@@ -147,7 +149,7 @@ describe("connections the parsers reject", () => {
     });
 
     it("leaves open a quiet raw session that never acknowledges a PING", async () => {
-      const reply = await rawExchange(h2Listener.port, Buffer.concat([PREFACE, EMPTY_SETTINGS]), 3_500);
+      const reply = await rawExchange(h2Listener.port, Buffer.concat([PREFACE, EMPTY_SETTINGS]), ERROR_CHECK_MS * 3.5);
       expect(reply.closedByServer).toBe(false);
       expect(frames(reply.bytes).map((each) => each.type)).not.toContain(GOAWAY);
     });

@@ -1,5 +1,5 @@
 import { ConnectError, type Interceptor, type UnaryRequest } from "@connectrpc/connect";
-import { type Door, doorKey } from "../../src/server/door.js";
+import { type Door, doorKey } from "../../src/server/rpc/door.js";
 
 /** What a test gate saw of one call that reached the interceptors. */
 export interface GateVisit {

@@ -10,7 +10,7 @@ import {
   TraceRedirectsResponseSchema,
   TraceWarningSchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { renderMessage, RestRenderError } from "../../src/server/rest-render.js";
+import { renderMessage, RestRenderError } from "../../src/server/rest/rest-render.js";
 
 // Field names, order and nullability from the spec's tables 2.2 and 2.3.
 const SITE_CHECK_FIELDS = ["requestedUrl", "finalUrl", "status", "statusCode", "statusText", "responseTime", "reason", "failedStage", "redirectHops", "proxyBlocked"];

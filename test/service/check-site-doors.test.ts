@@ -3,7 +3,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CheckSiteResponseSchema, DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { renderMessage } from "../../src/server/rest-render.js";
+import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
 import { type TestEnv, createTestEnv } from "../diagnostics/site-check-env.js";

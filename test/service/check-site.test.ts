@@ -9,7 +9,7 @@ import {
   SiteStatus,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
-import { renderMessage } from "../../src/server/rest-render.js";
+import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { createCheckSiteHandler, siteCheckMessage } from "../../src/service/check-site.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
 import { type TestEnv, createTestEnv } from "../diagnostics/site-check-env.js";

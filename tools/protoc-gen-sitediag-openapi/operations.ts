@@ -1,5 +1,5 @@
 import type { DescMessage, DescMethod } from "@bufbuild/protobuf";
-import { deriveRoutes, type RouteRule } from "../../src/server/rest-route-rules.js";
+import { deriveRoutes, type RouteRule } from "../../src/server/rest/rest-route-rules.js";
 import { commentText, firstSentence } from "./comments.js";
 import { API_KEY_PARAMETER, ERROR_STATUSES, SECURITY_REQUIREMENT, responseHeaders } from "./http-contract.js";
 import { componentRef, type JsonObject } from "./json-value.js";

@@ -1,0 +1,95 @@
+import { open } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { TraceRedirectsResponseSchema, type TraceRedirectsBatchResponse } from "../../../gen/sitediag/v1/diagnostics_pb.js";
+import { renderMessage } from "../../server/rest/rest-render.js";
+import { traceBatch } from "../../service/trace-redirects-batch.js";
+import { diagnosticEnvFromConfig } from "../../diagnostics/diagnostic-env-from-config.js";
+import type { CommandIo } from "../command.js";
+import { readConfiguredCa } from "../configured-store.js";
+import { itemFailed, renderBatchSummary } from "../report/batch-report.js";
+import { EXIT, reportInterrupted } from "./diagnose-command.js";
+import { createPaint, wantsColour } from "../report/paint.js";
+import { MAX_BATCH_FILE_BYTES, parseBatchFile } from "./batch-file.js";
+
+/**
+ * `sitediag trace --batch FILE [--json]`: every row of a `url[,expected]`
+ * CSV traced from this machine (no server, no key, no credits), eight at a
+ * time, as TraceRedirectsBatch traces them. On a terminal, progress on
+ * stderr and a table at the end; with --json, one NDJSON line per item as it
+ * completes. Exit 1 when any item is to look at (an expectation not met, no
+ * result, or a broken chain where nothing was expected).
+ */
+export async function runBatchTrace(argv: readonly string[], io: CommandIo, help: string): Promise<number> {
+  let values: { batch?: string | undefined; json?: boolean | undefined };
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: { batch: { type: "string" }, json: { type: "boolean" } }, allowPositionals: false, strict: true }));
+  } catch (error) {
+    io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${help}`);
+    return EXIT.badInput;
+  }
+  const source = values.batch ?? "";
+  const text = await readBounded(source, io);
+  if (typeof text !== "string") {
+    io.stderr.write(`cannot read ${source === "-" ? "standard input" : source}: ${text.problem}\n`);
+    return EXIT.badInput;
+  }
+  const file = parseBatchFile(text);
+  if (!file.ok) {
+    io.stderr.write(`${source}: ${file.problem}\n`);
+    return EXIT.badInput;
+  }
+  const ca = readConfiguredCa(io);
+  if (ca === false) return EXIT.badInput;
+
+  const env = diagnosticEnvFromConfig(io.config, ca);
+  const stop = new AbortController();
+  const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
+  const json = values.json === true;
+  const progress = io.stderr.isTTY === true && !json;
+  const items: TraceRedirectsBatchResponse[] = [];
+  try {
+    for await (const item of traceBatch(file.rows, env, stop.signal)) {
+      items.push(item);
+      if (json) io.stdout.write(`${JSON.stringify(ndjsonLine(item))}\n`);
+      if (progress) io.stderr.write(`\rtraced ${items.length}/${file.rows.length}, ${items.filter(itemFailed).length} to look at`);
+    }
+  } finally {
+    unsubscribe();
+    await env.prober.close();
+  }
+  if (progress) io.stderr.write("\n");
+  if (stop.signal.aborted) return reportInterrupted(io);
+  if (!json) io.stdout.write(renderBatchSummary(items, createPaint(wantsColour(io.stdout, io.env ?? process.env))));
+  return items.some(itemFailed) ? EXIT.broken : EXIT.healthy;
+}
+
+/** One item as the REST batch door will stream it: the envelope's `ok` and `data` or `error`, with the item's place. */
+function ndjsonLine(item: TraceRedirectsBatchResponse): Record<string, unknown> {
+  const place = { index: item.index, url: item.url };
+  if (item.outcome.case !== "result") {
+    const error = item.outcome.case === "error" ? item.outcome.value : { code: "internal", message: "no result" };
+    return { ok: false, error: { code: error.code, message: error.message }, ...place };
+  }
+  const expectation = item.expectation === undefined ? null : { matches: item.expectation.matches, reason: item.expectation.reason ?? null };
+  return { ok: true, data: renderMessage(TraceRedirectsResponseSchema, item.outcome.value), expectation, ...place };
+}
+
+/** The whole file (or standard input for "-"), refusing anything over MAX_BATCH_FILE_BYTES before reading past it. */
+async function readBounded(source: string, io: CommandIo): Promise<string | { readonly problem: string }> {
+  if (source === "") return { problem: "--batch needs a file (or - for standard input)" };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    const stream = source === "-" ? io.stdin : (await open(source, "r")).createReadStream();
+    if (stream === undefined) return { problem: "no standard input here" };
+    for await (const chunk of stream) {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+      size += bytes.length;
+      if (size > MAX_BATCH_FILE_BYTES) return { problem: `more than ${MAX_BATCH_FILE_BYTES / 1024 / 1024} MiB` };
+      chunks.push(bytes);
+    }
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

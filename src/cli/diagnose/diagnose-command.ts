@@ -1,0 +1,99 @@
+import { parseArgs } from "node:util";
+import type { DiagnosticEnv } from "../../diagnostics/diagnostic-env.js";
+import type { PolicyRefusal } from "../../probe/refusal.js";
+import { diagnosticEnvFromConfig } from "../../diagnostics/diagnostic-env-from-config.js";
+import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../command.js";
+import { readConfiguredCa } from "../configured-store.js";
+import { createPaint, type Paint, wantsColour } from "../report/paint.js";
+
+/** Exit codes of `sitediag check` and `sitediag trace`. */
+export const EXIT = {
+  /** The site is up, or the chain is Healthy / Redirects detected. */
+  healthy: EXIT_OK,
+  /** The site is down, or the chain calls for investigation. */
+  broken: EXIT_FAILED,
+  /** The command line, the configuration or the target was refused: unknown flag, no URL, a URL the policy will not visit. */
+  badInput: EXIT_USAGE,
+  /** A stop signal (Ctrl-C) ended the diagnostic early; 128 + SIGINT, as shells report it. */
+  interrupted: 130,
+} as const;
+
+export interface DiagnoseArgs {
+  readonly target: string;
+  readonly json: boolean;
+}
+
+export interface DiagnoseRun {
+  readonly args: DiagnoseArgs;
+  readonly env: DiagnosticEnv;
+  readonly paint: Paint;
+  /** Aborted by the first stop signal. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The part `check` and `trace` share: parse `[--json] URL`, build the
+ * DiagnosticEnv from the Config as `serve` does (allowCidrs, dnsServers, the
+ * CA file, timeouts, trace ports), turn a stop signal into an abort, run, and
+ * close the prober whatever happens.
+ */
+export async function runDiagnoseCommand(argv: readonly string[], io: CommandIo, help: string, diagnose: (run: DiagnoseRun) => Promise<number>): Promise<number> {
+  const parsed = parseDiagnoseArgs(argv);
+  if (parsed.kind === "help") {
+    io.stdout.write(help);
+    return EXIT.healthy;
+  }
+  if (parsed.kind === "usage") {
+    io.stderr.write(`${parsed.problem}\n${help}`);
+    return EXIT.badInput;
+  }
+  const ca = readConfiguredCa(io);
+  if (ca === false) return EXIT.badInput;
+  const env = diagnosticEnvFromConfig(io.config, ca);
+  const stop = new AbortController();
+  const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
+  const paint = createPaint(!parsed.args.json && wantsColour(io.stdout, io.env ?? process.env));
+  try {
+    return await diagnose({ args: parsed.args, env, paint, signal: stop.signal });
+  } catch (error) {
+    // A diagnostic throws only when its signal ends it (or on a defect, which goes on up).
+    if (!stop.signal.aborted) throw error;
+    return reportInterrupted(io);
+  } finally {
+    unsubscribe();
+    await env.prober.close();
+  }
+}
+
+/** A refused target: nothing was sent to it. The REST door answers 400 for the same input. */
+export function reportRefusal(refusal: PolicyRefusal, io: CommandIo): number {
+  io.stderr.write(`refused (${refusal.rule}): ${refusal.reason}\nnothing was sent to the target\n`);
+  return EXIT.badInput;
+}
+
+export function reportInterrupted(io: CommandIo): number {
+  io.stderr.write("interrupted: the diagnostic was stopped before it finished\n");
+  return EXIT.interrupted;
+}
+
+type Parsed = { readonly kind: "run"; readonly args: DiagnoseArgs } | { readonly kind: "help" } | { readonly kind: "usage"; readonly problem: string };
+
+function parseDiagnoseArgs(argv: readonly string[]): Parsed {
+  let values: { json?: boolean | undefined; help?: boolean | undefined };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    }));
+  } catch (error) {
+    return { kind: "usage", problem: error instanceof Error ? error.message : String(error) };
+  }
+  if (values.help === true) return { kind: "help" };
+  const [target, ...extra] = positionals;
+  if (target === undefined) return { kind: "usage", problem: "a URL is required" };
+  if (extra.length > 0) return { kind: "usage", problem: `one URL at a time; also got ${extra.map((item) => JSON.stringify(item)).join(", ")}` };
+  return { kind: "run", args: { target, json: values.json === true } };
+}

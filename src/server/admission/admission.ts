@@ -1,0 +1,51 @@
+import type { ConnectError } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
+import type { KeyGate } from "../../access/key-gate.js";
+import { callRecordOf } from "../observers/call-record.js";
+import type { Door } from "../rpc/door.js";
+import type { InflightLimit } from "./inflight-limit.js";
+
+/** Let in (hold the slot until `release`), or the refusal to answer with. */
+export type Admitted = { readonly ok: true; release(): void } | { readonly ok: false; readonly error: ConnectError };
+
+/**
+ * What a diagnostic request must pass from its headers alone, on every door,
+ * before anything of its body is read: a slot under the in-flight cap
+ * first (so an overloaded port refuses even anonymous callers without a
+ * store lookup), then the key. A refused request costs a counter and, for
+ * a well-formed unknown key, one store lookup; never a body.
+ */
+export interface Admission {
+  /** `weight`: in-flight slots the call holds (a batch: as many as it runs items at once). */
+  admit(request: object, door: Door, operation: string, presentedKey: string | null, weight?: number): Promise<Admitted>;
+}
+
+export function createAdmission(inflight: InflightLimit, keyGate: KeyGate): Admission {
+  return {
+    async admit(request, door, operation, presentedKey, weight = 1) {
+      const slot = inflight.take(operation, weight);
+      if (!slot.ok) return refused(request, door, operation, slot.error);
+      let refusal: ConnectError | null;
+      try {
+        refusal = await keyGate(presentedKey);
+      } catch (error) {
+        slot.release();
+        throw error;
+      }
+      if (refusal === null) return slot;
+      slot.release();
+      return refused(request, door, operation, refusal);
+    },
+  };
+}
+
+/** The call observer never sees a call refused here, so its record is written here, for the log line and the request metric. */
+function refused(request: object, door: Door, operation: string, error: ConnectError): Admitted {
+  const record = callRecordOf(request);
+  if (record !== undefined) {
+    record.door = door;
+    record.operation = operation;
+    record.outcome = codeToString(error.code);
+  }
+  return { ok: false, error };
+}

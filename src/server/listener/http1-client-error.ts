@@ -1,0 +1,63 @@
+import type { Duplex } from "node:stream";
+import { errorBody, metaFor } from "../rest/rest-envelope.js";
+
+interface ParserRefusal {
+  readonly status: number;
+  readonly reason: string;
+  /** Connect code name, as every other JSON error of the port carries. */
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * Answers a request Node's HTTP/1.1 parser rejects (it never becomes a
+ * request, so no handler sees it) with the port's JSON error envelope
+ * instead of Node's bare status line, then closes the connection, as Node
+ * itself does: after a parse error the byte stream cannot be trusted to
+ * hold another request.
+ *   - a request head over the limit: 431, invalid_argument
+ *   - a head (or whole request) not received in time: 408, deadline_exceeded
+ *   - anything else unparsable: 400, invalid_argument
+ * Nothing is written when the socket cannot take it any more, or when a
+ * response on the connection has already begun (the bytes would be mixed
+ * into it); the connection is just closed.
+ */
+export function answerClientError(maxHeaderBytes: number): (error: Error & { code?: string }, socket: Duplex) => void {
+  return (error, socket) => {
+    if (!socket.writable || responseInProgress(socket)) {
+      socket.destroy();
+      return;
+    }
+    const refusal = refusalFor(error.code, maxHeaderBytes);
+    const body = Buffer.from(JSON.stringify(errorBody(refusal.code, refusal.message, metaFor(null))), "utf8");
+    const head =
+      `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n` +
+      "Content-Type: application/json; charset=utf-8\r\n" +
+      `Content-Length: ${body.byteLength}\r\n` +
+      "Cache-Control: no-store\r\n" +
+      "Connection: close\r\n\r\n";
+    socket.end(Buffer.concat([Buffer.from(head, "latin1"), body]), () => socket.destroy());
+  };
+}
+
+function refusalFor(code: string | undefined, maxHeaderBytes: number): ParserRefusal {
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return {
+        status: 431,
+        reason: "Request Header Fields Too Large",
+        code: "invalid_argument",
+        message: `the request head is over ${Math.floor(maxHeaderBytes / 1024)} KiB`,
+      };
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { status: 408, reason: "Request Timeout", code: "deadline_exceeded", message: "the request was not received in time" };
+    default:
+      return { status: 400, reason: "Bad Request", code: "invalid_argument", message: "the request is not valid HTTP/1.1" };
+  }
+}
+
+/** Node keeps the response being written on the socket (`_httpMessage`); once its head is out, nothing else may be written. */
+function responseInProgress(socket: Duplex): boolean {
+  const current: unknown = Reflect.get(socket, "_httpMessage");
+  return typeof current === "object" && current !== null && Reflect.get(current, "headersSent") === true;
+}

@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The layering rules of ARCHITECTURE.md, read off the import statements of
+ * src/: no import circle, and each layer imports only what lies below it.
+ */
+const SRC = resolve(import.meta.dirname, "../../src");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+  );
+}
+
+/** The project files each file of src/ imports (relative imports only; packages and node: are not layers). */
+const graph = new Map<string, string[]>();
+for (const file of sourceFiles(SRC)) {
+  const text = readFileSync(file, "utf8");
+  const imports = [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)\.js"/g)].map((match) => resolve(dirname(file), `${match[1] ?? ""}.ts`));
+  graph.set(relative(SRC, file), imports.map((target) => relative(SRC, target)));
+}
+
+/** The folder under src/ a file belongs to; "(top)" for top-level constants and types, "(gen)" for generated code, below every layer. */
+function layerOf(path: string): string {
+  if (path.startsWith("../gen/")) return "(gen)";
+  return path.includes("/") ? (path.split("/")[0] ?? "") : "(top)";
+}
+
+describe("the import graph of src/", () => {
+  it("has no circle", () => {
+    const state = new Map<string, "visiting" | "done">();
+    const circles: string[] = [];
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "visiting") {
+        circles.push([...path.slice(path.indexOf(file)), file].join(" -> "));
+        return;
+      }
+      state.set(file, "visiting");
+      for (const target of graph.get(file) ?? []) if (graph.has(target)) visit(target, [...path, file]);
+      state.set(file, "done");
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
+  it.each([
+    // observability is a leaf: the logger, metrics, redaction and request ids; it may read only top-level constants and types.
+    ["observability", ["observability", "(top)", "(gen)"]],
+    ["probe", ["probe", "(top)", "(gen)"]],
+    ["diagnostics", ["diagnostics", "probe", "(top)", "(gen)"]],
+    ["access", ["access", "(top)", "(gen)"]],
+  ] as const)("%s imports only from %j", (layer, allowed) => {
+    const offending = [...graph.entries()]
+      .filter(([file]) => layerOf(file) === layer)
+      .flatMap(([file, targets]) => targets.filter((target) => !(allowed as readonly string[]).includes(layerOf(target))).map((target) => `${file} -> ${target}`));
+    expect(offending).toEqual([]);
+  });
+
+  it("never imports from test/", () => {
+    const offending = [...graph.entries()].flatMap(([file, targets]) => targets.filter((target) => target.startsWith("../")).map((target) => `${file} -> ${target}`));
+    expect(offending.filter((edge) => !edge.includes("../gen/"))).toEqual([]);
+  });
+});
