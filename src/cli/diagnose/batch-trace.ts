@@ -3,11 +3,9 @@ import { parseArgs } from "node:util";
 import { TraceRedirectsResponseSchema, type TraceRedirectsBatchResponse } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { renderMessage } from "../../server/rest/rest-render.js";
 import { traceBatch } from "../../service/trace-redirects-batch.js";
-import { diagnosticEnvFromConfig } from "../../diagnostics/diagnostic-env-from-config.js";
 import type { CommandIo } from "../command.js";
-import { readConfiguredCa } from "../configured-store.js";
 import { itemFailed, renderBatchSummary } from "../report/batch-report.js";
-import { EXIT, reportInterrupted } from "./diagnose-command.js";
+import { EXIT, reportInterrupted, withDiagnosticEnv } from "./diagnose-command.js";
 import { createPaint, wantsColour } from "../report/paint.js";
 import { MAX_BATCH_FILE_BYTES, parseBatchFile } from "./batch-file.js";
 
@@ -38,29 +36,20 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
     io.stderr.write(`${source}: ${file.problem}\n`);
     return EXIT.badInput;
   }
-  const ca = readConfiguredCa(io);
-  if (ca === false) return EXIT.badInput;
-
-  const env = diagnosticEnvFromConfig(io.config, ca);
-  const stop = new AbortController();
-  const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
   const json = values.json === true;
   const progress = io.stderr.isTTY === true && !json;
-  const items: TraceRedirectsBatchResponse[] = [];
-  try {
-    for await (const item of traceBatch(file.rows, env, stop.signal)) {
+  return withDiagnosticEnv(io, async (env, signal) => {
+    const items: TraceRedirectsBatchResponse[] = [];
+    for await (const item of traceBatch(file.rows, env, signal)) {
       items.push(item);
       if (json) io.stdout.write(`${JSON.stringify(ndjsonLine(item))}\n`);
       if (progress) io.stderr.write(`\rtraced ${items.length}/${file.rows.length}, ${items.filter(itemFailed).length} to look at`);
     }
-  } finally {
-    unsubscribe();
-    await env.prober.close();
-  }
-  if (progress) io.stderr.write("\n");
-  if (stop.signal.aborted) return reportInterrupted(io);
-  if (!json) io.stdout.write(renderBatchSummary(items, createPaint(wantsColour(io.stdout, io.env ?? process.env))));
-  return items.some(itemFailed) ? EXIT.broken : EXIT.healthy;
+    if (progress) io.stderr.write("\n");
+    if (signal.aborted) return reportInterrupted(io);
+    if (!json) io.stdout.write(renderBatchSummary(items, createPaint(wantsColour(io.stdout, io.env ?? process.env))));
+    return items.some(itemFailed) ? EXIT.broken : EXIT.healthy;
+  });
 }
 
 /** One item as the REST batch door will stream it: the envelope's `ok` and `data` or `error`, with the item's place. */

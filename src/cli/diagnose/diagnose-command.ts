@@ -47,14 +47,25 @@ export async function runDiagnoseCommand(argv: readonly string[], io: CommandIo,
     io.stderr.write(`${parsed.problem}\n${help}`);
     return EXIT.badInput;
   }
+  const paint = createPaint(!parsed.args.json && wantsColour(io.stdout, io.env ?? process.env));
+  return withDiagnosticEnv(io, (env, signal) => diagnose({ args: parsed.args, env, paint, signal }));
+}
+
+/**
+ * What every local diagnostic command shares: the DiagnosticEnv built from
+ * the Config as `serve` builds it (allowCidrs, dnsServers, the CA file,
+ * timeouts, trace ports), a stop signal turned into an abort, and the prober
+ * closed whatever happens. A run that throws because of the signal reports
+ * the interruption; one that returns says so itself.
+ */
+export async function withDiagnosticEnv(io: CommandIo, run: (env: DiagnosticEnv, signal: AbortSignal) => Promise<number>): Promise<number> {
   const ca = readConfiguredCa(io);
   if (ca === false) return EXIT.badInput;
   const env = diagnosticEnvFromConfig(io.config, ca);
   const stop = new AbortController();
   const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
-  const paint = createPaint(!parsed.args.json && wantsColour(io.stdout, io.env ?? process.env));
   try {
-    return await diagnose({ args: parsed.args, env, paint, signal: stop.signal });
+    return await run(env, stop.signal);
   } catch (error) {
     // A diagnostic throws only when its signal ends it (or on a defect, which goes on up).
     if (!stop.signal.aborted) throw error;
