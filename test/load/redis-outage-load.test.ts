@@ -65,9 +65,13 @@ describe.skipIf(!redis.available)("Redis stopped and restarted under load", () =
     expect(Object.keys(tally(statuses)).sort()).toEqual(["200", "429", "503"]);
     // After the first 503, 200s again: recovery without a restart of the service.
     expect(statuses.lastIndexOf(200)).toBeGreaterThan(statuses.indexOf(503));
-    // Exactly the budget was admitted: no call refused with 503 was charged, none charged twice.
-    expect(count(200)).toBe(CALLS_IN_BUDGET);
+    // The ledger holds exactly the budget: nothing admitted beyond it, nothing charged twice.
     expect((await access.store.usage(access.keyId, { budget: BUDGET, windowSeconds: 86_400 })).used).toBe(BUDGET);
+    // Every 200 was charged. The converse has one documented exception (docs/credits.md): a charge
+    // Redis ran just as it shut down, whose reply was lost, is answered 503 yet stays charged; at
+    // most one per connection in flight at that moment, seen once in a loaded CI run (59 of 60).
+    expect(count(200)).toBeLessThanOrEqual(CALLS_IN_BUDGET);
+    expect(count(200)).toBeGreaterThanOrEqual(CALLS_IN_BUDGET - CONCURRENCY);
   }, 50_000);
 });
 
