@@ -10,7 +10,8 @@ import { type RunningService, startService } from "../server/start-service.js";
 import { VERSION } from "../version.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
 import { serveCluster } from "./serve-cluster.js";
-import { messageOf, openConfiguredStore, readConfiguredCa } from "./configured-store.js";
+import { messageOf, openConfiguredStore } from "./configured-store.js";
+import { readConfiguredCa } from "./configured-ca.js";
 
 const HELP = `usage: sitediag serve
 
