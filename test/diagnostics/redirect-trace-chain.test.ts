@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { Prober } from "../../src/probe/hop-types.js";
-import { createProber } from "../../src/probe/prober.js";
-import { routeChain, startTraceTarget, traceEnv, traceResult, type TraceTarget } from "../fixtures/trace-targets.js";
+import { routeChain, startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+import { traceEnv, traceResult, loopbackProber } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let other: TraceTarget;
@@ -14,7 +14,7 @@ beforeAll(async () => {
   site = await startTraceTarget();
   // A second host (127.0.0.2) for host changes.
   other = await startTraceTarget({ host: "127.0.0.2" });
-  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [], userAgent: "sitediag-test" });
+  prober = loopbackProber();
   env = traceEnv(prober, { tracePorts: [site.port, other.port] });
 });
 

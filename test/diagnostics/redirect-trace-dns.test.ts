@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { Prober } from "../../src/probe/hop-types.js";
-import { createProber } from "../../src/probe/prober.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { startTraceTarget, traceEnv, traceResult, type TraceTarget } from "../fixtures/trace-targets.js";
+import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+import { traceEnv, traceResult, loopbackProber } from "../fixtures/test-env.js";
 
 let dns: DnsServer;
 let plain: TraceTarget;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   dns.answer("gone.test", "nxdomain");
   plain = await startTraceTarget();
   secure = await startTraceTarget({ tls: pki.valid });
-  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [dns.server], userAgent: "sitediag-test", ca: pki.caPem });
+  prober = loopbackProber({ dnsServers: [dns.server], ca: pki.caPem });
   env = traceEnv(prober, { tracePorts: [plain.port, secure.port] });
 });
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { Prober } from "../../src/probe/hop-types.js";
-import { createProber } from "../../src/probe/prober.js";
-import { startTraceTarget, traceEnv, traceResult, type TraceTarget } from "../fixtures/trace-targets.js";
+import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+import { traceEnv, traceResult, loopbackProber } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let prober: Prober;
@@ -10,7 +10,7 @@ let env: DiagnosticEnv;
 
 beforeAll(async () => {
   site = await startTraceTarget();
-  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [], userAgent: "sitediag-test" });
+  prober = loopbackProber();
   env = traceEnv(prober, { tracePorts: [site.port] });
 });
 

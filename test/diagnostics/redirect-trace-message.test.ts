@@ -3,12 +3,12 @@ import { Code, ConnectError, createHandlerContext } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, TraceRedirectsRequestSchema, TraceRedirectsResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { Prober } from "../../src/probe/hop-types.js";
-import { createProber } from "../../src/probe/prober.js";
 import { metaFor, successBody } from "../../src/server/rest/rest-envelope.js";
 import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { createTraceRedirectsHandler } from "../../src/service/trace-redirects.js";
 import { closedLoopbackPort } from "../fixtures/http-targets.js";
-import { startTraceTarget, traceEnv, zeroTimings, type TraceTarget } from "../fixtures/trace-targets.js";
+import { startTraceTarget, zeroTimings, type TraceTarget } from "../fixtures/trace-targets.js";
+import { traceEnv, loopbackProber } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let prober: Prober;
@@ -16,7 +16,7 @@ let closedPort: number;
 
 beforeAll(async () => {
   site = await startTraceTarget();
-  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [], userAgent: "sitediag-test" });
+  prober = loopbackProber();
   closedPort = await closedLoopbackPort();
 });
 

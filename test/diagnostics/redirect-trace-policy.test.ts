@@ -3,9 +3,9 @@ import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import { MAX_URL_LENGTH } from "../../src/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
-import { createProber } from "../../src/probe/prober.js";
 import { closedLoopbackPort } from "../fixtures/http-targets.js";
-import { startTraceTarget, traceEnv, traceResult, type TraceTarget } from "../fixtures/trace-targets.js";
+import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+import { traceEnv, traceResult, loopbackProber } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let prober: Prober;
@@ -13,7 +13,7 @@ let env: DiagnosticEnv;
 
 beforeAll(async () => {
   site = await startTraceTarget();
-  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [], userAgent: "sitediag-test" });
+  prober = loopbackProber();
   // 80 and 443 are allowed too, so the refusals below are by address, not by port.
   env = traceEnv(prober, { tracePorts: [site.port, 80, 443] });
 });
@@ -80,7 +80,7 @@ describe("redirects to refused targets", () => {
 
   it("sends no packet to a loopback address outside the allowed ranges", async () => {
     const forbidden = await startTraceTarget({ host: "127.0.0.2" });
-    const narrowProber = createProber({ allowCidrs: ["127.0.0.1/32"], dnsServers: [], userAgent: "sitediag-test" });
+    const narrowProber = loopbackProber({ allowCidrs: ["127.0.0.1/32"] });
     try {
       site.route("/to-127-0-0-2", { kind: "redirect", status: 301, location: forbidden.url("/") });
       const narrowEnv = traceEnv(narrowProber, { tracePorts: [site.port, forbidden.port] });

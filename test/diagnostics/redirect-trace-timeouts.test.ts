@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import { REDIRECT_TRACE } from "../../src/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
-import { createProber } from "../../src/probe/prober.js";
-import { startTraceTarget, traceEnv, traceResult as trace, type TraceTarget } from "../fixtures/trace-targets.js";
+import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+import { traceEnv, traceResult as trace, loopbackProber } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let prober: Prober;
 
 beforeAll(async () => {
   site = await startTraceTarget();
-  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [], userAgent: "sitediag-test" });
+  prober = loopbackProber();
 });
 
 afterAll(async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { Prober } from "../../src/probe/hop-types.js";
-import { createProber } from "../../src/probe/prober.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { startTraceTarget, traceEnv, traceResult, type TraceTarget } from "../fixtures/trace-targets.js";
+import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+import { traceEnv, traceResult, loopbackProber } from "../fixtures/test-env.js";
 
 let plain: TraceTarget;
 let secure: TraceTarget;
@@ -18,7 +18,7 @@ beforeAll(async () => {
   secure = await startTraceTarget({ tls: pki.valid });
   expired = await startTraceTarget({ tls: pki.expired });
   selfSigned = await startTraceTarget({ tls: pki.selfSigned });
-  prober = createProber({ allowCidrs: ["127.0.0.0/8", "::1/128"], dnsServers: [], userAgent: "sitediag-test", ca: pki.caPem });
+  prober = loopbackProber({ ca: pki.caPem });
   env = traceEnv(prober, { tracePorts: [plain.port, secure.port, expired.port, selfSigned.port] });
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { checkSite } from "../../src/diagnostics/site-check.js";
 import { SITE_CHECK } from "../../src/limits.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "./site-check-env.js";
+import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
 
 // The one test at the contract's own timeout (spec §4.1 behaviour 2: six seconds).
 let targets: HttpTargets;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type KeyPair, getTestPki } from "../fixtures/test-ca.js";
-import { type TestEnv, createTestEnv, checkedResult } from "./site-check-env.js";
+import { type TestEnv, createTestEnv, checkedResult } from "../fixtures/test-env.js";
 
 const OK = { kind: "respond", status: 200 } as const;
 

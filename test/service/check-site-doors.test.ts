@@ -6,7 +6,7 @@ import { CheckSiteResponseSchema, DiagnosticsService } from "../../gen/sitediag/
 import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "../diagnostics/site-check-env.js";
+import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
 
 let targets: HttpTargets;
 let env: TestEnv;

@@ -12,7 +12,7 @@ import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js
 import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { createCheckSiteHandler, siteCheckMessage } from "../../src/service/check-site.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "../diagnostics/site-check-env.js";
+import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
 
 const UP: SiteCheckResult = {
   requestedUrl: "https://site.test/start",

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, TraceRedirectsRequestSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { createTraceRedirectsHandler } from "../../src/service/trace-redirects.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "../diagnostics/site-check-env.js";
+import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
 
 describe("TraceRedirects handler", () => {
   let targets: HttpTargets;
