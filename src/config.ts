@@ -36,8 +36,10 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** SITEDIAG_WORKERS: serve processes sharing the port (node:cluster when above 1). */
   readonly workers: number;
-  /** SITEDIAG_HOSTS_FILE: the hosts file consulted before DNS when no SITEDIAG_DNS_SERVERS are set. */
+  /** SITEDIAG_HOSTS_FILE: the hosts file consulted before DNS, as the system does. */
   readonly hostsFile: string;
+  /** SITEDIAG_MAX_RESPONSE_HEAD_BYTES: largest response head a probe reads from a target. */
+  readonly maxResponseHeadBytes: number;
   /** The port's own limits on what a caller may send and hold (SITEDIAG_MAX_REQUEST_BYTES ...). */
   readonly intake: IntakeLimits;
 }
@@ -118,6 +120,7 @@ export function loadConfig(env: Environment = process.env): Config {
     logLevel: logLevel(env, "LOG_LEVEL", "info"),
     workers: workerCount(env, "SITEDIAG_WORKERS"),
     hostsFile: text(env, "SITEDIAG_HOSTS_FILE", "/etc/hosts"),
+    maxResponseHeadBytes: integer(env, "SITEDIAG_MAX_RESPONSE_HEAD_BYTES", 256 * 1024, 16 * 1024, 16 * 1024 * 1024),
     intake: {
       maxRequestBytes: integer(env, "SITEDIAG_MAX_REQUEST_BYTES", DEFAULT_INTAKE.maxRequestBytes, 1_024, 16 * 1024 * 1024),
       requestTimeoutMs: integer(env, "SITEDIAG_REQUEST_TIMEOUT_MS", DEFAULT_INTAKE.requestTimeoutMs, 100, 600_000),

@@ -10,7 +10,7 @@ import { USER_AGENT } from "../version.js";
  */
 export function diagnosticEnvFromConfig(config: Config, ca: string | undefined): DiagnosticEnv {
   return {
-    prober: createProber({ allowCidrs: config.allowCidrs, dnsServers: config.dnsServers, hostsFile: config.hostsFile, ca, userAgent: USER_AGENT }),
+    prober: createProber({ allowCidrs: config.allowCidrs, dnsServers: config.dnsServers, hostsFile: config.hostsFile, maxResponseHeadBytes: config.maxResponseHeadBytes, ca, userAgent: USER_AGENT }),
     siteTimeoutMs: config.siteTimeoutMs,
     traceHopTimeoutMs: config.traceHopTimeoutMs,
     traceTotalTimeoutMs: config.traceTotalTimeoutMs,

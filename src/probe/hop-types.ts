@@ -86,6 +86,8 @@ export interface ProberOptions {
   readonly dnsServers: readonly string[];
   /** Hosts file consulted before DNS (SITEDIAG_HOSTS_FILE); none when undefined. */
   readonly hostsFile?: string | undefined;
+  /** Largest response head read (SITEDIAG_MAX_RESPONSE_HEAD_BYTES); 256 KiB, as browsers, when undefined. */
+  readonly maxResponseHeadBytes?: number | undefined;
   /** Extra PEM CA certificates, trusted beside Node's defaults. */
   readonly ca?: string | undefined;
   readonly userAgent: string;

@@ -7,11 +7,17 @@ import { ConnectorError, pinnedConnector } from "./connector.js";
 import { describeFailure, errorCodeOf } from "./failure-causes.js";
 import type { HopOutcome, HopRequest, HopResponse, HopTimings } from "./hop-types.js";
 import { now, startTrace, type HopTrace } from "./hop-trace.js";
+import { locationText } from "./location-header.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
 import { effectivePort, hostOf, screenUrl } from "./target-policy.js";
 
-/** Node's own default (http.maxHeaderSize): a head larger than this is a failure, not a memory cost. */
-export const MAX_HEADER_BYTES = 16 * 1024;
+/**
+ * What browsers accept for a response head (Chromium: 256 KiB): sites behind
+ * apps that set many cookies send 20 KiB and more, and work in every browser.
+ * The parser's buffer grows only with the bytes that arrive, so the memory is
+ * paid only by servers that send it (at most SITEDIAG_MAX_INFLIGHT x this).
+ */
+export const DEFAULT_MAX_RESPONSE_HEAD_BYTES = 256 * 1024;
 
 export interface HopDeps {
   readonly addresses: AddressPolicy;
@@ -20,6 +26,8 @@ export interface HopDeps {
   readonly secureContext: SecureContext | undefined;
   /** User-Agent and Accept, built once per prober and sent on every hop. */
   readonly requestHeaders: Readonly<Record<string, string>>;
+  /** Largest response head read (SITEDIAG_MAX_RESPONSE_HEAD_BYTES); a larger one is a failure. */
+  readonly maxResponseHeadBytes: number;
 }
 
 /**
@@ -95,7 +103,7 @@ async function fetchHead(
       signal,
     ),
     pipelining: 1,
-    maxHeaderSize: MAX_HEADER_BYTES,
+    maxHeaderSize: deps.maxResponseHeadBytes,
     // Backstops: the hop's own deadline normally fires first.
     headersTimeout: request.timeoutMs,
     bodyTimeout: request.timeoutMs,
@@ -134,7 +142,8 @@ function hopResponse(url: URL, head: HeadData, trace: HopTrace, headAt: number):
   const headers: Record<string, string | readonly string[]> = {};
   for (const [name, value] of Object.entries(head.headers)) if (value !== undefined) headers[name.toLowerCase()] = value;
   const rawLocation = headers.location;
-  const locationHeader = rawLocation === undefined ? null : typeof rawLocation === "string" ? rawLocation : (rawLocation[0] ?? null);
+  const firstLocation = rawLocation === undefined ? null : typeof rawLocation === "string" ? rawLocation : (rawLocation[0] ?? null);
+  const locationHeader = firstLocation === null ? null : locationText(firstLocation);
   const remote = trace.remote ?? { address: "", family: 4 as const };
   return {
     url: url.href,

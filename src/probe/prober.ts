@@ -1,6 +1,6 @@
 import { createSecureContext, rootCertificates } from "node:tls";
 import { createAddressPolicy } from "./address-policy.js";
-import { runHop } from "./hop.js";
+import { DEFAULT_MAX_RESPONSE_HEAD_BYTES, runHop } from "./hop.js";
 import type { Prober, ProberOptions } from "./hop-types.js";
 import { createResolver } from "./resolver.js";
 import { screenUrl } from "./target-policy.js";
@@ -17,7 +17,7 @@ export function createProber(options: ProberOptions): Prober {
   // too much to pay again on every HTTPS hop. Undefined means Node's own default.
   const secureContext = options.ca === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.ca] });
   const requestHeaders = Object.freeze({ "user-agent": options.userAgent, accept: "*/*" });
-  const deps = { addresses, resolver, secureContext, requestHeaders };
+  const deps = { addresses, resolver, secureContext, requestHeaders, maxResponseHeadBytes: options.maxResponseHeadBytes ?? DEFAULT_MAX_RESPONSE_HEAD_BYTES };
   return {
     screen: (url, ports) => screenUrl(url, ports, addresses),
     // Everything the target can do resolves as a response, failure or refusal;

@@ -124,7 +124,7 @@ describe("http stage", () => {
   });
 
   it("oversized headers are refused, not buffered", async () => {
-    const target = await raw({ kind: "huge-headers", bytes: 256 * 1024 });
+    const target = await raw({ kind: "huge-headers", bytes: 512 * 1024 });
     const failure = expectFailure(await hop(target.url));
     expect(failure).toMatchObject({ stage: "http", cause: "UND_ERR_HEADERS_OVERFLOW", reason: "The server sent response headers that are too large", timedOut: false });
   });
