@@ -13,6 +13,7 @@ export function locationText(headerValue: string): string {
   // eslint-disable-next-line no-control-regex
   if (/^[\u0000-\u007f]*$/.test(headerValue)) return headerValue;
   // Characters above U+00FF cannot come from a Latin-1 reading of bytes: the value is text already.
+  // eslint-disable-next-line no-control-regex
   if (/[^\u0000-\u00ff]/.test(headerValue)) return headerValue;
   const bytes = Buffer.from(headerValue, "latin1");
   try {

@@ -17,7 +17,7 @@ beforeAll(async () => {
   site = await startTraceTarget();
   closedPort = await closedLoopbackPort();
   service = await startTestService({
-    config: { tracePorts: [site.port, closedPort, 80], traceHopTimeoutMs: 400, traceTotalTimeoutMs: 1_500 },
+    config: { tracePorts: [site.port, closedPort, 80], traceHopTimeoutMs: 2_000, traceTotalTimeoutMs: 5_000 },
   });
   client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
 });
