@@ -28,7 +28,11 @@ const shared = {
 export default defineConfig({
   test: {
     projects: [
-      { test: { ...shared, name: "fast", include: ["test/**/*.test.ts"], exclude: SLOW } },
+      // The fast files share their worker processes' module cache (isolate: false):
+      // loading the modules once per worker instead of once per file is what
+      // brings the inner loop under 30 s. Each file still starts and closes
+      // its own servers; none keeps global state.
+      { test: { ...shared, name: "fast", include: ["test/**/*.test.ts"], exclude: SLOW, isolate: false } },
       { test: { ...shared, name: "slow", include: SLOW } },
     ],
   },
