@@ -135,6 +135,10 @@ type RedisClient = Redis | Cluster;
 function connect(target: RedisTarget, options: RedisStoreOptions): RedisClient {
   const perConnection = {
     enableOfflineQueue: false,
+    // A charge is not idempotent: one sent on a connection that then dropped may
+    // have run. ioredis would send it again after reconnecting (at least once);
+    // we answer 503 instead (at most once), so nothing is ever charged twice.
+    autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 1,
     commandTimeout: options.commandTimeoutMs ?? 2_000,
     connectTimeout: options.connectTimeoutMs ?? 2_000,
@@ -147,7 +151,10 @@ function connect(target: RedisTarget, options: RedisStoreOptions): RedisClient {
       enableOfflineQueue: false,
       // Re-read the slot map soon after a MOVED or a failed node, so a failover is followed within about a second.
       clusterRetryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
-      retryDelayOnFailover: 100,
+      // No retry of a command whose node connection closed (ioredis' default retries it
+      // after 100 ms): it may have run, and a charge must run at most once. MOVED, ASK,
+      // TRYAGAIN and CLUSTERDOWN are still followed: those commands did not run.
+      retryDelayOnFailover: 0,
       retryDelayOnClusterDown: 100,
       redisOptions: { ...perConnection, ...(target.password === undefined ? {} : { password: target.password }) },
     },
@@ -211,7 +218,25 @@ function toRecord(hash: Record<string, string>): KeyRecord | undefined {
   return { id, name, createdAtMs: Number(createdAt), revokedAtMs: revokedAt === undefined ? null : Number(revokedAt), budget: budget === undefined ? null : Number(budget) };
 }
 
-function waitUntilReady(redis: RedisClient, timeoutMs: number): Promise<void> {
+/**
+ * Ready to take a charge: the server connected, or, on a cluster, the slot map
+ * read and every master connected. ioredis opens cluster node connections on
+ * first use, and without an offline queue (which would send a timed-out charge
+ * later, after its caller was told 503) a first command to a node still
+ * connecting fails; so the masters are connected before the store is used.
+ */
+async function waitUntilReady(redis: RedisClient, timeoutMs: number): Promise<void> {
+  await ready(redis, timeoutMs);
+  if (!(redis instanceof Cluster)) return;
+  await Promise.all(
+    redis.nodes("master").map((node) => {
+      if (node.status === "wait") node.connect().catch(() => undefined);
+      return ready(node, timeoutMs);
+    }),
+  );
+}
+
+function ready(redis: RedisClient, timeoutMs: number): Promise<void> {
   if (redis.status === "ready") return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
