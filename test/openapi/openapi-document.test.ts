@@ -3,7 +3,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { rest_null_when_empty, rest_value } from "../../gen/sitediag/v1/options_pb.js";
+import { rest_null_when_empty, rest_omit_when_absent, rest_value } from "../../gen/sitediag/v1/options_pb.js";
 import { API_VERSION } from "../../src/limits.js";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
 import { restRoutesOf } from "../../src/server/rest/rest-routes.js";
@@ -73,9 +73,10 @@ describe.each(getRoutes.map((method) => [method.name, method] as const))("the %s
     expect(String(operation().description)).toContain("credits");
   });
 
-  it("takes url (required) and api_key (optional) from the query, plus either key scheme", () => {
+  it("takes url (required), details and api_key (optional) from the query, plus either key scheme", () => {
     expect(operation().parameters).toEqual([
       expect.objectContaining({ name: "url", in: "query", required: true, schema: { type: "string" } }),
+      expect.objectContaining({ name: "details", in: "query", required: false, schema: { type: "boolean" } }),
       expect.objectContaining({ name: "api_key", in: "query", required: false }),
     ]);
     expect(operation().security).toEqual([{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }]);
@@ -147,7 +148,8 @@ describe("data schemas follow the message descriptors", () => {
 
   it.each([...messages.entries()])("%s: every field required by JSON name, nothing else", (_name, message) => {
     const schema = componentOf(message);
-    expect(schema.required).toEqual(message.fields.map((f) => f.jsonName));
+    // A field the REST door leaves out when unset (details) is the one that is not required.
+    expect(schema.required).toEqual(message.fields.filter((f) => !hasOption(f, rest_omit_when_absent)).map((f) => f.jsonName));
     expect(Object.keys(schema.properties as Json)).toEqual(message.fields.map((f) => f.jsonName));
     expect(schema.additionalProperties).toBe(false);
   });
@@ -166,7 +168,7 @@ describe("data schemas follow the message descriptors", () => {
       expect(publicValues.length).toBe(field.enum.values.length - 1);
       expect(property.enum).toEqual(field.proto.proto3Optional ? [...publicValues, null] : publicValues);
     } else if (field.fieldKind === "scalar") {
-      const jsonTypes: Partial<Record<ScalarType, string>> = { [ScalarType.STRING]: "string", [ScalarType.BOOL]: "boolean", [ScalarType.INT32]: "integer" };
+      const jsonTypes: Partial<Record<ScalarType, string>> = { [ScalarType.STRING]: "string", [ScalarType.BOOL]: "boolean", [ScalarType.INT32]: "integer", [ScalarType.DOUBLE]: "number" };
       expect(types[0]).toBe(jsonTypes[field.scalar]);
     }
     expect(property.description).not.toBe("");

@@ -18,6 +18,7 @@ export function createResponseValidator(documentJson: string): ResponseValidator
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   // The document's own formats; "int32" is checked, not just tolerated.
   ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  ajv.addFormat("double", { type: "number", validate: (n: number) => Number.isFinite(n) });
   // The document's top-level fields are not JSON Schema keywords: declared as
   // annotations, strict mode still rejects any unknown keyword inside the
   // response schemas, which are compiled by pointer into the document.

@@ -4,6 +4,7 @@ import {
   ChainHopSchema,
   ChainStatus,
   CheckSiteResponseSchema,
+  DetailsSchema,
   FailedStage,
   RedirectHopSchema,
   SiteStatus,
@@ -65,6 +66,15 @@ describe("REST rendering of a site check", () => {
       redirectHops: [{ url: "http://127.0.0.1/a", status: 301 }],
       proxyBlocked: true,
     });
+  });
+
+  it("leaves details out when unset, and shows them after the contract's fields when set, nulls included", () => {
+    const bare = create(CheckSiteResponseSchema, { requestedUrl: "http://127.0.0.1/", status: SiteStatus.UP });
+    expect(Object.keys(renderMessage(CheckSiteResponseSchema, bare))).toEqual(SITE_CHECK_FIELDS);
+    const detailed = create(CheckSiteResponseSchema, { requestedUrl: "http://127.0.0.1/", status: SiteStatus.UP, details: create(DetailsSchema, {}) });
+    const data = renderMessage(CheckSiteResponseSchema, detailed);
+    expect(Object.keys(data)).toEqual([...SITE_CHECK_FIELDS, "details"]);
+    expect(data.details).toEqual({ code: null, requests: [], proxy: null, clientRedirect: null });
   });
 
   it("refuses to show an enum value that has no REST string instead of inventing one", () => {

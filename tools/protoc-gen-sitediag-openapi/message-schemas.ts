@@ -6,7 +6,9 @@ import type { ProtoOptions } from "./proto-options.js";
 
 /**
  * JSON Schemas of response messages as the REST door renders them: every field
- * present under its JSON name, explicit null for an unset `optional` field,
+ * present under its JSON name, explicit null for an unset `optional` field
+ * (a field marked (sitediag.v1.rest_omit_when_absent) is absent instead, so
+ * it is neither required nor nullable),
  * enums as their (sitediag.v1.rest_value) strings, nested messages as
  * components. One component per message, keyed by its full proto name so two
  * packages can never collide.
@@ -48,7 +50,7 @@ export function createMessageSchemas(options: ProtoOptions): MessageSchemas {
     return {
       type: "object",
       description: commentText(message),
-      required: message.fields.map((field) => field.jsonName),
+      required: message.fields.filter((field) => !options.omitWhenAbsent(field)).map((field) => field.jsonName),
       properties,
       additionalProperties: false,
     };
@@ -69,6 +71,7 @@ export function createMessageSchemas(options: ProtoOptions): MessageSchemas {
       case "scalar":
         return { description, ...withPresence(field, scalarSchema(field, field.scalar)) };
       case "message":
+        if (options.omitWhenAbsent(field)) return { description, ...messageSchemaRef(field, field.message) };
         return { description, ...withPresence(field, messageSchemaRef(field, field.message)) };
     }
   }

@@ -14,11 +14,14 @@ export interface ProtoOptions {
   restValue(value: DescEnumValue): string | undefined;
   /** Whether (sitediag.v1.rest_null_when_empty) = true is set on a field. */
   nullWhenEmpty(field: DescField): boolean;
+  /** Whether (sitediag.v1.rest_omit_when_absent) = true is set on a field. */
+  omitWhenAbsent(field: DescField): boolean;
 }
 
 const HTTP = "google.api.http";
 const REST_VALUE = "sitediag.v1.rest_value";
 const REST_NULL_WHEN_EMPTY = "sitediag.v1.rest_null_when_empty";
+const REST_OMIT_WHEN_ABSENT = "sitediag.v1.rest_omit_when_absent";
 
 export function createProtoOptions(registry: FileRegistry): ProtoOptions {
   // An extension missing from the request means no file uses it: then no
@@ -26,6 +29,7 @@ export function createProtoOptions(registry: FileRegistry): ProtoOptions {
   const http = registry.getExtension(HTTP);
   const restValue = registry.getExtension(REST_VALUE);
   const nullWhenEmpty = registry.getExtension(REST_NULL_WHEN_EMPTY);
+  const omitWhenAbsent = registry.getExtension(REST_OMIT_WHEN_ABSENT);
   return {
     httpRule(method) {
       if (http === undefined || !hasOption(method, http)) return undefined;
@@ -38,6 +42,9 @@ export function createProtoOptions(registry: FileRegistry): ProtoOptions {
     },
     nullWhenEmpty(field) {
       return readOption(field, nullWhenEmpty) === true;
+    },
+    omitWhenAbsent(field) {
+      return readOption(field, omitWhenAbsent) === true;
     },
   };
 }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sitediag/v1/diagnostics.proto.
  */
 export const file_sitediag_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiHwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkirwMKEUNoZWNrU2l0ZVJlc3BvbnNlEhUKDXJlcXVlc3RlZF91cmwYASABKAkSFgoJZmluYWxfdXJsGAIgASgJSACIAQESJwoGc3RhdHVzGAMgASgOMhcuc2l0ZWRpYWcudjEuU2l0ZVN0YXR1cxIYCgtzdGF0dXNfY29kZRgEIAEoBUgBiAEBEhgKC3N0YXR1c190ZXh0GAUgASgJSAKIAQESGgoNcmVzcG9uc2VfdGltZRgGIAEoBUgDiAEBEhMKBnJlYXNvbhgHIAEoCUgEiAEBEjMKDGZhaWxlZF9zdGFnZRgIIAEoDjIYLnNpdGVkaWFnLnYxLkZhaWxlZFN0YWdlSAWIAQESNQoNcmVkaXJlY3RfaG9wcxgJIAMoCzIYLnNpdGVkaWFnLnYxLlJlZGlyZWN0SG9wQgSwuxgBEhUKDXByb3h5X2Jsb2NrZWQYCiABKAhCDAoKX2ZpbmFsX3VybEIOCgxfc3RhdHVzX2NvZGVCDgoMX3N0YXR1c190ZXh0QhAKDl9yZXNwb25zZV90aW1lQgkKB19yZWFzb25CDwoNX2ZhaWxlZF9zdGFnZSIqCgtSZWRpcmVjdEhvcBILCgN1cmwYASABKAkSDgoGc3RhdHVzGAIgASgFIiQKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkikwIKFlRyYWNlUmVkaXJlY3RzUmVzcG9uc2USDQoFaW5wdXQYASABKAkSEQoJcmVkaXJlY3RzGAIgASgFEhEKCWZpbmFsX3VybBgDIAEoCRIZCgxmaW5hbF9zdGF0dXMYBCABKAVIAIgBARIVCg10b3RhbF90aW1lX21zGAUgASgFEi4KDGNoYWluX3N0YXR1cxgGIAEoDjIYLnNpdGVkaWFnLnYxLkNoYWluU3RhdHVzEiQKBWNoYWluGAcgAygLMhUuc2l0ZWRpYWcudjEuQ2hhaW5Ib3ASKwoId2FybmluZ3MYCCADKAsyGS5zaXRlZGlhZy52MS5UcmFjZVdhcm5pbmdCDwoNX2ZpbmFsX3N0YXR1cyLiAQoIQ2hhaW5Ib3ASCwoDaG9wGAEgASgFEgsKA3VybBgCIAEoCRIQCghob3N0bmFtZRgDIAEoCRIOCgZzdGF0dXMYBCABKAUSEwoLc3RhdHVzX3RleHQYBSABKAkSFQoIbG9jYXRpb24YBiABKAlIAIgBARIaCg1yZWRpcmVjdF90eXBlGAcgASgJSAGIAQESGAoQcmVzcG9uc2VfdGltZV9tcxgIIAEoBRIZChF1cGdyYWRlZF90b19odHRwcxgJIAEoCEILCglfbG9jYXRpb25CEAoOX3JlZGlyZWN0X3R5cGUiRwoMVHJhY2VXYXJuaW5nEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIQCgNob3AYAyABKAVIAIgBAUIGCgRfaG9wIiEKEUNoZWNrU2l0ZXNSZXF1ZXN0EgwKBHVybHMYASADKAkimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiSQoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkiVgoPVHJhY2VCYXRjaEVudHJ5EgsKA3VybBgBIAEoCRIfChJleHBlY3RlZF9maW5hbF91cmwYAiABKAlIAIgBAUIVChNfZXhwZWN0ZWRfZmluYWxfdXJsIvIBChtUcmFjZVJlZGlyZWN0c0JhdGNoUmVzcG9uc2USDQoFaW5kZXgYASABKAUSCwoDdXJsGAIgASgJEjUKBnJlc3VsdBgDIAEoCzIjLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySAASNwoLZXhwZWN0YXRpb24YBSABKAsyHS5zaXRlZGlhZy52MS5UcmFjZUV4cGVjdGF0aW9uSAGIAQFCCQoHb3V0Y29tZUIOCgxfZXhwZWN0YXRpb24iQwoQVHJhY2VFeHBlY3RhdGlvbhIPCgdtYXRjaGVzGAEgASgIEhMKBnJlYXNvbhgCIAEoCUgAiAEBQgkKB19yZWFzb24qZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQyhwQKEkRpYWdub3N0aWNzU2VydmljZRJoCglDaGVja1NpdGUSHS5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXF1ZXN0Gh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UiHILT5JMCFhIUL2FwaS92MS9pcy1zaXRlLWRvd24SeQoOVHJhY2VSZWRpcmVjdHMSIi5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1JlcXVlc3QaIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvcmVkaXJlY3QtY2hlY2sSdgoKQ2hlY2tTaXRlcxIeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZXNSZXF1ZXN0Gh8uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1Jlc3BvbnNlIiWC0+STAh86ASoiGi9hcGkvdjEvYmF0Y2gvaXMtc2l0ZS1kb3duMAESkwEKE1RyYWNlUmVkaXJlY3RzQmF0Y2gSJy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c0JhdGNoUmVxdWVzdBooLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXNwb25zZSIngtPkkwIhOgEqIhwvYXBpL3YxL2JhdGNoL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
+  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiQQoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzItwDChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBQgwKCl9maW5hbF91cmxCDgoMX3N0YXR1c19jb2RlQg4KDF9zdGF0dXNfdGV4dEIQCg5fcmVzcG9uc2VfdGltZUIJCgdfcmVhc29uQg8KDV9mYWlsZWRfc3RhZ2UiKgoLUmVkaXJlY3RIb3ASCwoDdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBSJGChVUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBAUIKCghfZGV0YWlscyLAAgoWVHJhY2VSZWRpcmVjdHNSZXNwb25zZRINCgVpbnB1dBgBIAEoCRIRCglyZWRpcmVjdHMYAiABKAUSEQoJZmluYWxfdXJsGAMgASgJEhkKDGZpbmFsX3N0YXR1cxgEIAEoBUgAiAEBEhUKDXRvdGFsX3RpbWVfbXMYBSABKAUSLgoMY2hhaW5fc3RhdHVzGAYgASgOMhguc2l0ZWRpYWcudjEuQ2hhaW5TdGF0dXMSJAoFY2hhaW4YByADKAsyFS5zaXRlZGlhZy52MS5DaGFpbkhvcBIrCgh3YXJuaW5ncxgIIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIrCgdkZXRhaWxzGAkgASgLMhQuc2l0ZWRpYWcudjEuRGV0YWlsc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJHCgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBQgYKBF9ob3AiIQoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCSKbAQoSQ2hlY2tTaXRlc1Jlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRIwCgZyZXN1bHQYAyABKAsyHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZUgAEiwKBWVycm9yGAQgASgLMhsuc2l0ZWRpYWcudjEuQmF0Y2hJdGVtRXJyb3JIAEIJCgdvdXRjb21lIi8KDkJhdGNoSXRlbUVycm9yEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCSJJChpUcmFjZVJlZGlyZWN0c0JhdGNoUmVxdWVzdBIrCgVpdGVtcxgBIAMoCzIcLnNpdGVkaWFnLnYxLlRyYWNlQmF0Y2hFbnRyeSJWCg9UcmFjZUJhdGNoRW50cnkSCwoDdXJsGAEgASgJEh8KEmV4cGVjdGVkX2ZpbmFsX3VybBgCIAEoCUgAiAEBQhUKE19leHBlY3RlZF9maW5hbF91cmwi8gEKG1RyYWNlUmVkaXJlY3RzQmF0Y2hSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSNQoGcmVzdWx0GAMgASgLMiMuc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNSZXNwb25zZUgAEiwKBWVycm9yGAQgASgLMhsuc2l0ZWRpYWcudjEuQmF0Y2hJdGVtRXJyb3JIABI3CgtleHBlY3RhdGlvbhgFIAEoCzIdLnNpdGVkaWFnLnYxLlRyYWNlRXhwZWN0YXRpb25IAYgBAUIJCgdvdXRjb21lQg4KDF9leHBlY3RhdGlvbiJDChBUcmFjZUV4cGVjdGF0aW9uEg8KB21hdGNoZXMYASABKAgSEwoGcmVhc29uGAIgASgJSACIAQFCCQoHX3JlYXNvbiKyAQoHRGV0YWlscxIRCgRjb2RlGAEgASgJSACIAQESLAoIcmVxdWVzdHMYAiADKAsyGi5zaXRlZGlhZy52MS5SZXF1ZXN0RGV0YWlsEicKBXByb3h5GAMgASgLMhguc2l0ZWRpYWcudjEuUHJveHlEZXRhaWwSNAoPY2xpZW50X3JlZGlyZWN0GAQgASgLMhsuc2l0ZWRpYWcudjEuQ2xpZW50UmVkaXJlY3RCBwoFX2NvZGUi5gIKDVJlcXVlc3REZXRhaWwSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIVCg1oZWFkX2ZhbGxiYWNrGAMgASgIEhsKDnJlbW90ZV9hZGRyZXNzGAQgASgJSACIAQESFgoJaXBfZmFtaWx5GAUgASgFSAGIAQESGQoMaHR0cF92ZXJzaW9uGAYgASgJSAKIAQESEwoGc3RhdHVzGAcgASgFSAOIAQESLAoHdGltaW5ncxgIIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RUaW1pbmdzEiMKA3RscxgJIAEoCzIWLnNpdGVkaWFnLnYxLlRsc0RldGFpbBIsCgdmYWlsdXJlGAogASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdEZhaWx1cmVCEQoPX3JlbW90ZV9hZGRyZXNzQgwKCl9pcF9mYW1pbHlCDwoNX2h0dHBfdmVyc2lvbkIJCgdfc3RhdHVzIrgBCg5SZXF1ZXN0VGltaW5ncxITCgZkbnNfbXMYASABKAFIAIgBARIXCgpjb25uZWN0X21zGAIgASgBSAGIAQESEwoGdGxzX21zGAMgASgBSAKIAQESGgoNZmlyc3RfYnl0ZV9tcxgEIAEoAUgDiAEBEhAKCHRvdGFsX21zGAUgASgBQgkKB19kbnNfbXNCDQoLX2Nvbm5lY3RfbXNCCQoHX3Rsc19tc0IQCg5fZmlyc3RfYnl0ZV9tcyLGAQoJVGxzRGV0YWlsEhUKCHByb3RvY29sGAEgASgJSACIAQESEwoGY2lwaGVyGAIgASgJSAGIAQESEQoEYWxwbhgDIAEoCUgCiAEBEi0KC2NlcnRpZmljYXRlGAQgASgLMhguc2l0ZWRpYWcudjEuQ2VydGlmaWNhdGUSGQoMdmVyaWZ5X2Vycm9yGAUgASgJSAOIAQFCCwoJX3Byb3RvY29sQgkKB19jaXBoZXJCBwoFX2FscG5CDwoNX3ZlcmlmeV9lcnJvciLQAQoLQ2VydGlmaWNhdGUSDwoHc3ViamVjdBgBIAEoCRIOCgZpc3N1ZXIYAiABKAkSGQoRc3ViamVjdF9hbHRfbmFtZXMYAyADKAkSEgoKdmFsaWRfZnJvbRgEIAEoCRIQCgh2YWxpZF90bxgFIAEoCRIWCg5kYXlzX3JlbWFpbmluZxgGIAEoBRIVCg1zZXJpYWxfbnVtYmVyGAcgASgJEhoKEmZpbmdlcnByaW50X3NoYTI1NhgIIAEoCRIUCgxjaGFpbl9sZW5ndGgYCSABKAUiZAoOUmVxdWVzdEZhaWx1cmUSDQoFc3RhZ2UYASABKAkSDAoEY29kZRgCIAEoCRIOCgZyZWFzb24YAyABKAkSEQoJdGltZWRfb3V0GAQgASgIEhIKCmVsYXBzZWRfbXMYBSABKAEiLQoLUHJveHlEZXRhaWwSEAoIcHJvdmlkZXIYASABKAkSDAoEa2luZBgCIAEoCSJCCg5DbGllbnRSZWRpcmVjdBIMCgRraW5kGAEgASgJEgsKA3VybBgCIAEoCRIVCg1kZWxheV9zZWNvbmRzGAMgASgBKmUKClNpdGVTdGF0dXMSGwoXU0lURV9TVEFUVVNfVU5TUEVDSUZJRUQQABIaCg5TSVRFX1NUQVRVU19VUBABGgaquxgCdXASHgoQU0lURV9TVEFUVVNfRE9XThACGgiquxgEZG93biqxAQoLRmFpbGVkU3RhZ2USHAoYRkFJTEVEX1NUQUdFX1VOU1BFQ0lGSUVEEAASHQoQRkFJTEVEX1NUQUdFX0ROUxABGgequxgDZG5zEiUKFEZBSUxFRF9TVEFHRV9DT05ORUNUEAIaC6q7GAdjb25uZWN0Eh0KEEZBSUxFRF9TVEFHRV9UTFMQAxoHqrsYA3RscxIfChFGQUlMRURfU1RBR0VfSFRUUBAEGgiquxgEaHR0cCrbAgoLQ2hhaW5TdGF0dXMSHAoYQ0hBSU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASJQoUQ0hBSU5fU1RBVFVTX0hFQUxUSFkQARoLqrsYB0hlYWx0aHkSOwofQ0hBSU5fU1RBVFVTX1JFRElSRUNUU19ERVRFQ1RFRBACGhaquxgSUmVkaXJlY3RzIGRldGVjdGVkEjEKGkNIQUlOX1NUQVRVU19SRURJUkVDVF9MT09QEAMaEaq7GA1SZWRpcmVjdCBsb29wEjsKH0NIQUlOX1NUQVRVU19UT09fTUFOWV9SRURJUkVDVFMQBBoWqrsYElRvbyBtYW55IHJlZGlyZWN0cxIzChtDSEFJTl9TVEFUVVNfUkVRVUVTVF9GQUlMRUQQBRoSqrsYDlJlcXVlc3QgZmFpbGVkEiUKFENIQUlOX1NUQVRVU19USU1FT1VUEAYaC6q7GAdUaW1lb3V0MocEChJEaWFnbm9zdGljc1NlcnZpY2USaAoJQ2hlY2tTaXRlEh0uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVxdWVzdBoeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlc3BvbnNlIhyC0+STAhYSFC9hcGkvdjEvaXMtc2l0ZS1kb3duEnkKDlRyYWNlUmVkaXJlY3RzEiIuc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNSZXF1ZXN0GiMuc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNSZXNwb25zZSIegtPkkwIYEhYvYXBpL3YxL3JlZGlyZWN0LWNoZWNrEnYKCkNoZWNrU2l0ZXMSHi5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVxdWVzdBofLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZXNSZXNwb25zZSIlgtPkkwIfOgEqIhovYXBpL3YxL2JhdGNoL2lzLXNpdGUtZG93bjABEpMBChNUcmFjZVJlZGlyZWN0c0JhdGNoEicuc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QaKC5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c0JhdGNoUmVzcG9uc2UiJ4LT5JMCIToBKiIcL2FwaS92MS9iYXRjaC9yZWRpcmVjdC1jaGVjazABYgZwcm90bzM", [file_google_api_annotations, file_sitediag_v1_options]);
 
 /**
  * Input of the is-site-down diagnostic.
@@ -27,6 +27,15 @@ export type CheckSiteRequest = Message<"sitediag.v1.CheckSiteRequest"> & {
    * @generated from field: string url = 1;
    */
   url: string;
+
+  /**
+   * Adds `details` to the result: every request made, its timings, TLS and
+   * certificate, the failure code. Same credits. Without it the result is
+   * exactly the contract's shape.
+   *
+   * @generated from field: optional bool details = 2;
+   */
+  details?: boolean | undefined;
 };
 
 /**
@@ -115,6 +124,14 @@ export type CheckSiteResponse = Message<"sitediag.v1.CheckSiteResponse"> & {
    * @generated from field: bool proxy_blocked = 10;
    */
   proxyBlocked: boolean;
+
+  /**
+   * Present only when the request asked for details; absent (not null) otherwise,
+   * so the contract's shape is unchanged.
+   *
+   * @generated from field: sitediag.v1.Details details = 11;
+   */
+  details?: Details | undefined;
 };
 
 /**
@@ -164,6 +181,13 @@ export type TraceRedirectsRequest = Message<"sitediag.v1.TraceRedirectsRequest">
    * @generated from field: string url = 1;
    */
   url: string;
+
+  /**
+   * Adds `details` to the result (see CheckSiteRequest.details). Same credits.
+   *
+   * @generated from field: optional bool details = 2;
+   */
+  details?: boolean | undefined;
 };
 
 /**
@@ -235,6 +259,13 @@ export type TraceRedirectsResponse = Message<"sitediag.v1.TraceRedirectsResponse
    * @generated from field: repeated sitediag.v1.TraceWarning warnings = 8;
    */
   warnings: TraceWarning[];
+
+  /**
+   * Present only when the request asked for details; absent (not null) otherwise.
+   *
+   * @generated from field: sitediag.v1.Details details = 9;
+   */
+  details?: Details | undefined;
 };
 
 /**
@@ -580,6 +611,426 @@ export type TraceExpectation = Message<"sitediag.v1.TraceExpectation"> & {
  */
 export const TraceExpectationSchema: GenMessage<TraceExpectation> = /*@__PURE__*/
   messageDesc(file_sitediag_v1_diagnostics, 13);
+
+/**
+ * Everything a person debugging a site wants to see: one entry per HTTP request
+ * the diagnostic made, in order, and what the diagnostic read beyond the contract.
+ *
+ * @generated from message sitediag.v1.Details
+ */
+export type Details = Message<"sitediag.v1.Details"> & {
+  /**
+   * Stable machine-readable code of what went wrong (dns_no_such_host,
+   * connect_refused, http_server_error, redirect_loop, ...); null when nothing did.
+   * README lists every code.
+   *
+   * @generated from field: optional string code = 1;
+   */
+  code?: string | undefined;
+
+  /**
+   * is-site-down: up to five; redirect-check: one per chain hop, plus the
+   * failed request when the chain ended in a failure, plus the extra GET that
+   * looked for a client-side redirect.
+   *
+   * @generated from field: repeated sitediag.v1.RequestDetail requests = 2;
+   */
+  requests: RequestDetail[];
+
+  /**
+   * A content-delivery or security proxy's signature on the answer; null when none matched.
+   *
+   * @generated from field: sitediag.v1.ProxyDetail proxy = 3;
+   */
+  proxy?: ProxyDetail | undefined;
+
+  /**
+   * A Refresh header or meta refresh that was seen and, as the contract says, not followed.
+   *
+   * @generated from field: sitediag.v1.ClientRedirect client_redirect = 4;
+   */
+  clientRedirect?: ClientRedirect | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.Details.
+ * Use `create(DetailsSchema)` to create a new message.
+ */
+export const DetailsSchema: GenMessage<Details> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 14);
+
+/**
+ * One HTTP request of a diagnostic.
+ *
+ * @generated from message sitediag.v1.RequestDetail
+ */
+export type RequestDetail = Message<"sitediag.v1.RequestDetail"> & {
+  /**
+   * The URL requested.
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * The method whose answer (or failure) this entry reports: HEAD or GET.
+   *
+   * @generated from field: string method = 2;
+   */
+  method: string;
+
+  /**
+   * True when a HEAD was tried first and this GET answered in its place.
+   *
+   * @generated from field: bool head_fallback = 3;
+   */
+  headFallback: boolean;
+
+  /**
+   * Address dialled; null when the request never reached a connection.
+   *
+   * @generated from field: optional string remote_address = 4;
+   */
+  remoteAddress?: string | undefined;
+
+  /**
+   * 4 or 6; null with remote_address.
+   *
+   * @generated from field: optional int32 ip_family = 5;
+   */
+  ipFamily?: number | undefined;
+
+  /**
+   * "1.1" or "2"; null when no response was received.
+   *
+   * @generated from field: optional string http_version = 6;
+   */
+  httpVersion?: string | undefined;
+
+  /**
+   * Status of the response; null when none was received.
+   *
+   * @generated from field: optional int32 status = 7;
+   */
+  status?: number | undefined;
+
+  /**
+   * Where the time of this request went.
+   *
+   * @generated from field: sitediag.v1.RequestTimings timings = 8;
+   */
+  timings?: RequestTimings | undefined;
+
+  /**
+   * HTTPS requests that got as far as a server certificate; null otherwise.
+   *
+   * @generated from field: sitediag.v1.TlsDetail tls = 9;
+   */
+  tls?: TlsDetail | undefined;
+
+  /**
+   * Why this request got no response; null when it did.
+   *
+   * @generated from field: sitediag.v1.RequestFailure failure = 10;
+   */
+  failure?: RequestFailure | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.RequestDetail.
+ * Use `create(RequestDetailSchema)` to create a new message.
+ */
+export const RequestDetailSchema: GenMessage<RequestDetail> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 15);
+
+/**
+ * Milliseconds with 0.1 ms precision; null for a phase that did not happen
+ * (dns for an IP literal, tls for http, first byte when none came).
+ *
+ * @generated from message sitediag.v1.RequestTimings
+ */
+export type RequestTimings = Message<"sitediag.v1.RequestTimings"> & {
+  /**
+   * Resolving the host name.
+   *
+   * @generated from field: optional double dns_ms = 1;
+   */
+  dnsMs?: number | undefined;
+
+  /**
+   * The TCP handshake of the address that answered.
+   *
+   * @generated from field: optional double connect_ms = 2;
+   */
+  connectMs?: number | undefined;
+
+  /**
+   * The TLS handshake.
+   *
+   * @generated from field: optional double tls_ms = 3;
+   */
+  tlsMs?: number | undefined;
+
+  /**
+   * From the request written to the first byte of the response.
+   *
+   * @generated from field: optional double first_byte_ms = 4;
+   */
+  firstByteMs?: number | undefined;
+
+  /**
+   * From the start of the request to its response head (or its failure).
+   *
+   * @generated from field: double total_ms = 5;
+   */
+  totalMs: number;
+};
+
+/**
+ * Describes the message sitediag.v1.RequestTimings.
+ * Use `create(RequestTimingsSchema)` to create a new message.
+ */
+export const RequestTimingsSchema: GenMessage<RequestTimings> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 16);
+
+/**
+ * The TLS session of an HTTPS request and the server's leaf certificate.
+ *
+ * @generated from message sitediag.v1.TlsDetail
+ */
+export type TlsDetail = Message<"sitediag.v1.TlsDetail"> & {
+  /**
+   * TLSv1.3, TLSv1.2; null when the handshake did not complete.
+   *
+   * @generated from field: optional string protocol = 1;
+   */
+  protocol?: string | undefined;
+
+  /**
+   * Cipher suite name; null when the handshake did not complete.
+   *
+   * @generated from field: optional string cipher = 2;
+   */
+  cipher?: string | undefined;
+
+  /**
+   * Protocol the server chose in ALPN (h2, http/1.1); null when none.
+   *
+   * @generated from field: optional string alpn = 3;
+   */
+  alpn?: string | undefined;
+
+  /**
+   * The leaf certificate the server sent, also when verification failed.
+   *
+   * @generated from field: sitediag.v1.Certificate certificate = 4;
+   */
+  certificate?: Certificate | undefined;
+
+  /**
+   * OpenSSL/Node verification code (CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID, ...);
+   * null when the certificate verified. Nothing is sent over a connection that failed it.
+   *
+   * @generated from field: optional string verify_error = 5;
+   */
+  verifyError?: string | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.TlsDetail.
+ * Use `create(TlsDetailSchema)` to create a new message.
+ */
+export const TlsDetailSchema: GenMessage<TlsDetail> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 17);
+
+/**
+ * A certificate as people read it.
+ *
+ * @generated from message sitediag.v1.Certificate
+ */
+export type Certificate = Message<"sitediag.v1.Certificate"> & {
+  /**
+   * Common name of the subject.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * Common name and organisation of the issuer, e.g. "R3, Let's Encrypt".
+   *
+   * @generated from field: string issuer = 2;
+   */
+  issuer: string;
+
+  /**
+   * Subject alternative names as the certificate lists them (DNS:example.com, IP Address:...).
+   *
+   * @generated from field: repeated string subject_alt_names = 3;
+   */
+  subjectAltNames: string[];
+
+  /**
+   * ISO-8601.
+   *
+   * @generated from field: string valid_from = 4;
+   */
+  validFrom: string;
+
+  /**
+   * ISO-8601.
+   *
+   * @generated from field: string valid_to = 5;
+   */
+  validTo: string;
+
+  /**
+   * Whole days until valid_to; negative once expired.
+   *
+   * @generated from field: int32 days_remaining = 6;
+   */
+  daysRemaining: number;
+
+  /**
+   * Upper-case hex.
+   *
+   * @generated from field: string serial_number = 7;
+   */
+  serialNumber: string;
+
+  /**
+   * Colon-separated upper-case hex.
+   *
+   * @generated from field: string fingerprint_sha256 = 8;
+   */
+  fingerprintSha256: string;
+
+  /**
+   * Certificates the server sent, leaf included.
+   *
+   * @generated from field: int32 chain_length = 9;
+   */
+  chainLength: number;
+};
+
+/**
+ * Describes the message sitediag.v1.Certificate.
+ * Use `create(CertificateSchema)` to create a new message.
+ */
+export const CertificateSchema: GenMessage<Certificate> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 18);
+
+/**
+ * Why a request got no response.
+ *
+ * @generated from message sitediag.v1.RequestFailure
+ */
+export type RequestFailure = Message<"sitediag.v1.RequestFailure"> & {
+  /**
+   * dns, connect, tls or http.
+   *
+   * @generated from field: string stage = 1;
+   */
+  stage: string;
+
+  /**
+   * Stable code, as Details.code.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * Short human sentence, as is-site-down's reason.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * True when the per-request timeout or the trace's budget ended it.
+   *
+   * @generated from field: bool timed_out = 4;
+   */
+  timedOut: boolean;
+
+  /**
+   * Milliseconds from the start of the request until the failure was known.
+   *
+   * @generated from field: double elapsed_ms = 5;
+   */
+  elapsedMs: number;
+};
+
+/**
+ * Describes the message sitediag.v1.RequestFailure.
+ * Use `create(RequestFailureSchema)` to create a new message.
+ */
+export const RequestFailureSchema: GenMessage<RequestFailure> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 19);
+
+/**
+ * Which proxy or CDN answered, and what its answer means.
+ *
+ * @generated from message sitediag.v1.ProxyDetail
+ */
+export type ProxyDetail = Message<"sitediag.v1.ProxyDetail"> & {
+  /**
+   * The provider whose signature matched (cloudflare, akamai, ...).
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * challenge, block, origin_error or unknown.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+};
+
+/**
+ * Describes the message sitediag.v1.ProxyDetail.
+ * Use `create(ProxyDetailSchema)` to create a new message.
+ */
+export const ProxyDetailSchema: GenMessage<ProxyDetail> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 20);
+
+/**
+ * A client-side redirect that was reported, not followed (spec 4.2.4).
+ *
+ * @generated from message sitediag.v1.ClientRedirect
+ */
+export type ClientRedirect = Message<"sitediag.v1.ClientRedirect"> & {
+  /**
+   * refresh_header or meta_refresh.
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * Target, resolved against the page's URL.
+   *
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * Seconds the page asks to wait before going.
+   *
+   * @generated from field: double delay_seconds = 3;
+   */
+  delaySeconds: number;
+};
+
+/**
+ * Describes the message sitediag.v1.ClientRedirect.
+ * Use `create(ClientRedirectSchema)` to create a new message.
+ */
+export const ClientRedirectSchema: GenMessage<ClientRedirect> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 21);
 
 /**
  * Outcome of a site check.

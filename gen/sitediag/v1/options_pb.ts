@@ -11,7 +11,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file sitediag/v1/options.proto.
  */
 export const file_sitediag_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChlzaXRlZGlhZy92MS9vcHRpb25zLnByb3RvEgtzaXRlZGlhZy52MTpCCgpyZXN0X3ZhbHVlEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYtYcDIAEoCVIJcmVzdFZhbHVlOlAKFHJlc3RfbnVsbF93aGVuX2VtcHR5Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi2hwMgASgIUhFyZXN0TnVsbFdoZW5FbXB0eWIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("ChlzaXRlZGlhZy92MS9vcHRpb25zLnByb3RvEgtzaXRlZGlhZy52MTpCCgpyZXN0X3ZhbHVlEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYtYcDIAEoCVIJcmVzdFZhbHVlOlAKFHJlc3RfbnVsbF93aGVuX2VtcHR5Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi2hwMgASgIUhFyZXN0TnVsbFdoZW5FbXB0eTpSChVyZXN0X29taXRfd2hlbl9hYnNlbnQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLeHAyABKAhSEnJlc3RPbWl0V2hlbkFic2VudGIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * The exact string the REST door shows for this value ("up", "Redirects detected").
@@ -30,4 +30,14 @@ export const rest_value: GenExtension<EnumValueOptions, string> = /*@__PURE__*/
  */
 export const rest_null_when_empty: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
   extDesc(file_sitediag_v1_options, 1);
+
+/**
+ * The REST door leaves an unset message field out of the JSON entirely
+ * (instead of rendering null): for additions beyond the contract's shape,
+ * such as `details`, present only when asked for.
+ *
+ * @generated from extension: bool rest_omit_when_absent = 50103;
+ */
+export const rest_omit_when_absent: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
+  extDesc(file_sitediag_v1_options, 2);
 

@@ -14,7 +14,7 @@ import {
 import { isReflectMessage, reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
-import { rest_null_when_empty, rest_value } from "../../../gen/sitediag/v1/options_pb.js";
+import { rest_null_when_empty, rest_omit_when_absent, rest_value } from "../../../gen/sitediag/v1/options_pb.js";
 
 /** A response message the REST door cannot show as the contract says; a defect on the server side. */
 export class RestRenderError extends Error {
@@ -33,6 +33,8 @@ export class RestRenderError extends Error {
  * - every field appears, under its JSON name, in declaration order;
  * - a field with explicit presence (`optional`, a message, a oneof member)
  *   that is unset is `null`;
+ * - an unset message field that carries (sitediag.v1.rest_omit_when_absent)
+ *   is left out: additions beyond the contract (`details`) appear only when asked for;
  * - a repeated field is an array, `[]` when empty, or `null` when empty if the
  *   field carries (sitediag.v1.rest_null_when_empty);
  * - an enum shows its value's (sitediag.v1.rest_value) string; a value without
@@ -48,6 +50,7 @@ export function renderMessage(schema: DescMessage, message: Message): JsonObject
 function renderReflected(source: ReflectMessage): JsonObject {
   const out: JsonObject = {};
   for (const field of source.desc.fields) {
+    if (field.fieldKind === "message" && !source.isSet(field) && omitWhenAbsent(field)) continue;
     out[field.jsonName] = renderField(source, field);
   }
   return out;
@@ -115,6 +118,7 @@ function renderEnum(desc: DescEnum, number: unknown, where: string): JsonValue {
 // Options are read off the descriptors once: getOption decodes them anew on every call.
 const restValues = new WeakMap<DescEnumValue, string | undefined>();
 const nullsWhenEmpty = new WeakMap<DescField, boolean>();
+const omissions = new WeakMap<DescField, boolean>();
 
 /** The enum value's REST string (sitediag.v1.rest_value), or undefined when it has none. */
 export function restValueOf(value: DescEnumValue): string | undefined {
@@ -127,6 +131,15 @@ function nullWhenEmpty(field: DescField): boolean {
   if (flag === undefined) {
     flag = getOption(field, rest_null_when_empty);
     nullsWhenEmpty.set(field, flag);
+  }
+  return flag;
+}
+
+function omitWhenAbsent(field: DescField): boolean {
+  let flag = omissions.get(field);
+  if (flag === undefined) {
+    flag = getOption(field, rest_omit_when_absent);
+    omissions.set(field, flag);
   }
   return flag;
 }
