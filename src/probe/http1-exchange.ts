@@ -3,7 +3,7 @@ import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-pre
 import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "./hop-trace.js";
 import { ProbeProtocolError } from "./probe-error.js";
-import { findHeadEnd, parseResponseHead, type ResponseHead } from "./response-head.js";
+import { findHeadEnd, parseResponseHead, skipEmptyLines, type ResponseHead } from "./response-head.js";
 
 /** What the buffer starts at; it doubles as bytes arrive, never past what the head limit needs. */
 const INITIAL_BUFFER_BYTES = 4_096;
@@ -37,7 +37,7 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       if (settled || final === null) return;
       settled = true;
       cleanup();
-      resolve({ head: final.head, httpVersion: final.head.version, headAt: final.headAt, bodyPrefix: final.reader.result() });
+      resolve({ head: final.head, httpVersion: final.head.version, headAt: final.headAt, bodyPrefix: request.bodyPrefixBytes > 0 ? final.reader.result() : null });
     };
     const fail = (error: unknown) => {
       if (settled) return;
@@ -62,6 +62,7 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
     const readHeads = (): boolean => {
       for (;;) {
         const view = buffer.subarray(0, length);
+        headStart = skipEmptyLines(view, headStart);
         const end = findHeadEnd(view, headStart, scanFrom);
         // Every head so far counts: interim heads cannot be used to stream headers forever.
         if ((end === -1 ? length : end) > request.maxHeadBytes) {

@@ -41,8 +41,7 @@ export function exchangeHttp2(socket: TLSSocket, request: ExchangeRequest): Prom
       if (settled || final === null) return;
       settled = true;
       done();
-      const wanted = request.bodyPrefixBytes > 0 && !hasNoBody(request.method, final.head.status);
-      resolve({ head: final.head, httpVersion: "2", headAt: final.headAt, bodyPrefix: wanted ? concat(parts, kept) : null });
+      resolve({ head: final.head, httpVersion: "2", headAt: final.headAt, bodyPrefix: request.bodyPrefixBytes > 0 ? concat(parts, kept) : null });
     };
     const fail = (error: unknown) => {
       if (settled) return;

@@ -13,7 +13,10 @@
  *   (§5.1); values are VCHAR, obs-text, SP and HTAB only (no NUL, CR, other
  *   controls, DEL).
  * - The version is HTTP/1.0 or HTTP/1.1; the status is exactly three digits,
- *   100 to 999; the reason phrase is HTAB, SP, VCHAR and obs-text.
+ *   100 to 999; the reason phrase is any bytes but CR and LF (clients ignore
+ *   it, RFC 9112 §4; llhttp takes control bytes there too).
+ * - Empty lines before a status line are skipped (skipEmptyLines), as llhttp
+ *   skips them.
  * - Framing fields (Content-Length, Transfer-Encoding) are judged only by the
  *   body reader, and only when a body is read.
  */
@@ -52,6 +55,13 @@ export function findHeadEnd(buffer: Uint8Array, from: number, scanFrom: number):
     if (lineStart === from || buffer[lineStart - 1] === LF) return i + 1;
   }
   return -1;
+}
+
+/** The index of the first byte at or after `from` that is not CR or LF: where the next status line starts. */
+export function skipEmptyLines(buffer: Uint8Array, from: number): number {
+  let at = from;
+  while (at < buffer.length && (buffer[at] === CR || buffer[at] === LF)) at++;
+  return at;
 }
 
 /** Parses a complete head (status line, field lines, empty line) as found by findHeadEnd. */
@@ -117,7 +127,8 @@ function parseStatusLine(line: Uint8Array): { version: "1.0" | "1.1"; status: nu
   const version = line[7] === 0x31 ? "1.1" : "1.0";
   if (line.length === 12) return { version, status, statusText: "" };
   if (line[12] !== SP) return "a status code that is not three digits";
-  for (let i = 13; i < line.length; i++) if (!isTextByte(line[i] as number)) return "an invalid byte in the reason phrase";
+  // Any byte but CR and LF (already gone): clients ignore the phrase (RFC 9112 §4), llhttp takes
+  // control bytes there, and no site should be down for the words after its status code.
   return { version, status, statusText: latin1(line.subarray(13)) };
 }
 
