@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_INTERIM_RESPONSES } from "../../src/probe/exchange-types.js";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
+import { createProber } from "../../src/probe/prober.js";
+import { USER_AGENT } from "../../src/version.js";
 import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
 import { checkedResult, createTestEnv, loopbackProber, type TestEnv } from "../fixtures/test-env.js";
 
@@ -16,6 +18,8 @@ const ANSWERS: Readonly<Record<string, string>> = {
   "/landed": ok,
   "/interim-at-limit": `${"HTTP/1.1 100 Continue\r\n\r\n".repeat(MAX_INTERIM_RESPONSES)}${ok}`,
   "/interim-flood": `${"HTTP/1.1 100 Continue\r\n\r\n".repeat(MAX_INTERIM_RESPONSES + 1)}${ok}`,
+  // Three interim heads of ~600 bytes each, then a small final head: over 1 KiB only all together.
+  "/heavy-interim": `${`HTTP/1.1 103 Early Hints\r\nlink: <${"x".repeat(560)}>\r\n\r\n`.repeat(3)}${ok}`,
   "/switching": "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n",
   "/bare-lf": "HTTP/1.1 200 OK\ncontent-type: text/plain\ncontent-length: 2\n\nok",
   "/mixed-endings": "HTTP/1.1 301 Moved\r\nlocation: /landed\ncontent-length: 0\r\n\n",
@@ -77,6 +81,17 @@ describe("interim (1xx) responses are skipped until the final one", () => {
   it(`takes up to ${MAX_INTERIM_RESPONSES} interim responses, and refuses one more`, async () => {
     expect((await response("/interim-at-limit")).status).toBe(200);
     expect(await failure("/interim-flood")).toMatchObject({ stage: "http", cause: "TOO_MANY_INTERIM_RESPONSES", reason: "The server sent too many interim (1xx) responses", timedOut: false });
+  });
+
+  it("interim heads count against the head limit, with the final one", async () => {
+    const small = createProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [], userAgent: USER_AGENT, maxResponseHeadBytes: 1_024 });
+    try {
+      const outcome = await small.hop({ url: new URL(url("/heavy-interim")), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } });
+      expect(outcome).toMatchObject({ kind: "failure", failure: { stage: "http", cause: "UND_ERR_HEADERS_OVERFLOW" } });
+      expect(await small.hop({ url: new URL(url("/continue")), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } })).toMatchObject({ kind: "response" });
+    } finally {
+      await small.close();
+    }
   });
 
   it("a 101 nobody asked for is an invalid response", async () => {
