@@ -9,6 +9,9 @@ import type { ResponseHead } from "./response-head.js";
  */
 export const MAX_INTERIM_RESPONSES = 8;
 
+/** The most body a hop reads, whatever it is asked for: every input is bounded before it is used. */
+export const MAX_BODY_PREFIX_BYTES = 1024 * 1024;
+
 /** What one request over an established connection needs. */
 export interface ExchangeRequest {
   readonly url: URL;

@@ -18,7 +18,7 @@ export interface HopRequest {
   readonly signal?: AbortSignal;
   /**
    * Body bytes to read after the head (decoded from chunked), within the
-   * hop's own deadline; 0 or undefined reads no body.
+   * hop's own deadline, at most 1 MiB; 0 or undefined reads no body.
    */
   readonly bodyPrefixBytes?: number;
   /** A Cookie header value from the check's own jar; never logged. */

@@ -4,7 +4,7 @@ import type { Socket } from "node:net";
 import type { SecureContext, TLSSocket } from "node:tls";
 import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
 import { openPinned } from "./connector.js";
-import type { ExchangeRequest, Exchanged } from "./exchange-types.js";
+import { MAX_BODY_PREFIX_BYTES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { describeFailure, errorCodeOf } from "./failure-causes.js";
 import { exchangeHttp1 } from "./http1-exchange.js";
 import { exchangeHttp2 } from "./http2-exchange.js";
@@ -102,7 +102,7 @@ async function fetchHead(
       method: request.method,
       headers: requestHeaders(deps, request),
       maxHeadBytes: deps.maxResponseHeadBytes,
-      bodyPrefixBytes: request.bodyPrefixBytes ?? 0,
+      bodyPrefixBytes: bodyPrefixBytes(request),
       signal,
       trace,
     };
@@ -115,6 +115,11 @@ async function fetchHead(
     // The hop owns its connection: nothing is pooled, nothing outlives the hop.
     socket?.destroy();
   }
+}
+
+function bodyPrefixBytes(request: HopRequest): number {
+  const asked = request.bodyPrefixBytes ?? 0;
+  return Number.isFinite(asked) && asked > 0 ? Math.min(Math.floor(asked), MAX_BODY_PREFIX_BYTES) : 0;
 }
 
 function requestHeaders(deps: HopDeps, request: HopRequest): (readonly [string, string])[] {

@@ -89,6 +89,10 @@ describe("body prefix over HTTP/1.1", () => {
     expect(await prefix(endless.url, 64 * 1024)).toBe("a".repeat(64 * 1024));
   });
 
+  it("never reads more than 1 MiB, whatever it is asked for", async () => {
+    expect((await prefix(endless.url, 10 * 1024 * 1024))?.length).toBe(1024 * 1024);
+  });
+
   it("a body that stalls ends at the hop's deadline with what arrived, and the hop still answers", async () => {
     const { port } = stalled.address() as AddressInfo;
     expect(await prefix(`http://127.0.0.1:${port}/`, 64 * 1024, "GET", 300)).toBe("0123456789");
