@@ -37,6 +37,12 @@ async function startH2Only(): Promise<{ url: (path: string) => string; methods: 
       return stream.end("<html><meta http-equiv=refresh content=0;url=/next></html>") as unknown as void;
     }
     if (path === "/reset") return stream.close(7);
+    if (path === "/hang") return;
+    if (path === "/gate") {
+      if (String(headers.cookie ?? "").includes("g=1")) return stream.respond({ ":status": 200 }, { endStream: true });
+      return stream.respond({ ":status": 302, location: "/gate", "set-cookie": "g=1; Path=/; Secure; HttpOnly" }, { endStream: true });
+    }
+    if (path === "/no-head") return stream.respond({ ":status": headers[":method"] === "HEAD" ? 405 : 200 }, { endStream: true });
     const head = headers[":method"] === "HEAD";
     stream.respond({ ":status": 200, "set-cookie": ["a=1; Path=/", "b=2; Path=/"] }, { endStream: head });
     if (!head) stream.end("ok");
@@ -112,6 +118,23 @@ describe("a server that offers only h2 in ALPN", () => {
     const port = Number(new URL(h2.url("/")).port);
     const trace = await traceResult(h2.url("/old"), traceEnv(prober, { tracePorts: [port] }));
     expect(trace).toMatchObject({ chainStatus: "Redirects detected", finalStatus: 200, redirects: 1 });
+  });
+
+  it("sends the check's cookies over HTTP/2 too: a cookie gate is up", async () => {
+    expect(await checkedResult(h2.url("/gate"), env)).toMatchObject({ status: "up", statusCode: 200, redirectHops: [{ status: 302 }] });
+    expect(h2.methods).toContain("GET /gate cookie=g=1");
+  });
+
+  it("times out at the http stage, as over HTTP/1.1", async () => {
+    const outcome = await prober.hop({ url: new URL(h2.url("/hang")), method: "GET", timeoutMs: 300, ports: { kind: "fetch-safe" } });
+    expect(outcome).toMatchObject({ kind: "failure", failure: { stage: "http", cause: "UND_ERR_HEADERS_TIMEOUT", timedOut: true } });
+  });
+
+  it("redirect-check falls back from a refused HEAD to GET, as over HTTP/1.1", async () => {
+    const port = Number(new URL(h2.url("/")).port);
+    const trace = await traceResult(h2.url("/no-head"), traceEnv(prober, { tracePorts: [port] }));
+    expect(trace).toMatchObject({ chainStatus: "Healthy", finalStatus: 200 });
+    expect(trace.warnings.map((warning) => warning.code)).toContain("head_refused_get_used");
   });
 
   it("skips an interim 103 Early Hints", async () => {
