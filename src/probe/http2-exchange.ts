@@ -52,18 +52,17 @@ export function exchangeHttp2(socket: TLSSocket, request: ExchangeRequest): Prom
     };
     const onAbort = () => (final !== null ? succeed() : fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed")));
 
+    // A GOAWAY before our stream was answered surfaces as the stream's close or error.
     session.on("error", (error: unknown) => fail(sessionError(error)));
-    // A GOAWAY before our stream was answered: the stream's close reports it.
-    session.on("goaway", () => undefined);
 
     const headers: Record<string, string> = { ":method": request.method, ":path": `${url.pathname}${url.search}`, ":scheme": "https", ":authority": url.host };
     for (const [name, value] of request.headers) headers[name] = value;
     request.trace.requestSentAt = now();
     const stream = session.request(headers, { endStream: true });
 
-    stream.on("headers", (informational: IncomingHttpHeaders) => {
+    // Node emits "headers" on a client stream only for interim (1xx) responses.
+    stream.on("headers", () => {
       request.trace.firstByteAt ??= now();
-      void informational;
       interim++;
       if (interim > MAX_INTERIM_RESPONSES) fail(new ProbeProtocolError("TOO_MANY_INTERIM_RESPONSES", `more than ${MAX_INTERIM_RESPONSES} interim responses`));
     });
