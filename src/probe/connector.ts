@@ -1,9 +1,11 @@
+import type { X509Certificate } from "node:crypto";
 import { connect as netConnect, type LookupFunction, type Socket } from "node:net";
 import { connect as tlsConnect, type SecureContext, type TLSSocket } from "node:tls";
 import { isIP } from "node:net";
 import type { buildConnector } from "undici";
 import type { AddressPolicy } from "./address-policy.js";
 import type { TlsSummary } from "./hop-types.js";
+import { describeTls, verificationError } from "./tls-detail.js";
 import { now, type HopTrace } from "./hop-trace.js";
 import { formatIp, parseIp } from "./ip-address.js";
 import type { ResolvedAddress } from "./resolver.js";
@@ -73,7 +75,17 @@ async function establish(plan: DialPlan, trace: HopTrace, policy: AddressPolicy,
   trace.phase = "tls";
   const secure = await handshake(socket, plan, signal);
   trace.tlsDoneAt = now();
-  trace.tls = summariseTls(secure);
+  const verifyError = verificationError(secure);
+  // Read once: Node hands the peer certificate out a single time per socket.
+  const certificate = secure.getPeerX509Certificate();
+  trace.tlsDetail = describeTls(secure, certificate, verifyError);
+  if (verifyError !== null) {
+    // Verified here rather than by OpenSSL's rejection so the leaf can be shown;
+    // the socket is destroyed before anything is written to it.
+    secure.destroy();
+    throw Object.assign(new Error(`certificate verification failed: ${verifyError}`), { code: verifyError });
+  }
+  trace.tls = summariseTls(secure, certificate);
   return secure;
 }
 
@@ -153,7 +165,10 @@ function handshake(socket: Socket, plan: DialPlan, signal: AbortSignal): Promise
       host: plan.hostname,
       ...(plan.secureContext === undefined ? {} : { secureContext: plan.secureContext }),
       ALPNProtocols: ["http/1.1"],
-      rejectUnauthorized: true,
+      // Node still runs the chain and host name checks and reports them in
+      // `authorized` / `authorizationError`; establish() refuses on them after
+      // keeping the certificate, which a rejected handshake would lose.
+      rejectUnauthorized: false,
     });
     const onAbort = () => {
       secure.destroy();
@@ -177,8 +192,7 @@ function handshake(socket: Socket, plan: DialPlan, signal: AbortSignal): Promise
   });
 }
 
-function summariseTls(socket: TLSSocket): TlsSummary | null {
-  const certificate = socket.getPeerX509Certificate();
+function summariseTls(socket: TLSSocket, certificate: X509Certificate | undefined): TlsSummary | null {
   if (certificate === undefined) return null;
   return {
     protocol: socket.getProtocol() ?? "unknown",

@@ -5,7 +5,8 @@ import { Client, errors } from "undici";
 import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
 import { ConnectorError, pinnedConnector } from "./connector.js";
 import { describeFailure, errorCodeOf } from "./failure-causes.js";
-import type { HopOutcome, HopRequest, HopResponse, HopTimings } from "./hop-types.js";
+import type { HopOutcome, HopRequest, HopResponse, HopTimings, PartialTimings } from "./hop-types.js";
+import { readBodyPrefix } from "./body-prefix.js";
 import { now, startTrace, type HopTrace } from "./hop-trace.js";
 import { locationText } from "./location-header.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
@@ -116,10 +117,12 @@ async function fetchHead(
       signal,
     });
     const headAt = now();
-    // The body is never read: a gigabyte stream costs what is already buffered.
     response.body.on("error", () => undefined);
+    // Only a bounded prefix, and only when asked: a gigabyte stream costs what is already buffered.
+    const wanted = request.bodyPrefixBytes ?? 0;
+    const bodyPrefix = wanted > 0 ? await readBodyPrefix(response.body, wanted, signal) : null;
     response.body.destroy(BODY_UNREAD);
-    return { kind: "response", response: hopResponse(url, response, trace, headAt) };
+    return { kind: "response", response: hopResponse(url, request.method, response, trace, headAt, bodyPrefix) };
   } catch (error) {
     const cause = trace.connectError !== null && !(trace.connectError.error instanceof ConnectorError && trace.connectError.error.code === "ABORTED")
       ? trace.connectError.error
@@ -138,7 +141,7 @@ interface HeadData {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-function hopResponse(url: URL, head: HeadData, trace: HopTrace, headAt: number): HopResponse {
+function hopResponse(url: URL, method: HopRequest["method"], head: HeadData, trace: HopTrace, headAt: number, bodyPrefix: Uint8Array | null): HopResponse {
   const headers: Record<string, string | readonly string[]> = {};
   for (const [name, value] of Object.entries(head.headers)) if (value !== undefined) headers[name.toLowerCase()] = value;
   const rawLocation = headers.location;
@@ -147,6 +150,9 @@ function hopResponse(url: URL, head: HeadData, trace: HopTrace, headAt: number):
   const remote = trace.remote ?? { address: "", family: 4 as const };
   return {
     url: url.href,
+    method,
+    // undici's Client speaks HTTP/1.1 only, and ALPN offers nothing else.
+    httpVersion: "1.1",
     status: head.statusCode,
     statusText: head.statusText !== undefined && head.statusText !== "" ? head.statusText : (STATUS_CODES[head.statusCode] ?? ""),
     headers,
@@ -156,6 +162,8 @@ function hopResponse(url: URL, head: HeadData, trace: HopTrace, headAt: number):
     remoteFamily: remote.family,
     timings: timings(trace, headAt),
     tls: trace.tls,
+    tlsDetail: trace.tlsDetail,
+    bodyPrefix,
   };
 }
 
@@ -182,6 +190,7 @@ function timings(trace: HopTrace, headAt: number): HopTimings {
 function failure(trace: HopTrace, error: unknown, aborted: boolean): HopOutcome {
   return {
     kind: "failure",
+    trace: { remoteFamily: trace.remote?.family ?? null, timings: partialTimings(trace), tls: trace.tlsDetail },
     failure: describeFailure({
       phase: trace.phase,
       code: errorCodeOf(error),
@@ -189,6 +198,17 @@ function failure(trace: HopTrace, error: unknown, aborted: boolean): HopOutcome 
       elapsedMs: round(now() - trace.startedAt),
       remoteAddress: trace.remote?.address ?? null,
     }),
+  };
+}
+
+/** The phases a failed hop completed; the one it failed in is left null (its time is in elapsedMs). */
+function partialTimings(trace: HopTrace): PartialTimings {
+  const span = (from: number | null, to: number | null) => (from === null || to === null ? null : round(to - from));
+  return {
+    dnsMs: span(trace.startedAt, trace.dnsDoneAt),
+    connectMs: span(trace.connectStartedAt, trace.tcpConnectedAt),
+    tlsMs: span(trace.tcpConnectedAt, trace.tlsDoneAt),
+    firstByteMs: span(trace.requestSentAt, trace.firstByteAt),
   };
 }
 
