@@ -1,4 +1,5 @@
 import type { PolicyRefusal } from "../probe/refusal.js";
+import type { DiagnosticDetails } from "./details-types.js";
 import type { TraceWarning } from "./warnings.js";
 
 /** Overall outcome of a trace, spelled exactly as the public contract (spec §2.3) shows it. */
@@ -48,6 +49,8 @@ export interface RedirectTraceResult {
   readonly chainStatus: ChainStatusName;
   readonly chain: readonly TraceHop[];
   readonly warnings: readonly TraceWarning[];
+  /** Only when the trace was asked for details: absent otherwise, so the plain result keeps its shape. */
+  readonly details?: DiagnosticDetails;
 }
 
 /**

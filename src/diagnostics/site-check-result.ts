@@ -1,6 +1,7 @@
 import type { FailureStage } from "../probe/failure.js";
 import type { HopOutcome } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
+import type { DiagnosticDetails } from "./details-types.js";
 
 /** One redirecting response (spec §2.2 redirectHops item). */
 export interface SiteRedirectHop {
@@ -32,6 +33,8 @@ export interface SiteCheckResult {
   readonly proxyProvider: string | null;
   /** Every request in order, with its full outcome (timings, addresses, TLS). */
   readonly attempts: readonly SiteCheckAttempt[];
+  /** Only when the check was asked for details: absent otherwise, so the plain result keeps its shape. */
+  readonly details?: DiagnosticDetails;
 }
 
 /**

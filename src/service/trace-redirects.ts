@@ -10,13 +10,14 @@ import {
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { traceRedirects, type ChainStatusName, type RedirectTraceResult } from "../diagnostics/redirect-trace.js";
+import { detailsMessage } from "./details-message.js";
 
 /** The TraceRedirects RPC: validate the input, run the trace, map the result to the message. */
 export function createTraceRedirectsHandler(env: DiagnosticEnv) {
   return async (request: TraceRedirectsRequest, context: HandlerContext): Promise<TraceRedirectsResponse> => {
     let outcome: Awaited<ReturnType<typeof traceRedirects>>;
     try {
-      outcome = await traceRedirects(request.url, env, context.signal);
+      outcome = await traceRedirects(request.url, env, context.signal, { details: request.details === true });
     } catch (cause) {
       // Whatever a target does ends in a result; a throw is a defect of ours, reported
       // as such (a 500), without its internal message reaching the caller.
@@ -68,5 +69,6 @@ export function toTraceRedirectsResponse(result: RedirectTraceResult): TraceRedi
     warnings: result.warnings.map((warning) =>
       create(TraceWarningSchema, { code: warning.code, message: warning.message, hop: warning.hop ?? undefined }),
     ),
+    details: result.details === undefined ? undefined : detailsMessage(result.details),
   });
 }
