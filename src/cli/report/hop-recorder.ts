@@ -31,7 +31,9 @@ export function createHopRecorder(inner: Prober): HopRecorder {
       screen: (url, ports) => inner.screen(url, ports),
       hop: async (request) => {
         const outcome = await inner.hop(request);
-        hops.push({ url: request.url.href, method: request.method, outcome });
+        // A request that reads a body is the detailed trace's extra GET of the final
+        // page (client-side redirects), not a position of the chain; details lists it.
+        if (request.bodyPrefixBytes === undefined) hops.push({ url: request.url.href, method: request.method, outcome });
         return outcome;
       },
       close: () => inner.close(),

@@ -1,4 +1,5 @@
 import type { ChainStatusName, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
+import { certificateLines, detailsRows } from "./details-lines.js";
 import { addressCell, answerCell, tlsLines, urlCell } from "./hop-cells.js";
 import type { RecordedHop } from "./hop-recorder.js";
 import type { Paint } from "./paint.js";
@@ -18,7 +19,7 @@ export const HEALTHY_CHAINS: ReadonlySet<ChainStatusName> = new Set(["Healthy", 
 export function renderTrace(result: RedirectTraceResult, positions: readonly RecordedHop[], paint: Paint): string {
   const healthy = HEALTHY_CHAINS.has(result.chainStatus);
   const verdict = paint.strong(healthy ? paint.good(result.chainStatus) : paint.bad(result.chainStatus));
-  return `${verdict}  ${result.input}\n${summary(result, paint)}\n${hopTable(result.chain, positions, paint)}${tlsLines(tlsRequests(positions), paint)}${warnings(result, paint)}`;
+  return `${verdict}  ${result.input}\n${summary(result, paint)}\n${hopTable(result.chain, positions, paint)}${tlsLines(tlsRequests(positions), paint)}${certificateLines(result.details, paint)}${warnings(result, paint)}`;
 }
 
 function summary(result: RedirectTraceResult, paint: Paint): string {
@@ -30,6 +31,7 @@ function summary(result: RedirectTraceResult, paint: Paint): string {
   rows.push(["final URL", `${result.finalUrl}${final}`]);
   rows.push(["redirects", String(result.redirects)]);
   rows.push(["total time", `${result.totalTimeMs} ms`]);
+  rows.push(...detailsRows(result.details, paint));
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
 }
 
