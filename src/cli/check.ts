@@ -3,7 +3,7 @@ import { checkSite } from "../diagnostics/site-check.js";
 import { renderMessage } from "../server/rest/rest-render.js";
 import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
-import { EXIT, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
+import { EXIT, reportInterrupted, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { renderSiteCheck } from "./report/site-check-report.js";
 
 const HELP = `usage: sitediag check [--json] URL
@@ -31,6 +31,7 @@ export const checkCommand = {
       // The report always shows details; --json only when asked, so it stays the API's plain answer.
       const outcome = await checkSite(args.target, env, signal, { details: !args.json || args.details });
       if (outcome.kind === "refused") return reportRefusal(outcome.refusal, io);
+      if (outcome.kind === "cancelled") return reportInterrupted(io);
       const { result } = outcome;
       io.stdout.write(args.json ? `${JSON.stringify(renderMessage(CheckSiteResponseSchema, siteCheckMessage(result)))}\n` : renderSiteCheck(result, paint));
       return result.status === "up" ? EXIT.healthy : EXIT.broken;

@@ -38,9 +38,11 @@ export interface SiteCheckResult {
 }
 
 /**
- * A check either ran (whatever the target's state) or its input was refused
- * before anything was sent to the target: a 400 naming the rule.
+ * A check ran (whatever the target's state), or its input was refused before
+ * anything was sent to the target (a 400 naming the rule), or the caller's
+ * signal ended it. The same three outcomes as redirect-check's.
  */
 export type SiteCheckOutcome =
-  | { readonly kind: "checked"; readonly result: SiteCheckResult }
-  | { readonly kind: "refused"; readonly refusal: PolicyRefusal };
+  | { readonly kind: "result"; readonly result: SiteCheckResult }
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  | { readonly kind: "cancelled"; readonly reason: unknown };

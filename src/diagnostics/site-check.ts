@@ -39,7 +39,8 @@ const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
  * Is this site up or down, and why (spec §2.2, §4.1)? GETs the URL, following
  * redirects for at most SITE_CHECK.maxRequests requests, each limited to
  * env.siteTimeoutMs. Never throws for the target's sake: a down target is a
- * result. Throws only when `signal` ends the check or the prober breaks.
+ * result, and a check `signal` ended is `cancelled` (the same dialect as
+ * redirect-check). Throws only when the prober breaks.
  */
 export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortSignal, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
   const start = screenInput(raw, env);
@@ -58,7 +59,8 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortS
       // Which GET is the last is known only from its status, so each reads a bounded prefix.
       ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES } : {}),
     });
-    signal?.throwIfAborted();
+    // Whoever gave the signal has gone: there is nobody to tell the result to.
+    if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
     run.attempts.push({ url: url.href, outcome });
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
 
@@ -125,7 +127,7 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   });
   // Present only when asked for, so a plain result keeps exactly its shape.
   const checked = (result: SiteCheckResult, details: Omit<DiagnosticDetails, "requests">): SiteCheckOutcome => ({
-    kind: "checked",
+    kind: "result",
     result: withDetails ? { ...result, details: { ...details, requests: [...records] } } : result,
   });
   const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, "requests"> => ({

@@ -32,14 +32,18 @@ export function createCheckSiteHandler(env: DiagnosticEnv) {
     try {
       outcome = await checkSite(request.url, env, context.signal, { details: request.details === true });
     } catch (cause) {
-      // The caller went away or the server is stopping: report that, not an internal fault.
-      if (context.signal.aborted) throw ConnectError.from(cause, Code.Canceled);
+      // Whatever a target does ends in an outcome; a throw is a defect of ours (a 500).
       throw new ConnectError("The check could not be completed", Code.Internal, undefined, undefined, cause);
     }
-    if (outcome.kind === "refused") {
-      throw new ConnectError(outcome.refusal.reason, Code.InvalidArgument, undefined, undefined, outcome.refusal);
+    switch (outcome.kind) {
+      case "result":
+        return siteCheckMessage(outcome.result);
+      case "refused":
+        throw new ConnectError(outcome.refusal.reason, Code.InvalidArgument, undefined, undefined, outcome.refusal);
+      case "cancelled":
+        // The caller went away or the server is stopping: report that, not an internal fault.
+        throw ConnectError.from(outcome.reason, Code.Canceled);
     }
-    return siteCheckMessage(outcome.result);
   };
 }
 

@@ -52,7 +52,7 @@ afterAll(async () => {
 
 async function detailed(url: string): Promise<SiteCheckResult & { details: DiagnosticDetails }> {
   const outcome = await checkSite(url, env, undefined, { details: true });
-  if (outcome.kind !== "checked") throw new Error(`refused: ${outcome.refusal.reason}`);
+  if (outcome.kind !== "result") throw new Error(`expected a result, got ${outcome.kind}`);
   const { details } = outcome.result;
   if (details === undefined) throw new Error("no details");
   return { ...outcome.result, details };
