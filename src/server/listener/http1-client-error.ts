@@ -1,6 +1,6 @@
 import type { Duplex } from "node:stream";
 import { errorBody, metaFor } from "../rest/rest-envelope.js";
-import { pathOf } from "./request-target-limit.js";
+import { pathOf } from "./request-path.js";
 
 interface ParserRefusal {
   readonly status: number;

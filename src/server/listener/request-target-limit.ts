@@ -1,6 +1,7 @@
 import type { NodeRequestHandler } from "./dual-protocol-listener.js";
 import { sendJson } from "../json-response.js";
 import { errorBody, metaFor } from "../rest/rest-envelope.js";
+import { pathOf } from "./request-path.js";
 
 /**
  * Answers 414 with a JSON error for a request target (path and query) longer
@@ -17,10 +18,4 @@ export function limitRequestTarget(handler: NodeRequestHandler, maxBytes: number
     const message = `the request target is longer than ${maxBytes} bytes`;
     sendJson(response, 414, errorBody("invalid_argument", message, metaFor(toolOf(pathOf(target)))), new Headers({ "access-control-allow-origin": "*" }));
   };
-}
-
-/** The path of a request target: up to the query, never parsed further (it is over the limit). */
-export function pathOf(target: string): string {
-  const end = target.search(/[?#]/);
-  return end === -1 ? target : target.slice(0, end);
 }
