@@ -93,6 +93,10 @@ export const PROXY_PROVIDERS: readonly ProxyProvider[] = [
       // when the origin did not answer in time; then "Server: CloudFront" is its own
       // (docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/troubleshooting-response-errors.html).
       { kind: "origin_error", statuses: [502, 504], tests: [matches("server", /^CloudFront$/i)] },
+      // Its own 403 ("Request blocked", "The request could not be satisfied") is what a viewer
+      // gets when AWS WAF blocks the request or a geographic restriction applies
+      // (DeveloperGuide/georestrictions.html, distribution-web-awswaf.html); the origin never saw it.
+      { kind: "block", statuses: [403], tests: [matches("server", /^CloudFront$/i)] },
     ],
   },
   {

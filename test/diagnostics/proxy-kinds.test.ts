@@ -12,6 +12,8 @@ describe("proxyMatch: which proxy answered and what its answer means", () => {
     ["an Akamai edge gateway error", 503, { server: "AkamaiGHost" }, { provider: "akamai", kind: "origin_error" }],
     ["a Sucuri block", 403, { "x-sucuri-id": "1", "x-sucuri-block": "BL1" }, { provider: "sucuri", kind: "block" }],
     ["a CloudFront 502", 502, { server: "CloudFront", "x-amz-cf-id": "abc" }, { provider: "cloudfront", kind: "origin_error" }],
+    ["a CloudFront 403 of its own", 403, { server: "CloudFront", "x-amz-cf-id": "abc" }, { provider: "cloudfront", kind: "block" }],
+    ["an origin's 403 through CloudFront", 403, { server: "nginx", "x-amz-cf-id": "abc" }, { provider: "cloudfront", kind: "unknown" }],
     ["an AWS WAF challenge", 202, { "x-amzn-waf-action": "challenge" }, { provider: "aws_waf", kind: "challenge" }],
     ["an AWS WAF captcha", 405, { "x-amzn-waf-action": "captcha" }, { provider: "aws_waf", kind: "challenge" }],
     ["a Vercel challenge", 403, { "x-vercel-id": "a", "x-vercel-mitigated": "challenge" }, { provider: "vercel", kind: "challenge" }],
