@@ -5,7 +5,6 @@ import { toTraceRedirectsResponse } from "../service/trace-redirects.js";
 import type { Command, CommandIo } from "./command.js";
 import { runBatchTrace } from "./diagnose/batch-trace.js";
 import { EXIT, reportInterrupted, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
-import { createHopRecorder } from "./report/hop-recorder.js";
 import { HEALTHY_CHAINS, renderTrace } from "./report/trace-report.js";
 
 const HELP = `usage: sitediag trace [--json] URL
@@ -45,9 +44,8 @@ export const traceCommand = {
 
 function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
   return runDiagnoseCommand(argv, io, HELP, async ({ args, env, paint, signal }) => {
-    const recorder = createHopRecorder(env.prober);
     // The report always shows details; --json only when asked, so it stays the API's plain answer.
-    const outcome = await traceRedirects(args.target, { ...env, prober: recorder.prober }, signal, { details: !args.json || args.details });
+    const outcome = await traceRedirects(args.target, env, signal, { details: !args.json || args.details });
     switch (outcome.kind) {
       case "refused":
         return reportRefusal(outcome.refusal, io);
@@ -55,7 +53,7 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
         return reportInterrupted(io);
       case "result": {
         const { result } = outcome;
-        io.stdout.write(args.json ? `${JSON.stringify(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n` : renderTrace(result, recorder.positions(), paint));
+        io.stdout.write(args.json ? `${JSON.stringify(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n` : renderTrace(result, paint));
         return HEALTHY_CHAINS.has(result.chainStatus) ? EXIT.healthy : EXIT.broken;
       }
     }

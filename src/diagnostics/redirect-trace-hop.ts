@@ -20,8 +20,8 @@ export type HopAttempt =
       readonly timeoutMs: number;
     }
   | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
-  /** The budget was spent before a request could be sent. */
-  | { readonly kind: "out-of-time"; readonly headNote: string | null };
+  /** The budget was spent before a request could be sent; `head` is the HEAD's outcome when one was sent. */
+  | { readonly kind: "out-of-time"; readonly headNote: string | null; readonly head: HopOutcome | null };
 
 /**
  * One position of the chain: HEAD first, because it asks for no body. Servers
@@ -31,12 +31,12 @@ export type HopAttempt =
  */
 export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget): Promise<HopAttempt> {
   const head = await send(prober, url, "HEAD", ports, budget);
-  if (head.kind !== "sent") return { kind: "out-of-time", headNote: null };
+  if (head.kind !== "sent") return { kind: "out-of-time", headNote: null, head: null };
   if (!needsGet(head.outcome, budget)) return settle(head.outcome, "HEAD", head.timeoutMs, head.limitedByBudget, null, budget);
 
   const headNote = describeHead(head.outcome);
   const get = await send(prober, url, "GET", ports, budget);
-  if (get.kind !== "sent") return { kind: "out-of-time", headNote };
+  if (get.kind !== "sent") return { kind: "out-of-time", headNote, head: head.outcome };
   return settle(get.outcome, "GET", get.timeoutMs, get.limitedByBudget, headNote, budget);
 }
 

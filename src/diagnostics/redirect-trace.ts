@@ -1,8 +1,9 @@
 import { REDIRECT_TRACE } from "../limits.js";
 import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
-import type { HopResponse, PortRule } from "../probe/hop-types.js";
+import type { HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import type { ClientRedirect, DiagnosticDetails, RequestRecord } from "./details-types.js";
+import type { RequestAttempt } from "./request-attempt.js";
 import { proxyMatch } from "./proxy-signatures.js";
 import { answeredRecord, failedRecord } from "./request-record.js";
 import type { DiagnosticEnv } from "./diagnostic-env.js";
@@ -68,6 +69,7 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
         chainStatus: ending.status,
         chain,
         warnings,
+        attempts: walk.attempts,
         // Present only when asked for, so a plain result keeps exactly its shape.
         ...(details === undefined ? {} : { details }),
       },
@@ -92,6 +94,8 @@ type Walk =
       readonly records: readonly RequestRecord[];
       /** The last response of the walk, whatever it was. */
       readonly lastResponse: HopResponse | null;
+      /** One per position that sent a request or had it refused, with the prober's outcome. */
+      readonly attempts: readonly RequestAttempt[];
     }
   | Extract<RedirectTraceOutcome, { kind: "refused" }>;
 
@@ -99,6 +103,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
   const chain: TraceHop[] = [];
   const warnings: TraceWarning[] = [];
   const records: RequestRecord[] = [];
+  const attempts: RequestAttempt[] = [];
   let lastResponse: HopResponse | null = null;
   const visited = new Map<string, string>();
   const stop = (status: ChainStatusName, finalUrl: string, stopReason: TraceWarning, code: string): Walk => ({
@@ -110,12 +115,15 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     code,
     records,
     lastResponse,
+    attempts,
   });
 
   let target = start;
   for (let position = 1; ; position++) {
     visited.set(loopKey(target), target.href);
     const attempt = await attemptHop(env.prober, target, ports, budget);
+    const outcome = outcomeOf(attempt);
+    if (outcome !== null) attempts.push({ url: target.href, method: attempt.kind === "refused" || attempt.kind === "out-of-time" ? "HEAD" : attempt.method, outcome });
 
     if (attempt.kind === "refused") {
       // A name with no address at all is an unknown host, which the contract
@@ -167,6 +175,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
         code: null,
         records,
         lastResponse,
+        attempts,
       };
     }
     if (response.locationHeader === null) {
@@ -261,6 +270,20 @@ async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, en
           lastHop.hop,
         );
   return { record, clientRedirect: found, warning };
+}
+
+/** The outcome a position reports: the request that answered or failed, the refusal, or the HEAD sent before time ran out. */
+function outcomeOf(attempt: HopAttempt): HopOutcome | null {
+  switch (attempt.kind) {
+    case "response":
+      return { kind: "response", response: attempt.response };
+    case "failure":
+      return { kind: "failure", failure: attempt.failure, trace: attempt.trace };
+    case "refused":
+      return { kind: "refused", refusal: attempt.refusal };
+    case "out-of-time":
+      return attempt.head;
+  }
 }
 
 function parseUrl(text: string): URL | null {

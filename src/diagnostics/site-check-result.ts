@@ -1,7 +1,7 @@
 import type { FailureStage } from "../probe/failure.js";
-import type { HopOutcome } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import type { DiagnosticDetails } from "./details-types.js";
+import type { RequestAttempt } from "./request-attempt.js";
 
 /** One redirecting response (spec §2.2 redirectHops item). */
 export interface SiteRedirectHop {
@@ -10,10 +10,7 @@ export interface SiteRedirectHop {
 }
 
 /** One request the check made (or had refused), kept for callers that show more than the contract. */
-export interface SiteCheckAttempt {
-  readonly url: string;
-  readonly outcome: HopOutcome;
-}
+export type SiteCheckAttempt = RequestAttempt;
 
 /** Spec §2.2, field for field, with null where the contract says null, plus detail for a CLI. */
 export interface SiteCheckResult {

@@ -61,7 +61,7 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortS
     });
     // Whoever gave the signal has gone: there is nobody to tell the result to.
     if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
-    run.attempts.push({ url: url.href, outcome });
+    run.attempts.push({ url: url.href, method: "GET", outcome });
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
 
     if (outcome.kind === "refused") {
