@@ -3,14 +3,10 @@ import type { DiagnosticDetails } from "./details-types.js";
 import type { RequestAttempt } from "./request-attempt.js";
 import type { TraceWarning } from "./warnings.js";
 
-/** Overall outcome of a trace, spelled exactly as the public contract (spec §2.3) shows it. */
-export type ChainStatusName =
-  | "Healthy"
-  | "Redirects detected"
-  | "Redirect loop"
-  | "Too many redirects"
-  | "Request failed"
-  | "Timeout";
+/** Overall outcomes of a trace, spelled exactly as the public contract (spec §2.3) shows them. */
+export const CHAIN_STATUS_NAMES = ["Healthy", "Redirects detected", "Redirect loop", "Too many redirects", "Request failed", "Timeout"] as const;
+
+export type ChainStatusName = (typeof CHAIN_STATUS_NAMES)[number];
 
 /** One request of the trace that got an HTTP response (spec §2.3, hop object). */
 export interface TraceHop {
