@@ -1,8 +1,9 @@
 import { create, getOption, hasOption } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type {
+  ChainStatus} from "../../gen/sitediag/v1/diagnostics_pb.js";
 import {
   ChainHopSchema,
-  ChainStatus,
   ChainStatusSchema,
   TraceRedirectsResponseSchema,
   TraceWarningSchema,
