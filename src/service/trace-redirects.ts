@@ -1,8 +1,7 @@
 import { create, getOption, hasOption } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import type {
-  ChainStatus} from "../../gen/sitediag/v1/diagnostics_pb.js";
 import {
+  type ChainStatus,
   ChainHopSchema,
   ChainStatusSchema,
   TraceRedirectsResponseSchema,
