@@ -41,6 +41,8 @@ export async function startObservedService(
     host: "127.0.0.1",
     port: 0,
     allowCidrs: ["127.0.0.0/8", "::1/128"],
+    // In-process unless a test asks for probe threads.
+    probeThreads: 0,
     logLevel: "debug",
     ...options.config,
   };
