@@ -128,7 +128,7 @@ export function loadConfig(env: Environment = process.env): Config {
     workers,
     probeThreads: probeThreadCount(env, "SITEDIAG_PROBE_THREADS", workers),
     probeMaxLoopDelayMs: integer(env, "SITEDIAG_PROBE_MAX_LOOP_DELAY_MS", 10, 1, 60_000),
-    probeQueue: integer(env, "SITEDIAG_PROBE_QUEUE", 256, 0, 1_000_000),
+    probeQueue: integer(env, "SITEDIAG_PROBE_QUEUE", 1_024, 0, 1_000_000),
     hostsFile: text(env, "SITEDIAG_HOSTS_FILE", "/etc/hosts"),
     maxResponseHeadBytes: integer(env, "SITEDIAG_MAX_RESPONSE_HEAD_BYTES", 256 * 1024, 16 * 1024, 16 * 1024 * 1024),
     intake: {

@@ -73,6 +73,13 @@ describe("a prober on probe threads", () => {
     expect(Math.abs(outcome.span.endedAt - (performance.timeOrigin + performance.now()))).toBeLessThan(60_000);
   });
 
+  it("answers every hop of a burst larger than it starts in one turn, each with its own outcome", async () => {
+    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, index) => prober.hop(request(`${ok.url}burst/${index}`))));
+    expect(outcomes.map((outcome) => (outcome.kind === "response" ? outcome.response.url : outcome.kind))).toEqual(
+      Array.from({ length: 50 }, (_, index) => `${ok.url}burst/${index}`),
+    );
+  });
+
   it("screens on the calling thread, with the same policy", () => {
     expect(prober.screen(new URL("http://10.0.0.1/"), { kind: "fetch-safe" })?.rule).toBe("non_public_address");
     expect(prober.screen(new URL(ok.url), { kind: "fetch-safe" })).toBeNull();

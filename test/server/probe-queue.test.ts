@@ -40,16 +40,16 @@ describe("the probe queue", () => {
 
   it("lets a check that arrives behind waiting ones wait too, even once the loops recovered", async () => {
     const manual = manualLoad();
-    const queue = createProbeQueue({ load: manual.load, max: 64, maxWaitMs: 60_000 });
+    const queue = createProbeQueue({ load: manual.load, max: 200, maxWaitMs: 60_000 });
     manual.report(true);
-    const waiting = Array.from({ length: 40 }, () => settled(queue.pass("CheckSite")));
+    const waiting = Array.from({ length: 150 }, () => settled(queue.pass("CheckSite")));
     // Still congested when the newcomer arrives: it joins the end of the line.
     manual.report(true);
     const newcomer = settled(queue.pass("CheckSite"));
     manual.report(false);
     await turn();
-    // A trickle per report: 32 of the 40, then the rest and the newcomer at the next one.
-    expect(waiting.filter((state) => state.done)).toHaveLength(32);
+    // A trickle per report: 128 of the 150, then the rest and the newcomer at the next one.
+    expect(waiting.filter((state) => state.done)).toHaveLength(128);
     expect(newcomer.done).toBe(false);
     manual.report(false);
     await turn();

@@ -23,7 +23,7 @@ export interface ProbeQueue {
 }
 
 /** Checks let go per loop-delay report while the probe loops recover: a trickle, not the whole queue at once. */
-const RELEASE_PER_REPORT = 32;
+const RELEASE_PER_REPORT = 128;
 const RETRY_AFTER = "1";
 
 /**
