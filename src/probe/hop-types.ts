@@ -88,7 +88,7 @@ export type TimedHopOutcome = HopOutcome & { readonly span: HopSpan };
 export interface ProbeLoad {
   /** Each probe thread's event-loop delay over its last report window. */
   loopDelays(): readonly LoopDelayReport[];
-  /** True while every probe loop is delayed beyond the limit: a hop started now would be timed late. */
+  /** True while every probe loop's median delay is beyond the limit: a hop started now would be timed late. */
   congested(): boolean;
   /** Called after every report; returns the unsubscribe. */
   onReport(listener: () => void): () => void;

@@ -9,7 +9,7 @@ import { toWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread 
 export interface ThreadingOptions {
   /** Probe threads (SITEDIAG_PROBE_THREADS), at least 1. */
   readonly threads: number;
-  /** A probe loop delayed beyond this (p99 of its last report window) is congested. */
+  /** A probe loop delayed beyond this (the median of its last report window) is congested. */
   readonly maxLoopDelayMs: number;
   /** Told when a probe thread stops on its own (crash, killed) and what became of it; for the log. */
   readonly onThreadExit?: (event: ThreadExit) => void;
@@ -142,7 +142,9 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
     loopDelays: () => slots.flatMap((slot) => (slot.delay === null || slot.worker === null ? [] : [slot.delay])),
     congested: () => {
       const live = slots.filter((slot) => slot.worker !== null);
-      return live.length > 0 && live.every((slot) => slot.delay !== null && slot.delay.p99Ms > threading.maxLoopDelayMs);
+      // The median, not the tail: a loop whose typical timer fires late has a backlog of its own making,
+      // which more hops would lengthen; a rare late one (the machine's scheduler, a GC) is not helped by refusing work.
+      return live.length > 0 && live.every((slot) => slot.delay !== null && slot.delay.p50Ms > threading.maxLoopDelayMs);
     },
     onReport: (listener) => {
       listeners.add(listener);
