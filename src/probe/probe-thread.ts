@@ -55,10 +55,10 @@ async function answer(id: number, hop: () => ReturnType<typeof prober.hop>): Pro
   }
 }
 
-// The delay this loop adds to every timestamp it takes: how late a 5 ms timer
+// The delay this loop adds to every timestamp it takes: how late a 10 ms timer
 // fires. The histogram holds the whole interval between firings, so the
 // resolution itself is taken off.
-const RESOLUTION_MS = 5;
+const RESOLUTION_MS = 10;
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 delay.enable();
 setInterval(() => {
