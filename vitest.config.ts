@@ -57,7 +57,7 @@ export default defineConfig({
       // its own servers; none keeps global state.
       { test: { ...shared, name: "fast", include: ["test/**/*.test.ts"], exclude: SLOW, isolate: false } },
       { test: { ...shared, name: "slow", include: SLOW } },
-      { test: { ...shared, name: "threaded", include: THREADED, env: { SITEDIAG_TEST_PROBE_THREADS: "1" } } },
+      { test: { ...shared, name: "threaded", include: THREADED, setupFiles: ["test/fixtures/threaded-setup.ts"], env: { SITEDIAG_TEST_PROBE_THREADS: "1" } } },
     ],
   },
 });

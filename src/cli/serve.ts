@@ -89,6 +89,8 @@ async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole)
     // The hops it held were answered as defects (500); the log says why.
     onProbeThreadExit: (exit) => logger.error({ probeThread: exit.thread, reason: exit.reason, hopsLost: exit.hopsLost, replaced: exit.replaced }, "probe thread stopped"),
   });
+  // Listening before the probe threads have booted would count their boot against the first checks' deadlines.
+  await env.prober.ready?.();
   let server: RunningService;
   try {
     server = await startService({ config: io.config, store, env, logger, metrics: role.metrics(createMetrics({ processMetrics: true })) });

@@ -185,6 +185,8 @@ export interface Prober {
   close(): Promise<void>;
   /** Present when hops run on loops of their own (SITEDIAG_PROBE_THREADS > 0). */
   readonly load?: ProbeLoad;
+  /** Resolves once the prober can start a hop at once (probe threads booted); absent when it always can. */
+  ready?(): Promise<void>;
 }
 
 export interface ProberOptions {

@@ -16,6 +16,7 @@ const data = workerData as ProbeThreadData;
 const prober = createProber(data.options);
 const running = new Map<number, AbortController>();
 const post = (message: FromProbeThread) => port.postMessage(message);
+post({ type: "ready" });
 
 port.on("message", (message: ToProbeThread) => {
   if (message.type === "cancel") {

@@ -25,7 +25,9 @@ export type FromProbeThread =
   | { readonly type: "outcome"; readonly id: number; readonly outcome: TimedHopOutcome }
   /** The hop threw on the thread: a defect of ours, never the target's doing. */
   | { readonly type: "defect"; readonly id: number; readonly message: string }
-  | { readonly type: "loop-delay"; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
+  | { readonly type: "loop-delay"; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number }
+  /** The thread has loaded its modules and built its prober: hops sent now start at once. */
+  | { readonly type: "ready" };
 
 export function toWire(request: HopRequest): WireHopRequest {
   // Spread drops nothing the clone could carry; the two left out are replaced.

@@ -28,6 +28,14 @@ export interface ThreadedProber extends Prober {
   readonly load: ProbeLoad;
   /** The live worker of each probe thread, in thread order (operations and tests). */
   threads(): readonly Worker[];
+  /**
+   * Resolves once every running thread has loaded and can start a hop at
+   * once. A hop sent earlier waits for its thread, and that boot time (tens
+   * of milliseconds compiled; seconds from TypeScript source on a loaded
+   * machine) would count against a caller's own deadline: `serve` waits for
+   * this before it listens, and the tests before each test.
+   */
+  ready(): Promise<void>;
 }
 
 /** Loop delay reports per second from each thread: often enough to react within a tenth of a second. */
@@ -49,6 +57,8 @@ interface Slot {
   readonly pending: Map<number, Pending>;
   delay: LoopDelayReport | null;
   deaths: number[];
+  /** Settles when the current worker has said it is ready (or has exited). */
+  booted: Promise<void>;
 }
 
 /**
@@ -62,7 +72,7 @@ interface Slot {
 export function createThreadedProber(options: ProberOptions, threading: ThreadingOptions): ThreadedProber {
   const addresses = createAddressPolicy(options.allowCidrs);
   const data: ProbeThreadData = { options, reportEveryMs: REPORT_EVERY_MS };
-  const slots: Slot[] = Array.from({ length: Math.max(1, threading.threads) }, (_, index) => ({ index, worker: null, pending: new Map(), delay: null, deaths: [] }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, threading.threads) }, (_, index) => ({ index, worker: null, pending: new Map(), delay: null, deaths: [], booted: Promise.resolve() }));
   const listeners = new Set<() => void>();
   let nextId = 0;
   let closing = false;
@@ -86,8 +96,11 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
     worker.unref();
     slot.worker = worker;
     slot.delay = null;
+    let booted: () => void = () => undefined;
+    slot.booted = new Promise((resolve) => (booted = resolve));
     let failure: string | null = null;
     worker.on("message", (message: FromProbeThread) => {
+      if (message.type === "ready") return booted();
       if (message.type === "loop-delay") {
         slot.delay = { thread: slot.index, p50Ms: message.p50Ms, p99Ms: message.p99Ms, maxMs: message.maxMs, hopsInFlight: slot.pending.size };
         for (const listener of listeners) listener();
@@ -102,6 +115,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
       failure = error.stack ?? error.message;
     });
     worker.on("exit", (code) => {
+      booted();
       if (slot.worker !== worker) return;
       slot.worker = null;
       const reason = failure ?? `exit code ${code}`;
@@ -157,6 +171,9 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
     hop,
     load,
     threads: () => slots.flatMap((slot) => (slot.worker === null ? [] : [slot.worker])),
+    ready: async () => {
+      await Promise.all(slots.map((slot) => slot.booted));
+    },
     // Graceful: the hops in flight finish (each ends within its own timeout), then the threads stop.
     close: async () => {
       closing = true;

@@ -138,6 +138,12 @@ describe("a prober on probe threads", () => {
       const after = prober.threads();
       expect(after).toHaveLength(2);
       expect(after[0]).not.toBe(victim);
+      // ready() now waits for the replacement's own boot, not the first thread's.
+      let booted = false;
+      const ready = prober.ready().then(() => (booted = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(booted).toBe(false);
+      await ready;
       // The replacement serves.
       const outcomes = await Promise.all([prober.hop(request(ok.url)), prober.hop(request(ok.url))]);
       expect(outcomes.map((outcome) => outcome.kind)).toEqual(["response", "response"]);
