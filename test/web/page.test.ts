@@ -1,0 +1,215 @@
+/**
+ * The page for people, in a real browser (Debian's Chromium, driven by
+ * playwright-core) against `sitediag serve` as its own process, serving the
+ * page `npm run build` writes, with loopback target sites (HTTPS with the
+ * test CA, which the service trusts through SITEDIAG_CA_FILE). The browser
+ * loads from loopback only: every other request would be aborted and fail
+ * the test.
+ *
+ * SITEDIAG_UPDATE_SCREENSHOTS=1 writes the screenshots into docs/ (the ones
+ * the README shows); otherwise they go to a temp dir.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { buildPage } from "../../scripts/build-page.js";
+import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { getTestPki } from "../fixtures/test-ca.js";
+import { type ServeProcess, startServeProcess } from "../load/service-process.js";
+import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
+
+const chromium = chromiumAvailability();
+const DOCS = join(import.meta.dirname, "..", "..", "docs");
+
+describe.skipIf(!chromium.available)("the page, in Chromium", () => {
+  let dir: string;
+  let targets: HttpTargets;
+  let service: ServeProcess;
+  let key: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let foreign: string[];
+  const screenshots = process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : undefined;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "sitediag-page-"));
+    const pki = await getTestPki();
+    writeFileSync(join(dir, "ca.pem"), pki.caPem);
+    targets = await startHttpTargets({ tls: pki.valid });
+    const secure = (path: string) => targets.url(path, { secure: true });
+    targets.route("/up", { kind: "respond", status: 200, body: "fine" });
+    targets.route("/moved", { kind: "redirect", status: 301, location: secure("/up") });
+    targets.route("/broken", { kind: "respond", status: 503, body: "down for maintenance" });
+    targets.route("/a", { kind: "redirect", status: 301, location: secure("/b") });
+    targets.route("/b", { kind: "redirect", status: 302, location: "/c" });
+    targets.route("/c", { kind: "respond", status: 200, body: "landed" });
+    // What `npm start` does before serving: the service finds the page in dist/web.
+    await buildPage();
+    service = await startServeProcess(
+      {
+        SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`,
+        SITEDIAG_CA_FILE: join(dir, "ca.pem"),
+        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
+        // Every target is an IP literal; a name would go to a closed loopback port, never off the machine.
+        SITEDIAG_DNS_SERVERS: `127.0.0.1:${await closedLoopbackPort()}`,
+      },
+      true,
+    );
+    if (service.firstKey === undefined) throw new Error("serve printed no first key");
+    key = service.firstKey;
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    service?.child.kill("SIGTERM");
+    await service?.exited();
+    await targets?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function open(options: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
+    ({ context, foreign } = await loopbackOnlyContext(browser, { viewport: { width: 1100, height: 900 }, ...options }));
+    const page = await context.newPage();
+    await page.goto(`${service.url}/`);
+    return page;
+  }
+
+  afterEach(async () => {
+    await context?.close();
+    expect(foreign).toEqual([]);
+  });
+
+  function focusedId(page: Page): Promise<string | null> {
+    return page.locator(":focus").getAttribute("id");
+  }
+
+  async function ask(page: Page, url: string, button: "Is it down?" | "Trace redirects", apiKey = key): Promise<void> {
+    await page.getByLabel("API key").fill(apiKey);
+    await page.getByLabel("URL or domain").fill(url);
+    await page.getByRole("button", { name: button }).click();
+    await page.locator('#result[aria-busy="false"]').waitFor({ state: "attached" });
+  }
+
+  it("checks an up target: UP, the status, the redirect and the credits left", async () => {
+    const page = await open();
+    await ask(page, targets.url("/moved", { secure: true }), "Is it down?");
+    expect(await page.locator("#result .verdict-word").textContent()).toBe("UP");
+    const facts = await page.locator("#result .facts").innerText();
+    expect(facts).toContain("200 OK");
+    expect(facts).toContain(`301 ${targets.url("/moved", { secure: true })}`);
+    expect(await page.locator("#credits").textContent()).toMatch(/^Credits left: \d+ of 300/);
+    const curl = await page.locator("#curl-text").textContent();
+    expect(curl).toContain(`-H "x-api-key: $KEY"`);
+    expect(curl).toContain(`${service.url}/api/v1/is-site-down?url=`);
+    expect(curl).not.toContain(key);
+    if (screenshots !== undefined) await page.screenshot({ path: join(screenshots, "page-check.png"), fullPage: true });
+    else await page.screenshot({ path: join(dir, "page-check.png"), fullPage: true });
+  });
+
+  it("checks a down target: DOWN with the reason and the failed stage", async () => {
+    const page = await open();
+    await ask(page, targets.url("/broken", { secure: true }), "Is it down?");
+    expect(await page.locator("#result .verdict-word").textContent()).toBe("DOWN");
+    expect(await page.locator("#result .reason").textContent()).toBe("Server returned 503 Service Unavailable");
+    expect(await page.locator("#result .stage").textContent()).toBe("Failed at the HTTP stage");
+  });
+
+  it("traces a 3-hop HTTPS chain: its status, one row per hop and the warning", async () => {
+    const page = await open();
+    await ask(page, targets.url("/a", { secure: true }), "Trace redirects");
+    expect(await page.locator("#result .chain-status").textContent()).toBe("Redirects detected");
+    const rows = page.locator("#result table.hops tbody tr");
+    expect(await rows.count()).toBe(3);
+    expect(await rows.nth(0).innerText()).toContain("301 Moved Permanently");
+    expect(await rows.nth(1).innerText()).toContain("302 Found");
+    expect(await rows.nth(2).innerText()).toContain("200 OK");
+    expect(await page.locator("#result .warnings").innerText()).toContain("temporary_redirect");
+  });
+
+  it("draws the trace's waterfall, one bar per request, and shows each certificate", async () => {
+    const page = await open();
+    await ask(page, targets.url("/a", { secure: true }), "Trace redirects");
+    expect(await page.locator("#result svg.waterfall .bar").count()).toBe(3);
+    // Each bar has its phases, each with its number on hover.
+    expect(await page.locator("#result svg.waterfall .bar").first().locator("rect.phase-tls title").textContent()).toMatch(/^Request 1, TLS: \d/);
+    expect(await page.locator("#result table.timings tbody tr").count()).toBe(3);
+    const certificates = page.locator("#result table.certificate-table tbody tr");
+    expect(await certificates.count()).toBe(3);
+    const first = await certificates.first().innerText();
+    expect(first).toContain("localhost");
+    expect(first).toContain("sitediag test CA");
+    expect(first).toContain("valid");
+    if (screenshots !== undefined) await page.screenshot({ path: join(screenshots, "page-trace.png"), fullPage: true });
+    else await page.screenshot({ path: join(dir, "page-trace.png"), fullPage: true });
+  });
+
+  it("says the key was not accepted (401)", async () => {
+    const page = await open();
+    await ask(page, targets.url("/up", { secure: true }), "Is it down?", "sd_not-a-key");
+    expect(await page.getByRole("alert").innerText()).toContain("401: the API key was not accepted");
+    expect(await page.locator("#result").innerText()).toBe("");
+  });
+
+  it("says why a URL was refused (400) with the service's reason", async () => {
+    const page = await open();
+    await ask(page, "ftp://127.0.0.1/file", "Is it down?");
+    const alert = await page.getByRole("alert").innerText();
+    expect(alert).toContain("400: the request was refused");
+    expect(alert).toMatch(/http/i);
+  });
+
+  it("keeps the URL in the address bar, never the key; a reload fills the field", async () => {
+    const page = await open();
+    const target = targets.url("/up", { secure: true });
+    await ask(page, target, "Is it down?");
+    expect(new URL(page.url()).hash).toBe(`#url=${encodeURIComponent(target)}`);
+    expect(page.url()).not.toContain(key);
+    await page.reload();
+    expect(await page.getByLabel("URL or domain").inputValue()).toBe(target);
+    // Not remembered: the key is gone with the page.
+    expect(await page.getByLabel("API key").inputValue()).toBe("");
+    expect(page.url()).not.toContain(key);
+  });
+
+  it("remembers the key only when asked, in localStorage", async () => {
+    const page = await open();
+    await page.getByLabel("Remember the key in this browser").check();
+    await ask(page, targets.url("/up", { secure: true }), "Is it down?");
+    await page.reload();
+    expect(await page.getByLabel("API key").inputValue()).toBe(key);
+    await page.getByLabel("Remember the key in this browser").uncheck();
+    expect(await page.evaluate("window.localStorage.length")).toBe(0);
+  });
+
+  it("works from the keyboard alone: Tab to each field, Enter submits", async () => {
+    const page = await open();
+    await page.keyboard.press("Tab");
+    expect(await focusedId(page)).toBe("key");
+    await page.keyboard.type(key);
+    await page.keyboard.press("Tab");
+    expect(await focusedId(page)).toBe("remember");
+    await page.keyboard.press("Tab");
+    expect(await focusedId(page)).toBe("url");
+    await page.keyboard.type(targets.url("/up", { secure: true }));
+    await page.keyboard.press("Enter");
+    await page.locator("#result .verdict-word").waitFor();
+    expect(await page.locator("#result .verdict-word").textContent()).toBe("UP");
+    // The trace is one Tab and a Space away.
+    await page.getByLabel("URL or domain").focus();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    expect(await page.locator(":focus").textContent()).toBe("Trace redirects");
+    await page.keyboard.press("Space");
+    await page.locator("#result .chain-status").waitFor();
+  });
+
+  it("fits a phone-width screen: nothing wider than the viewport but the tables' own scrolling", async () => {
+    const page = await open({ viewport: { width: 375, height: 812 } });
+    await ask(page, targets.url("/a", { secure: true }), "Trace redirects");
+    const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+});
