@@ -9,9 +9,11 @@
  * SITEDIAG_UPDATE_SCREENSHOTS=1 writes the screenshots into docs/ (the ones
  * the README shows); otherwise they go to a temp dir.
  */
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildPage } from "../../scripts/build-page.js";
@@ -21,7 +23,8 @@ import { type ServeProcess, startServeProcess } from "../load/service-process.js
 import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
 
 const chromium = chromiumAvailability();
-const DOCS = join(import.meta.dirname, "..", "..", "docs");
+const ROOT = join(import.meta.dirname, "..", "..");
+const DOCS = join(ROOT, "docs");
 
 describe.skipIf(!chromium.available)("the page, in Chromium", () => {
   let dir: string;
@@ -151,6 +154,23 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     await ask(page, targets.url("/up", { secure: true }), "Is it down?", "sd_not-a-key");
     expect(await page.getByRole("alert").innerText()).toContain("401: the API key was not accepted");
     expect(await page.locator("#result").innerText()).toBe("");
+  });
+
+  it("says when the credits run out (429), with when to try again, and what is left", async () => {
+    // A key of its own with room for one check (2 credits) and not a second.
+    const created = await promisify(execFile)(process.execPath, ["--import", "tsx", join(ROOT, "src", "main.ts"), "keys", "create", "--name", "small", "--budget", "3"], {
+      env: { PATH: process.env.PATH ?? "", SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}` },
+    });
+    const small = created.stdout.trim();
+    const page = await open();
+    await ask(page, targets.url("/up", { secure: true }), "Is it down?", small);
+    expect(await page.locator("#credits").textContent()).toMatch(/^Credits left: 1 of 3;/);
+    await page.getByRole("button", { name: "Is it down?" }).click();
+    await page.getByRole("alert").getByText("429").waitFor();
+    const alert = await page.getByRole("alert").innerText();
+    expect(alert).toContain("429: not enough credits left");
+    expect(alert).toMatch(/Try again after \d{4}-\d\d-\d\d \d\d:\d\d \(in \d+ s\)/);
+    expect(await page.locator("#credits").textContent()).toMatch(/^Credits left: 1 of 3;/);
   });
 
   it("says why a URL was refused (400) with the service's reason", async () => {

@@ -1,54 +1,12 @@
 import type { RequestDetail } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { type Bar, barsOf, PHASES } from "./bars.js";
 import { h, svg, table } from "./dom.js";
 import { formatMs, hostOf } from "./format.js";
 
-/** The phases of one request, in the order they happen. "wait" is what no phase accounts for (writing the request, the pool). */
-const PHASES = [
-  { key: "dns", label: "DNS" },
-  { key: "connect", label: "Connect" },
-  { key: "tls", label: "TLS" },
-  { key: "wait", label: "Other" },
-  { key: "firstByte", label: "First byte" },
-] as const;
-type PhaseKey = (typeof PHASES)[number]["key"];
-
-interface Bar {
-  readonly index: number;
-  readonly request: RequestDetail;
-  /** Where the request starts on the shared axis. */
-  readonly startMs: number;
-  readonly totalMs: number;
-  readonly segments: readonly { readonly phase: PhaseKey; readonly label: string; readonly ms: number }[];
-}
-
-/**
- * Lays the requests on one time axis. The service makes them one after the
- * other and reports each one's duration, not its start, so each bar starts
- * where the previous one ended (the few tenths of a millisecond between two
- * requests are not measured, and not drawn).
- */
-export function barsOf(requests: readonly RequestDetail[]): Bar[] {
-  let start = 0;
-  return requests.map((request, index) => {
-    const timings = request.timings;
-    const totalMs = Math.max(timings?.totalMs ?? 0, request.failure?.elapsedMs ?? 0);
-    const measured: Record<Exclude<PhaseKey, "wait">, number | undefined> = {
-      dns: timings?.dnsMs,
-      connect: timings?.connectMs,
-      tls: timings?.tlsMs,
-      firstByte: timings?.firstByteMs,
-    };
-    const known = Object.values(measured).reduce<number>((sum, ms) => sum + (ms ?? 0), 0);
-    const wait = Math.max(0, totalMs - known);
-    const segments = PHASES.map(({ key, label }) => ({ phase: key, label, ms: key === "wait" ? wait : (measured[key] ?? 0) })).filter((segment) => segment.ms > 0);
-    const bar = { index: index + 1, request, startMs: start, totalMs, segments };
-    start += totalMs;
-    return bar;
-  });
-}
-
 const WIDTH = 800;
-const LABEL_WIDTH = 150;
+const LABEL_WIDTH = 190;
+// Room on the right for the last tick's label.
+const RIGHT_MARGIN = 36;
 const ROW = 26;
 const BAR_HEIGHT = 16;
 const AXIS = 24;
@@ -58,7 +16,7 @@ export function renderWaterfall(requests: readonly RequestDetail[]): HTMLElement
   const bars = barsOf(requests);
   const endMs = Math.max(1, ...bars.map((bar) => bar.startMs + bar.totalMs));
   const step = tickStep(endMs);
-  const scale = (WIDTH - LABEL_WIDTH - 10) / (Math.ceil(endMs / step) * step);
+  const scale = (WIDTH - LABEL_WIDTH - RIGHT_MARGIN) / (Math.ceil(endMs / step) * step);
   const height = AXIS + bars.length * ROW + 4;
   const titleId = `waterfall-title-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -72,7 +30,7 @@ export function renderWaterfall(requests: readonly RequestDetail[]): HTMLElement
         "g",
         { class: "tick" },
         svg("line", { x1: x, x2: x, y1: AXIS - 6, y2: height }),
-        svg("text", { x, y: AXIS - 10, "text-anchor": "middle" }, formatMs(ms)),
+        svg("text", { x, y: AXIS - 10, "text-anchor": "middle" }, tickLabel(ms, step)),
       );
     }),
     ...bars.map((bar, row) => {
@@ -84,7 +42,7 @@ export function renderWaterfall(requests: readonly RequestDetail[]): HTMLElement
         "g",
         { class: failed === undefined ? "bar" : "bar failed", "data-request": bar.index },
         svg("title", {}, barSummary(bar)),
-        svg("text", { class: "bar-label", x: 4, y: y + BAR_HEIGHT - 4 }, label.length > 24 ? `${label.slice(0, 23)}…` : label),
+        svg("text", { class: "bar-label", x: 4, y: y + BAR_HEIGHT - 4 }, label.length > 25 ? `${label.slice(0, 24)}…` : label),
         ...bar.segments.map((segment) => {
           const width = Math.max(1, segment.ms * scale);
           const rect = svg(
@@ -129,12 +87,19 @@ export function renderWaterfall(requests: readonly RequestDetail[]): HTMLElement
     "timings",
   );
 
-  return h("figure", { class: "waterfall-figure" }, h("figcaption", {}, "Waterfall"), chart, legend, numbers);
+  return h("figure", { class: "waterfall-figure" }, h("figcaption", {}, "Waterfall"), h("div", { class: "chart-scroll" }, chart), legend, numbers);
 }
 
 function barSummary(bar: Bar): string {
   const parts = bar.segments.map((segment) => `${segment.label} ${formatMs(segment.ms)}`);
   return `Request ${bar.index}: ${bar.request.method} ${bar.request.url}, ${formatMs(bar.totalMs)} (${parts.join(", ")})`;
+}
+
+/** Tick labels as round as their step: "0", "20 ms", "2.5 ms", "1.5 s". */
+function tickLabel(ms: number, step: number): string {
+  if (ms === 0) return "0";
+  if (step >= 1000) return `${ms / 1000} s`;
+  return `${Number(ms.toFixed(step < 1 ? 2 : 0))} ms`;
 }
 
 function msOrDash(ms: number | undefined): string {
