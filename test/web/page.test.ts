@@ -130,6 +130,8 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     expect(await rows.nth(1).innerText()).toContain("302 Found");
     expect(await rows.nth(2).innerText()).toContain("200 OK");
     expect(await page.locator("#result .warnings").innerText()).toContain("temporary_redirect");
+    if (screenshots !== undefined) await page.screenshot({ path: join(screenshots, "page-trace.png"), fullPage: true });
+    else await page.screenshot({ path: join(dir, "page-trace.png"), fullPage: true });
   });
 
   it("draws the trace's waterfall, one bar per request, and shows each certificate", async () => {
@@ -145,8 +147,6 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     expect(first).toContain("localhost");
     expect(first).toContain("sitediag test CA");
     expect(first).toContain("valid");
-    if (screenshots !== undefined) await page.screenshot({ path: join(screenshots, "page-trace.png"), fullPage: true });
-    else await page.screenshot({ path: join(dir, "page-trace.png"), fullPage: true });
   });
 
   it("says the key was not accepted (401)", async () => {
