@@ -1,13 +1,16 @@
 /**
  * The page's own logic, without a browser: what it reads from the usage
  * headers, how it explains each refusal, the curl line, the address bar, and
- * how the waterfall lays requests on one axis.
+ * how the waterfall lays requests on one axis, how a pasted batch is read and
+ * its streamed items become rows and CSV.
  */
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { RequestDetailSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { ChainStatus, CheckSitesResponseSchema, RequestDetailSchema, SiteStatus, TraceRedirectsBatchResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { hashOf, urlFromHash } from "../../web/src/address.js";
+import { parseBatch, toCsv } from "../../web/src/batch-input.js";
+import { checkRow, traceRow, waitingRow } from "../../web/src/batch-rows.js";
 import { barsOf } from "../../web/src/bars.js";
 import { creditsOf } from "../../web/src/credits.js";
 import { curlCommand } from "../../web/src/curl.js";
@@ -125,5 +128,57 @@ describe("the waterfall's bars", () => {
   it("run a failed request to the moment it failed", () => {
     const [bar] = barsOf([request(0, { connectMs: 1 }, 7)]);
     expect(bar?.totalMs).toBe(7);
+  });
+});
+
+describe("a pasted batch", () => {
+  it("takes one URL per line or url,expected CSV with a header, quotes, blank and # lines", () => {
+    const parsed = parseBatch(['url,expected', 'https://a.test/old, https://a.test/new', '', '# a comment', '"https://b.test/?q=1,2",""', 'https://c.test/'].join("\r\n"));
+    expect(parsed).toEqual({
+      ok: true,
+      entries: [
+        { url: "https://a.test/old", expectedFinalUrl: "https://a.test/new" },
+        { url: "https://b.test/?q=1,2", expectedFinalUrl: undefined },
+        { url: "https://c.test/", expectedFinalUrl: undefined },
+      ],
+    });
+  });
+
+  it("says what is wrong with it, by line", () => {
+    expect(parseBatch("  \n")).toEqual({ ok: false, problem: "Paste at least one URL." });
+    expect(parseBatch('https://a.test/\n"https://b.test/')).toEqual({ ok: false, problem: "line 2: an unterminated quote" });
+    expect(parseBatch("https://a.test/,https://b.test/,x")).toEqual({ ok: false, problem: "line 1: more than two columns (url, expected final URL)" });
+    expect(parseBatch(",https://b.test/")).toEqual({ ok: false, problem: "line 1: no URL in the first column" });
+    expect(parseBatch(Array.from({ length: 101 }, (_, i) => `https://a.test/${i}`).join("\n"))).toEqual({ ok: false, problem: "101 URLs: a batch takes at most 100." });
+  });
+
+  it("downloads as CSV that a spreadsheet reads as text", () => {
+    expect(toCsv([["a", "b,c", 'say "hi"', "=HYPERLINK(1)", "-1"]])).toBe(`a,"b,c","say ""hi""",'=HYPERLINK(1),'-1\r\n`);
+  });
+});
+
+describe("streamed batch items as rows", () => {
+  const entry = { url: "https://a.test/old", expectedFinalUrl: "https://a.test/new" };
+
+  it("a trace that misses its expectation failed, with the reason", () => {
+    const item = create(TraceRedirectsBatchResponseSchema, {
+      index: 0,
+      url: entry.url,
+      outcome: { case: "result", value: { finalUrl: "https://a.test/new", finalStatus: 200, redirects: 1, chainStatus: ChainStatus.REDIRECTS_DETECTED } },
+      expectation: { matches: false, reason: "a temporary redirect" },
+    });
+    expect(traceRow(waitingRow(0, entry), item)).toMatchObject({ outcome: "Redirects detected (1 redirect)", status: "200", expectation: "not met: a temporary redirect", failed: true, done: true });
+  });
+
+  it("a healthy chain ending in a 404 failed although it has no expectation", () => {
+    const item = create(TraceRedirectsBatchResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { finalUrl: entry.url, finalStatus: 404, chainStatus: ChainStatus.HEALTHY } } });
+    expect(traceRow(waitingRow(0, { url: entry.url, expectedFinalUrl: undefined }), item)).toMatchObject({ expectation: "", failed: true });
+  });
+
+  it("an item error is a failed row with its message; a down site failed with its reason", () => {
+    const error = create(CheckSitesResponseSchema, { index: 1, url: "ftp://x", outcome: { case: "error", value: { code: "invalid_argument", message: "url must use http or https" } } });
+    expect(checkRow(waitingRow(1, { url: "ftp://x", expectedFinalUrl: undefined }), error)).toMatchObject({ outcome: "error: url must use http or https", failed: true });
+    const down = create(CheckSitesResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { status: SiteStatus.DOWN, reason: "Connection refused" } } });
+    expect(checkRow(waitingRow(0, entry), down)).toMatchObject({ outcome: "down: Connection refused", failed: true });
   });
 });

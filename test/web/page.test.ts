@@ -10,7 +10,7 @@
  * the README shows); otherwise they go to a temp dir.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -48,6 +48,7 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     targets.route("/a", { kind: "redirect", status: 301, location: secure("/b") });
     targets.route("/b", { kind: "redirect", status: 302, location: "/c" });
     targets.route("/c", { kind: "respond", status: 200, body: "landed" });
+    targets.route("/hang", { kind: "hang" });
     // What `npm start` does before serving: the service finds the page in dist/web.
     await buildPage();
     service = await startServeProcess(
@@ -108,8 +109,7 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     expect(curl).toContain(`-H "x-api-key: $KEY"`);
     expect(curl).toContain(`${service.url}/api/v1/is-site-down?url=`);
     expect(curl).not.toContain(key);
-    if (screenshots !== undefined) await page.screenshot({ path: join(screenshots, "page-check.png"), fullPage: true });
-    else await page.screenshot({ path: join(dir, "page-check.png"), fullPage: true });
+    await page.screenshot({ path: join(screenshots ?? dir, "page-check.png"), fullPage: true });
   });
 
   it("checks a down target: DOWN with the reason and the failed stage", async () => {
@@ -130,8 +130,7 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     expect(await rows.nth(1).innerText()).toContain("302 Found");
     expect(await rows.nth(2).innerText()).toContain("200 OK");
     expect(await page.locator("#result .warnings").innerText()).toContain("temporary_redirect");
-    if (screenshots !== undefined) await page.screenshot({ path: join(screenshots, "page-trace.png"), fullPage: true });
-    else await page.screenshot({ path: join(dir, "page-trace.png"), fullPage: true });
+    await page.screenshot({ path: join(screenshots ?? dir, "page-trace.png"), fullPage: true });
   });
 
   it("draws the trace's waterfall, one bar per request, and shows each certificate", async () => {
@@ -207,6 +206,8 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
   it("works from the keyboard alone: Tab to each field, Enter submits", async () => {
     const page = await open();
     await page.keyboard.press("Tab");
+    expect(await focusedId(page)).toBe("tab-single");
+    await page.keyboard.press("Tab");
     expect(await focusedId(page)).toBe("key");
     await page.keyboard.type(key);
     await page.keyboard.press("Tab");
@@ -231,5 +232,99 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     await ask(page, targets.url("/a", { secure: true }), "Trace redirects");
     const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
     expect(overflow).toBeLessThanOrEqual(0);
+  });
+
+  describe("the Batch tab", () => {
+    async function openBatch(): Promise<Page> {
+      const page = await open();
+      await page.getByRole("tab", { name: "Batch" }).click();
+      await page.getByLabel("API key").fill(key);
+      return page;
+    }
+
+    function cells(page: Page, row: number): Promise<string[]> {
+      return page.locator("#batch-rows tr").nth(row).locator("td").allInnerTexts();
+    }
+
+    it("checks pasted URLs as they stream in, filters to failures, and downloads the results as CSV", async () => {
+      const page = await openBatch();
+      const up = targets.url("/up", { secure: true });
+      const broken = targets.url("/broken", { secure: true });
+      await page.getByLabel("URLs, one per line").fill([up, broken, "ftp://127.0.0.1/file"].join("\n"));
+      // From the keyboard: Ctrl+Enter in the text area runs "Check all".
+      await page.getByLabel("URLs, one per line").press("Control+Enter");
+      await page.getByRole("status").getByText("Done: 3 of 3, 2 failed.").waitFor();
+      expect(await cells(page, 0)).toEqual(["1", up, "up", up, "200", ""]);
+      expect((await cells(page, 1)).slice(2, 5)).toEqual(["down: Server returned 503 Service Unavailable", broken, "503"]);
+      expect((await cells(page, 2))[2]).toMatch(/^error: /);
+      expect(await page.locator("#credits").textContent()).toMatch(/^Credits left: \d+ of 300/);
+      await page.screenshot({ path: join(screenshots ?? dir, "page-batch.png"), fullPage: true });
+
+      await page.getByLabel("Show failures only").check();
+      expect(await page.locator("#batch-rows tr:visible").count()).toBe(2);
+
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
+      expect(download.suggestedFilename()).toBe("sitediag-batch.csv");
+      const csv = readFileSync(await download.path(), "utf8").split("\r\n");
+      expect(csv[0]).toBe("index,url,expected_final_url,outcome,final_url,status,expectation,failed");
+      expect(csv[1]).toBe(`0,${up},,up,${up},200,,no`);
+      expect(csv[2]).toBe(`1,${broken},,down: Server returned 503 Service Unavailable,${broken},503,,yes`);
+      expect(csv).toHaveLength(5);
+    });
+
+    it("traces a two-column CSV and says which chains met their expected final URL", async () => {
+      const page = await openBatch();
+      const lines = ["url,expected", `${targets.url("/moved", { secure: true })},${targets.url("/up", { secure: true })}`, `${targets.url("/a", { secure: true })},${targets.url("/c", { secure: true })}`];
+      await page.getByLabel("URLs, one per line").fill(lines.join("\n"));
+      await page.getByRole("button", { name: "Trace all" }).click();
+      await page.getByRole("status").getByText("Done: 2 of 2, 1 failed.").waitFor();
+      const moved = await cells(page, 0);
+      expect(moved[2]).toBe("Redirects detected (1 redirect)");
+      expect(moved[5]).toBe("met");
+      const temporary = await cells(page, 1);
+      expect(temporary[2]).toBe("Redirects detected (2 redirects)");
+      expect(temporary[5]).toMatch(/^not met: .+/);
+    });
+
+    it("stops a running batch: the finished rows stay, the rest never arrive", async () => {
+      const page = await openBatch();
+      await page.getByLabel("URLs, one per line").fill([targets.url("/up", { secure: true }), targets.url("/hang", { secure: true })].join("\n"));
+      await page.getByRole("button", { name: "Check all" }).click();
+      await page.locator("#batch-rows tr.passed").waitFor();
+      await page.getByRole("button", { name: "Stop" }).click();
+      await page.getByRole("status").getByText("Stopped: 1 of 2 done.").waitFor();
+      expect((await cells(page, 1))[2]).toBe("waiting");
+      expect(await page.getByRole("button", { name: "Check all" }).isEnabled()).toBe(true);
+    });
+
+    it("is reached from the keyboard: arrow keys move between the tabs, Enter in the key field runs the batch", async () => {
+      const page = await open();
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("ArrowRight");
+      expect(await focusedId(page)).toBe("tab-batch");
+      expect(await page.getByRole("tab", { name: "Batch" }).getAttribute("aria-selected")).toBe("true");
+      expect(await page.locator("#panel-single").isHidden()).toBe(true);
+      await page.keyboard.press("Tab");
+      expect(await focusedId(page)).toBe("key");
+      await page.keyboard.type(key);
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("Tab");
+      expect(await focusedId(page)).toBe("batch-input");
+      await page.keyboard.type(targets.url("/up", { secure: true }));
+      await page.getByLabel("API key").focus();
+      await page.keyboard.press("Enter");
+      await page.getByRole("status").getByText("Done: 1 of 1, 0 failed.").waitFor();
+      await page.getByRole("tab", { name: "Batch" }).focus();
+      await page.keyboard.press("Home");
+      expect(await page.locator("#panel-single").isVisible()).toBe(true);
+    });
+
+    it("refuses more than 100 URLs before sending anything", async () => {
+      const page = await openBatch();
+      const many = Array.from({ length: 101 }, (_, i) => targets.url(`/up?${i}`, { secure: true }));
+      await page.getByLabel("URLs, one per line").fill(many.join("\n"));
+      await page.getByRole("button", { name: "Check all" }).click();
+      expect(await page.getByRole("alert").innerText()).toContain("101 URLs: a batch takes at most 100.");
+    });
   });
 });

@@ -5,7 +5,9 @@ import { h } from "./dom.js";
 import { formatDate } from "./format.js";
 import { renderCheck } from "./render-check.js";
 import { renderTrace } from "./render-trace.js";
-import { type Answer, createService, type Operation } from "./service.js";
+import { setUpBatchPanel } from "./batch-panel.js";
+import { type Answer, connectClient, createService, type Operation } from "./service.js";
+import { setUpTabs } from "./tabs.js";
 
 /** The only thing the page ever stores: the key, and only once "remember" is ticked. */
 const STORED_KEY = "sitediag.apiKey";
@@ -30,7 +32,8 @@ const copyButton = element("copy-curl", HTMLButtonElement);
 const copied = element("copy-status", HTMLElement);
 const buttons = [...form.querySelectorAll("button")];
 
-const call = createService(location.origin);
+const client = connectClient(location.origin);
+const call = createService(client);
 
 const storage = (() => {
   try {
@@ -53,6 +56,29 @@ window.addEventListener("hashchange", () => {
 });
 remember.addEventListener("change", () => {
   if (!remember.checked) storage?.removeItem(STORED_KEY);
+});
+
+// The key field serves both tabs and sits outside their forms: Enter in it submits the visible one.
+keyInput.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  const visible = [form, element("batch", HTMLFormElement)].find((candidate) => candidate.closest("[hidden]") === null);
+  visible?.requestSubmit();
+});
+
+setUpTabs(element("tab-single", HTMLButtonElement).parentElement ?? document.body);
+setUpBatchPanel({
+  client,
+  key: () => {
+    const key = keyInput.value.trim();
+    if (key === "") {
+      keyMissing(element("batch-problem", HTMLElement));
+      return undefined;
+    }
+    rememberKey(key);
+    return key;
+  },
+  showCredits,
 });
 
 form.addEventListener("submit", (event) => {
@@ -80,17 +106,15 @@ copyButton.addEventListener("click", () => {
 async function run(operation: Operation): Promise<void> {
   const key = keyInput.value.trim();
   const url = urlInput.value.trim();
-  const missing = key === "" ? keyInput : url === "" ? urlInput : undefined;
-  if (missing !== undefined) {
-    showProblem(missing === keyInput ? "Enter an API key." : "Enter a URL to check.", "");
-    missing.setAttribute("aria-invalid", "true");
-    missing.focus();
+  if (key === "") return keyMissing(problem);
+  if (url === "") {
+    showProblem("Enter a URL to check.", "");
+    urlInput.setAttribute("aria-invalid", "true");
+    urlInput.focus();
     return;
   }
-  keyInput.removeAttribute("aria-invalid");
   urlInput.removeAttribute("aria-invalid");
-  if (remember.checked) storage?.setItem(STORED_KEY, key);
-  else storage?.removeItem(STORED_KEY);
+  rememberKey(key);
   // The URL only, never the key: the address can be shared and reloaded.
   history.replaceState(null, "", hashOf(url));
 
@@ -106,6 +130,18 @@ async function run(operation: Operation): Promise<void> {
     return;
   }
   result.replaceChildren(answer.kind === "check" ? renderCheck(answer.result) : renderTrace(answer.result));
+}
+
+function keyMissing(where: HTMLElement): void {
+  where.replaceChildren(h("div", { class: "problem" }, h("strong", {}, "Enter an API key.")));
+  keyInput.setAttribute("aria-invalid", "true");
+  keyInput.focus();
+}
+
+function rememberKey(key: string): void {
+  keyInput.removeAttribute("aria-invalid");
+  if (remember.checked) storage?.setItem(STORED_KEY, key);
+  else storage?.removeItem(STORED_KEY);
 }
 
 function setBusy(busy: boolean, message: string): void {

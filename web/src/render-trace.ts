@@ -1,18 +1,8 @@
 import { ChainStatus, type TraceRedirectsResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { CHAIN_STATUS_TEXT } from "./chain-status.js";
 import { facts, h, table } from "./dom.js";
 import { formatMs } from "./format.js";
 import { clientRedirectText, proxyText, renderRequests } from "./render-details.js";
-
-/** The contract's words for each chain status. */
-export const CHAIN_STATUS_TEXT: Readonly<Record<ChainStatus, string>> = {
-  [ChainStatus.UNSPECIFIED]: "Unknown",
-  [ChainStatus.HEALTHY]: "Healthy",
-  [ChainStatus.REDIRECTS_DETECTED]: "Redirects detected",
-  [ChainStatus.REDIRECT_LOOP]: "Redirect loop",
-  [ChainStatus.TOO_MANY_REDIRECTS]: "Too many redirects",
-  [ChainStatus.REQUEST_FAILED]: "Request failed",
-  [ChainStatus.TIMEOUT]: "Timeout",
-};
 
 const GOOD = new Set([ChainStatus.HEALTHY, ChainStatus.REDIRECTS_DETECTED]);
 

@@ -1,10 +1,17 @@
-import { createClient } from "@connectrpc/connect";
+import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { type CheckSiteResponse, DiagnosticsService, type TraceRedirectsResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type Credits, creditsOf } from "./credits.js";
 import { type Problem, problemOf } from "./problem.js";
 
 export type Operation = "check" | "trace";
+
+export type DiagnosticsClient = Client<typeof DiagnosticsService>;
+
+/** The generated client on the page's own origin, Connect protocol with JSON (connect-web's default). */
+export function connectClient(origin: string): DiagnosticsClient {
+  return createClient(DiagnosticsService, createConnectTransport({ baseUrl: origin }));
+}
 
 export type Answer =
   | { readonly kind: "check"; readonly result: CheckSiteResponse; readonly credits: Credits | undefined }
@@ -16,8 +23,7 @@ export type Answer =
  * the page's own origin: the page and internal callers share one contract.
  * Every call asks for `details` (timings, certificates) at the same price.
  */
-export function createService(origin: string) {
-  const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: origin }));
+export function createService(client: DiagnosticsClient) {
   return async (operation: Operation, url: string, key: string): Promise<Answer> => {
     let headers = new Headers();
     const options = { headers: { "x-api-key": key }, onHeader: (received: Headers) => void (headers = received) };
