@@ -57,10 +57,9 @@ describe("refusals as the page explains them", () => {
     expect(problem).toEqual({ title: "400: the request was refused", detail: "url must use http or https", httpStatus: 400 });
   });
 
-  it("503: unavailable, with the wait the service asked for", () => {
-    const { problem } = problemOf(new ConnectError("too many diagnostics in flight", Code.Unavailable, new Headers({ "retry-after": "1" })));
-    expect(problem.httpStatus).toBe(503);
-    expect(problem.detail).toBe("too many diagnostics in flight. Try again in 1 s.");
+  it("503: unavailable, in the service's words, which say when to retry", () => {
+    const { problem } = problemOf(new ConnectError("the credit store is unreachable; try again shortly", Code.Unavailable));
+    expect(problem).toEqual({ title: "503: the service is unavailable", detail: "the credit store is unreachable; try again shortly.", httpStatus: 503 });
   });
 
   it("anything else, such as an unreachable service, as it came", () => {

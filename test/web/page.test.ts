@@ -58,6 +58,8 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
         SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
         // Every target is an IP literal; a name would go to a closed loopback port, never off the machine.
         SITEDIAG_DNS_SERVERS: `127.0.0.1:${await closedLoopbackPort()}`,
+        // A running batch holds all eight slots (it runs eight items at once): the 503 test's way to a full service.
+        SITEDIAG_MAX_INFLIGHT: "8",
       },
       true,
     );
@@ -317,6 +319,21 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
       await page.getByRole("tab", { name: "Batch" }).focus();
       await page.keyboard.press("Home");
       expect(await page.locator("#panel-single").isVisible()).toBe(true);
+    });
+
+    it("while a batch fills the service, a check in the other tab says it is unavailable (503) and when to retry", async () => {
+      const page = await openBatch();
+      await page.getByLabel("URLs, one per line").fill(targets.url("/hang", { secure: true }));
+      await page.getByRole("button", { name: "Check all" }).click();
+      await page.getByRole("status").getByText("Checking: 0 of 1 done").waitFor();
+      await page.getByRole("tab", { name: "One URL" }).click();
+      await ask(page, targets.url("/up", { secure: true }), "Is it down?");
+      const alert = await page.getByRole("alert").innerText();
+      expect(alert).toContain("503: the service is unavailable");
+      expect(alert).toMatch(/retry in \d+ seconds \(nothing was charged\)/);
+      await page.getByRole("tab", { name: "Batch" }).click();
+      await page.getByRole("button", { name: "Stop" }).click();
+      await page.getByRole("status").getByText("Stopped: 0 of 1 done.").waitFor();
     });
 
     it("refuses more than 100 URLs before sending anything", async () => {

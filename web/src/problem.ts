@@ -26,19 +26,22 @@ export function problemOf(error: unknown): { readonly problem: Problem; readonly
     case Code.ResourceExhausted: {
       const wait = credits?.retryAfterSeconds;
       const when = wait === undefined ? "" : ` Try again after ${formatDate(new Date(Date.now() + wait * 1000))} (in ${wait} s).`;
-      return { problem: { title: "429: not enough credits left", detail: `${said}.${when}`, httpStatus: 429 }, credits };
+      return { problem: { title: "429: not enough credits left", detail: `${sentence(said)}${when}`, httpStatus: 429 }, credits };
     }
     case Code.InvalidArgument:
       return { problem: { title: "400: the request was refused", detail: said, httpStatus: 400 }, credits };
-    case Code.Unavailable: {
-      const retry = connectError.metadata.get("retry-after");
-      const hint = retry === null ? " Try again shortly." : ` Try again in ${retry} s.`;
-      return { problem: { title: "503: the service is unavailable", detail: `${said}.${hint}`, httpStatus: 503 }, credits };
-    }
+    case Code.Unavailable:
+      // The service's own message says when to retry (the in-flight cap names its Retry-After; an unreachable store says "shortly").
+      return { problem: { title: "503: the service is unavailable", detail: sentence(said), httpStatus: 503 }, credits };
     case Code.Unknown:
     case Code.Internal:
       return { problem: { title: "The service failed to answer", detail: said, httpStatus: 500 }, credits };
     default:
       return { problem: { title: `The call failed (${Code[connectError.code]})`, detail: said, httpStatus: 0 }, credits };
   }
+}
+
+/** The service's message as a sentence: a full stop unless it already ends in one. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
