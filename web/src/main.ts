@@ -1,3 +1,4 @@
+import { SiteStatus } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { hashOf, urlFromHash } from "./address.js";
 import type { Credits } from "./credits.js";
 import { curlCommand } from "./curl.js";
@@ -152,7 +153,7 @@ function setBusy(busy: boolean, message: string): void {
 
 function summaryOf(answer: Answer): string {
   if (answer.kind === "problem") return answer.problem.title;
-  if (answer.kind === "check") return `Result: ${answer.result.status === 1 ? "up" : "down"}`;
+  if (answer.kind === "check") return `Result: ${answer.result.status === SiteStatus.UP ? "up" : "down"}`;
   return `Result: ${answer.result.chain.length} hop${answer.result.chain.length === 1 ? "" : "s"}`;
 }
 
