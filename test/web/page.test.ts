@@ -76,9 +76,17 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // Script errors and Content-Security-Policy violations of the page, whatever the test: there must be none.
+  let broken: string[] = [];
+
   async function open(options: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
     ({ context, foreign } = await loopbackOnlyContext(browser, { viewport: { width: 1100, height: 900 }, ...options }));
     const page = await context.newPage();
+    broken = [];
+    page.on("pageerror", (error) => broken.push(error.message));
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) broken.push(message.text());
+    });
     await page.goto(`${service.url}/`);
     return page;
   }
@@ -86,6 +94,7 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
   afterEach(async () => {
     await context?.close();
     expect(foreign).toEqual([]);
+    expect(broken).toEqual([]);
   });
 
   function focusedId(page: Page): Promise<string | null> {
