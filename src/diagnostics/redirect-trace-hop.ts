@@ -20,13 +20,13 @@ export type HopAttempt =
  * GET fine, so those get one GET and the hop reports what GET got. A HEAD that
  * timed out is not retried: a second wait would only spend the budget.
  */
-export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget): Promise<HopAttempt> {
-  const head = await send(prober, url, "HEAD", ports, budget);
+export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string): Promise<HopAttempt> {
+  const head = await send(prober, url, "HEAD", ports, budget, cookie);
   if (head.kind !== "sent") return { kind: "out-of-time", headNote: null };
   if (!needsGet(head.outcome, budget)) return settle(head.outcome, "HEAD", head.timeoutMs, head.limitedByBudget, null, budget);
 
   const headNote = describeHead(head.outcome);
-  const get = await send(prober, url, "GET", ports, budget);
+  const get = await send(prober, url, "GET", ports, budget, cookie);
   if (get.kind !== "sent") return { kind: "out-of-time", headNote };
   return settle(get.outcome, "GET", get.timeoutMs, get.limitedByBudget, headNote, budget);
 }
@@ -35,10 +35,10 @@ type Sent =
   | { readonly kind: "sent"; readonly outcome: HopOutcome; readonly timeoutMs: number; readonly limitedByBudget: boolean }
   | { readonly kind: "out-of-time" };
 
-async function send(prober: Prober, url: URL, method: "HEAD" | "GET", ports: PortRule, budget: TraceBudget): Promise<Sent> {
+async function send(prober: Prober, url: URL, method: "HEAD" | "GET", ports: PortRule, budget: TraceBudget, cookie: string | undefined): Promise<Sent> {
   const next = budget.nextRequestTimeoutMs();
   if (next === null) return { kind: "out-of-time" };
-  const outcome = await prober.hop({ url, method, timeoutMs: next.timeoutMs, ports, signal: budget.signal });
+  const outcome = await prober.hop({ url, method, timeoutMs: next.timeoutMs, ports, signal: budget.signal, ...(cookie === undefined ? {} : { cookie }) });
   return { kind: "sent", outcome, ...next };
 }
 

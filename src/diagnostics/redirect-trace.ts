@@ -1,5 +1,6 @@
 import { REDIRECT_TRACE } from "../limits.js";
 import type { HopResponse, PortRule } from "../probe/hop-types.js";
+import { createCheckCookies } from "./check-cookies.js";
 import type { DiagnosticEnv } from "./diagnostic-env.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings } from "./redirect-trace-chain-warnings.js";
@@ -74,10 +75,14 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     stopReason,
   });
 
+  // A URL asked again with the cookies it set is a new request, as in a browser; asked again with the same cookies, a loop.
+  const cookies = createCheckCookies();
+  const visitKey = (url: URL) => `${loopKey(url)}\n${cookies.header(url) ?? ""}`;
   let target = start;
   for (let position = 1; ; position++) {
-    visited.set(loopKey(target), target.href);
-    const attempt = await attemptHop(env.prober, target, ports, budget);
+    visited.set(visitKey(target), target.href);
+    const attempt = await attemptHop(env.prober, target, ports, budget, cookies.header(target));
+    if (attempt.kind === "response") cookies.take(target, attempt.response);
 
     if (attempt.kind === "refused") {
       // A name with no address at all is an unknown host, which the contract
@@ -113,7 +118,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     if (next === null) {
       return stop("Request failed", target.href, traceWarning("invalid_location", `${hop.redirectType} from ${target.href} has a Location that is not a usable URL: ${JSON.stringify(response.locationHeader)}`, position));
     }
-    const repeated = visited.get(loopKey(next));
+    const repeated = visited.get(visitKey(next));
     if (repeated !== undefined) {
       return stop("Redirect loop", repeated, traceWarning("redirect_loop", `Hop ${position} redirects back to ${repeated}, already in the chain`, position));
     }

@@ -1,5 +1,6 @@
 import { SITE_CHECK } from "../limits.js";
 import type { FailureStage } from "../probe/failure.js";
+import { createCheckCookies } from "./check-cookies.js";
 import type { HopResponse, PortRule } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import type { DiagnosticEnv } from "./diagnostic-env.js";
@@ -31,11 +32,14 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortS
   if (!start.ok) return { kind: "refused", refusal: start.refusal };
 
   const run = createRun(raw);
+  const cookies = createCheckCookies();
   let url = start.url;
   for (let request = 1; ; request += 1) {
-    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: env.siteTimeoutMs, ports: FETCH_SAFE, signal });
+    const cookie = cookies.header(url);
+    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: env.siteTimeoutMs, ports: FETCH_SAFE, signal, ...(cookie === undefined ? {} : { cookie }) });
     signal?.throwIfAborted();
     run.attempts.push({ url: url.href, outcome });
+    if (outcome.kind === "response") cookies.take(url, outcome.response);
 
     if (outcome.kind === "refused") {
       if (outcome.refusal.rule === "no_address") return run.failed(url, "dns", NO_ADDRESS_REASON);

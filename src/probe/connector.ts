@@ -7,6 +7,7 @@ import type { TlsSummary } from "./hop-types.js";
 import { now, type HopTrace } from "./hop-trace.js";
 import { formatIp, parseIp } from "./ip-address.js";
 import type { ResolvedAddress } from "./resolver.js";
+import { verificationFailure } from "./tls-verification.js";
 
 /** RFC 8305 §5: start the next address when the current one has not connected within 250 ms. */
 export const CONNECTION_ATTEMPT_DELAY_MS = 250;
@@ -61,6 +62,28 @@ export function pinnedConnector(
       },
     );
   };
+}
+
+/** The protocols offered in ALPN, in order of preference, as browsers offer them. */
+export const ALPN_OFFER: readonly string[] = ["h2", "http/1.1"];
+
+/** A pinned, checked (and for HTTPS verified) connection, with the protocol the server chose. */
+export interface PinnedConnection {
+  readonly socket: Socket | TLSSocket;
+  /** "h2" only when the server chose it in ALPN; a server that chose nothing speaks HTTP/1.1. */
+  readonly protocol: "http/1.1" | "h2";
+}
+
+/**
+ * The same dial as pinnedConnector, for the probe's own exchanges: the
+ * approved addresses only, the remote-address tripwire, then TLS verified
+ * against the URL's host. Errors are the OS's, OpenSSL's or ConnectorError.
+ */
+export async function openPinned(plan: DialPlan, trace: HopTrace, policy: AddressPolicy, signal: AbortSignal): Promise<PinnedConnection> {
+  const socket = await establish(plan, trace, policy, signal);
+  trace.phase = "http";
+  const chosen = plan.tls ? (socket as TLSSocket).alpnProtocol : false;
+  return { socket, protocol: chosen === "h2" ? "h2" : "http/1.1" };
 }
 
 async function establish(plan: DialPlan, trace: HopTrace, policy: AddressPolicy, signal: AbortSignal): Promise<Socket | TLSSocket> {
@@ -152,8 +175,11 @@ function handshake(socket: Socket, plan: DialPlan, signal: AbortSignal): Promise
       ...(isIP(plan.hostname) === 0 ? { servername: plan.hostname } : {}),
       host: plan.hostname,
       ...(plan.secureContext === undefined ? {} : { secureContext: plan.secureContext }),
-      ALPNProtocols: ["http/1.1"],
-      rejectUnauthorized: true,
+      ALPNProtocols: [...ALPN_OFFER],
+      // Verified below, before a byte is written: the chain a failed
+      // verification saw is still readable then (told apart: an incomplete
+      // chain from an untrusted issuer), which it is not once Node rejects.
+      rejectUnauthorized: false,
     });
     const onAbort = () => {
       secure.destroy();
@@ -165,7 +191,10 @@ function handshake(socket: Socket, plan: DialPlan, signal: AbortSignal): Promise
     secure.once("secureConnect", () => {
       done = true;
       signal.removeEventListener("abort", onAbort);
-      resolve(secure);
+      const refused = verificationFailure(secure);
+      if (refused === null) return resolve(secure);
+      secure.destroy();
+      reject(refused);
     });
     secure.on("error", (error) => {
       if (done) return;

@@ -57,6 +57,16 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   UND_ERR_HEADERS_OVERFLOW: { stage: "http", reason: "The server sent response headers that are too large" },
   HTTP_PARSE_ERROR: { stage: "http", reason: "The server sent an invalid HTTP response" },
   UND_ERR_HEADERS_TIMEOUT: { stage: "http", reason: "No complete response head within the timeout", timedOut: true },
+  // Browser fidelity (issue 18)
+  CERT_CHAIN_INCOMPLETE: {
+    stage: "tls",
+    reason: "The server's certificate chain is incomplete (missing intermediate certificate); some browsers repair this, most clients do not",
+  },
+  ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL: { stage: "tls", reason: "TLS handshake failed: the server accepts neither h2 nor http/1.1 in ALPN" },
+  CONFLICTING_LOCATION: { stage: "http", reason: "The server sent an invalid HTTP response: two different Location headers" },
+  TOO_MANY_INTERIM_RESPONSES: { stage: "http", reason: "The server sent too many interim (1xx) responses" },
+  HTTP2_STREAM_ERROR: { stage: "http", reason: "The server reset the HTTP/2 stream without a response" },
+  HTTP2_PROTOCOL_ERROR: { stage: "http", reason: "The server broke the HTTP/2 protocol" },
 };
 
 /** The sentence for a code no row names: the phase's own, generic one. */

@@ -12,13 +12,13 @@ export interface HopTrace {
   connectStartedAt: number | null;
   tcpConnectedAt: number | null;
   tlsDoneAt: number | null;
-  /** When the socket was handed to undici, which writes the request at once. */
+  /** When the request was written to the connection. */
   requestSentAt: number | null;
   firstByteAt: number | null;
   /** The address being dialled, or the one connected. */
   remote: { address: string; family: 4 | 6 } | null;
   tls: TlsSummary | null;
-  /** Set by the connector when a dial or handshake failed, so undici's wrapping cannot hide it. */
+  /** Set by pinnedConnector when a dial or handshake failed, so undici's wrapping cannot hide it. */
   connectError: { readonly stage: FailureStage; readonly error: unknown } | null;
 }
 

@@ -16,6 +16,13 @@ export interface HopRequest {
   readonly ports: PortRule;
   /** An outer deadline (the whole trace's budget, a shutting-down server). */
   readonly signal?: AbortSignal;
+  /**
+   * Body bytes to read after the head (decoded from chunked), within the
+   * hop's own deadline, at most 1 MiB; 0 or undefined reads no body.
+   */
+  readonly bodyPrefixBytes?: number;
+  /** A Cookie header value from the check's own jar; never logged. */
+  readonly cookie?: string;
 }
 
 /** Milliseconds per phase of one hop; null for a phase that did not happen (tls on http, dns for an IP literal). */
@@ -55,6 +62,14 @@ export interface HopResponse {
   readonly timings: HopTimings;
   /** Present for HTTPS hops. */
   readonly tls: TlsSummary | null;
+  /** The protocol the response came over: "2" when the server chose h2 in ALPN. */
+  readonly httpVersion: "1.0" | "1.1" | "2";
+  /**
+   * The first HopRequest.bodyPrefixBytes of the body (less when the body is
+   * shorter or the deadline came first); null when no body was asked for or
+   * its framing could not be trusted. Empty for HEAD, 1xx, 204 and 304.
+   */
+  readonly bodyPrefix: Uint8Array | null;
 }
 
 /**

@@ -1,10 +1,13 @@
 import { STATUS_CODES } from "node:http";
 import { isIP } from "node:net";
-import type { SecureContext } from "node:tls";
-import { Client, errors } from "undici";
+import type { Socket } from "node:net";
+import type { SecureContext, TLSSocket } from "node:tls";
 import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
-import { ConnectorError, pinnedConnector } from "./connector.js";
+import { openPinned } from "./connector.js";
+import { MAX_BODY_PREFIX_BYTES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { describeFailure, errorCodeOf } from "./failure-causes.js";
+import { exchangeHttp1 } from "./http1-exchange.js";
+import { exchangeHttp2 } from "./http2-exchange.js";
 import type { HopOutcome, HopRequest, HopResponse, HopTimings } from "./hop-types.js";
 import { now, startTrace, type HopTrace } from "./hop-trace.js";
 import { locationText } from "./location-header.js";
@@ -29,16 +32,6 @@ export interface HopDeps {
   /** Largest response head read (SITEDIAG_MAX_RESPONSE_HEAD_BYTES); a larger one is a failure. */
   readonly maxResponseHeadBytes: number;
 }
-
-/**
- * What ends every hop's client and unread body. Without a reason undici
- * builds a fresh error for each (and Node's streams then capture its stack):
- * work for nobody, since by then the outcome is decided and nothing reads
- * the error. One shared instance of each kind undici would have built keeps
- * the behaviour and drops the cost.
- */
-const CLIENT_DONE = new errors.ClientDestroyedError();
-const BODY_UNREAD = new errors.RequestAbortedError();
 
 /**
  * One request: screen, resolve once, judge every answer, dial only what was
@@ -95,67 +88,75 @@ async function fetchHead(
   addresses: readonly ResolvedAddress[],
 ): Promise<HopOutcome> {
   const url = request.url;
-  const client = new Client(url.origin, {
-    connect: pinnedConnector(
+  let socket: Socket | undefined;
+  try {
+    const connection = await openPinned(
       { addresses, port: effectivePort(url), tls: url.protocol === "https:", hostname: hostOf(url), secureContext: deps.secureContext },
       trace,
       deps.addresses,
       signal,
-    ),
-    pipelining: 1,
-    maxHeaderSize: deps.maxResponseHeadBytes,
-    // Backstops: the hop's own deadline normally fires first.
-    headersTimeout: request.timeoutMs,
-    bodyTimeout: request.timeoutMs,
-  });
-  try {
-    const response = await client.request({
-      path: `${url.pathname}${url.search}`,
+    );
+    socket = connection.socket;
+    const exchange: ExchangeRequest = {
+      url,
       method: request.method,
-      headers: deps.requestHeaders,
+      headers: requestHeaders(deps, request),
+      maxHeadBytes: deps.maxResponseHeadBytes,
+      bodyPrefixBytes: bodyPrefixBytes(request),
       signal,
-    });
-    const headAt = now();
-    // The body is never read: a gigabyte stream costs what is already buffered.
-    response.body.on("error", () => undefined);
-    response.body.destroy(BODY_UNREAD);
-    return { kind: "response", response: hopResponse(url, response, trace, headAt) };
+      trace,
+    };
+    const exchanged = connection.protocol === "h2" ? await exchangeHttp2(connection.socket as TLSSocket, exchange) : await exchangeHttp1(connection.socket, exchange);
+    const response = hopResponse(url, exchanged, trace);
+    return typeof response === "string" ? failure(trace, { code: response }, false) : { kind: "response", response };
   } catch (error) {
-    const cause = trace.connectError !== null && !(trace.connectError.error instanceof ConnectorError && trace.connectError.error.code === "ABORTED")
-      ? trace.connectError.error
-      : error;
-    const phase = trace.connectError?.stage ?? trace.phase;
-    trace.phase = phase;
-    return failure(trace, cause, signal.aborted);
+    return failure(trace, error, signal.aborted);
   } finally {
-    await client.destroy(CLIENT_DONE).catch(() => undefined);
+    // The hop owns its connection: nothing is pooled, nothing outlives the hop.
+    socket?.destroy();
   }
 }
 
-interface HeadData {
-  readonly statusCode: number;
-  readonly statusText?: string;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+function bodyPrefixBytes(request: HopRequest): number {
+  const asked = request.bodyPrefixBytes ?? 0;
+  return Number.isFinite(asked) && asked > 0 ? Math.min(Math.floor(asked), MAX_BODY_PREFIX_BYTES) : 0;
 }
 
-function hopResponse(url: URL, head: HeadData, trace: HopTrace, headAt: number): HopResponse {
-  const headers: Record<string, string | readonly string[]> = {};
-  for (const [name, value] of Object.entries(head.headers)) if (value !== undefined) headers[name.toLowerCase()] = value;
-  const rawLocation = headers.location;
-  const firstLocation = rawLocation === undefined ? null : typeof rawLocation === "string" ? rawLocation : (rawLocation[0] ?? null);
+function requestHeaders(deps: HopDeps, request: HopRequest): (readonly [string, string])[] {
+  const headers = Object.entries(deps.requestHeaders).map(([name, value]) => [name.toLowerCase(), value] as const);
+  if (request.cookie !== undefined && request.cookie !== "") headers.push(["cookie", request.cookie]);
+  return headers;
+}
+
+/** The response, or the code of a contradiction a browser refuses (two different Locations). */
+function hopResponse(url: URL, exchanged: Exchanged, trace: HopTrace): HopResponse | string {
+  const { head } = exchanged;
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of head.fields) {
+    const seen = headers[name];
+    if (seen === undefined) headers[name] = value;
+    else if (typeof seen === "string") headers[name] = [seen, value];
+    else seen.push(value);
+  }
+  const locations = headers.location;
+  // Chromium refuses a response whose Location headers disagree (ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION); repeats of one value are harmless.
+  if (Array.isArray(locations) && locations.some((value) => value !== locations[0])) return "CONFLICTING_LOCATION";
+  const firstLocation = typeof locations === "string" ? locations : (locations?.[0] ?? null);
   const locationHeader = firstLocation === null ? null : locationText(firstLocation);
   const remote = trace.remote ?? { address: "", family: 4 as const };
   return {
     url: url.href,
-    status: head.statusCode,
-    statusText: head.statusText !== undefined && head.statusText !== "" ? head.statusText : (STATUS_CODES[head.statusCode] ?? ""),
+    status: head.status,
+    statusText: head.statusText !== "" ? head.statusText : (STATUS_CODES[head.status] ?? ""),
     headers,
     locationHeader,
     location: resolveLocation(locationHeader, url),
     remoteAddress: remote.address,
     remoteFamily: remote.family,
-    timings: timings(trace, headAt),
+    timings: timings(trace, exchanged.headAt),
     tls: trace.tls,
+    httpVersion: exchanged.httpVersion,
+    bodyPrefix: exchanged.bodyPrefix,
   };
 }
 

@@ -1,0 +1,42 @@
+import type { HopTrace } from "./hop-trace.js";
+import type { ResponseHead } from "./response-head.js";
+
+/**
+ * At most this many interim (1xx) responses before the final one. RFC 9110
+ * §15.2 makes a client accept them unasked; servers send one (100 Continue,
+ * 103 Early Hints) or two. Every head, interim ones included, also counts
+ * against the response head limit.
+ */
+export const MAX_INTERIM_RESPONSES = 8;
+
+/** The most body a hop reads, whatever it is asked for: every input is bounded before it is used. */
+export const MAX_BODY_PREFIX_BYTES = 1024 * 1024;
+
+/** What one request over an established connection needs. */
+export interface ExchangeRequest {
+  readonly url: URL;
+  readonly method: "GET" | "HEAD";
+  /** Lower-case names; sent in this order after Host. */
+  readonly headers: readonly (readonly [string, string])[];
+  /** Largest response head, every interim head included. */
+  readonly maxHeadBytes: number;
+  /** Body bytes to read after the head; 0 reads none. */
+  readonly bodyPrefixBytes: number;
+  /** The hop's deadline: before the head it fails the hop, during the body it ends the prefix. */
+  readonly signal: AbortSignal;
+  readonly trace: HopTrace;
+}
+
+export interface Exchanged {
+  readonly head: ResponseHead;
+  readonly httpVersion: "1.0" | "1.1" | "2";
+  /** When the final head was complete. */
+  readonly headAt: number;
+  /** Null when not asked for, or when the body's framing could not be trusted. */
+  readonly bodyPrefix: Uint8Array | null;
+}
+
+/** Statuses whose responses have no body (RFC 9110 §6.4.1), besides any answer to HEAD. */
+export function hasNoBody(method: "GET" | "HEAD", status: number): boolean {
+  return method === "HEAD" || status < 200 || status === 204 || status === 304;
+}

@@ -1,0 +1,147 @@
+import type { Socket } from "node:net";
+import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-prefix.js";
+import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
+import { now } from "./hop-trace.js";
+import { ProbeProtocolError } from "./probe-error.js";
+import { findHeadEnd, parseResponseHead, skipEmptyLines, type ResponseHead } from "./response-head.js";
+
+/** What the buffer starts at; it doubles as bytes arrive, never past what the head limit needs. */
+const INITIAL_BUFFER_BYTES = 4_096;
+
+/**
+ * One HTTP/1.1 request over a connection the hop owns: write the request,
+ * read heads until the final one (skipping interim 1xx responses, bounded in
+ * count and bytes), then, when asked, a bounded prefix of the body. A lean
+ * exchange of our own rather than a general client: the hop asks one thing
+ * and reads one head, and browsers accept heads (bare LF, an unasked 100)
+ * that llhttp's strict mode refuses. The caller destroys the socket.
+ */
+export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise<Exchanged> {
+  return new Promise((resolve, reject) => {
+    let buffer = Buffer.allocUnsafe(Math.min(INITIAL_BUFFER_BYTES, request.maxHeadBytes + 1));
+    let length = 0;
+    let headStart = 0;
+    let scanFrom = 0;
+    let interim = 0;
+    let final: { head: ResponseHead; headAt: number; reader: BodyPrefixReader } | null = null;
+    let settled = false;
+
+    const cleanup = () => {
+      socket.off("data", onData);
+      socket.off("end", onEnd);
+      socket.off("close", onEnd);
+      socket.off("error", onError);
+      request.signal.removeEventListener("abort", onAbort);
+    };
+    const succeed = () => {
+      if (settled || final === null) return;
+      settled = true;
+      cleanup();
+      resolve({ head: final.head, httpVersion: final.head.version, headAt: final.headAt, bodyPrefix: request.bodyPrefixBytes > 0 ? final.reader.result() : null });
+    };
+    const fail = (error: unknown) => {
+      if (settled) return;
+      // Once the head is in, a broken body only ends the prefix early.
+      if (final !== null) return succeed();
+      settled = true;
+      cleanup();
+      reject(error);
+    };
+
+    const append = (chunk: Buffer) => {
+      if (length + chunk.length > buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + chunk.length));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+      chunk.copy(buffer, length);
+      length += chunk.length;
+    };
+
+    /** Reads every complete head in the buffer; true when the final one is in. */
+    const readHeads = (): boolean => {
+      for (;;) {
+        const view = buffer.subarray(0, length);
+        headStart = skipEmptyLines(view, headStart);
+        const end = findHeadEnd(view, headStart, scanFrom);
+        // Every head so far counts: interim heads cannot be used to stream headers forever.
+        if ((end === -1 ? length : end) > request.maxHeadBytes) {
+          throw new ProbeProtocolError("UND_ERR_HEADERS_OVERFLOW", `the response head passed ${request.maxHeadBytes} bytes`);
+        }
+        if (end === -1) {
+          scanFrom = length;
+          return false;
+        }
+        const parsed = parseResponseHead(view.subarray(headStart, end));
+        if (!parsed.ok) throw new ProbeProtocolError("HTTP_PARSE_ERROR", parsed.rule);
+        const { head } = parsed;
+        headStart = end;
+        scanFrom = end;
+        if (head.status >= 200) {
+          const headAt = now();
+          const wanted = hasNoBody(request.method, head.status) ? 0 : request.bodyPrefixBytes;
+          const framing = wanted > 0 ? bodyFraming(head.fields) : ({ kind: "length", length: 0 } as const);
+          final = { head, headAt, reader: bodyPrefixReader(framing, wanted) };
+          return true;
+        }
+        // Nothing here asks to switch protocols, so a 101 is a server speaking out of turn.
+        if (head.status === 101) throw new ProbeProtocolError("HTTP_PARSE_ERROR", "an unrequested 101 Switching Protocols");
+        interim++;
+        if (interim > MAX_INTERIM_RESPONSES) {
+          throw new ProbeProtocolError("TOO_MANY_INTERIM_RESPONSES", `more than ${MAX_INTERIM_RESPONSES} interim responses`);
+        }
+      }
+    };
+
+    const onData = (chunk: Buffer) => {
+      request.trace.firstByteAt ??= now();
+      if (final !== null) {
+        if (final.reader.push(chunk)) succeed();
+        return;
+      }
+      append(chunk);
+      try {
+        if (!readHeads() || final === null) return;
+      } catch (error) {
+        return fail(error);
+      }
+      // Whatever followed the head in the buffer is the start of the body.
+      const reader = (final as { reader: BodyPrefixReader }).reader;
+      if (reader.push(buffer.subarray(headStart, length))) return succeed();
+      // The head buffer is not needed any more; the body reader keeps its own bytes.
+      buffer = Buffer.alloc(0);
+      length = 0;
+    };
+    const onEnd = () => {
+      if (final !== null) return succeed();
+      fail(new ProbeProtocolError("UND_ERR_SOCKET", length === 0 ? "closed before any response byte" : "closed in the middle of the response head"));
+    };
+    const onError = (error: unknown) => fail(error);
+    const onAbort = () => {
+      if (final !== null) return succeed();
+      fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed"));
+    };
+
+    if (request.signal.aborted) return onAbort();
+    request.signal.addEventListener("abort", onAbort, { once: true });
+    socket.on("data", onData);
+    socket.on("end", onEnd);
+    socket.on("close", onEnd);
+    socket.on("error", onError);
+    request.trace.requestSentAt = now();
+    socket.write(requestBytes(request));
+  });
+}
+
+/** The request: origin-form target, Host first, then our headers, and no keep-alive (the hop owns the connection). */
+function requestBytes(request: ExchangeRequest): Buffer {
+  const { url } = request;
+  let text = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  for (const [name, value] of request.headers) {
+    // Values come from our config and the check's cookie jar; a line break would forge a header.
+    if (/[\r\n\0]/.test(value)) continue;
+    text += `${name}: ${value}\r\n`;
+  }
+  text += "connection: close\r\n\r\n";
+  return Buffer.from(text, "latin1");
+}

@@ -1,0 +1,128 @@
+import { connect, constants, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from "node:http2";
+import type { TLSSocket } from "node:tls";
+import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
+import { now } from "./hop-trace.js";
+import { ProbeProtocolError } from "./probe-error.js";
+import type { ResponseHead } from "./response-head.js";
+
+/** Codes of connection errors that mean the peer went away, named as the HTTP/1.1 exchange names them. */
+const SOCKET_GONE: ReadonlySet<string> = new Set(["ECONNRESET", "EPIPE"]);
+
+/**
+ * One HTTP/2 request over the TLS connection the hop dialled, pinned and
+ * verified (the server chose h2 in ALPN): node:http2 is handed that socket
+ * and never dials anything itself. Same contract as the HTTP/1.1 exchange:
+ * interim responses skipped within the same bounds, the head limit offered
+ * as SETTINGS_MAX_HEADER_LIST_SIZE, a bounded body prefix when asked. The
+ * caller destroys the socket, which ends the session.
+ */
+export function exchangeHttp2(socket: TLSSocket, request: ExchangeRequest): Promise<Exchanged> {
+  return new Promise((resolve, reject) => {
+    const { url } = request;
+    let settled = false;
+    let final: { head: ResponseHead; headAt: number } | null = null;
+    const parts: Uint8Array[] = [];
+    let kept = 0;
+    let interim = 0;
+
+    const session = connect(url.origin, {
+      createConnection: () => socket,
+      settings: { enablePush: false, maxHeaderListSize: request.maxHeadBytes },
+      // Node's default (128 fields) is below what a 256 KiB head can carry; the byte limit is the bound.
+      maxHeaderListPairs: 8_192,
+    });
+
+    const done = () => {
+      request.signal.removeEventListener("abort", onAbort);
+      if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
+      session.destroy();
+    };
+    const succeed = () => {
+      if (settled || final === null) return;
+      settled = true;
+      done();
+      resolve({ head: final.head, httpVersion: "2", headAt: final.headAt, bodyPrefix: request.bodyPrefixBytes > 0 ? concat(parts, kept) : null });
+    };
+    const fail = (error: unknown) => {
+      if (settled) return;
+      if (final !== null) return succeed();
+      settled = true;
+      done();
+      reject(error);
+    };
+    const onAbort = () => (final !== null ? succeed() : fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed")));
+
+    // A GOAWAY before our stream was answered surfaces as the stream's close or error.
+    session.on("error", (error: unknown) => fail(sessionError(error)));
+
+    const headers: Record<string, string> = { ":method": request.method, ":path": `${url.pathname}${url.search}`, ":scheme": "https", ":authority": url.host };
+    for (const [name, value] of request.headers) headers[name] = value;
+    request.trace.requestSentAt = now();
+    const stream = session.request(headers, { endStream: true });
+
+    // Node emits "headers" on a client stream only for interim (1xx) responses.
+    stream.on("headers", () => {
+      request.trace.firstByteAt ??= now();
+      interim++;
+      if (interim > MAX_INTERIM_RESPONSES) fail(new ProbeProtocolError("TOO_MANY_INTERIM_RESPONSES", `more than ${MAX_INTERIM_RESPONSES} interim responses`));
+    });
+    stream.on("response", (responseHeaders: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
+      request.trace.firstByteAt ??= now();
+      final = { head: toHead(responseHeaders), headAt: now() };
+      const wanted = hasNoBody(request.method, final.head.status) ? 0 : request.bodyPrefixBytes;
+      if (wanted === 0) succeed();
+    });
+    stream.on("data", (chunk: Buffer) => {
+      if (final === null || settled) return;
+      const take = Math.min(chunk.length, request.bodyPrefixBytes - kept);
+      if (take > 0) {
+        parts.push(Uint8Array.prototype.slice.call(chunk, 0, take));
+        kept += take;
+      }
+      if (kept >= request.bodyPrefixBytes) succeed();
+    });
+    stream.on("end", () => succeed());
+    stream.on("error", (error: unknown) => fail(sessionError(error)));
+    stream.on("close", () => {
+      if (final !== null) return succeed();
+      const code = stream.rstCode;
+      fail(
+        code === undefined || code === constants.NGHTTP2_NO_ERROR || code === constants.NGHTTP2_CANCEL
+          ? new ProbeProtocolError("UND_ERR_SOCKET", "the stream closed before a response")
+          : new ProbeProtocolError("HTTP2_STREAM_ERROR", `the server reset the stream (code ${code})`),
+      );
+    });
+
+    if (request.signal.aborted) return onAbort();
+    request.signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function toHead(headers: IncomingHttpHeaders & IncomingHttpStatusHeader): ResponseHead {
+  const fields: [string, string][] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith(":") || value === undefined) continue;
+    if (Array.isArray(value)) for (const each of value) fields.push([name, each]);
+    else fields.push([name, String(value)]);
+  }
+  // HTTP/2 has no reason phrase; the hop supplies the standard one.
+  return { version: "2", status: Number(headers[":status"] ?? 0), statusText: "", fields };
+}
+
+/** Node's HTTP/2 errors, named by what they mean for the hop. */
+function sessionError(error: unknown): unknown {
+  const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : "";
+  if (SOCKET_GONE.has(code)) return error;
+  if (code === "ERR_HTTP2_STREAM_ERROR") return new ProbeProtocolError("HTTP2_STREAM_ERROR", error instanceof Error ? error.message : code);
+  return new ProbeProtocolError("HTTP2_PROTOCOL_ERROR", error instanceof Error ? error.message : code || "unknown HTTP/2 failure");
+}
+
+function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

@@ -1,0 +1,176 @@
+/**
+ * A strict, bounded reader for one HTTP/1.x response head (RFC 9112 §4, §5;
+ * field syntax RFC 9110 §5). It sees bytes only, never a socket, so every
+ * rule can be tested on exact bytes. Deliberate choices (docs/probe.md,
+ * "Reading a response head"):
+ *
+ * - A line may end in CRLF or in a bare LF (RFC 9112 §2.2 lets a recipient
+ *   accept LF alone; browsers and curl do). A CR anywhere else is refused.
+ * - obs-fold (a field line starting with SP or HTAB) is joined to the previous
+ *   field's value with one SP, as RFC 9112 §5.2 requires of a user agent.
+ *   Whitespace before the first field line is refused (§2.2 allows either).
+ * - Field names are tokens, with nothing between the name and the colon
+ *   (§5.1); values are VCHAR, obs-text, SP and HTAB only (no NUL, CR, other
+ *   controls, DEL).
+ * - The version is HTTP/1.0 or HTTP/1.1; the status is exactly three digits,
+ *   100 to 999; the reason phrase is any bytes but CR and LF (clients ignore
+ *   it, RFC 9112 §4; llhttp takes control bytes there too).
+ * - Empty lines before a status line are skipped (skipEmptyLines), as llhttp
+ *   skips them.
+ * - Framing fields (Content-Length, Transfer-Encoding) are judged only by the
+ *   body reader, and only when a body is read.
+ */
+
+export interface ResponseHead {
+  /** "2" for a head read by the HTTP/2 exchange. */
+  readonly version: "1.0" | "1.1" | "2";
+  readonly status: number;
+  /** As sent; possibly empty. Bytes above 0x7F read one per character (Latin-1), as Node's parser does. */
+  readonly statusText: string;
+  /** Field lines in order: lower-cased name, value without surrounding whitespace (Latin-1). */
+  readonly fields: readonly (readonly [string, string])[];
+}
+
+export type HeadParse =
+  | { readonly ok: true; readonly head: ResponseHead }
+  | { readonly ok: false; /** Which rule the head broke, for tests and logs (never shown as a reason). */ readonly rule: string };
+
+const LF = 0x0a;
+const CR = 0x0d;
+const SP = 0x20;
+const HTAB = 0x09;
+
+/**
+ * Where the head that starts at `from` ends (the index just past its empty
+ * line), or -1 when it has not ended within `buffer`. `scanFrom` lets a caller
+ * resume where the last call stopped, so every byte is looked at once.
+ */
+export function findHeadEnd(buffer: Uint8Array, from: number, scanFrom: number): number {
+  // The empty line is an LF directly after the head's start or after an
+  // earlier LF, optionally with one CR between them.
+  for (let i = Math.max(from, scanFrom); i < buffer.length; i++) {
+    if (buffer[i] !== LF) continue;
+    let lineStart = i;
+    if (lineStart > from && buffer[lineStart - 1] === CR) lineStart--;
+    if (lineStart === from || buffer[lineStart - 1] === LF) return i + 1;
+  }
+  return -1;
+}
+
+/** The index of the first byte at or after `from` that is not CR or LF: where the next status line starts. */
+export function skipEmptyLines(buffer: Uint8Array, from: number): number {
+  let at = from;
+  while (at < buffer.length && (buffer[at] === CR || buffer[at] === LF)) at++;
+  return at;
+}
+
+/** Parses a complete head (status line, field lines, empty line) as found by findHeadEnd. */
+export function parseResponseHead(bytes: Uint8Array): HeadParse {
+  const lines = splitLines(bytes);
+  if (lines === null) return { ok: false, rule: "a CR not followed by LF" };
+  const statusLine = lines[0];
+  if (statusLine === undefined) return { ok: false, rule: "no status line" };
+  const status = parseStatusLine(statusLine);
+  if (typeof status === "string") return { ok: false, rule: status };
+
+  const fields: [string, string][] = [];
+  for (let index = 1; index < lines.length; index++) {
+    const line = lines[index] as Uint8Array;
+    if (line.length === 0) break;
+    if (line[0] === SP || line[0] === HTAB) {
+      const last = fields[fields.length - 1];
+      if (last === undefined) return { ok: false, rule: "whitespace before the first field line" };
+      const more = fieldValue(line, 0);
+      if (more === null) return { ok: false, rule: "an invalid byte in a folded value" };
+      last[1] = last[1] === "" ? more : more === "" ? last[1] : `${last[1]} ${more}`;
+      continue;
+    }
+    const field = parseFieldLine(line);
+    if (typeof field === "string") return { ok: false, rule: field };
+    fields.push(field);
+  }
+  return { ok: true, head: { version: status.version, status: status.status, statusText: status.statusText, fields } };
+}
+
+/** Lines without their endings; the last element is the empty line. Null when a CR stands alone. */
+function splitLines(bytes: Uint8Array): Uint8Array[] | null {
+  const lines: Uint8Array[] = [];
+  let start = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte === CR) {
+      if (bytes[i + 1] !== LF) return null;
+      continue;
+    }
+    if (byte !== LF) continue;
+    const end = i > start && bytes[i - 1] === CR ? i - 1 : i;
+    lines.push(bytes.subarray(start, end));
+    start = i + 1;
+  }
+  return lines;
+}
+
+function parseStatusLine(line: Uint8Array): { version: "1.0" | "1.1"; status: number; statusText: string } | string {
+  // "HTTP/1.x SSS" is 12 bytes; a reason phrase, when present, follows one SP.
+  const prefix = "HTTP/1.";
+  if (line.length < 12) return "a short status line";
+  for (let i = 0; i < prefix.length; i++) if (line[i] !== prefix.charCodeAt(i)) return "not an HTTP/1 status line";
+  if (line[7] !== 0x30 && line[7] !== 0x31) return "an unsupported HTTP version";
+  if (line[8] !== SP) return "no space after the version";
+  let status = 0;
+  for (let i = 9; i < 12; i++) {
+    const digit = (line[i] as number) - 0x30;
+    if (digit < 0 || digit > 9) return "a status code that is not three digits";
+    status = status * 10 + digit;
+  }
+  if (status < 100) return "a status code below 100";
+  const version = line[7] === 0x31 ? "1.1" : "1.0";
+  if (line.length === 12) return { version, status, statusText: "" };
+  if (line[12] !== SP) return "a status code that is not three digits";
+  // Any byte but CR and LF (already gone): clients ignore the phrase (RFC 9112 §4), llhttp takes
+  // control bytes there, and no site should be down for the words after its status code.
+  return { version, status, statusText: latin1(line.subarray(13)) };
+}
+
+function parseFieldLine(line: Uint8Array): [string, string] | string {
+  let colon = 0;
+  while (colon < line.length && isTokenByte(line[colon] as number)) colon++;
+  if (colon === line.length || line[colon] !== 0x3a) return colon === 0 || line[colon] === SP || line[colon] === HTAB ? "an invalid field name" : "an invalid byte in a field name";
+  if (colon === 0) return "an empty field name";
+  const value = fieldValue(line, colon + 1);
+  if (value === null) return "an invalid byte in a field value";
+  return [latin1(line.subarray(0, colon)).toLowerCase(), value];
+}
+
+/** The value from `from` with surrounding SP/HTAB removed; null when a byte is not allowed. */
+function fieldValue(line: Uint8Array, from: number): string | null {
+  let start = from;
+  let end = line.length;
+  while (start < end && (line[start] === SP || line[start] === HTAB)) start++;
+  while (end > start && (line[end - 1] === SP || line[end - 1] === HTAB)) end--;
+  for (let i = start; i < end; i++) if (!isTextByte(line[i] as number)) return null;
+  return latin1(line.subarray(start, end));
+}
+
+/** HTAB, SP, VCHAR, obs-text: what a field value or reason phrase may hold. */
+function isTextByte(byte: number): boolean {
+  return byte === HTAB || (byte >= SP && byte !== 0x7f);
+}
+
+/** RFC 9110 §5.6.2 tchar. */
+const TOKEN = (() => {
+  const table = new Uint8Array(256);
+  for (const char of "!#$%&'*+-.^_`|~") table[char.charCodeAt(0)] = 1;
+  for (let byte = 0x30; byte <= 0x39; byte++) table[byte] = 1;
+  for (let byte = 0x41; byte <= 0x5a; byte++) table[byte] = 1;
+  for (let byte = 0x61; byte <= 0x7a; byte++) table[byte] = 1;
+  return table;
+})();
+
+function isTokenByte(byte: number): boolean {
+  return TOKEN[byte] === 1;
+}
+
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+}

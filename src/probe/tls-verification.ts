@@ -1,0 +1,43 @@
+import type { TLSSocket, PeerCertificate } from "node:tls";
+
+/** A verification failure, coded as OpenSSL and Node code it (or CERT_CHAIN_INCOMPLETE, our own). */
+export class TlsVerificationError extends Error {
+  constructor(readonly code: string) {
+    super(`TLS verification failed: ${code}`);
+    this.name = "TlsVerificationError";
+  }
+}
+
+/** OpenSSL's codes for "the issuer of the leaf was not found". */
+const ISSUER_NOT_FOUND: ReadonlySet<string> = new Set(["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "UNABLE_TO_GET_ISSUER_CERT"]);
+
+/**
+ * Null when the handshake verified (chain and host name); otherwise the
+ * failure, with one refinement: a server that sends its leaf alone, where
+ * the leaf names where its issuer can be fetched (AIA "CA Issuers", which
+ * every public CA's leaves carry), left out its intermediate certificate.
+ * Chromium and Safari repair that by fetching it; curl, Firefox without a
+ * cached copy, and most HTTP clients fail. A leaf of an issuer nobody trusts,
+ * or a chain that was sent but ends in an unknown root, stays as OpenSSL
+ * named it. Nothing is fetched: the probe dials only what it was asked to.
+ */
+export function verificationFailure(socket: TLSSocket): TlsVerificationError | null {
+  if (socket.authorized) return null;
+  // Node documents an Error, and stores the code string (verifyError.code).
+  const raw: unknown = socket.authorizationError;
+  const code = typeof raw === "string" ? raw : raw instanceof Error && "code" in raw && typeof raw.code === "string" ? raw.code : "UNABLE_TO_VERIFY_LEAF_SIGNATURE";
+  if (ISSUER_NOT_FOUND.has(code) && sentLeafAloneWithIssuerAddress(socket)) return new TlsVerificationError("CERT_CHAIN_INCOMPLETE");
+  return new TlsVerificationError(code);
+}
+
+function sentLeafAloneWithIssuerAddress(socket: TLSSocket): boolean {
+  const leaf = socket.getPeerCertificate(true) as PeerCertificate & { issuerCertificate?: PeerCertificate };
+  if (leaf === null || Object.keys(leaf).length === 0) return false;
+  // Node links the chain the server sent (completed from the trust store where it can); a leaf sent alone
+  // whose issuer is unknown links to nothing, or to itself.
+  const issuer = leaf.issuerCertificate;
+  if (issuer !== undefined && issuer !== null && issuer !== leaf && issuer.fingerprint256 !== leaf.fingerprint256) return false;
+  if (leaf.subject !== undefined && leaf.issuer !== undefined && JSON.stringify(leaf.subject) === JSON.stringify(leaf.issuer)) return false;
+  const access = socket.getPeerX509Certificate()?.infoAccess ?? "";
+  return access.includes("CA Issuers");
+}
