@@ -63,7 +63,7 @@ export interface IntakeLimits {
   readonly maxConnectionsPerPeer: number;
 }
 
-/** Defaults of the intake limits: nginx's 100 streams, Node's 16 KiB-head world, a 64 KiB message. */
+/** Defaults of the intake limits: nginx's 100 streams, a 64 KiB message (the request head is 32 KiB: start-server.ts). */
 export const DEFAULT_INTAKE: IntakeLimits = {
   maxRequestBytes: 64 * 1024,
   requestTimeoutMs: 30_000,

@@ -3,17 +3,20 @@ import { checkSite } from "../diagnostics/site-check.js";
 import { renderMessage } from "../server/rest/rest-render.js";
 import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
-import { EXIT, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
+import { EXIT, reportInterrupted, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { renderSiteCheck } from "./report/site-check-report.js";
 
 const HELP = `usage: sitediag check [--json] URL
+       sitediag check --json --details URL
 
 Is this site up or down, and why? Runs the is-site-down diagnostic from this
 machine, with the same engine and target policy as the service (no server, no
-key, no credits), and prints the verdict, the reason, and each request with
-its timings per phase.
+key, no credits), and prints the verdict, the reason, each request with its
+timings per phase, the certificates (with their expiry), the failure code,
+the proxy that answered and a client-side redirect, if any.
 
   --json      print the result exactly as the API's "data" object
+  --details   with --json: as the API answers details=true (adds "details")
   -h, --help  show this help
 
 exit status: 0 up, 1 down, 2 bad input or a refused target
@@ -25,8 +28,10 @@ export const checkCommand = {
   summary: "is this site up or down, and why? (is-site-down, run from here)",
   run: (argv, io) =>
     runDiagnoseCommand(argv, io, HELP, async ({ args, env, paint, signal }) => {
-      const outcome = await checkSite(args.target, env, signal);
+      // The report always shows details; --json only when asked, so it stays the API's plain answer.
+      const outcome = await checkSite(args.target, env, signal, { details: !args.json || args.details });
       if (outcome.kind === "refused") return reportRefusal(outcome.refusal, io);
+      if (outcome.kind === "cancelled") return reportInterrupted(io);
       const { result } = outcome;
       io.stdout.write(args.json ? `${JSON.stringify(renderMessage(CheckSiteResponseSchema, siteCheckMessage(result)))}\n` : renderSiteCheck(result, paint));
       return result.status === "up" ? EXIT.healthy : EXIT.broken;

@@ -5,16 +5,18 @@ import { toTraceRedirectsResponse } from "../service/trace-redirects.js";
 import type { Command, CommandIo } from "./command.js";
 import { runBatchTrace } from "./diagnose/batch-trace.js";
 import { EXIT, reportInterrupted, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
-import { createHopRecorder } from "./report/hop-recorder.js";
 import { HEALTHY_CHAINS, renderTrace } from "./report/trace-report.js";
 
 const HELP = `usage: sitediag trace [--json] URL
+       sitediag trace --json --details URL
        sitediag trace --batch FILE [--json]
 
 Where does this URL really redirect? Runs the redirect-check diagnostic from
 this machine, with the same engine and target policy as the service (no
 server, no key, no credits), and prints the chain hop by hop with timings per
-phase, then the warnings. A bare domain starts at https://.
+phase, the certificates (with their expiry), the failure code, the proxy that
+answered and a client-side redirect on the final page (found by one extra GET
+of it), then the warnings. A bare domain starts at https://.
 
 With --batch, every row of FILE (CSV: url[,expected final URL]; "-" reads
 standard input; a first row "url,..." is a header) is traced, eight at a time.
@@ -24,6 +26,7 @@ http. Progress and a table on a terminal; --json prints one NDJSON line per
 row as it completes.
 
   --json        print the result exactly as the API's "data" object
+  --details     with --json: as the API answers details=true (adds "details")
   --batch FILE  trace every row of a CSV file (a site migration audit)
   -h, --help    show this help
 
@@ -41,8 +44,8 @@ export const traceCommand = {
 
 function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
   return runDiagnoseCommand(argv, io, HELP, async ({ args, env, paint, signal }) => {
-    const recorder = createHopRecorder(env.prober);
-    const outcome = await traceRedirects(args.target, { ...env, prober: recorder.prober }, signal);
+    // The report always shows details; --json only when asked, so it stays the API's plain answer.
+    const outcome = await traceRedirects(args.target, env, signal, { details: !args.json || args.details });
     switch (outcome.kind) {
       case "refused":
         return reportRefusal(outcome.refusal, io);
@@ -50,7 +53,7 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
         return reportInterrupted(io);
       case "result": {
         const { result } = outcome;
-        io.stdout.write(args.json ? `${JSON.stringify(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n` : renderTrace(result, recorder.positions(), paint));
+        io.stdout.write(args.json ? `${JSON.stringify(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n` : renderTrace(result, paint));
         return HEALTHY_CHAINS.has(result.chainStatus) ? EXIT.healthy : EXIT.broken;
       }
     }

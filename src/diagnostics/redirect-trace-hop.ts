@@ -1,5 +1,5 @@
 import type { ProbeFailure } from "../probe/failure.js";
-import type { HopOutcome, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
+import type { HopFailureTrace, HopOutcome, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import type { TraceBudget } from "./redirect-trace-budget.js";
 
@@ -9,10 +9,19 @@ export type TimeoutSource = "request" | "trace";
 /** What one position of the chain came to, after the GET fallback when it was needed. */
 export type HopAttempt =
   | { readonly kind: "response"; readonly response: HopResponse; readonly method: "HEAD" | "GET"; readonly headNote: string | null }
-  | { readonly kind: "failure"; readonly failure: ProbeFailure; readonly method: "HEAD" | "GET"; readonly headNote: string | null; readonly timeout: TimeoutSource | null; readonly timeoutMs: number }
+  | {
+      readonly kind: "failure";
+      readonly failure: ProbeFailure;
+      /** How far the request got: partial timings, the certificate seen. */
+      readonly trace: HopFailureTrace;
+      readonly method: "HEAD" | "GET";
+      readonly headNote: string | null;
+      readonly timeout: TimeoutSource | null;
+      readonly timeoutMs: number;
+    }
   | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
-  /** The budget was spent before a request could be sent. */
-  | { readonly kind: "out-of-time"; readonly headNote: string | null };
+  /** The budget was spent before a request could be sent; `head` is the HEAD's outcome when one was sent. */
+  | { readonly kind: "out-of-time"; readonly headNote: string | null; readonly head: HopOutcome | null };
 
 /**
  * One position of the chain: HEAD first, because it asks for no body. Servers
@@ -22,12 +31,12 @@ export type HopAttempt =
  */
 export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string): Promise<HopAttempt> {
   const head = await send(prober, url, "HEAD", ports, budget, cookie);
-  if (head.kind !== "sent") return { kind: "out-of-time", headNote: null };
+  if (head.kind !== "sent") return { kind: "out-of-time", headNote: null, head: null };
   if (!needsGet(head.outcome, budget)) return settle(head.outcome, "HEAD", head.timeoutMs, head.limitedByBudget, null, budget);
 
   const headNote = describeHead(head.outcome);
   const get = await send(prober, url, "GET", ports, budget, cookie);
-  if (get.kind !== "sent") return { kind: "out-of-time", headNote };
+  if (get.kind !== "sent") return { kind: "out-of-time", headNote, head: head.outcome };
   return settle(get.outcome, "GET", get.timeoutMs, get.limitedByBudget, headNote, budget);
 }
 
@@ -64,7 +73,7 @@ function settle(
   // timer would have; either way the trace, not the hop, ran out of time.
   const timedOut = failure.timedOut || budget.signal.aborted;
   const timeout: TimeoutSource | null = !timedOut ? null : limitedByBudget || budget.spent() ? "trace" : "request";
-  return { kind: "failure", failure, method, headNote, timeout, timeoutMs };
+  return { kind: "failure", failure, trace: outcome.trace, method, headNote, timeout, timeoutMs };
 }
 
 function describeHead(outcome: HopOutcome): string {

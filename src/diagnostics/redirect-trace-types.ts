@@ -1,14 +1,12 @@
 import type { PolicyRefusal } from "../probe/refusal.js";
+import type { DiagnosticDetails } from "./details-types.js";
+import type { RequestAttempt } from "./request-attempt.js";
 import type { TraceWarning } from "./warnings.js";
 
-/** Overall outcome of a trace, spelled exactly as the public contract (spec §2.3) shows it. */
-export type ChainStatusName =
-  | "Healthy"
-  | "Redirects detected"
-  | "Redirect loop"
-  | "Too many redirects"
-  | "Request failed"
-  | "Timeout";
+/** Overall outcomes of a trace, spelled exactly as the public contract (spec §2.3) shows them. */
+export const CHAIN_STATUS_NAMES = ["Healthy", "Redirects detected", "Redirect loop", "Too many redirects", "Request failed", "Timeout"] as const;
+
+export type ChainStatusName = (typeof CHAIN_STATUS_NAMES)[number];
 
 /** One request of the trace that got an HTTP response (spec §2.3, hop object). */
 export interface TraceHop {
@@ -48,6 +46,14 @@ export interface RedirectTraceResult {
   readonly chainStatus: ChainStatusName;
   readonly chain: readonly TraceHop[];
   readonly warnings: readonly TraceWarning[];
+  /**
+   * One per chain position that sent a request or had it refused, with the
+   * prober's full outcome (beyond the contract, for the CLI); a position past
+   * the end of `chain` is the request that failed or was refused.
+   */
+  readonly attempts: readonly RequestAttempt[];
+  /** Only when the trace was asked for details: absent otherwise, so the plain result keeps its shape. */
+  readonly details?: DiagnosticDetails;
 }
 
 /**

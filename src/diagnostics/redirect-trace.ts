@@ -1,6 +1,12 @@
 import { REDIRECT_TRACE } from "../limits.js";
-import type { HopResponse, PortRule } from "../probe/hop-types.js";
+import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
+import type { HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
 import { createCheckCookies } from "./check-cookies.js";
+import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
+import type { ClientRedirect, DiagnosticDetails, RequestRecord } from "./details-types.js";
+import type { RequestAttempt } from "./request-attempt.js";
+import { proxyMatch } from "./proxy-signatures.js";
+import { answeredRecord, failedRecord } from "./request-record.js";
 import type { DiagnosticEnv } from "./diagnostic-env.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings } from "./redirect-trace-chain-warnings.js";
@@ -18,7 +24,15 @@ export type { ChainStatusName, RedirectTraceOutcome, RedirectTraceResult, TraceH
  * a per-request timeout and a whole-trace budget. Refuses only an unusable
  * starting input; everything that goes wrong later is a result.
  */
-export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: AbortSignal): Promise<RedirectTraceOutcome> {
+export interface TraceOptions {
+  /**
+   * Add `details` to the result: every request, the failure code, the proxy,
+   * and a client-side redirect on the final page (one extra bounded GET of it).
+   */
+  readonly details?: boolean;
+}
+
+export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: AbortSignal, options: TraceOptions = {}): Promise<RedirectTraceOutcome> {
   const parsed = parseTargetInput(raw, { allowBareDomain: true });
   if (!parsed.ok) return { kind: "refused", refusal: parsed.refusal };
   const ports: PortRule = { kind: "only", ports: env.tracePorts };
@@ -31,8 +45,20 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     if (walk.kind === "refused") return walk;
     const { chain, ending } = walk;
+    const extra = options.details === true ? await lookForClientRedirect(walk, env, ports, budget) : null;
+    if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
+    const noticed = extra?.warning === undefined || extra.warning === null ? walk.warnings : [...walk.warnings, extra.warning];
     // The reason the walk stopped, when it stopped early, is always the last warning.
-    const warnings = [...orderWarnings([...walk.warnings, ...chainWarnings(chain, ending)]), ...(walk.stopReason === null ? [] : [walk.stopReason])];
+    const warnings = [...orderWarnings([...noticed, ...chainWarnings(chain, ending)]), ...(walk.stopReason === null ? [] : [walk.stopReason])];
+    const details: DiagnosticDetails | undefined =
+      options.details === true
+        ? {
+            code: walk.code,
+            requests: [...walk.records, ...(extra?.record === undefined || extra.record === null ? [] : [extra.record])],
+            proxy: walk.lastResponse === null ? null : proxyMatch(walk.lastResponse.status, walk.lastResponse.headers),
+            clientRedirect: extra?.clientRedirect ?? null,
+          }
+        : undefined;
     return {
       kind: "result",
       result: {
@@ -44,6 +70,9 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
         chainStatus: ending.status,
         chain,
         warnings,
+        attempts: walk.attempts,
+        // Present only when asked for, so a plain result keeps exactly its shape.
+        ...(details === undefined ? {} : { details }),
       },
     };
   } finally {
@@ -60,19 +89,34 @@ type Walk =
       readonly warnings: readonly TraceWarning[];
       /** Why the walk stopped before a final response; null when it reached one. */
       readonly stopReason: TraceWarning | null;
+      /** The stable code of how the walk ended badly (failure-causes.ts); null when it ended well. */
+      readonly code: string | null;
+      /** One per position that sent a request, in order: what answered it, or how it failed. */
+      readonly records: readonly RequestRecord[];
+      /** The last response of the walk, whatever it was. */
+      readonly lastResponse: HopResponse | null;
+      /** One per position that sent a request or had it refused, with the prober's outcome. */
+      readonly attempts: readonly RequestAttempt[];
     }
   | Extract<RedirectTraceOutcome, { kind: "refused" }>;
 
 async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget): Promise<Walk> {
   const chain: TraceHop[] = [];
   const warnings: TraceWarning[] = [];
+  const records: RequestRecord[] = [];
+  const attempts: RequestAttempt[] = [];
+  let lastResponse: HopResponse | null = null;
   const visited = new Map<string, string>();
-  const stop = (status: ChainStatusName, finalUrl: string, stopReason: TraceWarning): Walk => ({
+  const stop = (status: ChainStatusName, finalUrl: string, stopReason: TraceWarning, code: string): Walk => ({
     kind: "walked",
     chain,
     ending: { status, finalUrl, finalStatus: null },
     warnings,
     stopReason,
+    code,
+    records,
+    lastResponse,
+    attempts,
   });
 
   // A URL asked again with the cookies it set is a new request, as in a browser; asked again with the same cookies, a loop.
@@ -83,24 +127,42 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     visited.set(visitKey(target), target.href);
     const attempt = await attemptHop(env.prober, target, ports, budget, cookies.header(target));
     if (attempt.kind === "response") cookies.take(target, attempt.response);
+    const outcome = outcomeOf(attempt);
+    if (outcome !== null) attempts.push({ url: target.href, method: attempt.kind === "refused" || attempt.kind === "out-of-time" ? "HEAD" : attempt.method, outcome });
 
     if (attempt.kind === "refused") {
       // A name with no address at all is an unknown host, which the contract
       // answers as a failed chain, not as bad input.
       if (attempt.refusal.rule === "no_address") {
-        return stop("Request failed", target.href, traceWarning("dns_failed", `${target.href} could not be requested: ${attempt.refusal.reason}`));
+        return stop("Request failed", target.href, traceWarning("dns_failed", `${target.href} could not be requested: ${attempt.refusal.reason}`), failureCode({ cause: "ENODATA", stage: "dns" }));
       }
       // The first target's address is only known after DNS; a private one is
       // still the caller's input being refused, so it stays a 400.
       if (position === 1) return { kind: "refused", refusal: attempt.refusal };
       const from = position - 1;
-      return stop("Request failed", target.href, traceWarning("redirect_target_refused", `Hop ${from} redirects to ${target.href}, which is not followed: ${attempt.refusal.reason}`, from));
+      return stop(
+        "Request failed",
+        target.href,
+        traceWarning("redirect_target_refused", `Hop ${from} redirects to ${target.href}, which is not followed: ${attempt.refusal.reason}`, from),
+        refusalCause(attempt.refusal.rule).code,
+      );
     }
     if (attempt.kind === "out-of-time") {
-      return stop("Timeout", target.href, traceWarning("trace_timeout", `The trace used its ${env.traceTotalTimeoutMs} ms budget before ${target.href} could be requested${afterHead(attempt.headNote)}`));
+      return stop(
+        "Timeout",
+        target.href,
+        traceWarning("trace_timeout", `The trace used its ${env.traceTotalTimeoutMs} ms budget before ${target.href} could be requested${afterHead(attempt.headNote)}`),
+        outcomeCause("TRACE_TIMEOUT").code,
+      );
     }
-    if (attempt.kind === "failure") return stop(...failureEnding(target, attempt, env));
+    const sent = { url: target.href, method: attempt.method, headFallback: attempt.headNote !== null };
+    if (attempt.kind === "failure") {
+      records.push(failedRecord(sent, attempt.failure, attempt.trace));
+      return stop(...failureEnding(target, attempt, env));
+    }
 
+    records.push(answeredRecord(sent, attempt.response));
+    lastResponse = attempt.response;
     const hop = toTraceHop(position, target, attempt.response);
     chain.push(hop);
     if (attempt.headNote !== null) {
@@ -109,38 +171,124 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
 
     const { response } = attempt;
     if (!isRedirectStatus(response.status)) {
-      return { kind: "walked", chain, ending: { status: position === 1 ? "Healthy" : "Redirects detected", finalUrl: target.href, finalStatus: response.status }, warnings, stopReason: null };
+      return {
+        kind: "walked",
+        chain,
+        ending: { status: position === 1 ? "Healthy" : "Redirects detected", finalUrl: target.href, finalStatus: response.status },
+        warnings,
+        stopReason: null,
+        code: null,
+        records,
+        lastResponse,
+        attempts,
+      };
     }
     if (response.locationHeader === null) {
-      return stop("Request failed", target.href, traceWarning("missing_location", `${hop.redirectType} from ${target.href} has no Location header`, position));
+      return stop(
+        "Request failed",
+        target.href,
+        traceWarning("missing_location", `${hop.redirectType} from ${target.href} has no Location header`, position),
+        outcomeCause("REDIRECT_MISSING_LOCATION").code,
+      );
     }
     const next = response.location === null ? null : parseUrl(response.location);
     if (next === null) {
-      return stop("Request failed", target.href, traceWarning("invalid_location", `${hop.redirectType} from ${target.href} has a Location that is not a usable URL: ${JSON.stringify(response.locationHeader)}`, position));
+      return stop(
+        "Request failed",
+        target.href,
+        traceWarning("invalid_location", `${hop.redirectType} from ${target.href} has a Location that is not a usable URL: ${JSON.stringify(response.locationHeader)}`, position),
+        outcomeCause("REDIRECT_INVALID_LOCATION").code,
+      );
     }
     const repeated = visited.get(visitKey(next));
     if (repeated !== undefined) {
-      return stop("Redirect loop", repeated, traceWarning("redirect_loop", `Hop ${position} redirects back to ${repeated}, already in the chain`, position));
+      return stop("Redirect loop", repeated, traceWarning("redirect_loop", `Hop ${position} redirects back to ${repeated}, already in the chain`, position), outcomeCause("REDIRECT_LOOP").code);
     }
     // Every hop so far was a redirect, so `position` is also the redirect count.
     if (position > REDIRECT_TRACE.maxRedirects) {
-      return stop("Too many redirects", next.href, traceWarning("too_many_redirects", `More than ${REDIRECT_TRACE.maxRedirects} redirects; ${next.href} was not requested`));
+      return stop(
+        "Too many redirects",
+        next.href,
+        traceWarning("too_many_redirects", `More than ${REDIRECT_TRACE.maxRedirects} redirects; ${next.href} was not requested`),
+        outcomeCause("TOO_MANY_REDIRECTS").code,
+      );
     }
     target = next;
   }
 }
 
-function failureEnding(target: URL, attempt: Extract<HopAttempt, { kind: "failure" }>, env: DiagnosticEnv): [ChainStatusName, string, TraceWarning] {
+function failureEnding(target: URL, attempt: Extract<HopAttempt, { kind: "failure" }>, env: DiagnosticEnv): [ChainStatusName, string, TraceWarning, string] {
   const { failure } = attempt;
   const note = afterHead(attempt.headNote);
   if (attempt.timeout === "trace") {
-    return ["Timeout", target.href, traceWarning("trace_timeout", `The trace used its ${env.traceTotalTimeoutMs} ms budget while requesting ${target.href} (${attempt.method})${note}`)];
+    return [
+      "Timeout",
+      target.href,
+      traceWarning("trace_timeout", `The trace used its ${env.traceTotalTimeoutMs} ms budget while requesting ${target.href} (${attempt.method})${note}`),
+      outcomeCause("TRACE_TIMEOUT").code,
+    ];
   }
   if (attempt.timeout === "request") {
-    return ["Timeout", target.href, traceWarning("hop_timeout", `${attempt.method} ${target.href} got no response within ${attempt.timeoutMs} ms${note}`)];
+    return ["Timeout", target.href, traceWarning("hop_timeout", `${attempt.method} ${target.href} got no response within ${attempt.timeoutMs} ms${note}`), failureCode(failure)];
   }
   const code = `${failure.stage}_failed` as const;
-  return ["Request failed", target.href, traceWarning(code, `${attempt.method} ${target.href} failed at the ${failure.stage} stage: ${failure.reason}${note}`)];
+  return ["Request failed", target.href, traceWarning(code, `${attempt.method} ${target.href} failed at the ${failure.stage} stage: ${failure.reason}${note}`), failureCode(failure)];
+}
+
+interface ClientRedirectLook {
+  readonly record: RequestRecord | null;
+  readonly clientRedirect: ClientRedirect | null;
+  readonly warning: TraceWarning | null;
+}
+
+/**
+ * With details, a chain that ended on a 2xx page is asked once more, with a
+ * GET whose body's first 64 KiB are read, for the redirect a browser would
+ * make by itself there (spec 4.2.4: reported, not followed). The final hop's
+ * own Refresh header counts too. Within the trace's budget, like every request.
+ */
+async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget): Promise<ClientRedirectLook | null> {
+  const final = walk.lastResponse;
+  const lastHop = walk.chain.at(-1);
+  if (walk.stopReason !== null || final === null || lastHop === undefined || final.status < 200 || final.status > 299) return null;
+  const fromHead = clientRedirectOf(final.status, final.headers, null, final.url);
+  let record: RequestRecord | null = null;
+  let found = fromHead;
+  const next = budget.nextRequestTimeoutMs();
+  if (found === null && next !== null) {
+    const url = new URL(final.url);
+    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: next.timeoutMs, ports, signal: budget.signal, bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES });
+    const sent = { url: url.href, method: "GET" as const, headFallback: false };
+    if (outcome.kind === "response") {
+      record = answeredRecord(sent, outcome.response);
+      found = clientRedirectOf(outcome.response.status, outcome.response.headers, outcome.response.bodyPrefix, outcome.response.url);
+    } else if (outcome.kind === "failure") {
+      record = failedRecord(sent, outcome.failure, outcome.trace);
+    }
+  }
+  const warning =
+    found === null
+      ? null
+      : traceWarning(
+          "client_side_redirect_not_followed",
+          `${lastHop.url} redirects by itself (${found.kind === "refresh_header" ? "Refresh header" : "meta refresh"}, after ${found.delaySeconds} s) to ${found.url}; not followed`,
+          lastHop.hop,
+        );
+  return { record, clientRedirect: found, warning };
+}
+
+/** The outcome a position reports: the request that answered or failed, the refusal, or the HEAD sent before time ran out. */
+function outcomeOf(attempt: HopAttempt): HopOutcome | null {
+  switch (attempt.kind) {
+    case "response":
+      return { kind: "response", response: attempt.response };
+    case "failure":
+      return { kind: "failure", failure: attempt.failure, trace: attempt.trace };
+    case "refused":
+      return { kind: "refused", refusal: attempt.refusal };
+    case "out-of-time":
+      return attempt.head;
+  }
 }
 
 function parseUrl(text: string): URL | null {

@@ -5,8 +5,7 @@
  * sentence (`ProbeFailure.reason`, from src/probe/failure-causes.ts). A reason
  * is chosen from the structured outcome; nothing matches these strings later.
  */
-import { MAX_URL_LENGTH } from "../limits.js";
-import { causeInfo } from "../probe/failure-causes.js";
+import { causeInfo, outcomeCause, refusalCause } from "../probe/failure-causes.js";
 import type { FailureStage, ProbeFailure } from "../probe/failure.js";
 import type { RefusalRule } from "../probe/refusal.js";
 
@@ -18,25 +17,32 @@ const TIMEOUT_WAITS: Readonly<Record<FailureStage, string>> = {
   http: "waiting for a response",
 };
 
-/** A redirect whose target the target policy refused, per rule. */
+/** A redirect whose target the target policy refused, per rule: the sentences of the failure table's refusal rows. */
 export const REDIRECT_REFUSAL_REASONS: Readonly<Record<Exclude<RefusalRule, "no_address">, string>> = {
-  non_public_address: "Redirect to a non-public address was refused",
-  bad_port: "Redirect to a blocked port was refused",
-  port: "Redirect to a port that is not allowed was refused",
-  credentials: "Redirect to a URL with credentials was refused",
-  url_too_long: `Redirect to a URL longer than ${MAX_URL_LENGTH} characters was refused`,
-  scheme: "Redirect to a non-HTTP URL cannot be followed",
-  invalid_url: "Redirect to an invalid URL was refused",
+  non_public_address: refusalCause("non_public_address").reason,
+  bad_port: refusalCause("bad_port").reason,
+  port: refusalCause("port").reason,
+  credentials: refusalCause("credentials").reason,
+  url_too_long: refusalCause("url_too_long").reason,
+  scheme: refusalCause("scheme").reason,
+  invalid_url: refusalCause("invalid_url").reason,
 };
 
 /** A name that resolved to no address at all is a DNS failure, not a policy matter. */
 export const NO_ADDRESS_REASON = causeInfo("ENODATA", "dns").reason;
 
 export const REDIRECT_DEFECT_REASONS = {
-  missingLocation: "Redirect without a Location header",
-  unparsableLocation: "Redirect to a Location that is not a valid URL",
+  missingLocation: outcomeCause("REDIRECT_MISSING_LOCATION").reason,
+  unparsableLocation: outcomeCause("REDIRECT_INVALID_LOCATION").reason,
   nonHttpLocation: REDIRECT_REFUSAL_REASONS.scheme,
 } as const;
+
+/** The stable code of each redirect defect. */
+export const REDIRECT_DEFECT_CODES: Readonly<Record<keyof typeof REDIRECT_DEFECT_REASONS, string>> = {
+  missingLocation: outcomeCause("REDIRECT_MISSING_LOCATION").code,
+  unparsableLocation: outcomeCause("REDIRECT_INVALID_LOCATION").code,
+  nonHttpLocation: refusalCause("scheme").code,
+};
 
 export type RedirectDefect = keyof typeof REDIRECT_DEFECT_REASONS;
 

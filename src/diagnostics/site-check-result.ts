@@ -1,6 +1,7 @@
 import type { FailureStage } from "../probe/failure.js";
-import type { HopOutcome } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
+import type { DiagnosticDetails } from "./details-types.js";
+import type { RequestAttempt } from "./request-attempt.js";
 
 /** One redirecting response (spec §2.2 redirectHops item). */
 export interface SiteRedirectHop {
@@ -9,10 +10,7 @@ export interface SiteRedirectHop {
 }
 
 /** One request the check made (or had refused), kept for callers that show more than the contract. */
-export interface SiteCheckAttempt {
-  readonly url: string;
-  readonly outcome: HopOutcome;
-}
+export type SiteCheckAttempt = RequestAttempt;
 
 /** Spec §2.2, field for field, with null where the contract says null, plus detail for a CLI. */
 export interface SiteCheckResult {
@@ -32,12 +30,16 @@ export interface SiteCheckResult {
   readonly proxyProvider: string | null;
   /** Every request in order, with its full outcome (timings, addresses, TLS). */
   readonly attempts: readonly SiteCheckAttempt[];
+  /** Only when the check was asked for details: absent otherwise, so the plain result keeps its shape. */
+  readonly details?: DiagnosticDetails;
 }
 
 /**
- * A check either ran (whatever the target's state) or its input was refused
- * before anything was sent to the target: a 400 naming the rule.
+ * A check ran (whatever the target's state), or its input was refused before
+ * anything was sent to the target (a 400 naming the rule), or the caller's
+ * signal ended it. The same three outcomes as redirect-check's.
  */
 export type SiteCheckOutcome =
-  | { readonly kind: "checked"; readonly result: SiteCheckResult }
-  | { readonly kind: "refused"; readonly refusal: PolicyRefusal };
+  | { readonly kind: "result"; readonly result: SiteCheckResult }
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  | { readonly kind: "cancelled"; readonly reason: unknown };

@@ -4,10 +4,15 @@ import { createCheckCookies } from "./check-cookies.js";
 import type { HopResponse, PortRule } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import type { DiagnosticEnv } from "./diagnostic-env.js";
-import { proxyBlockingProvider } from "./proxy-signatures.js";
+import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
+import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
+import type { DiagnosticDetails, RequestRecord } from "./details-types.js";
+import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
+import { answeredRecord, failedRecord } from "./request-record.js";
 import { isRedirectStatus } from "./redirect-trace-url.js";
 import {
   NO_ADDRESS_REASON,
+  REDIRECT_DEFECT_CODES,
   REDIRECT_DEFECT_REASONS,
   type RedirectDefect,
   failureReason,
@@ -21,41 +26,69 @@ import type { SiteCheckAttempt, SiteCheckOutcome, SiteCheckResult, SiteRedirectH
 /** is-site-down may visit any port but the ones browsers refuse (WHATWG Fetch "bad ports"). */
 const FETCH_SAFE: PortRule = { kind: "fetch-safe" };
 
+export interface SiteCheckOptions {
+  /**
+   * Add `details` to the result: every request, the failure code, the proxy,
+   * a client-side redirect (which costs reading up to 64 KiB of each body).
+   */
+  readonly details?: boolean;
+}
+
+const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
+
 /**
  * Is this site up or down, and why (spec §2.2, §4.1)? GETs the URL, following
  * redirects for at most SITE_CHECK.maxRequests requests, each limited to
  * env.siteTimeoutMs. Never throws for the target's sake: a down target is a
- * result. Throws only when `signal` ends the check or the prober breaks.
+ * result, and a check `signal` ended is `cancelled` (the same dialect as
+ * redirect-check). Throws only when the prober breaks.
  */
-export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortSignal): Promise<SiteCheckOutcome> {
+export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortSignal, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
   const start = screenInput(raw, env);
   if (!start.ok) return { kind: "refused", refusal: start.refusal };
 
-  const run = createRun(raw);
+  const details = options.details === true;
+  const run = createRun(raw, details);
   const cookies = createCheckCookies();
   let url = start.url;
   for (let request = 1; ; request += 1) {
     const cookie = cookies.header(url);
-    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: env.siteTimeoutMs, ports: FETCH_SAFE, signal, ...(cookie === undefined ? {} : { cookie }) });
-    signal?.throwIfAborted();
-    run.attempts.push({ url: url.href, outcome });
+    const outcome = await env.prober.hop({
+      url,
+      method: "GET",
+      timeoutMs: env.siteTimeoutMs,
+      ports: FETCH_SAFE,
+      signal,
+      ...(cookie === undefined ? {} : { cookie }),
+      // Which GET is the last is known only from its status, so each reads a bounded prefix.
+      ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES } : {}),
+    });
+    // Whoever gave the signal has gone: there is nobody to tell the result to.
+    if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
+    run.attempts.push({ url: url.href, method: "GET", outcome });
     if (outcome.kind === "response") cookies.take(url, outcome.response);
+    const sent = { url: url.href, method: "GET" as const, headFallback: false };
 
     if (outcome.kind === "refused") {
-      if (outcome.refusal.rule === "no_address") return run.failed(url, "dns", NO_ADDRESS_REASON);
+      if (outcome.refusal.rule === "no_address") return run.failed(url, "dns", NO_ADDRESS_REASON, NO_ADDRESS_CODE);
       // The first target is the caller's input: refusing it is a 400, not a down site.
       if (request === 1) return { kind: "refused", refusal: outcome.refusal };
-      return run.failed(url, "http", redirectRefusalReason(outcome.refusal.rule));
+      return run.failed(url, "http", redirectRefusalReason(outcome.refusal.rule), refusalCause(outcome.refusal.rule).code);
     }
-    if (outcome.kind === "failure") return run.failed(url, outcome.failure.stage, failureReason(outcome.failure, env.siteTimeoutMs));
+    if (outcome.kind === "failure") {
+      const reason = failureReason(outcome.failure, env.siteTimeoutMs);
+      run.records.push(failedRecord(sent, outcome.failure, outcome.trace, reason));
+      return run.failed(url, outcome.failure.stage, reason, failureCode(outcome.failure));
+    }
 
     const response = outcome.response;
+    run.records.push(answeredRecord(sent, response));
     // Only Fetch's redirect statuses are followed, and only these keep a check from being `up`.
     if (!isRedirectStatus(response.status)) return run.answered(response);
     run.redirects.push({ url: response.url, status: response.status });
-    if (request >= SITE_CHECK.maxRequests) return run.unresolved(response, tooManyRedirectsReason(SITE_CHECK.maxRequests));
+    if (request >= SITE_CHECK.maxRequests) return run.unresolved(response, tooManyRedirectsReason(SITE_CHECK.maxRequests), outcomeCause("TOO_MANY_REDIRECTS").code);
     const next = redirectTarget(response);
-    if (!next.ok) return run.unresolved(response, REDIRECT_DEFECT_REASONS[next.defect]);
+    if (!next.ok) return run.unresolved(response, REDIRECT_DEFECT_REASONS[next.defect], REDIRECT_DEFECT_CODES[next.defect]);
     url = next.url;
   }
 }
@@ -85,10 +118,11 @@ function redirectTarget(response: HopResponse): RedirectTarget {
 }
 
 /** The state of one check, and the three ways it can end. */
-function createRun(requestedUrl: string) {
+function createRun(requestedUrl: string, withDetails: boolean) {
   const startedAt = performance.now();
   const attempts: SiteCheckAttempt[] = [];
   const redirects: SiteRedirectHop[] = [];
+  const records: RequestRecord[] = [];
 
   const elapsed = () => Math.round(performance.now() - startedAt);
   const base = () => ({
@@ -96,16 +130,27 @@ function createRun(requestedUrl: string) {
     redirectHops: redirects.length === 0 ? null : [...redirects],
     attempts: [...attempts],
   });
-  const checked = (result: SiteCheckResult): SiteCheckOutcome => ({ kind: "checked", result });
+  // Present only when asked for, so a plain result keeps exactly its shape.
+  const checked = (result: SiteCheckResult, details: Omit<DiagnosticDetails, "requests">): SiteCheckOutcome => ({
+    kind: "result",
+    result: withDetails ? { ...result, details: { ...details, requests: [...records] } } : result,
+  });
+  const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, "requests"> => ({
+    code,
+    proxy: proxyMatch(response.status, response.headers),
+    clientRedirect: isRedirectStatus(response.status) ? null : clientRedirectOf(response.status, response.headers, response.bodyPrefix, response.url),
+  });
 
   return {
     attempts,
     redirects,
+    records,
 
     /** The last response is not a redirect: up below 500, down from 500. */
     answered(response: HopResponse): SiteCheckOutcome {
       const provider = proxyBlockingProvider(response.status, response.headers);
       const down = response.status >= 500;
+      const details = answerDetails(response, down ? outcomeCause("SERVER_ERROR").code : null);
       return checked({
         ...base(),
         finalUrl: response.url,
@@ -117,11 +162,11 @@ function createRun(requestedUrl: string) {
         failedStage: down ? "http" : null,
         proxyBlocked: provider !== null,
         proxyProvider: provider,
-      });
+      }, details);
     },
 
     /** The last response is a redirect that cannot or may not be followed. */
-    unresolved(response: HopResponse, reason: string): SiteCheckOutcome {
+    unresolved(response: HopResponse, reason: string, code: string): SiteCheckOutcome {
       return checked({
         ...base(),
         finalUrl: response.url,
@@ -133,7 +178,7 @@ function createRun(requestedUrl: string) {
         failedStage: "http",
         proxyBlocked: false,
         proxyProvider: null,
-      });
+      }, answerDetails(response, code));
     },
 
     /**
@@ -141,7 +186,7 @@ function createRun(requestedUrl: string) {
      * so the contract wants every response field null (§4.1 behaviour 3); after
      * redirects, finalUrl names the URL that failed and responseTime still counts.
      */
-    failed(url: URL, stage: FailureStage, reason: string): SiteCheckOutcome {
+    failed(url: URL, stage: FailureStage, reason: string, code: string): SiteCheckOutcome {
       const afterRedirects = redirects.length > 0;
       return checked({
         ...base(),
@@ -154,7 +199,7 @@ function createRun(requestedUrl: string) {
         failedStage: stage,
         proxyBlocked: false,
         proxyProvider: null,
-      });
+      }, { code, proxy: null, clientRedirect: null });
     },
   };
 }

@@ -21,6 +21,7 @@ export const TRACE_WARNINGS = {
   final_status_error: "The final response is a client or server error (4xx/5xx)",
   head_refused_get_used: "HEAD was refused or failed, so the hop was retried with GET",
   host_changed: "A redirect moves to a different host",
+  client_side_redirect_not_followed: "The final page redirects by itself (Refresh header or meta refresh), which is reported, not followed (only with details)",
 } as const;
 
 export type TraceWarningCode = keyof typeof TRACE_WARNINGS;

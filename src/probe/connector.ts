@@ -1,3 +1,4 @@
+import type { X509Certificate } from "node:crypto";
 import { connect as netConnect, type LookupFunction, type Socket } from "node:net";
 import { connect as tlsConnect, type SecureContext, type TLSSocket } from "node:tls";
 import { isIP } from "node:net";
@@ -7,6 +8,7 @@ import type { TlsSummary } from "./hop-types.js";
 import { now, type HopTrace } from "./hop-trace.js";
 import { formatIp, parseIp } from "./ip-address.js";
 import type { ResolvedAddress } from "./resolver.js";
+import { describeTls } from "./tls-detail.js";
 import { verificationFailure } from "./tls-verification.js";
 
 /** RFC 8305 §5: start the next address when the current one has not connected within 250 ms. */
@@ -94,10 +96,7 @@ async function establish(plan: DialPlan, trace: HopTrace, policy: AddressPolicy,
   checkRemote(socket, trace, policy);
   if (!plan.tls) return socket;
   trace.phase = "tls";
-  const secure = await handshake(socket, plan, signal);
-  trace.tlsDoneAt = now();
-  trace.tls = summariseTls(secure);
-  return secure;
+  return handshake(socket, plan, trace, signal);
 }
 
 /** The last tripwire: the kernel's idea of the peer must be the address we approved, and still allowed. */
@@ -167,7 +166,7 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortSignal): Promis
   });
 }
 
-function handshake(socket: Socket, plan: DialPlan, signal: AbortSignal): Promise<TLSSocket> {
+function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: AbortSignal): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const secure = tlsConnect({
       socket,
@@ -191,8 +190,19 @@ function handshake(socket: Socket, plan: DialPlan, signal: AbortSignal): Promise
     secure.once("secureConnect", () => {
       done = true;
       signal.removeEventListener("abort", onAbort);
-      const refused = verificationFailure(secure);
-      if (refused === null) return resolve(secure);
+      // The handshake is over whether or not the certificate passes: a failed verification still has its tls time.
+      trace.tlsDoneAt = now();
+      // Node hands the peer certificate out once per socket: read once, for every use below.
+      const certificate = secure.getPeerX509Certificate();
+      const refused = verificationFailure(secure, certificate);
+      // Kept whatever the verdict: the certificate a failed verification saw
+      // is what a person debugging the site needs (details), and reading it
+      // writes nothing to the connection.
+      trace.tlsDetail = describeTls(secure, certificate, refused?.code ?? null);
+      if (refused === null) {
+        trace.tls = summariseTls(secure, certificate);
+        return resolve(secure);
+      }
       secure.destroy();
       reject(refused);
     });
@@ -206,8 +216,7 @@ function handshake(socket: Socket, plan: DialPlan, signal: AbortSignal): Promise
   });
 }
 
-function summariseTls(socket: TLSSocket): TlsSummary | null {
-  const certificate = socket.getPeerX509Certificate();
+function summariseTls(socket: TLSSocket, certificate: X509Certificate | undefined): TlsSummary | null {
   if (certificate === undefined) return null;
   return {
     protocol: socket.getProtocol() ?? "unknown",

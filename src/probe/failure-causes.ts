@@ -1,10 +1,23 @@
 import { errors } from "undici";
+import { MAX_URL_LENGTH } from "../limits.js";
 import type { FailureStage, ProbeFailure } from "./failure.js";
+import type { RefusalRule } from "./refusal.js";
 
 export interface CauseInfo {
   readonly stage: FailureStage;
+  /**
+   * Stable snake_case code callers switch on (`details.code`, a request's
+   * `failure.code`); never renamed. README lists every code; a test checks both ways.
+   */
+  readonly code: string;
   readonly reason: string;
   readonly timedOut?: true;
+  /**
+   * Set on rows a diagnostic words itself with specifics (the status it got,
+   * the redirect limit): `reason` is then the generic form, and the row is
+   * here for its code.
+   */
+  readonly wordedBy?: "is-site-down" | "redirect-check";
 }
 
 /**
@@ -17,57 +30,88 @@ export interface CauseInfo {
  */
 export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   // Resolution (c-ares and getaddrinfo codes, as Node reports them).
-  ENOTFOUND: { stage: "dns", reason: "DNS lookup failed: no such host" },
-  ENODATA: { stage: "dns", reason: "DNS lookup failed: the name has no address" },
-  ESERVFAIL: { stage: "dns", reason: "DNS lookup failed: the name server reported a failure" },
-  EAI_FAIL: { stage: "dns", reason: "DNS lookup failed: the name server reported a failure" },
-  EREFUSED: { stage: "dns", reason: "DNS lookup failed: the name server refused the query" },
-  "dns:ECONNREFUSED": { stage: "dns", reason: "DNS lookup failed: the name server could not be reached" },
-  EBADNAME: { stage: "dns", reason: "DNS lookup failed: the host name is not valid" },
-  EAI_AGAIN: { stage: "dns", reason: "DNS lookup failed: temporary failure in name resolution" },
-  EBADRESP: { stage: "dns", reason: "DNS lookup failed: the name server sent a malformed answer" },
-  ETIMEOUT: { stage: "dns", reason: "DNS lookup timed out", timedOut: true },
+  ENOTFOUND: { stage: "dns", code: "dns_no_such_host", reason: "DNS lookup failed: no such host" },
+  ENODATA: { stage: "dns", code: "dns_no_address", reason: "DNS lookup failed: the name has no address" },
+  ESERVFAIL: { stage: "dns", code: "dns_server_failure", reason: "DNS lookup failed: the name server reported a failure" },
+  EAI_FAIL: { stage: "dns", code: "dns_server_failure", reason: "DNS lookup failed: the name server reported a failure" },
+  EREFUSED: { stage: "dns", code: "dns_query_refused", reason: "DNS lookup failed: the name server refused the query" },
+  "dns:ECONNREFUSED": { stage: "dns", code: "dns_server_unreachable", reason: "DNS lookup failed: the name server could not be reached" },
+  EBADNAME: { stage: "dns", code: "dns_invalid_name", reason: "DNS lookup failed: the host name is not valid" },
+  EAI_AGAIN: { stage: "dns", code: "dns_temporary_failure", reason: "DNS lookup failed: temporary failure in name resolution" },
+  EBADRESP: { stage: "dns", code: "dns_malformed_answer", reason: "DNS lookup failed: the name server sent a malformed answer" },
+  ETIMEOUT: { stage: "dns", code: "dns_timeout", reason: "DNS lookup timed out", timedOut: true },
   // Connection.
-  ECONNREFUSED: { stage: "connect", reason: "Connection refused" },
-  "connect:ECONNRESET": { stage: "connect", reason: "Connection reset while connecting" },
-  EHOSTUNREACH: { stage: "connect", reason: "Host unreachable" },
-  ENETUNREACH: { stage: "connect", reason: "Network unreachable" },
-  EADDRNOTAVAIL: { stage: "connect", reason: "Address not available" },
-  REMOTE_ADDRESS_MISMATCH: { stage: "connect", reason: "Connection refused by policy: the peer was not the approved address" },
-  UND_ERR_CONNECT_TIMEOUT: { stage: "connect", reason: "Connection timed out", timedOut: true },
+  ECONNREFUSED: { stage: "connect", code: "connect_refused", reason: "Connection refused" },
+  "connect:ECONNRESET": { stage: "connect", code: "connect_reset", reason: "Connection reset while connecting" },
+  EHOSTUNREACH: { stage: "connect", code: "connect_host_unreachable", reason: "Host unreachable" },
+  ENETUNREACH: { stage: "connect", code: "connect_network_unreachable", reason: "Network unreachable" },
+  EADDRNOTAVAIL: { stage: "connect", code: "connect_address_unavailable", reason: "Address not available" },
+  REMOTE_ADDRESS_MISMATCH: { stage: "connect", code: "connect_address_mismatch", reason: "Connection refused by policy: the peer was not the approved address" },
+  UND_ERR_CONNECT_TIMEOUT: { stage: "connect", code: "connect_timeout", reason: "Connection timed out", timedOut: true },
   // TLS (OpenSSL verify codes and Node's TLS codes).
-  CERT_HAS_EXPIRED: { stage: "tls", reason: "TLS certificate has expired" },
-  CERT_NOT_YET_VALID: { stage: "tls", reason: "TLS certificate is not yet valid" },
-  ERR_TLS_CERT_ALTNAME_INVALID: { stage: "tls", reason: "TLS certificate does not match the host name" },
-  DEPTH_ZERO_SELF_SIGNED_CERT: { stage: "tls", reason: "TLS certificate is self-signed" },
-  SELF_SIGNED_CERT_IN_CHAIN: { stage: "tls", reason: "TLS certificate chain ends in an untrusted self-signed certificate" },
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { stage: "tls", reason: "TLS certificate is not issued by a trusted authority" },
-  UNABLE_TO_GET_ISSUER_CERT: { stage: "tls", reason: "TLS certificate is not issued by a trusted authority" },
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: { stage: "tls", reason: "TLS certificate is not issued by a trusted authority" },
-  CERT_REVOKED: { stage: "tls", reason: "TLS certificate has been revoked" },
-  CERT_SIGNATURE_FAILURE: { stage: "tls", reason: "TLS certificate signature is invalid" },
-  ERR_SSL_WRONG_VERSION_NUMBER: { stage: "tls", reason: "TLS handshake failed: the server did not answer with TLS" },
-  "tls:ECONNRESET": { stage: "tls", reason: "TLS handshake failed: the connection was reset" },
-  ERR_TLS_HANDSHAKE_TIMEOUT: { stage: "tls", reason: "TLS handshake timed out", timedOut: true },
+  CERT_HAS_EXPIRED: { stage: "tls", code: "tls_certificate_expired", reason: "TLS certificate has expired" },
+  CERT_NOT_YET_VALID: { stage: "tls", code: "tls_certificate_not_yet_valid", reason: "TLS certificate is not yet valid" },
+  ERR_TLS_CERT_ALTNAME_INVALID: { stage: "tls", code: "tls_hostname_mismatch", reason: "TLS certificate does not match the host name" },
+  DEPTH_ZERO_SELF_SIGNED_CERT: { stage: "tls", code: "tls_self_signed", reason: "TLS certificate is self-signed" },
+  SELF_SIGNED_CERT_IN_CHAIN: { stage: "tls", code: "tls_untrusted_root", reason: "TLS certificate chain ends in an untrusted self-signed certificate" },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { stage: "tls", code: "tls_untrusted_issuer", reason: "TLS certificate is not issued by a trusted authority" },
+  UNABLE_TO_GET_ISSUER_CERT: { stage: "tls", code: "tls_untrusted_issuer", reason: "TLS certificate is not issued by a trusted authority" },
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: { stage: "tls", code: "tls_untrusted_issuer", reason: "TLS certificate is not issued by a trusted authority" },
+  CERT_REVOKED: { stage: "tls", code: "tls_certificate_revoked", reason: "TLS certificate has been revoked" },
+  CERT_SIGNATURE_FAILURE: { stage: "tls", code: "tls_bad_signature", reason: "TLS certificate signature is invalid" },
+  ERR_SSL_WRONG_VERSION_NUMBER: { stage: "tls", code: "tls_not_tls", reason: "TLS handshake failed: the server did not answer with TLS" },
+  "tls:ECONNRESET": { stage: "tls", code: "tls_reset", reason: "TLS handshake failed: the connection was reset" },
+  ERR_TLS_HANDSHAKE_TIMEOUT: { stage: "tls", code: "tls_timeout", reason: "TLS handshake timed out", timedOut: true },
   // HTTP (undici and llhttp codes; every HPE_* code reads as HTTP_PARSE_ERROR).
-  "http:ECONNRESET": { stage: "http", reason: "The server closed the connection without a response" },
-  UND_ERR_SOCKET: { stage: "http", reason: "The server closed the connection without a response" },
-  UND_ERR_CLOSED: { stage: "http", reason: "The server closed the connection without a response" },
-  EPIPE: { stage: "http", reason: "The server closed the connection without a response" },
-  UND_ERR_HEADERS_OVERFLOW: { stage: "http", reason: "The server sent response headers that are too large" },
-  HTTP_PARSE_ERROR: { stage: "http", reason: "The server sent an invalid HTTP response" },
-  UND_ERR_HEADERS_TIMEOUT: { stage: "http", reason: "No complete response head within the timeout", timedOut: true },
+  "http:ECONNRESET": { stage: "http", code: "http_connection_closed", reason: "The server closed the connection without a response" },
+  UND_ERR_SOCKET: { stage: "http", code: "http_connection_closed", reason: "The server closed the connection without a response" },
+  UND_ERR_CLOSED: { stage: "http", code: "http_connection_closed", reason: "The server closed the connection without a response" },
+  EPIPE: { stage: "http", code: "http_connection_closed", reason: "The server closed the connection without a response" },
+  UND_ERR_HEADERS_OVERFLOW: { stage: "http", code: "http_headers_too_large", reason: "The server sent response headers that are too large" },
+  HTTP_PARSE_ERROR: { stage: "http", code: "http_invalid_response", reason: "The server sent an invalid HTTP response" },
+  UND_ERR_HEADERS_TIMEOUT: { stage: "http", code: "http_timeout", reason: "No complete response head within the timeout", timedOut: true },
   // Browser fidelity (issue 18)
   CERT_CHAIN_INCOMPLETE: {
     stage: "tls",
+    code: "tls_incomplete_chain",
     reason: "The server's certificate chain is incomplete (missing intermediate certificate); some browsers repair this, most clients do not",
   },
-  ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL: { stage: "tls", reason: "TLS handshake failed: the server accepts neither h2 nor http/1.1 in ALPN" },
-  CONFLICTING_LOCATION: { stage: "http", reason: "The server sent an invalid HTTP response: two different Location headers" },
-  TOO_MANY_INTERIM_RESPONSES: { stage: "http", reason: "The server sent too many interim (1xx) responses" },
-  HTTP2_STREAM_ERROR: { stage: "http", reason: "The server reset the HTTP/2 stream without a response" },
-  HTTP2_PROTOCOL_ERROR: { stage: "http", reason: "The server broke the HTTP/2 protocol" },
+  ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL: { stage: "tls", code: "tls_alpn_refused", reason: "TLS handshake failed: the server accepts neither h2 nor http/1.1 in ALPN" },
+  CONFLICTING_LOCATION: { stage: "http", code: "http_conflicting_location", reason: "The server sent an invalid HTTP response: two different Location headers" },
+  TOO_MANY_INTERIM_RESPONSES: { stage: "http", code: "http_too_many_interim_responses", reason: "The server sent too many interim (1xx) responses" },
+  HTTP2_STREAM_ERROR: { stage: "http", code: "http_h2_stream_reset", reason: "The server reset the HTTP/2 stream without a response" },
+  HTTP2_PROTOCOL_ERROR: { stage: "http", code: "http_h2_protocol_error", reason: "The server broke the HTTP/2 protocol" },
+  // Redirect targets the target policy refused (no packet was sent to them). Keys are
+  // REFUSED_ plus the rule (refusal.ts), in upper case; no error carries them.
+  REFUSED_NON_PUBLIC_ADDRESS: { stage: "http", code: "redirect_refused_non_public", reason: "Redirect to a non-public address was refused" },
+  REFUSED_BAD_PORT: { stage: "http", code: "redirect_refused_bad_port", reason: "Redirect to a blocked port was refused" },
+  REFUSED_PORT: { stage: "http", code: "redirect_refused_port", reason: "Redirect to a port that is not allowed was refused" },
+  REFUSED_CREDENTIALS: { stage: "http", code: "redirect_refused_credentials", reason: "Redirect to a URL with credentials was refused" },
+  REFUSED_URL_TOO_LONG: { stage: "http", code: "redirect_refused_url_too_long", reason: `Redirect to a URL longer than ${MAX_URL_LENGTH} characters was refused` },
+  REFUSED_SCHEME: { stage: "http", code: "redirect_refused_scheme", reason: "Redirect to a non-HTTP URL cannot be followed" },
+  REFUSED_INVALID_URL: { stage: "http", code: "redirect_refused_invalid_url", reason: "Redirect to an invalid URL was refused" },
+  // What the diagnostics conclude from answers that did arrive; no error carries these keys.
+  REDIRECT_MISSING_LOCATION: { stage: "http", code: "redirect_missing_location", reason: "Redirect without a Location header" },
+  REDIRECT_INVALID_LOCATION: { stage: "http", code: "redirect_invalid_location", reason: "Redirect to a Location that is not a valid URL" },
+  SERVER_ERROR: { stage: "http", code: "http_server_error", reason: "Server returned <status> <reason phrase>", wordedBy: "is-site-down" },
+  TOO_MANY_REDIRECTS: { stage: "http", code: "too_many_redirects", reason: "Too many redirects", wordedBy: "is-site-down" },
+  REDIRECT_LOOP: { stage: "http", code: "redirect_loop", reason: "A redirect led back to a URL already in the chain", wordedBy: "redirect-check" },
+  TRACE_TIMEOUT: { stage: "http", code: "trace_timeout", reason: "The whole trace ran out of its time budget", timedOut: true, wordedBy: "redirect-check" },
 };
+
+/** The row of a redirect target the policy refused (a name without address is a DNS failure instead). */
+export function refusalCause(rule: Exclude<RefusalRule, "no_address">): CauseInfo {
+  const info = row(`REFUSED_${rule.toUpperCase()}`);
+  if (info === undefined) throw new Error(`no row for refusal rule ${rule}`);
+  return info;
+}
+
+/** The row of an outcome a diagnostic names (SERVER_ERROR, REDIRECT_LOOP, ...). */
+export function outcomeCause(key: "REDIRECT_MISSING_LOCATION" | "REDIRECT_INVALID_LOCATION" | "SERVER_ERROR" | "TOO_MANY_REDIRECTS" | "REDIRECT_LOOP" | "TRACE_TIMEOUT"): CauseInfo {
+  const info = row(key);
+  if (info === undefined) throw new Error(`no row for ${key}`);
+  return info;
+}
 
 /** The sentence for a code no row names: the phase's own, generic one. */
 export const STAGE_FALLBACKS: Readonly<Record<FailureStage, string>> = {
@@ -76,6 +120,19 @@ export const STAGE_FALLBACKS: Readonly<Record<FailureStage, string>> = {
   tls: "TLS handshake failed",
   http: "The HTTP request failed",
 };
+
+/** The code of a failure no row names: the phase's own. */
+export const STAGE_FALLBACK_CODES: Readonly<Record<FailureStage, string>> = {
+  dns: "dns_failed",
+  connect: "connect_failed",
+  tls: "tls_failed",
+  http: "http_failed",
+};
+
+/** Every stable code there is: the table's, then the fallbacks'. */
+export function allFailureCodes(): ReadonlySet<string> {
+  return new Set([...Object.values(CAUSES).map((info) => info.code), ...Object.values(STAGE_FALLBACK_CODES)]);
+}
 
 /** Every code CAUSES names, with or without a phase: what errorCodeOf looks for in a cause chain. */
 const KNOWN_CODES: ReadonlySet<string> = new Set(Object.keys(CAUSES).map((key) => key.slice(key.indexOf(":") + 1)));
@@ -118,12 +175,17 @@ export function describeFailure(facts: FailureFacts): ProbeFailure {
  */
 export function causeInfo(code: string, phase: FailureStage): CauseInfo {
   const key = code.startsWith("HPE_") ? "HTTP_PARSE_ERROR" : code;
-  return row(`${phase}:${key}`) ?? row(key) ?? { stage: phase, reason: STAGE_FALLBACKS[phase] };
+  return row(`${phase}:${key}`) ?? row(key) ?? { stage: phase, code: STAGE_FALLBACK_CODES[phase], reason: STAGE_FALLBACKS[phase] };
 }
 
 /** Own rows only: a code is outside data ("constructor" must not find Object's). */
 function row(key: string): CauseInfo | undefined {
   return Object.hasOwn(CAUSES, key) ? CAUSES[key] : undefined;
+}
+
+/** The stable code of a probe failure, from the cause and stage it already carries. */
+export function failureCode(failure: Pick<ProbeFailure, "cause" | "stage">): string {
+  return causeInfo(failure.cause, failure.stage).code;
 }
 
 /**

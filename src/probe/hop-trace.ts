@@ -1,5 +1,5 @@
 import type { FailureStage } from "./failure.js";
-import type { TlsSummary } from "./hop-types.js";
+import type { TlsDetail, TlsSummary } from "./hop-types.js";
 
 /**
  * What one hop has reached so far, written as it happens. A failure's stage is
@@ -18,6 +18,8 @@ export interface HopTrace {
   /** The address being dialled, or the one connected. */
   remote: { address: string; family: 4 | 6 } | null;
   tls: TlsSummary | null;
+  /** The session and leaf certificate, kept also when verification failed. */
+  tlsDetail: TlsDetail | null;
   /** Set by pinnedConnector when a dial or handshake failed, so undici's wrapping cannot hide it. */
   connectError: { readonly stage: FailureStage; readonly error: unknown } | null;
 }
@@ -34,6 +36,7 @@ export function startTrace(now: number): HopTrace {
     firstByteAt: null,
     remote: null,
     tls: null,
+    tlsDetail: null,
     connectError: null,
   };
 }

@@ -45,9 +45,61 @@ export interface TlsSummary {
   readonly validTo: string;
 }
 
+/** The server's leaf certificate, as people read it; kept also when verification failed. */
+export interface PeerCertificate {
+  /** Common name of the subject; "" when it has none. */
+  readonly subject: string;
+  /** Common name and organisation of the issuer, comma-separated. */
+  readonly issuer: string;
+  /** As the certificate lists them: "DNS:example.com", "IP Address:192.0.2.1". */
+  readonly subjectAltNames: readonly string[];
+  /** ISO-8601. */
+  readonly validFrom: string;
+  /** ISO-8601. */
+  readonly validTo: string;
+  /** Upper-case hex. */
+  readonly serialNumber: string;
+  /** Colon-separated upper-case hex. */
+  readonly fingerprintSha256: string;
+  /** Certificates the server sent, leaf included. */
+  readonly chainLength: number;
+}
+
+/** The TLS session of one hop, as far as the handshake got. */
+export interface TlsDetail {
+  /** Null when the handshake did not complete. */
+  readonly protocol: string | null;
+  readonly cipher: string | null;
+  /** What the server chose in ALPN; null when it chose nothing. */
+  readonly alpn: string | null;
+  /** Null when the server sent none (or the handshake failed before it did). */
+  readonly certificate: PeerCertificate | null;
+  /** Node's verification code (CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID, ...); null when it verified. */
+  readonly verifyError: string | null;
+}
+
+/** Phases a hop reached before it failed; null for each it did not reach. */
+export interface PartialTimings {
+  readonly dnsMs: number | null;
+  readonly connectMs: number | null;
+  readonly tlsMs: number | null;
+  readonly firstByteMs: number | null;
+}
+
+/** What a failed hop still knows: where it went, how far it got, the certificate it saw. */
+export interface HopFailureTrace {
+  readonly remoteFamily: 4 | 6 | null;
+  readonly timings: PartialTimings;
+  readonly tls: TlsDetail | null;
+}
+
 export interface HopResponse {
   /** The URL requested, serialised. */
   readonly url: string;
+  /** The method sent. */
+  readonly method: "GET" | "HEAD";
+  /** The protocol the response came over: "2" when the server chose h2 in ALPN. */
+  readonly httpVersion: "1.0" | "1.1" | "2";
   readonly status: number;
   /** The server's reason phrase, else the standard phrase for the status. */
   readonly statusText: string;
@@ -62,8 +114,8 @@ export interface HopResponse {
   readonly timings: HopTimings;
   /** Present for HTTPS hops. */
   readonly tls: TlsSummary | null;
-  /** The protocol the response came over: "2" when the server chose h2 in ALPN. */
-  readonly httpVersion: "1.0" | "1.1" | "2";
+  /** The TLS session and leaf certificate in full; present for HTTPS hops. */
+  readonly tlsDetail: TlsDetail | null;
   /**
    * The first HopRequest.bodyPrefixBytes of the body (less when the body is
    * shorter or the deadline came first); null when no body was asked for or
@@ -78,7 +130,7 @@ export interface HopResponse {
  */
 export type HopOutcome =
   | { readonly kind: "response"; readonly response: HopResponse }
-  | { readonly kind: "failure"; readonly failure: ProbeFailure }
+  | { readonly kind: "failure"; readonly failure: ProbeFailure; readonly trace: HopFailureTrace }
   | { readonly kind: "refused"; readonly refusal: PolicyRefusal };
 
 /** The one thing in the project that opens outbound connections. */

@@ -8,7 +8,7 @@ import { MAX_BODY_PREFIX_BYTES, type ExchangeRequest, type Exchanged } from "./e
 import { describeFailure, errorCodeOf } from "./failure-causes.js";
 import { exchangeHttp1 } from "./http1-exchange.js";
 import { exchangeHttp2 } from "./http2-exchange.js";
-import type { HopOutcome, HopRequest, HopResponse, HopTimings } from "./hop-types.js";
+import type { HopOutcome, HopRequest, HopResponse, HopTimings, PartialTimings } from "./hop-types.js";
 import { now, startTrace, type HopTrace } from "./hop-trace.js";
 import { locationText } from "./location-header.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
@@ -107,7 +107,7 @@ async function fetchHead(
       trace,
     };
     const exchanged = connection.protocol === "h2" ? await exchangeHttp2(connection.socket as TLSSocket, exchange) : await exchangeHttp1(connection.socket, exchange);
-    const response = hopResponse(url, exchanged, trace);
+    const response = hopResponse(url, request.method, exchanged, trace);
     return typeof response === "string" ? failure(trace, { code: response }, false) : { kind: "response", response };
   } catch (error) {
     return failure(trace, error, signal.aborted);
@@ -129,7 +129,7 @@ function requestHeaders(deps: HopDeps, request: HopRequest): (readonly [string, 
 }
 
 /** The response, or the code of a contradiction a browser refuses (two different Locations). */
-function hopResponse(url: URL, exchanged: Exchanged, trace: HopTrace): HopResponse | string {
+function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchanged, trace: HopTrace): HopResponse | string {
   const { head } = exchanged;
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of head.fields) {
@@ -146,6 +146,7 @@ function hopResponse(url: URL, exchanged: Exchanged, trace: HopTrace): HopRespon
   const remote = trace.remote ?? { address: "", family: 4 as const };
   return {
     url: url.href,
+    method,
     status: head.status,
     statusText: head.statusText !== "" ? head.statusText : (STATUS_CODES[head.status] ?? ""),
     headers,
@@ -155,6 +156,7 @@ function hopResponse(url: URL, exchanged: Exchanged, trace: HopTrace): HopRespon
     remoteFamily: remote.family,
     timings: timings(trace, exchanged.headAt),
     tls: trace.tls,
+    tlsDetail: trace.tlsDetail,
     httpVersion: exchanged.httpVersion,
     bodyPrefix: exchanged.bodyPrefix,
   };
@@ -183,6 +185,7 @@ function timings(trace: HopTrace, headAt: number): HopTimings {
 function failure(trace: HopTrace, error: unknown, aborted: boolean): HopOutcome {
   return {
     kind: "failure",
+    trace: { remoteFamily: trace.remote?.family ?? null, timings: partialTimings(trace), tls: trace.tlsDetail },
     failure: describeFailure({
       phase: trace.phase,
       code: errorCodeOf(error),
@@ -190,6 +193,17 @@ function failure(trace: HopTrace, error: unknown, aborted: boolean): HopOutcome 
       elapsedMs: round(now() - trace.startedAt),
       remoteAddress: trace.remote?.address ?? null,
     }),
+  };
+}
+
+/** The phases a failed hop completed; the one it failed in is left null (its time is in elapsedMs). */
+function partialTimings(trace: HopTrace): PartialTimings {
+  const span = (from: number | null, to: number | null) => (from === null || to === null ? null : round(to - from));
+  return {
+    dnsMs: span(trace.startedAt, trace.dnsDoneAt),
+    connectMs: span(trace.connectStartedAt, trace.tcpConnectedAt),
+    tlsMs: span(trace.tcpConnectedAt, trace.tlsDoneAt),
+    firstByteMs: span(trace.requestSentAt, trace.firstByteAt),
   };
 }
 

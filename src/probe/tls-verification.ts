@@ -1,4 +1,5 @@
-import type { TLSSocket, PeerCertificate } from "node:tls";
+import type { X509Certificate } from "node:crypto";
+import type { TLSSocket } from "node:tls";
 
 /** A verification failure, coded as OpenSSL and Node code it (or CERT_CHAIN_INCOMPLETE, our own). */
 export class TlsVerificationError extends Error {
@@ -20,24 +21,23 @@ const ISSUER_NOT_FOUND: ReadonlySet<string> = new Set(["UNABLE_TO_VERIFY_LEAF_SI
  * cached copy, and most HTTP clients fail. A leaf of an issuer nobody trusts,
  * or a chain that was sent but ends in an unknown root, stays as OpenSSL
  * named it. Nothing is fetched: the probe dials only what it was asked to.
+ * Node hands a socket's peer certificate out once (getPeerCertificate and
+ * getPeerX509Certificate alike), so the caller reads it and passes it in.
  */
-export function verificationFailure(socket: TLSSocket): TlsVerificationError | null {
+export function verificationFailure(socket: TLSSocket, certificate: X509Certificate | undefined): TlsVerificationError | null {
   if (socket.authorized) return null;
   // Node documents an Error, and stores the code string (verifyError.code).
   const raw: unknown = socket.authorizationError;
   const code = typeof raw === "string" ? raw : raw instanceof Error && "code" in raw && typeof raw.code === "string" ? raw.code : "UNABLE_TO_VERIFY_LEAF_SIGNATURE";
-  if (ISSUER_NOT_FOUND.has(code) && sentLeafAloneWithIssuerAddress(socket)) return new TlsVerificationError("CERT_CHAIN_INCOMPLETE");
+  if (ISSUER_NOT_FOUND.has(code) && sentLeafAloneWithIssuerAddress(certificate)) return new TlsVerificationError("CERT_CHAIN_INCOMPLETE");
   return new TlsVerificationError(code);
 }
 
-function sentLeafAloneWithIssuerAddress(socket: TLSSocket): boolean {
-  const leaf = socket.getPeerCertificate(true) as PeerCertificate & { issuerCertificate?: PeerCertificate };
-  if (leaf === null || Object.keys(leaf).length === 0) return false;
-  // Node links the chain the server sent (completed from the trust store where it can); a leaf sent alone
-  // whose issuer is unknown links to nothing, or to itself.
+function sentLeafAloneWithIssuerAddress(leaf: X509Certificate | undefined): boolean {
+  if (leaf === undefined) return false;
+  // Node links the chain the server sent; a leaf sent alone whose issuer is unknown links to nothing, or to itself.
   const issuer = leaf.issuerCertificate;
-  if (issuer !== undefined && issuer !== null && issuer !== leaf && issuer.fingerprint256 !== leaf.fingerprint256) return false;
-  if (leaf.subject !== undefined && leaf.issuer !== undefined && JSON.stringify(leaf.subject) === JSON.stringify(leaf.issuer)) return false;
-  const access = socket.getPeerX509Certificate()?.infoAccess ?? "";
-  return access.includes("CA Issuers");
+  if (issuer !== undefined && issuer.fingerprint256 !== leaf.fingerprint256) return false;
+  if (leaf.subject === leaf.issuer) return false;
+  return (leaf.infoAccess ?? "").includes("CA Issuers");
 }

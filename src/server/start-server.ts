@@ -8,6 +8,7 @@ import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestH
 import { createHttpHandler, type PlainHttpRoute } from "./http-handler.js";
 import { isReady, type ReadinessCheck } from "./ops/readiness.js";
 import { limitRequestTarget } from "./listener/request-target-limit.js";
+import { restRoutesOf } from "./rest/rest-routes.js";
 import { createRpcRouter } from "./rpc/rpc-router.js";
 
 export type { PlainHttpRoute } from "./http-handler.js";
@@ -64,8 +65,13 @@ export interface ServerLimits extends ConnectionLimits {
 }
 
 const DEFAULT_LIMITS: ServerLimits = {
-  maxHeaderBytes: 16 * 1024,
-  maxUrlBytes: 8 * 1024,
+  // The request target's 16 KiB plus the 16 KiB Node allows a head by default, so
+  // a target within its own limit is never cut off by the head limit first.
+  maxHeaderBytes: 32 * 1024,
+  // Every url the HTTP layer holds reaches the diagnostic, which judges it (a
+  // charged 400 in its operation's envelope); percent-encoding can triple a
+  // 2,048-character url, and 16 KiB leaves room for that and the rest of a query.
+  maxUrlBytes: 16 * 1024,
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   // Longer than the longest diagnostic (30 s), during which a call moves no bytes.
@@ -110,13 +116,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     admission: options.admission,
     maxRequestBytes: limits.maxRequestBytes,
   });
-  const limited = limitRequestTarget(routes, limits.maxUrlBytes);
+  const tools = new Map(restRoutesOf([...new Set(rpc.router.handlers.map((handler) => handler.service))]).map((route) => [route.path, route.tool]));
+  const toolOfPath = (path: string) => tools.get(path) ?? null;
+  const limited = limitRequestTarget(routes, limits.maxUrlBytes, toolOfPath);
   const handler = options.wrapHandler?.(limited) ?? limited;
   const listener = await listenDualProtocol({
     ...limits,
     host: options.config.host,
     port: options.config.port,
     handler,
+    toolOfPath,
   });
 
   let closed: Promise<void> | undefined;

@@ -12,6 +12,7 @@ import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { checkSite } from "../diagnostics/site-check.js";
 import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
 import type { FailureStage } from "../probe/failure.js";
+import { detailsMessage } from "./details-message.js";
 
 const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
   dns: FailedStage.DNS,
@@ -29,16 +30,20 @@ export function createCheckSiteHandler(env: DiagnosticEnv) {
   return async (request: CheckSiteRequest, context: HandlerContext): Promise<CheckSiteResponse> => {
     let outcome: Awaited<ReturnType<typeof checkSite>>;
     try {
-      outcome = await checkSite(request.url, env, context.signal);
+      outcome = await checkSite(request.url, env, context.signal, { details: request.details === true });
     } catch (cause) {
-      // The caller went away or the server is stopping: report that, not an internal fault.
-      if (context.signal.aborted) throw ConnectError.from(cause, Code.Canceled);
+      // Whatever a target does ends in an outcome; a throw is a defect of ours (a 500).
       throw new ConnectError("The check could not be completed", Code.Internal, undefined, undefined, cause);
     }
-    if (outcome.kind === "refused") {
-      throw new ConnectError(outcome.refusal.reason, Code.InvalidArgument, undefined, undefined, outcome.refusal);
+    switch (outcome.kind) {
+      case "result":
+        return siteCheckMessage(outcome.result);
+      case "refused":
+        throw new ConnectError(outcome.refusal.reason, Code.InvalidArgument, undefined, undefined, outcome.refusal);
+      case "cancelled":
+        // The caller went away or the server is stopping: report that, not an internal fault.
+        throw ConnectError.from(outcome.reason, Code.Canceled);
     }
-    return siteCheckMessage(outcome.result);
   };
 }
 
@@ -55,5 +60,6 @@ export function siteCheckMessage(result: SiteCheckResult): CheckSiteResponse {
     failedStage: result.failedStage === null ? undefined : STAGES[result.failedStage],
     redirectHops: (result.redirectHops ?? []).map((hop) => create(RedirectHopSchema, { url: hop.url, status: hop.status })),
     proxyBlocked: result.proxyBlocked,
+    details: result.details === undefined ? undefined : detailsMessage(result.details),
   });
 }

@@ -24,7 +24,7 @@ export function createCheckSitesHandler(env: DiagnosticEnv) {
     const problem = batchSizeProblem(request.urls.length);
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
     yield* completionOrder(request.urls, BATCH.concurrency, context.signal, async (url, index) => {
-      const outcome = await checkOne(create(CheckSiteRequestSchema, { url }), context).then(
+      const outcome = await checkOne(create(CheckSiteRequestSchema, { url, details: request.details }), context).then(
         (result) => ({ case: "result" as const, value: result }),
         (reason: unknown) => ({ case: "error" as const, value: asItemError(reason) }),
       );

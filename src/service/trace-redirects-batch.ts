@@ -8,7 +8,7 @@ import {
   TraceRedirectsBatchResponseSchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
-import { traceRedirects } from "../diagnostics/redirect-trace.js";
+import { traceRedirects, type TraceOptions } from "../diagnostics/redirect-trace.js";
 import { judgeExpectation } from "../diagnostics/trace-expectation.js";
 import { BATCH } from "../limits.js";
 import { asItemError, batchSizeProblem, itemError } from "./batch-items.js";
@@ -25,7 +25,7 @@ export function createTraceRedirectsBatchHandler(env: DiagnosticEnv) {
   return async function* (request: TraceRedirectsBatchRequest, context: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
     const problem = batchSizeProblem(request.items.length);
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
-    yield* traceBatch(request.items, env, context.signal);
+    yield* traceBatch(request.items, env, context.signal, { details: request.details === true });
   };
 }
 
@@ -33,15 +33,15 @@ export function createTraceRedirectsBatchHandler(env: DiagnosticEnv) {
 export type BatchEntry = Pick<TraceBatchEntry, "url" | "expectedFinalUrl">;
 
 /** Traces the entries with at most BATCH.concurrency at once, yielding each item as it completes; the CLI's `trace --batch` runs this too. */
-export function traceBatch(entries: readonly BatchEntry[], env: DiagnosticEnv, signal: AbortSignal): AsyncGenerator<TraceRedirectsBatchResponse> {
-  return completionOrder(entries, BATCH.concurrency, signal, (entry, index) => traceBatchItem(entry, index, env, signal));
+export function traceBatch(entries: readonly BatchEntry[], env: DiagnosticEnv, signal: AbortSignal, options: TraceOptions = {}): AsyncGenerator<TraceRedirectsBatchResponse> {
+  return completionOrder(entries, BATCH.concurrency, signal, (entry, index) => traceBatchItem(entry, index, env, signal, options));
 }
 
-async function traceBatchItem({ url, expectedFinalUrl }: BatchEntry, index: number, env: DiagnosticEnv, signal: AbortSignal): Promise<TraceRedirectsBatchResponse> {
+async function traceBatchItem({ url, expectedFinalUrl }: BatchEntry, index: number, env: DiagnosticEnv, signal: AbortSignal, options: TraceOptions): Promise<TraceRedirectsBatchResponse> {
   const item = { index, url };
   let outcome: Awaited<ReturnType<typeof traceRedirects>>;
   try {
-    outcome = await traceRedirects(url, env, signal);
+    outcome = await traceRedirects(url, env, signal, options);
   } catch (reason) {
     return create(TraceRedirectsBatchResponseSchema, { ...item, outcome: { case: "error", value: asItemError(reason) } });
   }

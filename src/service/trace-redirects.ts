@@ -1,8 +1,9 @@
-import { create } from "@bufbuild/protobuf";
+import { create, getOption, hasOption } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import {
+  type ChainStatus,
   ChainHopSchema,
-  ChainStatus,
+  ChainStatusSchema,
   TraceRedirectsResponseSchema,
   TraceWarningSchema,
   type TraceRedirectsRequest,
@@ -10,13 +11,15 @@ import {
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { traceRedirects, type ChainStatusName, type RedirectTraceResult } from "../diagnostics/redirect-trace.js";
+import { rest_value } from "../../gen/sitediag/v1/options_pb.js";
+import { detailsMessage } from "./details-message.js";
 
 /** The TraceRedirects RPC: validate the input, run the trace, map the result to the message. */
 export function createTraceRedirectsHandler(env: DiagnosticEnv) {
   return async (request: TraceRedirectsRequest, context: HandlerContext): Promise<TraceRedirectsResponse> => {
     let outcome: Awaited<ReturnType<typeof traceRedirects>>;
     try {
-      outcome = await traceRedirects(request.url, env, context.signal);
+      outcome = await traceRedirects(request.url, env, context.signal, { details: request.details === true });
     } catch (cause) {
       // Whatever a target does ends in a result; a throw is a defect of ours, reported
       // as such (a 500), without its internal message reaching the caller.
@@ -34,14 +37,21 @@ export function createTraceRedirectsHandler(env: DiagnosticEnv) {
   };
 }
 
-const CHAIN_STATUS: Readonly<Record<ChainStatusName, ChainStatus>> = {
-  Healthy: ChainStatus.HEALTHY,
-  "Redirects detected": ChainStatus.REDIRECTS_DETECTED,
-  "Redirect loop": ChainStatus.REDIRECT_LOOP,
-  "Too many redirects": ChainStatus.TOO_MANY_REDIRECTS,
-  "Request failed": ChainStatus.REQUEST_FAILED,
-  Timeout: ChainStatus.TIMEOUT,
-};
+/**
+ * The enum value of each chain status, read off the proto: the value whose
+ * (sitediag.v1.rest_value) is the contract's spelling. The proto is the one
+ * place the spelling and the enum meet, so no second table can drift.
+ */
+const CHAIN_STATUS: ReadonlyMap<string, ChainStatus> = new Map(
+  ChainStatusSchema.values.flatMap((value) => (hasOption(value, rest_value) ? [[getOption(value, rest_value), value.number as ChainStatus] as const] : [])),
+);
+
+export function chainStatusOf(name: ChainStatusName): ChainStatus {
+  const status = CHAIN_STATUS.get(name);
+  // A name the proto does not spell is a defect of ours, caught by a test over every name.
+  if (status === undefined) throw new Error(`chain status ${JSON.stringify(name)} has no enum value with that rest_value`);
+  return status;
+}
 
 /** The diagnostic's result as the public message; shared by the RPC and the CLI. Nulls become unset optional fields. */
 export function toTraceRedirectsResponse(result: RedirectTraceResult): TraceRedirectsResponse {
@@ -51,7 +61,7 @@ export function toTraceRedirectsResponse(result: RedirectTraceResult): TraceRedi
     finalUrl: result.finalUrl,
     finalStatus: result.finalStatus ?? undefined,
     totalTimeMs: result.totalTimeMs,
-    chainStatus: CHAIN_STATUS[result.chainStatus],
+    chainStatus: chainStatusOf(result.chainStatus),
     chain: result.chain.map((hop) =>
       create(ChainHopSchema, {
         hop: hop.hop,
@@ -68,5 +78,6 @@ export function toTraceRedirectsResponse(result: RedirectTraceResult): TraceRedi
     warnings: result.warnings.map((warning) =>
       create(TraceWarningSchema, { code: warning.code, message: warning.message, hop: warning.hop ?? undefined }),
     ),
+    details: result.details === undefined ? undefined : detailsMessage(result.details),
   });
 }

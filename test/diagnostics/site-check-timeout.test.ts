@@ -26,7 +26,7 @@ it("gives up on a target that never answers after the default six seconds", { ti
   const waitedMs = performance.now() - startedAt;
 
   expect(outcome).toMatchObject({
-    kind: "checked",
+    kind: "result",
     result: {
       finalUrl: null,
       status: "down",

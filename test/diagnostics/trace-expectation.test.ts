@@ -26,6 +26,7 @@ function trace(chain: TraceHop[], chainStatus: RedirectTraceResult["chainStatus"
     chainStatus,
     chain,
     warnings: [],
+    attempts: [],
   };
 }
 

@@ -30,20 +30,35 @@ describe("request and connection limits", () => {
     await service?.close();
   });
 
-  it("answers a request target over 8 KiB with 414 and a JSON error, before any route", async () => {
-    const long = `${service.url}/api/v1/is-site-down?url=${"a".repeat(9_000)}`;
+  it("answers a request target over 16 KiB with 414 and a JSON error naming the tool of its path, before any route", async () => {
+    const long = `${service.url}/api/v1/is-site-down?url=${"a".repeat(17_000)}`;
     const response = await fetch(long, { headers: { "x-api-key": service.key } });
     expect(response.status).toBe(414);
     expect(response.headers.get("x-request-id")).toBeTruthy();
-    expect(await response.json()).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
-    // Just under the cap is routed normally (an invalid url, charged: 400).
-    const fits = await fetch(`${service.url}/api/v1/is-site-down?url=${"a".repeat(8_000)}`, { headers: { "x-api-key": service.key } });
-    expect(fits.status).toBe(400);
+    expect(await response.json()).toMatchObject({ ok: false, error: { code: "invalid_argument" }, meta: { tool: "is-site-down", version: "v1" } });
+    const elsewhere = await fetch(`${service.url}/nowhere?x=${"a".repeat(17_000)}`);
+    expect(await elsewhere.json()).toMatchObject({ ok: false, meta: { tool: null } });
   });
 
-  it("refuses a request head over 16 KiB on HTTP/1.1 with 431", async () => {
-    const { text } = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(17 * 1024)}\r\n\r\n`);
+  it("judges any url the HTTP layer holds in the diagnostic: a 10,000-character url is a charged 400 of its operation", async () => {
+    const before = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent("http://127.0.0.1:1/")}`, { headers: { "x-api-key": service.key } });
+    const usedBefore = Number(before.headers.get("x-ratelimit-used"));
+    const response = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(`https://example.com/${"a".repeat(10_000)}`)}`, {
+      headers: { "x-api-key": service.key },
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { ok: boolean; error: { code: string; message: string }; meta: { tool: string | null } };
+    expect(body).toMatchObject({ ok: false, error: { code: "invalid_argument" }, meta: { tool: "is-site-down" } });
+    expect(body.error.message).toMatch(/2048/);
+    expect(Number(response.headers.get("x-ratelimit-used"))).toBe(usedBefore + 2);
+  });
+
+  it("refuses a request head over 32 KiB on HTTP/1.1 with 431, naming the tool when the request line says it", async () => {
+    const { text } = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(33 * 1024)}\r\n\r\n`);
     expect(text).toMatch(/^HTTP\/1\.1 431 /);
+    const tool = await rawExchange(port, `GET /api/v1/redirect-check?url=x HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(33 * 1024)}\r\n\r\n`);
+    expect(tool.text).toMatch(/^HTTP\/1\.1 431 /);
+    expect(tool.text).toContain('"meta":{"tool":"redirect-check","version":"v1"}');
   });
 
   it("drops an HTTP/1.1 client that does not finish its request head in time", async () => {

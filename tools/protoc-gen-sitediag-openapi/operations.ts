@@ -4,6 +4,7 @@ import { commentText, firstSentence } from "./comments.js";
 import { API_KEY_PARAMETER, ERROR_STATUSES, SECURITY_REQUIREMENT, responseHeaders } from "./http-contract.js";
 import { componentRef, type JsonObject } from "./json-value.js";
 import type { MessageSchemas } from "./message-schemas.js";
+import { SUCCESS_EXAMPLES } from "./examples.js";
 import type { Problem } from "./problem.js";
 import type { ProtoOptions } from "./proto-options.js";
 
@@ -104,7 +105,7 @@ export function operation(route: Route, tag: string, schemas: MessageSchemas): J
   const description = commentText(route.method);
   const success = route.streaming
     ? ndjsonResponse("The batch was charged and runs: one line per item, written as each completes.", responseHeaders(true, "never"), [names.success, names.failure])
-    : response("The diagnostic completed; the result is in data.", responseHeaders(true, "never"), names.success);
+    : response("The diagnostic completed; the result is in data.", responseHeaders(true, "never"), names.success, SUCCESS_EXAMPLES[route.tool]);
   const responses: JsonObject = { "200": success };
   for (const error of ERROR_STATUSES) {
     const text = `${error.description} error.code is usually ${error.usualCode}.`;
@@ -143,7 +144,7 @@ function requestParameters(method: DescMethod, schemas: MessageSchemas): JsonObj
   }));
 }
 
-function response(description: string, headers: JsonObject | undefined, schemaName: string): JsonObject {
-  const content = { "application/json": { schema: componentRef("schemas", schemaName) } };
+function response(description: string, headers: JsonObject | undefined, schemaName: string, examples?: JsonObject): JsonObject {
+  const content = { "application/json": { schema: componentRef("schemas", schemaName), ...(examples === undefined ? {} : { examples }) } };
   return headers === undefined ? { description, content } : { description, headers, content };
 }

@@ -1,4 +1,5 @@
 import type { SiteCheckAttempt, SiteCheckResult } from "../../diagnostics/site-check-result.js";
+import { certificateLines, detailsRows } from "./details-lines.js";
 import { addressCell, answerCell, tlsLines, urlCell } from "./hop-cells.js";
 import type { Paint } from "./paint.js";
 import { textTable } from "./text-table.js";
@@ -17,7 +18,7 @@ import { PHASE_HEADINGS, phaseCells } from "./timings.js";
  */
 export function renderSiteCheck(result: SiteCheckResult, paint: Paint): string {
   const verdict = result.status === "up" ? paint.good(paint.strong("UP")) : paint.bad(paint.strong("DOWN"));
-  return `${verdict}  ${result.requestedUrl}\n${summary(result, paint)}\n${requestTable(result.attempts, paint)}${tlsLines(tlsRequests(result.attempts), paint)}`;
+  return `${verdict}  ${result.requestedUrl}\n${summary(result, paint)}\n${requestTable(result.attempts, paint)}${tlsLines(tlsRequests(result.attempts), paint)}${certificateLines(result.details, paint)}`;
 }
 
 function summary(result: SiteCheckResult, paint: Paint): string {
@@ -31,6 +32,7 @@ function summary(result: SiteCheckResult, paint: Paint): string {
     const provider = result.proxyProvider === null ? "" : ` (${result.proxyProvider})`;
     rows.push(["proxy", paint.warn(`a proxy${provider} answered with an error: it may be a challenge or a restriction, not an outage`)]);
   }
+  rows.push(...detailsRows(result.details, paint));
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
 }
 

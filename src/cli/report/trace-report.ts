@@ -1,6 +1,7 @@
 import type { ChainStatusName, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
+import { certificateLines, detailsRows } from "./details-lines.js";
 import { addressCell, answerCell, tlsLines, urlCell } from "./hop-cells.js";
-import type { RecordedHop } from "./hop-recorder.js";
+import type { RequestAttempt } from "../../diagnostics/request-attempt.js";
 import type { Paint } from "./paint.js";
 import { textTable } from "./text-table.js";
 import { PHASE_HEADINGS, phaseCells } from "./timings.js";
@@ -11,14 +12,15 @@ export const HEALTHY_CHAINS: ReadonlySet<ChainStatusName> = new Set(["Healthy", 
 /**
  * `sitediag trace` for people: the chain status and totals, then one row per
  * position of the chain with an arrow to where it redirects, then the
- * warnings. `positions` are the prober's requests per chain position (see
- * hop-recorder.ts); a position past the end of `chain` is the request that
- * failed or was refused, which the contract's chain has no hop object for.
+ * warnings. The trace's `attempts` are its requests per chain position; a
+ * position past the end of `chain` is the request that failed or was
+ * refused, which the contract's chain has no hop object for.
  */
-export function renderTrace(result: RedirectTraceResult, positions: readonly RecordedHop[], paint: Paint): string {
+export function renderTrace(result: RedirectTraceResult, paint: Paint): string {
+  const positions = result.attempts;
   const healthy = HEALTHY_CHAINS.has(result.chainStatus);
   const verdict = paint.strong(healthy ? paint.good(result.chainStatus) : paint.bad(result.chainStatus));
-  return `${verdict}  ${result.input}\n${summary(result, paint)}\n${hopTable(result.chain, positions, paint)}${tlsLines(tlsRequests(positions), paint)}${warnings(result, paint)}`;
+  return `${verdict}  ${result.input}\n${summary(result, paint)}\n${hopTable(result.chain, positions, paint)}${tlsLines(tlsRequests(positions), paint)}${certificateLines(result.details, paint)}${warnings(result, paint)}`;
 }
 
 function summary(result: RedirectTraceResult, paint: Paint): string {
@@ -30,10 +32,11 @@ function summary(result: RedirectTraceResult, paint: Paint): string {
   rows.push(["final URL", `${result.finalUrl}${final}`]);
   rows.push(["redirects", String(result.redirects)]);
   rows.push(["total time", `${result.totalTimeMs} ms`]);
+  rows.push(...detailsRows(result.details, paint));
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
 }
 
-function hopTable(chain: readonly TraceHop[], positions: readonly RecordedHop[], paint: Paint): string {
+function hopTable(chain: readonly TraceHop[], positions: readonly RequestAttempt[], paint: Paint): string {
   const heading = ["hop", "status", "method", "address", ...PHASE_HEADINGS, "url"].map(paint.dim);
   const answered = chain.map((hop, index) => {
     const request = positions[index];
@@ -53,7 +56,7 @@ function hopTable(chain: readonly TraceHop[], positions: readonly RecordedHop[],
   return textTable([heading, ...answered, ...unanswered]);
 }
 
-function tlsRequests(positions: readonly RecordedHop[]) {
+function tlsRequests(positions: readonly RequestAttempt[]) {
   return positions.map((request, index) => ({ label: `hop ${index + 1}`, outcome: request.outcome }));
 }
 

@@ -37,6 +37,8 @@ export interface DualProtocolListenerOptions extends ConnectionLimits {
   readonly host: string;
   readonly port: number;
   readonly handler: NodeRequestHandler;
+  /** The REST tool a path belongs to, so a request the parser refuses can still name it; none when absent. */
+  readonly toolOfPath?: (path: string) => string | null;
 }
 
 export interface DualProtocolListener {
@@ -92,7 +94,7 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
   // itself because the TCP server hands it its sockets.
   h1.emit("listening");
   // Requests the parser rejects get the port's JSON error envelope, not Node's bare status line.
-  h1.on("clientError", answerClientError(options.maxHeaderBytes));
+  h1.on("clientError", answerClientError(options.maxHeaderBytes, options.toolOfPath));
   h1.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
     // A keep-alive connection busy when close() began becomes idle here; close it then.
     response.once("finish", () => {

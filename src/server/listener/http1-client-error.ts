@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
 import { errorBody, metaFor } from "../rest/rest-envelope.js";
+import { pathOf } from "./request-path.js";
 
 interface ParserRefusal {
   readonly status: number;
@@ -22,14 +23,18 @@ interface ParserRefusal {
  * response on the connection has already begun (the bytes would be mixed
  * into it); the connection is just closed.
  */
-export function answerClientError(maxHeaderBytes: number): (error: Error & { code?: string }, socket: Duplex) => void {
+export function answerClientError(
+  maxHeaderBytes: number,
+  toolOfPath: (path: string) => string | null = () => null,
+): (error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex) => void {
   return (error, socket) => {
     if (!socket.writable || responseInProgress(socket)) {
       socket.destroy();
       return;
     }
     const refusal = refusalFor(error.code, maxHeaderBytes);
-    const body = Buffer.from(JSON.stringify(errorBody(refusal.code, refusal.message, metaFor(null))), "utf8");
+    const path = requestLinePath(error.rawPacket);
+    const body = Buffer.from(JSON.stringify(errorBody(refusal.code, refusal.message, metaFor(path === null ? null : toolOfPath(path)))), "utf8");
     const head =
       `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n` +
       "Content-Type: application/json; charset=utf-8\r\n" +
@@ -54,6 +59,17 @@ function refusalFor(code: string | undefined, maxHeaderBytes: number): ParserRef
     default:
       return { status: 400, reason: "Bad Request", code: "invalid_argument", message: "the request is not valid HTTP/1.1" };
   }
+}
+
+/**
+ * The path of the request line, when the bytes Node hands over with the error
+ * start with one (a whole small request does; a long one may not, and then
+ * the answer names no tool). Only the first bytes are looked at.
+ */
+function requestLinePath(rawPacket: unknown): string | null {
+  if (!Buffer.isBuffer(rawPacket)) return null;
+  const line = /^[A-Z]{3,7} (\/[^\s]*)/.exec(rawPacket.subarray(0, 256).toString("latin1"));
+  return line?.[1] === undefined ? null : pathOf(line[1]);
 }
 
 /** Node keeps the response being written on the socket (`_httpMessage`); once its head is out, nothing else may be written. */

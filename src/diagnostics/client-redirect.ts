@@ -1,0 +1,108 @@
+/**
+ * Client-side redirects the contract does not follow (spec 4.2.4), read so
+ * they can be reported: a `Refresh` response header, or a
+ * `<meta http-equiv="refresh">` in the start of an HTML body. Pure functions;
+ * the caller bounds the bytes (MAX_CLIENT_REDIRECT_BODY_BYTES) before any parsing.
+ */
+import type { ResponseHeaders } from "./proxy-signatures.js";
+import type { ClientRedirect } from "./details-types.js";
+
+/** How much of an HTML body is searched for a meta refresh. */
+export const MAX_CLIENT_REDIRECT_BODY_BYTES = 64 * 1024;
+
+/** Longest Refresh value read; anything longer is not a refresh a browser would act on in practice. */
+const MAX_REFRESH_VALUE = 4096;
+
+/**
+ * The redirect a response asks the browser to make by itself, or null. The
+ * header wins over the markup, as in browsers, which act on the header
+ * before parsing the document. Only a 2xx HTML body is searched.
+ */
+export function clientRedirectOf(status: number, headers: ResponseHeaders, body: Uint8Array | null, pageUrl: string): ClientRedirect | null {
+  const header = firstValue(headers["refresh"]);
+  if (header !== null) {
+    const parsed = parseRefresh(header, pageUrl);
+    if (parsed !== null) return { kind: "refresh_header", ...parsed };
+  }
+  if (body === null || status < 200 || status > 299 || !isHtml(headers)) return null;
+  const content = metaRefreshContent(new TextDecoder("utf-8", { fatal: false }).decode(body.subarray(0, MAX_CLIENT_REDIRECT_BODY_BYTES)));
+  if (content === null) return null;
+  const parsed = parseRefresh(content, pageUrl);
+  return parsed === null ? null : { kind: "meta_refresh", ...parsed };
+}
+
+/**
+ * A refresh value as HTML's "shared declarative refresh steps" read it:
+ * seconds (a fraction is allowed and ignored), then an optional separator,
+ * an optional `url=`, and the URL, optionally quoted. A value without a URL
+ * only reloads the page: not a redirect, so null.
+ */
+export function parseRefresh(value: string, pageUrl: string): { readonly url: string; readonly delaySeconds: number } | null {
+  if (value.length > MAX_REFRESH_VALUE) return null;
+  let rest = value.replace(/^[\t\n\f\r ]+/, "");
+  const time = /^(\d*)(\.[\d.]*)?/.exec(rest);
+  const digits = time?.[1] ?? "";
+  const fraction = time?.[2] ?? "";
+  if (digits === "" && fraction === "") return null;
+  const delaySeconds = digits === "" ? 0 : Number.parseInt(digits, 10);
+  rest = rest.slice(digits.length + fraction.length);
+  // Only whitespace, ';' or ',' may follow the number; anything else is not a refresh.
+  if (rest !== "" && !/^[\t\n\f\r ;,]/.test(rest)) return null;
+  rest = rest.replace(/^[\t\n\f\r ]*[;,]?[\t\n\f\r ]*/, "");
+  const named = /^url[\t\n\f\r ]*=[\t\n\f\r ]*/i.exec(rest);
+  if (named !== null) rest = rest.slice(named[0].length);
+  const quote = rest[0];
+  if (quote === '"' || quote === "'") {
+    const end = rest.indexOf(quote, 1);
+    rest = end === -1 ? rest.slice(1) : rest.slice(1, end);
+  }
+  const target = rest.trim();
+  if (target === "") return null;
+  if (!URL.canParse(target, pageUrl)) return null;
+  return { url: new URL(target, pageUrl).href, delaySeconds: Number.isSafeInteger(delaySeconds) ? delaySeconds : Number.MAX_SAFE_INTEGER };
+}
+
+/** The content of the first `<meta http-equiv="refresh" content="...">` outside comments, or null. */
+export function metaRefreshContent(html: string): string | null {
+  const text = html.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
+  for (const tag of text.matchAll(/<meta\b([^>]*)>/gi)) {
+    const attributes = attributesOf(tag[1] ?? "");
+    if (attributes.get("http-equiv")?.toLowerCase() !== "refresh") continue;
+    const content = attributes.get("content");
+    if (content !== undefined) return decodeEntities(content);
+  }
+  return null;
+}
+
+/** Attribute names (lower case) to values; the first of a repeated name wins, as in HTML. */
+function attributesOf(source: string): Map<string, string> {
+  const attributes = new Map<string, string>();
+  for (const match of source.matchAll(/([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g)) {
+    const name = (match[1] ?? "").toLowerCase();
+    if (!attributes.has(name)) attributes.set(name, match[2] ?? match[3] ?? match[4] ?? "");
+  }
+  return attributes;
+}
+
+const ENTITIES: Readonly<Record<string, string>> = { amp: "&", quot: '"', apos: "'", lt: "<", gt: ">" };
+
+/** The character references a URL in an attribute commonly carries. */
+function decodeEntities(text: string): string {
+  return text.replace(/&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z]+));/gi, (whole, decimal?: string, hex?: string, name?: string) => {
+    const point = decimal !== undefined ? Number.parseInt(decimal, 10) : hex !== undefined ? Number.parseInt(hex, 16) : null;
+    if (point !== null) return point > 0 && point <= 0x10ffff ? String.fromCodePoint(point) : whole;
+    return ENTITIES[(name ?? "").toLowerCase()] ?? whole;
+  });
+}
+
+function isHtml(headers: ResponseHeaders): boolean {
+  const type = firstValue(headers["content-type"]);
+  // Without a type browsers sniff; a document that starts like HTML is read as one, so it is searched too.
+  if (type === null) return true;
+  return /^\s*(?:text\/html|application\/xhtml\+xml)\b/i.test(type);
+}
+
+function firstValue(value: string | readonly string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return typeof value === "string" ? value : (value[0] ?? null);
+}

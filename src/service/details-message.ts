@@ -1,0 +1,54 @@
+import { create } from "@bufbuild/protobuf";
+import {
+  CertificateSchema,
+  ClientRedirectSchema,
+  type Details,
+  DetailsSchema,
+  ProxyDetailSchema,
+  RequestDetailSchema,
+  RequestFailureSchema,
+  RequestTimingsSchema,
+  TlsDetailSchema,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type { DiagnosticDetails, RequestRecord, TlsRecord } from "../diagnostics/details-types.js";
+
+/** The diagnostics' details as the public `Details` message; nulls become unset fields. */
+export function detailsMessage(details: DiagnosticDetails): Details {
+  return create(DetailsSchema, {
+    code: details.code ?? undefined,
+    requests: details.requests.map(requestMessage),
+    proxy: details.proxy === null ? undefined : create(ProxyDetailSchema, details.proxy),
+    clientRedirect: details.clientRedirect === null ? undefined : create(ClientRedirectSchema, details.clientRedirect),
+  });
+}
+
+function requestMessage(record: RequestRecord) {
+  return create(RequestDetailSchema, {
+    url: record.url,
+    method: record.method,
+    headFallback: record.headFallback,
+    remoteAddress: record.remoteAddress ?? undefined,
+    ipFamily: record.ipFamily ?? undefined,
+    httpVersion: record.httpVersion ?? undefined,
+    status: record.status ?? undefined,
+    timings: create(RequestTimingsSchema, {
+      dnsMs: record.timings.dnsMs ?? undefined,
+      connectMs: record.timings.connectMs ?? undefined,
+      tlsMs: record.timings.tlsMs ?? undefined,
+      firstByteMs: record.timings.firstByteMs ?? undefined,
+      totalMs: record.timings.totalMs,
+    }),
+    tls: record.tls === null ? undefined : tlsMessage(record.tls),
+    failure: record.failure === null ? undefined : create(RequestFailureSchema, record.failure),
+  });
+}
+
+function tlsMessage(tls: TlsRecord) {
+  return create(TlsDetailSchema, {
+    protocol: tls.protocol ?? undefined,
+    cipher: tls.cipher ?? undefined,
+    alpn: tls.alpn ?? undefined,
+    certificate: tls.certificate === null ? undefined : create(CertificateSchema, { ...tls.certificate, subjectAltNames: [...tls.certificate.subjectAltNames] }),
+    verifyError: tls.verifyError ?? undefined,
+  });
+}
