@@ -124,6 +124,13 @@ describe("the waterfall's bars", () => {
     ]);
   });
 
+  it("tell a trace's hops from the extra read of its final page, and mark a failed request", () => {
+    const roles = barsOf([request(5, {}), request(5, {}), request(5, {})], 2).map((bar) => bar.role);
+    expect(roles).toEqual(["hop", "hop", "page-read"]);
+    expect(barsOf([request(5, {}), request(0, {}, 3)], 1).map((bar) => bar.role)).toEqual(["hop", "failed"]);
+    expect(barsOf([request(5, {})]).map((bar) => bar.role)).toEqual(["request"]);
+  });
+
   it("run a failed request to the moment it failed", () => {
     const [bar] = barsOf([request(0, { connectMs: 1 }, 7)]);
     expect(bar?.totalMs).toBe(7);

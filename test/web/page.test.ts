@@ -29,6 +29,7 @@ const DOCS = join(ROOT, "docs");
 describe.skipIf(!chromium.available)("the page, in Chromium", () => {
   let dir: string;
   let targets: HttpTargets;
+  let expired: HttpTargets;
   let service: ServeProcess;
   let key: string;
   let browser: Browser;
@@ -49,13 +50,15 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     targets.route("/b", { kind: "redirect", status: 302, location: "/c" });
     targets.route("/c", { kind: "respond", status: 200, body: "landed" });
     targets.route("/hang", { kind: "hang" });
+    targets.route("/refresh", { kind: "respond", status: 200, headers: { refresh: "5; url=/up" }, body: "moving" });
+    expired = await startHttpTargets({ tls: pki.expired, routes: { "/": { kind: "respond", status: 200 } } });
     // What `npm start` does before serving: the service finds the page in dist/web.
     await buildPage();
     service = await startServeProcess(
       {
         SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`,
         SITEDIAG_CA_FILE: join(dir, "ca.pem"),
-        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
+        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0},${expired.httpsPort ?? 0}`,
         // Every target is an IP literal; a name would go to a closed loopback port, never off the machine.
         SITEDIAG_DNS_SERVERS: `127.0.0.1:${await closedLoopbackPort()}`,
         // A running batch holds all eight slots (it runs eight items at once): the 503 test's way to a full service.
@@ -73,6 +76,7 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     service?.child.kill("SIGTERM");
     await service?.exited();
     await targets?.close();
+    await expired?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -144,19 +148,44 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     await page.screenshot({ path: join(screenshots ?? dir, "page-trace.png"), fullPage: true });
   });
 
-  it("draws the trace's waterfall, one bar per request, and shows each certificate", async () => {
+  it("draws the trace's waterfall, one bar per hop (and one for the read of the final page), and shows the certificate", async () => {
     const page = await open();
     await ask(page, targets.url("/a", { secure: true }), "Trace redirects");
-    expect(await page.locator("#result svg.waterfall .bar").count()).toBe(3);
+    const hops = page.locator("#result svg.waterfall .bar.hop");
+    expect(await hops.count()).toBe(3);
     // Each bar has its phases, each with its number on hover.
-    expect(await page.locator("#result svg.waterfall .bar").first().locator("rect.phase-tls title").textContent()).toMatch(/^Request 1, TLS: \d/);
-    expect(await page.locator("#result table.timings tbody tr").count()).toBe(3);
+    expect(await hops.first().locator("rect.phase-tls title").textContent()).toMatch(/^Request 1, TLS: \d/);
+    expect(await hops.nth(2).locator("title").first().textContent()).toMatch(new RegExp(`^Request 3: HEAD ${targets.url("/c", { secure: true })}, `));
+    // The chain ended on a 2xx page: with details, the service read it once more (GET) for a client-side redirect.
+    expect(await page.locator("#result svg.waterfall .bar").count()).toBe(4);
+    expect(await page.locator("#result svg.waterfall .bar.page-read title").first().textContent()).toMatch(/^Request 4: GET .*\/c, to read the final page for a client-side redirect/);
+    expect(await page.locator("#result table.timings tbody tr").count()).toBe(4);
+    // One host showing one certificate to every request: one row naming them.
     const certificates = page.locator("#result table.certificate-table tbody tr");
-    expect(await certificates.count()).toBe(3);
-    const first = await certificates.first().innerText();
-    expect(first).toContain("localhost");
-    expect(first).toContain("sitediag test CA");
-    expect(first).toContain("valid");
+    expect(await certificates.count()).toBe(1);
+    const certificate = await certificates.first().locator("td").allInnerTexts();
+    expect(certificate.slice(0, 4)).toEqual(["1, 2, 3, 4", `127.0.0.1:${targets.httpsPort}`, "localhost", "sitediag test CA, sitediag tests"]);
+    expect(certificate[5]).toBe("valid");
+    expect(certificate[6]).toMatch(/^TLSv1\.[23]/);
+  });
+
+  it("shows an expired certificate: DOWN at the TLS stage, the failed request marked, the certificate flagged", async () => {
+    const page = await open();
+    await ask(page, expired.url("/", { secure: true }), "Is it down?");
+    expect(await page.locator("#result .verdict-word").textContent()).toBe("DOWN");
+    expect(await page.locator("#result .reason").textContent()).toBe("TLS certificate has expired");
+    expect(await page.locator("#result .facts").innerText()).toContain("tls_certificate_expired");
+    expect(await page.locator("#result svg.waterfall .bar.failed rect.phase-failed").count()).toBe(1);
+    const certificate = await page.locator("#result table.certificate-table tbody tr").first().locator("td").allInnerTexts();
+    expect(certificate[4]).toMatch(/^2021-01-01/);
+    expect(certificate[5]).toBe("verification failed: CERT_HAS_EXPIRED");
+  });
+
+  it("reports a client-side redirect it did not follow", async () => {
+    const page = await open();
+    await ask(page, targets.url("/refresh", { secure: true }), "Is it down?");
+    expect(await page.locator("#result .verdict-word").textContent()).toBe("UP");
+    expect(await page.locator("#result .facts").innerText()).toContain(`Refresh header to ${targets.url("/up", { secure: true })} after 5 s (not followed)`);
   });
 
   it("says the key was not accepted (401)", async () => {

@@ -17,10 +17,10 @@ export function clientRedirectText(details: Details | undefined): Child {
   return h("span", {}, `${how} to `, h("span", { class: "url" }, seen.url), ` after ${seen.delaySeconds} s (not followed)`);
 }
 
-/** Where the time went and which certificates were shown; a note when the answer had no details. */
-export function renderRequests(details: Details | undefined): HTMLElement {
+/** Where the time went and which certificates were shown; a note when the answer had no details. `hops`: a trace's chain length. */
+export function renderRequests(details: Details | undefined, hops?: number): HTMLElement {
   if (details === undefined || details.requests.length === 0) {
     return h("p", { class: "note" }, "This answer carries no per-request details (timings, certificates).");
   }
-  return h("div", { class: "requests" }, renderWaterfall(details.requests), renderCertificates(details.requests));
+  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderCertificates(details.requests));
 }

@@ -50,6 +50,6 @@ export function renderTrace(result: TraceRedirectsResponse): HTMLElement {
     ]),
     hops,
     h("section", { class: "warnings-section", "aria-labelledby": "warnings-heading" }, h("h3", { id: "warnings-heading" }, "Warnings"), warnings),
-    renderRequests(result.details),
+    renderRequests(result.details, result.chain.length),
   );
 }

@@ -1,5 +1,5 @@
 import type { RequestDetail } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { type Bar, barsOf, PHASES } from "./bars.js";
+import { type Bar, barsOf, PHASES, type RequestRole } from "./bars.js";
 import { h, svg, table } from "./dom.js";
 import { formatMs, hostOf } from "./format.js";
 
@@ -11,9 +11,20 @@ const ROW = 26;
 const BAR_HEIGHT = 16;
 const AXIS = 24;
 
-/** One bar per request split into its phases, on a shared axis, with a legend and the numbers in a table. */
-export function renderWaterfall(requests: readonly RequestDetail[]): HTMLElement {
-  const bars = barsOf(requests);
+const ROLE_NOTES: Readonly<Record<RequestRole, string | undefined>> = {
+  hop: undefined,
+  request: undefined,
+  failed: undefined,
+  "page-read": "read the final page for a client-side redirect",
+};
+
+/**
+ * One bar per request split into its phases, on a shared axis, with a legend
+ * and the numbers in a table. `hops`: a trace's chain length, so its hops are
+ * told apart from the extra read of the final page.
+ */
+export function renderWaterfall(requests: readonly RequestDetail[], hops?: number): HTMLElement {
+  const bars = barsOf(requests, hops);
   const endMs = Math.max(1, ...bars.map((bar) => bar.startMs + bar.totalMs));
   const step = tickStep(endMs);
   const scale = (WIDTH - LABEL_WIDTH - RIGHT_MARGIN) / (Math.ceil(endMs / step) * step);
@@ -37,10 +48,10 @@ export function renderWaterfall(requests: readonly RequestDetail[]): HTMLElement
       const y = AXIS + row * ROW + (ROW - BAR_HEIGHT) / 2;
       let x = LABEL_WIDTH + bar.startMs * scale;
       const failed = bar.request.failure;
-      const label = `${bar.index} ${bar.request.method} ${hostOf(bar.request.url)}`;
+      const label = bar.role === "page-read" ? `${bar.index} GET page read` : `${bar.index} ${bar.request.method} ${hostOf(bar.request.url)}`;
       return svg(
         "g",
-        { class: failed === undefined ? "bar" : "bar failed", "data-request": bar.index },
+        { class: `bar ${bar.role}`, "data-request": bar.index },
         svg("title", {}, barSummary(bar)),
         svg("text", { class: "bar-label", x: 4, y: y + BAR_HEIGHT - 4 }, label.length > 25 ? `${label.slice(0, 24)}…` : label),
         ...bar.segments.map((segment) => {
@@ -73,7 +84,12 @@ export function renderWaterfall(requests: readonly RequestDetail[]): HTMLElement
       const t = request.timings;
       return [
         bar.index,
-        h("span", { class: "url" }, `${request.method}${request.headFallback ? " (after HEAD)" : ""} ${request.url}`),
+        h(
+          "span",
+          {},
+          h("span", { class: "url" }, `${request.method}${request.headFallback ? " (after HEAD)" : ""} ${request.url}`),
+          ROLE_NOTES[bar.role] === undefined ? null : h("small", { class: "role-note" }, ` (${ROLE_NOTES[bar.role] ?? ""})`),
+        ),
         request.status ?? (request.failure === undefined ? "" : `failed at ${request.failure.stage}: ${request.failure.reason}`),
         msOrDash(t?.dnsMs),
         msOrDash(t?.connectMs),
@@ -92,7 +108,8 @@ export function renderWaterfall(requests: readonly RequestDetail[]): HTMLElement
 
 function barSummary(bar: Bar): string {
   const parts = bar.segments.map((segment) => `${segment.label} ${formatMs(segment.ms)}`);
-  return `Request ${bar.index}: ${bar.request.method} ${bar.request.url}, ${formatMs(bar.totalMs)} (${parts.join(", ")})`;
+  const note = ROLE_NOTES[bar.role] === undefined ? "" : `, to ${ROLE_NOTES[bar.role] ?? ""}`;
+  return `Request ${bar.index}: ${bar.request.method} ${bar.request.url}${note}, ${formatMs(bar.totalMs)} (${parts.join(", ")})`;
 }
 
 /** Tick labels as round as their step: "0", "20 ms", "2.5 ms", "1.5 s". */
