@@ -19,6 +19,29 @@ const SLOW = [
   "test/web/page.test.ts",
 ];
 
+/**
+ * Probe and diagnostics behaviours run a second time with every hop on a
+ * probe thread (SITEDIAG_PROBE_THREADS as `serve` runs by default): the
+ * worker bridge must change nothing a diagnostic can see.
+ */
+const THREADED = [
+  "test/probe/response-fidelity.test.ts",
+  "test/diagnostics/site-check-classification.test.ts",
+  "test/diagnostics/site-check-failures.test.ts",
+  "test/diagnostics/site-check-tls.test.ts",
+  "test/diagnostics/site-check-dns.test.ts",
+  "test/diagnostics/site-check-timeout.test.ts",
+  "test/diagnostics/redirect-trace-chain.test.ts",
+  "test/diagnostics/redirect-trace-fallback.test.ts",
+  "test/diagnostics/redirect-trace-policy.test.ts",
+  "test/diagnostics/redirect-trace-timeouts.test.ts",
+  "test/service/check-site.test.ts",
+  // What crosses the bridge beyond the contract: details (certificates, body prefixes, partial timings) and cookies.
+  "test/diagnostics/site-check-details.test.ts",
+  "test/diagnostics/redirect-trace-details.test.ts",
+  "test/diagnostics/check-cookies.test.ts",
+];
+
 const shared = {
   // Each file starts its own loopback servers; files run in separate forks so
   // a crash in one cannot take another's sockets with it.
@@ -36,6 +59,7 @@ export default defineConfig({
       // its own servers; none keeps global state.
       { test: { ...shared, name: "fast", include: ["test/**/*.test.ts"], exclude: SLOW, isolate: false } },
       { test: { ...shared, name: "slow", include: SLOW } },
+      { test: { ...shared, name: "threaded", include: THREADED, env: { SITEDIAG_TEST_PROBE_THREADS: "1" } } },
     ],
   },
 });

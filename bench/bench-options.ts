@@ -11,6 +11,7 @@
  *   BENCH_CPU_PROF         a directory: run the service under --cpu-prof, profiles written there
  *   BENCH_LOG_LEVEL        the service's LOG_LEVEL (default warn)
  *   BENCH_WORKERS          the service's SITEDIAG_WORKERS (default 1)
+ *   BENCH_PROBE_THREADS    the service's SITEDIAG_PROBE_THREADS (default: unset, the service's own default)
  */
 export interface BenchOptions {
   readonly quick: boolean;
@@ -24,6 +25,8 @@ export interface BenchOptions {
   readonly cpuProfileDir: string | undefined;
   /** SITEDIAG_WORKERS for every sitediag serve the bench starts. */
   readonly workers: number;
+  /** SITEDIAG_PROBE_THREADS as given ("0", "2", "auto"); undefined leaves the service's default. */
+  readonly probeThreads: string | undefined;
 }
 
 export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
@@ -42,6 +45,7 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
     scenarios: new Set(scenarios),
     cpuProfileDir: env.BENCH_CPU_PROF === undefined || env.BENCH_CPU_PROF === "" ? undefined : env.BENCH_CPU_PROF,
     workers: whole(env, "BENCH_WORKERS", 1),
+    probeThreads: env.BENCH_PROBE_THREADS === undefined || env.BENCH_PROBE_THREADS === "" ? undefined : env.BENCH_PROBE_THREADS,
   };
 }
 

@@ -42,7 +42,10 @@ export async function startStack(options: BenchOptions): Promise<BenchStack> {
 
     const launchService = async (name: string, setup: Partial<ServiceSetup> = {}) => {
       const profile = options.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`];
-      const workers = { SITEDIAG_WORKERS: String(options.workers) };
+      const workers = {
+        SITEDIAG_WORKERS: String(options.workers),
+        ...(options.probeThreads === undefined ? {} : { SITEDIAG_PROBE_THREADS: options.probeThreads }),
+      };
       return startService({
         store: `sqlite:${join(dir, `${name}.db`)}`,
         tracePort: ports.http,

@@ -36,6 +36,12 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** SITEDIAG_WORKERS: serve processes sharing the port (node:cluster when above 1). */
   readonly workers: number;
+  /** SITEDIAG_PROBE_THREADS: worker threads that run the probes (0: on the main thread). */
+  readonly probeThreads: number;
+  /** SITEDIAG_PROBE_MAX_LOOP_DELAY_MS: probe-loop delay beyond which new checks wait for the probe threads. */
+  readonly probeMaxLoopDelayMs: number;
+  /** SITEDIAG_PROBE_QUEUE: checks that may wait for the probe threads at once; beyond it, 503. */
+  readonly probeQueue: number;
   /** SITEDIAG_HOSTS_FILE: the hosts file consulted before DNS, as the system does. */
   readonly hostsFile: string;
   /** SITEDIAG_MAX_RESPONSE_HEAD_BYTES: largest response head a probe reads from a target. */
@@ -102,6 +108,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Parses the whole configuration, or throws the first ConfigError found. */
 export function loadConfig(env: Environment = process.env): Config {
+  const workers = workerCount(env, "SITEDIAG_WORKERS");
   return {
     host: text(env, "HOST", "0.0.0.0"),
     port: integer(env, "PORT", 8080, 0, 65_535),
@@ -118,7 +125,10 @@ export function loadConfig(env: Environment = process.env): Config {
     maxInflight: integer(env, "SITEDIAG_MAX_INFLIGHT", 1_024, 1, 1_000_000),
     metricsPort: optionalInteger(env, "SITEDIAG_METRICS_PORT", 1, 65_535),
     logLevel: logLevel(env, "LOG_LEVEL", "info"),
-    workers: workerCount(env, "SITEDIAG_WORKERS"),
+    workers,
+    probeThreads: probeThreadCount(env, "SITEDIAG_PROBE_THREADS", workers),
+    probeMaxLoopDelayMs: integer(env, "SITEDIAG_PROBE_MAX_LOOP_DELAY_MS", 10, 1, 60_000),
+    probeQueue: integer(env, "SITEDIAG_PROBE_QUEUE", 1_024, 0, 1_000_000),
     hostsFile: text(env, "SITEDIAG_HOSTS_FILE", "/etc/hosts"),
     maxResponseHeadBytes: integer(env, "SITEDIAG_MAX_RESPONSE_HEAD_BYTES", 256 * 1024, 16 * 1024, 16 * 1024 * 1024),
     intake: {
@@ -246,6 +256,22 @@ function workerCount(env: Environment, name: string): number {
   if (value === "auto") return Math.min(availableParallelism(), MAX_WORKERS);
   if (value !== undefined && !/^\d+$/.test(value)) throw new ConfigError(name, `expected a number from 1 to ${MAX_WORKERS} or "auto", got "${value}"`);
   return integer(env, name, 1, 1, MAX_WORKERS);
+}
+
+const MAX_PROBE_THREADS = 64;
+
+/**
+ * 0 to 64, or "auto" (the default): the cores left to each serve process
+ * once its main thread has one, at least 1. One process on 2 cores: 1 probe
+ * thread; on 8 cores: 7; SITEDIAG_WORKERS=auto: 1 per process.
+ */
+function probeThreadCount(env: Environment, name: string, workers: number): number {
+  const value = raw(env, name);
+  if (value === undefined || value === "" || value === "auto") {
+    return Math.min(MAX_PROBE_THREADS, Math.max(1, Math.floor(availableParallelism() / workers) - 1));
+  }
+  if (!/^\d+$/.test(value)) throw new ConfigError(name, `expected a number from 0 to ${MAX_PROBE_THREADS} or "auto", got "${value}"`);
+  return integer(env, name, 1, 0, MAX_PROBE_THREADS);
 }
 
 function logLevel(env: Environment, name: string, fallback: LogLevel): LogLevel {

@@ -38,7 +38,8 @@ export async function runInflightScale(stack: BenchStack): Promise<Figure[]> {
     );
     const sitediag = await measure(service.child.pid, count, async () => {
       const answer = await client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.silentUrl)}`, { "x-api-key": service.apiKey });
-      const data = siteData(answer);
+      // A refusal (503) is an answer too, just not the expected one: counted, not thrown.
+      const data = answer.status === 200 ? siteData(answer) : {};
       return { asExpected: data.status === "down" && data.failedStage === "http", onTime: inWindow(answer.elapsedMs), elapsedMs: answer.elapsedMs };
     });
     const blackbox = await stack.startBlackbox();
@@ -88,8 +89,14 @@ interface Measured {
 async function measure(pid: number, count: number, call: () => Promise<Outcome>): Promise<Measured> {
   const base = readProcessMemory(pid).rssBytes;
   const sampler = sampleRss(pid);
-  const outcomes = await pooled(count, count, call);
-  const sampled = sampler.stop();
+  let sampled = 0;
+  let outcomes: Outcome[];
+  try {
+    outcomes = await pooled(count, count, call);
+  } finally {
+    // Stopped whatever happens: a sampler left running outlives the process and hides the first error.
+    sampled = sampler.stop();
+  }
   return {
     asExpected: outcomes.filter((outcome) => outcome.asExpected).length,
     onTime: outcomes.filter((outcome) => outcome.onTime).length,

@@ -86,8 +86,11 @@ function workerRole(): ServeRole {
 async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole): Promise<number> {
   const store = await openConfiguredStore(io);
   if (store === undefined) return EXIT_FAILED;
-  const env = diagnosticEnvFromConfig(io.config, ca);
   const logger = role.logger(await createLogger({ level: io.config.logLevel, destination: io.stdout, pretty: io.stdout.isTTY === true }));
+  const env = diagnosticEnvFromConfig(io.config, ca, {
+    // The hops it held were answered as defects (500); the log says why.
+    onProbeThreadExit: (exit) => logger.error({ probeThread: exit.thread, reason: exit.reason, hopsLost: exit.hopsLost, replaced: exit.replaced }, "probe thread stopped"),
+  });
   const pageDir = builtPageDir();
   // Running from the sources without a build (tsx) is fine for the API; only the page is missing then.
   if (pageDir === undefined) logger.info("the page is not built (npm run build writes dist/web): / answers 404");

@@ -1,3 +1,5 @@
+import type { HopSpan } from "../probe/hop-types.js";
+
 /**
  * The time a trace may spend: each request gets the per-request timeout or
  * what is left of the whole-trace budget, whichever is smaller, and one signal
@@ -12,7 +14,10 @@ export interface TraceBudget {
   spent(): boolean;
   /** True when the caller's own signal ended the trace. */
   cancelled(): boolean;
-  elapsedMs(): number;
+  /** Adds one request's own time, read on the loop that ran it. */
+  recordRequest(span: HopSpan): void;
+  /** The sum of the recorded requests' times: what the trace reports, free of this thread's queueing. */
+  requestsMs(): number;
   /** Stops the budget timer; call once the trace is over. */
   dispose(): void;
 }
@@ -29,6 +34,7 @@ export function startTraceBudget(limits: BudgetLimits, caller?: AbortSignal): Tr
   const signal = caller === undefined ? budget.signal : AbortSignal.any([budget.signal, caller]);
   const elapsedMs = () => performance.now() - startedAt;
   const remainingMs = () => limits.totalTimeoutMs - elapsedMs();
+  let requestsMs = 0;
 
   return {
     signal,
@@ -41,7 +47,10 @@ export function startTraceBudget(limits: BudgetLimits, caller?: AbortSignal): Tr
     },
     spent: () => budget.signal.aborted || remainingMs() < 1,
     cancelled: () => caller?.aborted === true,
-    elapsedMs,
+    recordRequest: (span) => {
+      requestsMs += span.endedAt - span.startedAt;
+    },
+    requestsMs: () => requestsMs,
     dispose: () => clearTimeout(timer),
   };
 }

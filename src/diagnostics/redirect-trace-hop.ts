@@ -48,6 +48,7 @@ async function send(prober: Prober, url: URL, method: "HEAD" | "GET", ports: Por
   const next = budget.nextRequestTimeoutMs();
   if (next === null) return { kind: "out-of-time" };
   const outcome = await prober.hop({ url, method, timeoutMs: next.timeoutMs, ports, signal: budget.signal, ...(cookie === undefined ? {} : { cookie }) });
+  budget.recordRequest(outcome.span);
   return { kind: "sent", outcome, ...next };
 }
 

@@ -20,7 +20,7 @@ export interface SiteCheckResult {
   readonly status: "up" | "down";
   readonly statusCode: number | null;
   readonly statusText: string | null;
-  /** Whole milliseconds across every request, measured here. */
+  /** Whole milliseconds: the sum of every request's own time, each read on the loop that ran it. */
   readonly responseTime: number | null;
   readonly reason: string | null;
   readonly failedStage: FailureStage | null;

@@ -29,6 +29,12 @@ export interface Metrics {
   readonly inflight: Gauge;
   /** Calls turned away because every in-flight slot was taken (503), by operation. */
   readonly inflightRejections: Counter<"operation">;
+  /** Each probe thread's event-loop delay over its last report window (p50, p99, max), in seconds. */
+  readonly probeLoopDelay: Gauge<"thread" | "stat">;
+  /** Checks waiting for the probe threads' loops to catch up. */
+  readonly probeQueueWaiting: Gauge;
+  /** Checks turned away (503) while the probe threads were saturated: the queue was full, or they waited too long. */
+  readonly probeQueueRejections: Counter<"operation" | "why">;
   /** The exposition, in Prometheus text format. */
   exposition(): Promise<string>;
   /** The Content-Type of the exposition. */
@@ -114,6 +120,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       name: "sitediag_inflight_rejections_total",
       help: "Calls answered 503 unavailable because SITEDIAG_MAX_INFLIGHT calls were already in flight, by operation.",
       labelNames: ["operation"] as const,
+      registers,
+    }),
+    probeLoopDelay: new Gauge({
+      name: "sitediag_probe_loop_delay_seconds",
+      help: "Event-loop delay of each probe thread over its last report window (0.1 s), by thread and stat (p50, p99, max): how late the thread may read a timestamp.",
+      labelNames: ["thread", "stat"] as const,
+      // Several serve processes each have a thread 0: the instance shows the worst.
+      aggregator: "max",
+      registers,
+    }),
+    probeQueueWaiting: new Gauge({
+      name: "sitediag_probe_queue_waiting",
+      help: "Checks waiting for the probe threads' loops to be under SITEDIAG_PROBE_MAX_LOOP_DELAY_MS again.",
+      registers,
+    }),
+    probeQueueRejections: new Counter({
+      name: "sitediag_probe_queue_rejections_total",
+      help: "Checks answered 503 unavailable while the probe threads were saturated, by operation and why (full: SITEDIAG_PROBE_QUEUE already waiting; waited: too long in the queue).",
+      labelNames: ["operation", "why"] as const,
       registers,
     }),
     exposition: () => registry.metrics(),

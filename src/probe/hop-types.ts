@@ -133,6 +133,45 @@ export type HopOutcome =
   | { readonly kind: "failure"; readonly failure: ProbeFailure; readonly trace: HopFailureTrace }
   | { readonly kind: "refused"; readonly refusal: PolicyRefusal };
 
+/**
+ * When a hop ran, read by the thread that ran it on a clock every thread of the
+ * process shares: milliseconds since the epoch, fractional
+ * (performance.timeOrigin + performance.now()). The diagnostics report times
+ * from these spans, so waiting on another thread's loop is never counted.
+ */
+export interface HopSpan {
+  readonly startedAt: number;
+  readonly endedAt: number;
+}
+
+/** A hop's outcome with the span it took on the thread that ran it. */
+export type TimedHopOutcome = HopOutcome & { readonly span: HopSpan };
+
+/**
+ * What a prober's engine can say about its own load. Present on probers whose
+ * hops run on loops of their own (probe threads), where the delay of those
+ * loops is what would make a timestamp late.
+ */
+export interface ProbeLoad {
+  /** Each probe thread's event-loop delay over its last report window. */
+  loopDelays(): readonly LoopDelayReport[];
+  /** True while every probe loop's median delay is beyond the limit: a hop started now would be timed late. */
+  congested(): boolean;
+  /** Called after every report; returns the unsubscribe. */
+  onReport(listener: () => void): () => void;
+}
+
+/** One probe thread's event-loop delay over one report window (perf_hooks.monitorEventLoopDelay), in milliseconds. */
+export interface LoopDelayReport {
+  /** Which probe thread (0 .. threads - 1); a replacement keeps the number of the thread it replaces. */
+  readonly thread: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** Hops in flight on that thread when the report was read. */
+  readonly hopsInFlight: number;
+}
+
 /** The one thing in the project that opens outbound connections. */
 export interface Prober {
   /**
@@ -141,9 +180,11 @@ export interface Prober {
    */
   screen(url: URL, ports: PortRule): PolicyRefusal | null;
   /** One request, to an address approved by the policy and pinned for the connection. Rejects only on a defect. */
-  hop(request: HopRequest): Promise<HopOutcome>;
-  /** Releases resolvers and anything else held. */
+  hop(request: HopRequest): Promise<TimedHopOutcome>;
+  /** Releases resolvers and anything else held; a threaded prober first lets the hops in flight finish. */
   close(): Promise<void>;
+  /** Present when hops run on loops of their own (SITEDIAG_PROBE_THREADS > 0). */
+  readonly load?: ProbeLoad;
 }
 
 export interface ProberOptions {

@@ -3,6 +3,7 @@ import { createAddressPolicy } from "./address-policy.js";
 import { DEFAULT_MAX_RESPONSE_HEAD_BYTES, runHop } from "./hop.js";
 import type { Prober, ProberOptions } from "./hop-types.js";
 import { createResolver } from "./resolver.js";
+import { sharedClockMs } from "./shared-clock.js";
 import { screenUrl } from "./target-policy.js";
 
 /**
@@ -23,7 +24,12 @@ export function createProber(options: ProberOptions): Prober {
     // Everything the target can do resolves as a response, failure or refusal;
     // a rejection here is a defect of ours, which the service reports as a 500
     // rather than blaming the site.
-    hop: (request) => runHop(request, deps),
+    // The span is read on the loop that ran the hop: on a probe thread, a loop that does nothing else.
+    hop: async (request) => {
+      const startedAt = sharedClockMs();
+      const outcome = await runHop(request, deps);
+      return { ...outcome, span: { startedAt, endedAt: sharedClockMs() } };
+    },
     // Every hop owns and closes its own client and resolver channel: nothing is held between hops.
     close: () => Promise.resolve(),
   };

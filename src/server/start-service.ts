@@ -13,6 +13,8 @@ import { createResultObserver } from "./observers/result-observer.js";
 import { timedStore } from "./observers/timed-store.js";
 import { createAdmission } from "./admission/admission.js";
 import { createInflightLimit, type InflightObserver } from "./admission/inflight-limit.js";
+import { createProbeQueue } from "./admission/probe-queue.js";
+import type { ProbeLoad } from "../probe/hop-types.js";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener.js";
 import { metricsRoute } from "./ops/metrics-route.js";
 import { openApiRoute } from "./ops/openapi-route.js";
@@ -59,7 +61,15 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const { config, logger, metrics } = deps;
   const store = timedStore(deps.store, metrics);
   const env: DiagnosticEnv = { ...deps.env, prober: countingProber(deps.env.prober, metrics) };
-  const admission = createAdmission(createInflightLimit({ max: config.maxInflight, observer: inflightMetrics(metrics) }), createKeyGate(store));
+  const load = deps.env.prober.load;
+  const stopLoopMetrics = load === undefined ? () => undefined : exportLoopDelay(load, metrics);
+  const probeQueue = createProbeQueue({
+    load,
+    max: config.probeQueue,
+    maxWaitMs: PROBE_QUEUE_MAX_WAIT_MS,
+    observer: { waiting: (count) => metrics.probeQueueWaiting.set(count), rejected: (operation, why) => metrics.probeQueueRejections.inc({ operation, why }) },
+  });
+  const admission = createAdmission(createInflightLimit({ max: config.maxInflight, observer: inflightMetrics(metrics) }), createKeyGate(store), probeQueue);
   const separateMetrics = config.metricsPort !== undefined;
   const onDefect = (error: unknown) => logger.error({ err: error }, "server defect");
 
@@ -99,8 +109,24 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
       // Metrics stay scrapeable while the last calls drain.
       await server.close();
       await metricsListener?.close();
+      stopLoopMetrics();
     },
   };
+}
+
+/** A check waits at most this long for the probe threads before it is refused; most calls would rather retry elsewhere. */
+const PROBE_QUEUE_MAX_WAIT_MS = 5_000;
+
+/** Each probe thread's loop delay, as it reports it, on the service's own registry. */
+function exportLoopDelay(load: ProbeLoad, metrics: Pick<Metrics, "probeLoopDelay">): () => void {
+  return load.onReport(() => {
+    for (const report of load.loopDelays()) {
+      const thread = String(report.thread);
+      metrics.probeLoopDelay.set({ thread, stat: "p50" }, report.p50Ms / 1_000);
+      metrics.probeLoopDelay.set({ thread, stat: "p99" }, report.p99Ms / 1_000);
+      metrics.probeLoopDelay.set({ thread, stat: "max" }, report.maxMs / 1_000);
+    }
+  });
 }
 
 function inflightMetrics(metrics: Pick<Metrics, "inflight" | "inflightRejections">): InflightObserver {

@@ -69,7 +69,9 @@ describe.each(kinds)("credit totals on $kind", ({ skip, create, raw: openRaw }) 
 
   it.skipIf(skip)("keeps the total equal to the log across expiry, storing only charges inside the window", async () => {
     await fresh();
-    const short = { budget: 1_000, windowSeconds: 0.2 };
+    // One second: long enough that a charge is still inside it when read back on a loaded machine
+    // (0.2 s was not: the charge had aged out before the log was read, and the log was empty).
+    const short = { budget: 1_000, windowSeconds: 1 };
     const key = await newKey(store);
     const costs = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? 5 : 2));
     for (const cost of costs) await store.charge(key.digest, cost, short);
@@ -77,7 +79,7 @@ describe.each(kinds)("credit totals on $kind", ({ skip, create, raw: openRaw }) 
     expect(await raw.total(key.record.id)).toBe(costs.reduce((a, b) => a + b, 0));
 
     // Every charge above is now older than the window; the next charges must clear them all.
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 1_050));
     for (let made = 1; made <= 10; made++) {
       const outcome = await store.charge(key.digest, 2, short);
       expect(outcome.kind).toBe("admitted");

@@ -59,7 +59,9 @@ describe("HTTP/2 limits", () => {
     const opened = Array.from({ length: 2_000 }, () => h2.open(REFLECTION, { "content-type": "application/grpc", te: "trailers" }));
     await until(() => (h2.resets.size + (h2.closed() ? 2_000 : 0) >= opened.length - 100 ? true : undefined), 10_000);
     const health = await healthzMs(service.url);
-    expect(h2.maxConcurrentStreams()).toBe(100);
+    // A connection closed on the flood can lose the server's SETTINGS to the reset (unread bytes are
+    // dropped); whenever they were read, they announce 100.
+    if (h2.maxConcurrentStreams() !== undefined || !h2.closed()) expect(h2.maxConcurrentStreams()).toBe(100);
     const refused = [...h2.resets.values()].filter((code) => code === RST_REFUSED_STREAM).length;
     // Every stream past the hundredth was refused (or the connection was closed on the flood): none is held.
     expect(refused >= opened.length - 100 || h2.closed()).toBe(true);

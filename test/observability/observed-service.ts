@@ -8,6 +8,7 @@ import { type Config, loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createMetrics, type Metrics } from "../../src/observability/metrics.js";
 import { diagnosticEnvFromConfig } from "../../src/diagnostics/diagnostic-env-from-config.js";
+import type { Prober } from "../../src/probe/hop-types.js";
 import type { ServerLimits } from "../../src/server/start-server.js";
 import { startService } from "../../src/server/start-service.js";
 
@@ -20,6 +21,8 @@ export interface ObservedService {
   readonly config: Config;
   readonly metrics: Metrics;
   readonly store: AccessStore;
+  /** The prober the service runs with (on probe threads when config.probeThreads > 0). */
+  readonly prober: Prober;
   /** Every log line written so far, parsed. */
   logLines(): Record<string, unknown>[];
   /** Every log line written so far, as written. */
@@ -33,7 +36,13 @@ export interface ObservedService {
  * and its JSON log captured through pino's destination stream.
  */
 export async function startObservedService(
-  options: { readonly config?: Partial<Config>; readonly limits?: Partial<ServerLimits>; readonly processMetrics?: boolean } = {},
+  options: {
+    readonly config?: Partial<Config>;
+    readonly limits?: Partial<ServerLimits>;
+    readonly processMetrics?: boolean;
+    /** Around the prober built from the config, e.g. to give it a load to report. */
+    readonly wrapProber?: (prober: Prober) => Prober;
+  } = {},
 ): Promise<ObservedService> {
   const dir = mkdtempSync(join(tmpdir(), "sitediag-observed-"));
   const config: Config = {
@@ -41,6 +50,8 @@ export async function startObservedService(
     host: "127.0.0.1",
     port: 0,
     allowCidrs: ["127.0.0.0/8", "::1/128"],
+    // In-process unless a test asks for probe threads.
+    probeThreads: 0,
     logLevel: "debug",
     ...options.config,
   };
@@ -50,7 +61,8 @@ export async function startObservedService(
   const written: string[] = [];
   const logger = await createLogger({ level: config.logLevel, destination: { write: (line: string) => void written.push(line) } });
   const metrics = createMetrics({ processMetrics: options.processMetrics ?? false });
-  const env = diagnosticEnvFromConfig(config, undefined);
+  const built = diagnosticEnvFromConfig(config, undefined);
+  const env = options.wrapProber === undefined ? built : { ...built, prober: options.wrapProber(built.prober) };
   const service = await startService({ config, store, env, logger, metrics, shutdownGraceMs: 5_000, ...(options.limits ? { limits: options.limits } : {}) });
   return {
     url: service.url,
@@ -60,6 +72,7 @@ export async function startObservedService(
     config,
     metrics,
     store,
+    prober: env.prober,
     logLines: () => written.join("").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>),
     logText: () => written.join(""),
     close: async () => {

@@ -63,7 +63,8 @@ export async function runDiagnoseCommand(argv: readonly string[], io: CommandIo,
 export async function withDiagnosticEnv(io: CommandIo, run: (env: DiagnosticEnv, signal: AbortSignal) => Promise<number>): Promise<number> {
   const ca = readConfiguredCa(io);
   if (ca === false) return EXIT.badInput;
-  const env = diagnosticEnvFromConfig(io.config, ca);
+  // One run, one caller: no other work shares this loop, so the probe stays on it (no thread to start).
+  const env = diagnosticEnvFromConfig({ ...io.config, probeThreads: 0 }, ca);
   const stop = new AbortController();
   const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
   try {

@@ -4,6 +4,7 @@ import type { KeyGate } from "../../access/key-gate.js";
 import { callRecordOf } from "../observers/call-record.js";
 import type { Door } from "../rpc/door.js";
 import type { InflightLimit } from "./inflight-limit.js";
+import type { ProbeQueue } from "./probe-queue.js";
 
 /** Let in (hold the slot until `release`), or the refusal to answer with. */
 export type Admitted = { readonly ok: true; release(): void } | { readonly ok: false; readonly error: ConnectError };
@@ -12,7 +13,8 @@ export type Admitted = { readonly ok: true; release(): void } | { readonly ok: f
  * What a diagnostic request must pass from its headers alone, on every door,
  * before anything of its body is read: a slot under the in-flight cap
  * first (so an overloaded port refuses even anonymous callers without a
- * store lookup), then the key. A refused request costs a counter and, for
+ * store lookup), then the key, then its turn on the probe threads (it waits
+ * while their loops are too delayed to time a hop honestly). A refused request costs a counter and, for
  * a well-formed unknown key, one store lookup; never a body.
  */
 export interface Admission {
@@ -20,7 +22,7 @@ export interface Admission {
   admit(request: object, door: Door, operation: string, presentedKey: string | null, weight?: number): Promise<Admitted>;
 }
 
-export function createAdmission(inflight: InflightLimit, keyGate: KeyGate): Admission {
+export function createAdmission(inflight: InflightLimit, keyGate: KeyGate, probeQueue?: ProbeQueue): Admission {
   return {
     async admit(request, door, operation, presentedKey, weight = 1) {
       const slot = inflight.take(operation, weight);
@@ -28,6 +30,8 @@ export function createAdmission(inflight: InflightLimit, keyGate: KeyGate): Admi
       let refusal: ConnectError | null;
       try {
         refusal = await keyGate(presentedKey);
+        // Only a caller with a good key waits for a turn: a wrong key takes no place in the queue.
+        if (refusal === null) refusal = (await probeQueue?.pass(operation)) ?? null;
       } catch (error) {
         slot.release();
         throw error;

@@ -15,6 +15,7 @@ export function countingProber(prober: Prober, metrics: Pick<Metrics, "outboundH
       return outcome;
     },
     close: () => prober.close(),
+    ...(prober.load === undefined ? {} : { load: prober.load }),
   };
 }
 

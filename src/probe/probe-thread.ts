@@ -1,0 +1,68 @@
+/**
+ * The body of one probe thread (node:worker_threads): a loop that does
+ * nothing but run hops, so every timestamp a hop takes is read as soon as its
+ * socket event happens, whatever the main thread is busy with. It owns its
+ * own prober (resolvers, sockets, timers), reports its loop delay, and
+ * answers each hop with the outcome as plain data.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createProber } from "./prober.js";
+import { fromWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
+
+const port = parentPort;
+if (port === null) throw new Error("probe-thread.ts runs only as a worker thread");
+const data = workerData as ProbeThreadData;
+const prober = createProber(data.options);
+const running = new Map<number, AbortController>();
+const post = (message: FromProbeThread) => port.postMessage(message);
+
+port.on("message", (message: ToProbeThread) => {
+  if (message.type === "cancel") {
+    running.get(message.id)?.abort(new Error("cancelled by the caller"));
+    return;
+  }
+  const cancel = new AbortController();
+  running.set(message.id, cancel);
+  waiting.push({ id: message.id, start: () => prober.hop(fromWire(message.request, cancel.signal)) });
+  if (waiting.length === 1) setImmediate(startSome);
+});
+
+/**
+ * Hops that arrived and are not started yet. A burst of calls arrives as one
+ * batch of messages; starting them all in one go (screening, a client, a
+ * dial each) would hold this loop for as long, and every hop already in
+ * flight would read its timestamps that much late. So a few are started per
+ * turn of the loop, and socket events are seen in between. A hop's time
+ * starts when it starts (its span), so waiting here is not counted.
+ */
+const START_PER_TURN = 8;
+const waiting: { readonly id: number; readonly start: () => ReturnType<typeof prober.hop> }[] = [];
+
+function startSome(): void {
+  for (const hop of waiting.splice(0, START_PER_TURN)) void answer(hop.id, hop.start);
+  if (waiting.length > 0) setImmediate(startSome);
+}
+
+/** Every hop gets exactly one answer: its outcome, or the defect that kept it from one (an outcome that cannot be cloned included). */
+async function answer(id: number, hop: () => ReturnType<typeof prober.hop>): Promise<void> {
+  try {
+    post({ type: "outcome", id, outcome: await hop() });
+  } catch (error) {
+    post({ type: "defect", id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  } finally {
+    running.delete(id);
+  }
+}
+
+// The delay this loop adds to every timestamp it takes: how late a 10 ms timer
+// fires. The histogram holds the whole interval between firings, so the
+// resolution itself is taken off.
+const RESOLUTION_MS = 10;
+const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+delay.enable();
+setInterval(() => {
+  const ms = (ns: number) => (delay.count === 0 ? 0 : Math.max(0, ns / 1e6 - RESOLUTION_MS));
+  post({ type: "loop-delay", p50Ms: ms(delay.percentile(50)), p99Ms: ms(delay.percentile(99)), maxMs: ms(delay.max) });
+  delay.reset();
+}, data.reportEveryMs);

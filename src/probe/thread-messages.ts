@@ -1,0 +1,38 @@
+import type { HopRequest, ProberOptions, TimedHopOutcome } from "./hop-types.js";
+
+/**
+ * What the main thread and a probe thread say to each other. A request
+ * crosses by structured clone with only what cannot be cloned replaced: the
+ * URL object by its href, the AbortSignal by a cancel message. Every other
+ * field, present or added later, crosses as it is, so this bridge never
+ * lists the fields of a request or of an outcome.
+ */
+export type WireHopRequest = Omit<HopRequest, "url" | "signal"> & { readonly url: string };
+
+/** What a probe thread is started with (its workerData). */
+export interface ProbeThreadData {
+  readonly options: ProberOptions;
+  /** How often the thread reports its loop delay. */
+  readonly reportEveryMs: number;
+}
+
+export type ToProbeThread =
+  | { readonly type: "hop"; readonly id: number; readonly request: WireHopRequest }
+  /** The caller's signal aborted: end that hop as its signal would have. */
+  | { readonly type: "cancel"; readonly id: number };
+
+export type FromProbeThread =
+  | { readonly type: "outcome"; readonly id: number; readonly outcome: TimedHopOutcome }
+  /** The hop threw on the thread: a defect of ours, never the target's doing. */
+  | { readonly type: "defect"; readonly id: number; readonly message: string }
+  | { readonly type: "loop-delay"; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
+
+export function toWire(request: HopRequest): WireHopRequest {
+  // Spread drops nothing the clone could carry; the two left out are replaced.
+  const { url, signal: _signal, ...rest } = request;
+  return { ...rest, url: url.href };
+}
+
+export function fromWire(wire: WireHopRequest, signal: AbortSignal): HopRequest {
+  return { ...wire, url: new URL(wire.url), signal };
+}

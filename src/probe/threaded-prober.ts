@@ -1,0 +1,184 @@
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Worker, type WorkerOptions } from "node:worker_threads";
+import { createAddressPolicy } from "./address-policy.js";
+import type { HopRequest, LoopDelayReport, ProbeLoad, Prober, ProberOptions, TimedHopOutcome } from "./hop-types.js";
+import { screenUrl } from "./target-policy.js";
+import { toWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
+
+export interface ThreadingOptions {
+  /** Probe threads (SITEDIAG_PROBE_THREADS), at least 1. */
+  readonly threads: number;
+  /** A probe loop delayed beyond this (the median of its last report window) is congested. */
+  readonly maxLoopDelayMs: number;
+  /** Told when a probe thread stops on its own (crash, killed) and what became of it; for the log. */
+  readonly onThreadExit?: (event: ThreadExit) => void;
+}
+
+export interface ThreadExit {
+  readonly thread: number;
+  readonly reason: string;
+  /** Hops that were in flight on it, each rejected as a defect. */
+  readonly hopsLost: number;
+  readonly replaced: boolean;
+}
+
+/** A prober whose hops run on probe threads. */
+export interface ThreadedProber extends Prober {
+  readonly load: ProbeLoad;
+  /** The live worker of each probe thread, in thread order (operations and tests). */
+  threads(): readonly Worker[];
+}
+
+/** Loop delay reports per second from each thread: often enough to react within a tenth of a second. */
+const REPORT_EVERY_MS = 100;
+/** A thread that keeps dying is not restarted forever: this many deaths within the window and it stays down. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 10_000;
+
+interface Pending {
+  resolve(outcome: TimedHopOutcome): void;
+  reject(error: Error): void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: (() => void) | undefined;
+}
+
+interface Slot {
+  readonly index: number;
+  worker: Worker | null;
+  readonly pending: Map<number, Pending>;
+  delay: LoopDelayReport | null;
+  deaths: number[];
+}
+
+/**
+ * The prober with its hops on `threads` worker threads, each a loop that does
+ * nothing but probe: it owns the sockets, timers and resolvers, and takes
+ * every timestamp, so the main thread's work (callers' HTTP, access, rendering)
+ * never makes a measurement late. A hop goes to the thread with the fewest in
+ * flight. Screening needs no network and runs here. A thread that dies fails
+ * its hops in flight as defects (never silently) and is replaced.
+ */
+export function createThreadedProber(options: ProberOptions, threading: ThreadingOptions): ThreadedProber {
+  const addresses = createAddressPolicy(options.allowCidrs);
+  const data: ProbeThreadData = { options, reportEveryMs: REPORT_EVERY_MS };
+  const slots: Slot[] = Array.from({ length: Math.max(1, threading.threads) }, (_, index) => ({ index, worker: null, pending: new Map(), delay: null, deaths: [] }));
+  const listeners = new Set<() => void>();
+  let nextId = 0;
+  let closing = false;
+  let drained: (() => void) | null = null;
+
+  const inFlight = () => slots.reduce((sum, slot) => sum + slot.pending.size, 0);
+
+  const settle = (slot: Slot, id: number): Pending | undefined => {
+    const pending = slot.pending.get(id);
+    if (pending === undefined) return undefined;
+    slot.pending.delete(id);
+    if (pending.onAbort !== undefined) pending.signal?.removeEventListener("abort", pending.onAbort);
+    // An idle thread must not keep a finished CLI or test process alive.
+    if (slot.pending.size === 0) slot.worker?.unref();
+    if (drained !== null && inFlight() === 0) drained();
+    return pending;
+  };
+
+  const start = (slot: Slot) => {
+    const worker = new Worker(THREAD_START.entry, { ...THREAD_START.options, workerData: data });
+    worker.unref();
+    slot.worker = worker;
+    slot.delay = null;
+    let failure: string | null = null;
+    worker.on("message", (message: FromProbeThread) => {
+      if (message.type === "loop-delay") {
+        slot.delay = { thread: slot.index, p50Ms: message.p50Ms, p99Ms: message.p99Ms, maxMs: message.maxMs, hopsInFlight: slot.pending.size };
+        for (const listener of listeners) listener();
+        return;
+      }
+      const pending = settle(slot, message.id);
+      if (pending === undefined) return;
+      if (message.type === "outcome") pending.resolve(message.outcome);
+      else pending.reject(new Error(`probe thread ${slot.index}: ${message.message}`));
+    });
+    worker.on("error", (error) => {
+      failure = error.stack ?? error.message;
+    });
+    worker.on("exit", (code) => {
+      if (slot.worker !== worker) return;
+      slot.worker = null;
+      const reason = failure ?? `exit code ${code}`;
+      const lost = [...slot.pending.keys()];
+      for (const id of lost) settle(slot, id)?.reject(new Error(`probe thread ${slot.index} stopped (${reason}) with this hop in flight`));
+      if (closing) return;
+      const now = Date.now();
+      slot.deaths = [...slot.deaths.filter((at) => at > now - RESTART_WINDOW_MS), now];
+      const replaced = slot.deaths.length <= MAX_RESTARTS;
+      if (replaced) start(slot);
+      threading.onThreadExit?.({ thread: slot.index, reason, hopsLost: lost.length, replaced });
+    });
+  };
+  for (const slot of slots) start(slot);
+
+  const hop = (request: HopRequest): Promise<TimedHopOutcome> =>
+    new Promise((resolve, reject) => {
+      const live = slots.filter((slot) => slot.worker !== null);
+      const slot = live.reduce<Slot | undefined>((best, candidate) => (best === undefined || candidate.pending.size < best.pending.size ? candidate : best), undefined);
+      const worker = slot?.worker ?? null;
+      if (closing || slot === undefined || worker === null) {
+        reject(new Error(closing ? "the prober is closed" : "no probe thread is running (each died repeatedly)"));
+        return;
+      }
+      const id = nextId++;
+      const signal = request.signal;
+      const onAbort = signal === undefined ? undefined : () => worker.postMessage({ type: "cancel", id } satisfies ToProbeThread);
+      slot.pending.set(id, { resolve, reject, signal, onAbort });
+      if (slot.pending.size === 1) worker.ref();
+      worker.postMessage({ type: "hop", id, request: toWire(request) } satisfies ToProbeThread);
+      if (signal !== undefined && onAbort !== undefined) {
+        if (signal.aborted) onAbort();
+        else signal.addEventListener("abort", onAbort, { once: true });
+      }
+    });
+
+  const load: ProbeLoad = {
+    loopDelays: () => slots.flatMap((slot) => (slot.delay === null || slot.worker === null ? [] : [slot.delay])),
+    congested: () => {
+      const live = slots.filter((slot) => slot.worker !== null);
+      // The median, not the tail: a loop whose typical timer fires late has a backlog of its own making,
+      // which more hops would lengthen; a rare late one (the machine's scheduler, a GC) is not helped by refusing work.
+      return live.length > 0 && live.every((slot) => slot.delay !== null && slot.delay.p50Ms > threading.maxLoopDelayMs);
+    },
+    onReport: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+
+  return {
+    screen: (url, ports) => screenUrl(url, ports, addresses),
+    hop,
+    load,
+    threads: () => slots.flatMap((slot) => (slot.worker === null ? [] : [slot.worker])),
+    // Graceful: the hops in flight finish (each ends within its own timeout), then the threads stop.
+    close: async () => {
+      closing = true;
+      if (inFlight() > 0) await new Promise<void>((resolve) => (drained = resolve));
+      listeners.clear();
+      await Promise.all(slots.map((slot) => slot.worker?.terminate()));
+    },
+  };
+}
+
+/**
+ * How a probe thread is started: the compiled module beside this one in
+ * dist/; or, run from the TypeScript source (tests, `node --import tsx`),
+ * a few lines that register tsx's loader in the thread before importing the
+ * source module (on Node 20 a thread does not take `--import tsx` from its
+ * execArgv in time for its own entry module).
+ */
+function threadStart(): { readonly entry: string | URL; readonly options: WorkerOptions } {
+  if (!import.meta.url.endsWith(".ts")) return { entry: new URL("./probe-thread.js", import.meta.url), options: {} };
+  const tsx = createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs");
+  const source = new URL("./probe-thread.ts", import.meta.url).href;
+  const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`;
+  return { entry: boot, options: { eval: true, execArgv: [] } };
+}
+const THREAD_START = threadStart();

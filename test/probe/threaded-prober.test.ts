@@ -1,0 +1,173 @@
+import { once } from "node:events";
+import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HopRequest } from "../../src/probe/hop-types.js";
+import { createThreadedProber, type ThreadExit, type ThreadedProber } from "../../src/probe/threaded-prober.js";
+import { USER_AGENT } from "../../src/version.js";
+import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
+import { until } from "../fixtures/until.js";
+
+/** Accepts, reads, never answers; remembers which of its connections the other side closed. */
+async function startSilentTarget(): Promise<{ url: string; accepted: () => number; closed: () => number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  let closed = 0;
+  const server: Server = createServer((socket) => {
+    accepted++;
+    sockets.add(socket);
+    socket.resume();
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      closed++;
+      sockets.delete(socket);
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    accepted: () => accepted,
+    closed: () => closed,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
+
+const OPTIONS = { allowCidrs: ["127.0.0.0/8"], dnsServers: [], userAgent: USER_AGENT };
+const request = (url: string, extra: Partial<HopRequest> = {}): HopRequest => ({ url: new URL(url), method: "GET", timeoutMs: 10_000, ports: { kind: "fetch-safe" }, ...extra });
+
+let ok: RawTarget;
+
+beforeAll(async () => {
+  ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
+});
+
+afterAll(async () => {
+  await ok.close();
+});
+
+describe("a prober on probe threads", () => {
+  let prober: ThreadedProber;
+  const exits: ThreadExit[] = [];
+
+  beforeAll(() => {
+    prober = createThreadedProber(OPTIONS, { threads: 2, maxLoopDelayMs: 1_000, onThreadExit: (exit) => exits.push(exit) });
+  });
+
+  afterAll(async () => {
+    await prober.close();
+  });
+
+  it("answers a hop with the outcome as plain data, and the span read on the thread", async () => {
+    const outcome = await prober.hop(request(ok.url));
+    expect(outcome.kind).toBe("response");
+    if (outcome.kind !== "response") return;
+    expect(outcome.response.status).toBe(200);
+    expect(outcome.response.url).toBe(ok.url);
+    expect(outcome.span.endedAt).toBeGreaterThanOrEqual(outcome.span.startedAt);
+    // The shared clock is on the epoch scale, as this thread reads it too.
+    expect(Math.abs(outcome.span.endedAt - (performance.timeOrigin + performance.now()))).toBeLessThan(60_000);
+  });
+
+  it("answers every hop of a burst larger than it starts in one turn, each with its own outcome", async () => {
+    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, index) => prober.hop(request(`${ok.url}burst/${index}`))));
+    expect(outcomes.map((outcome) => (outcome.kind === "response" ? outcome.response.url : outcome.kind))).toEqual(
+      Array.from({ length: 50 }, (_, index) => `${ok.url}burst/${index}`),
+    );
+  });
+
+  it("screens on the calling thread, with the same policy", () => {
+    expect(prober.screen(new URL("http://10.0.0.1/"), { kind: "fetch-safe" })?.rule).toBe("non_public_address");
+    expect(prober.screen(new URL(ok.url), { kind: "fetch-safe" })).toBeNull();
+  });
+
+  it("a caller's abort reaches the thread: the target sees its connection closed and the hop fails as aborted", async () => {
+    const silent = await startSilentTarget();
+    try {
+      const caller = new AbortController();
+      const hop = prober.hop(request(silent.url, { signal: caller.signal }));
+      await until(() => (silent.accepted() === 1 ? true : undefined));
+      caller.abort(new Error("caller gone"));
+      const outcome = await hop;
+      expect(outcome.kind).toBe("failure");
+      await until(() => (silent.closed() === 1 ? true : undefined));
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("a signal already aborted still sends the hop, which ends at once without waiting for its timeout", async () => {
+    const silent = await startSilentTarget();
+    try {
+      const outcome = await prober.hop(request(silent.url, { signal: AbortSignal.abort(new Error("already")), timeoutMs: 60_000 }));
+      expect(outcome.kind).toBe("failure");
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("reports each thread's loop delay", async () => {
+    const reports = await until(() => {
+      const delays = prober.load.loopDelays();
+      return delays.length === 2 ? delays : undefined;
+    });
+    expect(reports.map((report) => report.thread).sort()).toEqual([0, 1]);
+    for (const report of reports) {
+      expect(report.p99Ms).toBeGreaterThanOrEqual(report.p50Ms);
+      expect(report.maxMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(prober.load.congested()).toBe(false);
+  });
+
+  it("a thread that dies fails its hops in flight as defects, and is replaced", async () => {
+    const silent = await startSilentTarget();
+    try {
+      const before = prober.threads();
+      // Two hops so that each thread holds one (a hop goes to the thread with the fewest in flight).
+      const hops = [prober.hop(request(silent.url)), prober.hop(request(silent.url))].map((hop) => hop.then(() => "answered", (error: Error) => error.message));
+      await until(() => (silent.accepted() === 2 ? true : undefined));
+      const victim = before[0];
+      if (victim === undefined) throw new Error("no thread");
+      await victim.terminate();
+      expect(await hops[0]).toMatch(/probe thread 0 stopped .* with this hop in flight/);
+      expect(exits).toEqual([expect.objectContaining({ thread: 0, hopsLost: 1, replaced: true })]);
+      const after = prober.threads();
+      expect(after).toHaveLength(2);
+      expect(after[0]).not.toBe(victim);
+      // The replacement serves.
+      const outcomes = await Promise.all([prober.hop(request(ok.url)), prober.hop(request(ok.url))]);
+      expect(outcomes.map((outcome) => outcome.kind)).toEqual(["response", "response"]);
+      // The other thread's hop was not touched: it is still waiting on the silent target.
+      expect(silent.closed()).toBe(1);
+    } finally {
+      await silent.close();
+    }
+  });
+});
+
+describe("closing a prober on probe threads", () => {
+  it("lets the hops in flight finish, then stops its threads; later hops are refused as defects", async () => {
+    const slow = await startRawTarget({ kind: "delayed", delayMs: 300 });
+    const prober = createThreadedProber(OPTIONS, { threads: 1, maxLoopDelayMs: 1_000 });
+    try {
+      const [thread] = prober.threads();
+      const hop = prober.hop(request(slow.url));
+      await until(() => (slow.connections() === 1 ? true : undefined));
+      let hopDone = false;
+      void hop.then(() => (hopDone = true));
+      await prober.close();
+      expect(hopDone).toBe(true);
+      const outcome = await hop;
+      expect(outcome.kind).toBe("response");
+      expect(prober.threads()).toEqual([]);
+      expect(thread?.threadId).toBe(-1);
+      await expect(prober.hop(request(ok.url))).rejects.toThrow("the prober is closed");
+    } finally {
+      await slow.close();
+    }
+  });
+});
