@@ -15,6 +15,8 @@ const SLOW = [
   "test/diagnostics/site-check-timeout.test.ts",
   "test/diagnostics/redirect-trace-timeouts.test.ts",
   "test/openapi/generation.test.ts",
+  // A real browser against `sitediag serve` as its own process.
+  "test/web/page.test.ts",
 ];
 
 /**

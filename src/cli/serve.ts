@@ -4,6 +4,7 @@ import type { AccessStore } from "../access/store.js";
 import { createLogger, type Logger } from "../observability/logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { clusterWideMetrics } from "../server/ops/cluster-metrics.js";
+import { builtPageDir } from "../server/ops/page-assets.js";
 import { announceListening, onWorkerStopRequest } from "../server/ops/cluster-worker.js";
 import { diagnosticEnvFromConfig } from "../diagnostics/diagnostic-env-from-config.js";
 import { type RunningService, startService } from "../server/start-service.js";
@@ -17,7 +18,8 @@ const HELP = `usage: sitediag serve
 
 Serves the API on HOST:PORT (default 0.0.0.0:8080): the REST GET endpoints,
 Connect, gRPC (h2c) and gRPC-Web, reflection, health (/healthz, /readyz),
-/openapi.json and /metrics (or /metrics on SITEDIAG_METRICS_PORT when set).
+/openapi.json and /metrics (or /metrics on SITEDIAG_METRICS_PORT when set),
+and the page for people at / (built by npm run build into dist/web).
 Logs one JSON line per request on stdout (LOG_LEVEL; readable when stdout is
 a terminal). Configuration comes from environment variables (see README).
 SIGTERM or SIGINT stops it gracefully; a second signal stops it at once.
@@ -91,9 +93,12 @@ async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole)
   });
   // Listening before the probe threads have booted would count their boot against the first checks' deadlines.
   await env.prober.ready?.();
+  const pageDir = builtPageDir();
+  // Running from the sources without a build (tsx) is fine for the API; only the page is missing then.
+  if (pageDir === undefined) logger.info("the page is not built (npm run build writes dist/web): / answers 404");
   let server: RunningService;
   try {
-    server = await startService({ config: io.config, store, env, logger, metrics: role.metrics(createMetrics({ processMetrics: true })) });
+    server = await startService({ config: io.config, store, env, logger, pageDir, metrics: role.metrics(createMetrics({ processMetrics: true })) });
   } catch (error) {
     io.stderr.write(`sitediag: cannot listen on ${io.config.host}:${io.config.port}: ${messageOf(error)}\n`);
     await Promise.all([env.prober.close(), store.close()]);

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "../package-root.js";
 
 /**
  * Where `buf generate` writes the document (buf.gen.yaml), relative to the
@@ -19,14 +19,4 @@ let cached: string | undefined;
 export function openApiDocumentJson(): string {
   cached ??= readFileSync(join(packageRoot(), OPENAPI_DOCUMENT_PATH), "utf8");
   return cached;
-}
-
-// This module runs from src/openapi/ (tests) or dist/src/openapi/ (compiled):
-// walk up to the directory holding package.json instead of counting levels.
-function packageRoot(): string {
-  const start = dirname(fileURLToPath(import.meta.url));
-  for (let dir = start; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "package.json"))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${start}: cannot locate ${OPENAPI_DOCUMENT_PATH}`);
-  }
 }

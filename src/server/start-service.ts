@@ -18,6 +18,8 @@ import type { ProbeLoad } from "../probe/hop-types.js";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener.js";
 import { metricsRoute } from "./ops/metrics-route.js";
 import { openApiRoute } from "./ops/openapi-route.js";
+import { loadPageFiles } from "./ops/page-assets.js";
+import { pageRoutes } from "./ops/page-route.js";
 import { type ServerLimits, startServer } from "./start-server.js";
 
 export interface ServiceDeps {
@@ -32,6 +34,8 @@ export interface ServiceDeps {
   /** Default 30 s, the longest diagnostic. */
   readonly shutdownGraceMs?: number;
   readonly limits?: Partial<ServerLimits>;
+  /** The built page (`npm run build` writes dist/web), served at `/`; none when undefined. */
+  readonly pageDir?: string | undefined;
 }
 
 export interface RunningService {
@@ -50,7 +54,8 @@ export interface RunningService {
  * before any body is read), then in this order the call observer (logs,
  * request metrics), the access interceptor (key and credits) and the
  * result observer (diagnostic time and results); plus
- * GET /openapi.json and GET /metrics (here or on its own port).
+ * GET /openapi.json, GET /metrics (here or on its own port) and the page at
+ * GET / when it was built.
  */
 export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const { config, logger, metrics } = deps;
@@ -75,7 +80,11 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
     interceptors: [createCallObserver(), createAccessInterceptor({ store, config }), createResultObserver(metrics)],
     ready: () => store.ping().then(() => true),
     exposeHeaders: USAGE_HEADER_NAMES,
-    plainRoutes: separateMetrics ? [openApiRoute()] : [openApiRoute(), metricsRoute(metrics)],
+    plainRoutes: [
+      openApiRoute(),
+      ...(separateMetrics ? [] : [metricsRoute(metrics)]),
+      ...(deps.pageDir === undefined ? [] : pageRoutes(loadPageFiles(deps.pageDir))),
+    ],
     wrapHandler: (handler) => observeRequests(handler, { logger, metrics }),
     onDefect,
     ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: deps.shutdownGraceMs }),

@@ -1,0 +1,190 @@
+/**
+ * The page's own logic, without a browser: what it reads from the usage
+ * headers, how it explains each refusal, the curl line, the address bar, and
+ * how the waterfall lays requests on one axis, how a pasted batch is read and
+ * its streamed items become rows and CSV.
+ */
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import { ChainStatus, CheckSitesResponseSchema, RequestDetailSchema, SiteStatus, TraceRedirectsBatchResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { hashOf, urlFromHash } from "../../web/src/address.js";
+import { parseBatch, toCsv } from "../../web/src/batch-input.js";
+import { checkRow, traceRow, waitingRow } from "../../web/src/batch-rows.js";
+import { barsOf } from "../../web/src/bars.js";
+import { creditsOf } from "../../web/src/credits.js";
+import { curlCommand } from "../../web/src/curl.js";
+import { problemOf } from "../../web/src/problem.js";
+
+describe("credits from the usage headers", () => {
+  it("reads the X-RateLimit family", () => {
+    const credits = creditsOf(new Headers({ "x-ratelimit-remaining": "293", "x-ratelimit-limit": "300", "x-ratelimit-reset": "1767225600" }));
+    expect(credits).toEqual({ remaining: 293, limit: 300, resetAt: new Date(1767225600_000), retryAfterSeconds: undefined });
+  });
+
+  it("falls back on the IETF RateLimit and RateLimit-Policy fields", () => {
+    const credits = creditsOf(new Headers({ ratelimit: '"credits";r=12;t=60', "ratelimit-policy": '"credits";q=50;w=86400' }));
+    expect(credits?.remaining).toBe(12);
+    expect(credits?.limit).toBe(50);
+    expect(credits?.resetAt).toBeInstanceOf(Date);
+  });
+
+  it("is unknown when the answer carried none (a 401 is refused before any charge)", () => {
+    expect(creditsOf(new Headers())).toBeUndefined();
+    expect(creditsOf(new Headers({ "x-ratelimit-remaining": "lots", "x-ratelimit-limit": "300" }))).toBeUndefined();
+  });
+});
+
+describe("refusals as the page explains them", () => {
+  it("401: the key was not accepted, with the service's words", () => {
+    const { problem, credits } = problemOf(new ConnectError("a valid API key is required", Code.Unauthenticated));
+    expect(problem.httpStatus).toBe(401);
+    expect(problem.title).toBe("401: the API key was not accepted");
+    expect(problem.detail).toContain("a valid API key is required");
+    expect(credits).toBeUndefined();
+  });
+
+  it("429: when to try again, from Retry-After, and the credits left", () => {
+    const metadata = new Headers({ "retry-after": "120", "x-ratelimit-remaining": "1", "x-ratelimit-limit": "300", "x-ratelimit-reset": "1767225600" });
+    const { problem, credits } = problemOf(new ConnectError("this call costs 5 credits but 1 of 300 are left", Code.ResourceExhausted, metadata));
+    expect(problem.httpStatus).toBe(429);
+    expect(problem.detail).toMatch(/^this call costs 5 credits but 1 of 300 are left\. Try again after .+ \(in 120 s\)\.$/);
+    expect(credits?.remaining).toBe(1);
+  });
+
+  it("400: the refusal's reason as the service gave it", () => {
+    const { problem } = problemOf(new ConnectError("url must use http or https", Code.InvalidArgument));
+    expect(problem).toEqual({ title: "400: the request was refused", detail: "url must use http or https", httpStatus: 400 });
+  });
+
+  it("503: unavailable, in the service's words, which say when to retry", () => {
+    const { problem } = problemOf(new ConnectError("the credit store is unreachable; try again shortly", Code.Unavailable));
+    expect(problem).toEqual({ title: "503: the service is unavailable", detail: "the credit store is unreachable; try again shortly.", httpStatus: 503 });
+  });
+
+  it("anything else, such as an unreachable service, as it came", () => {
+    const { problem } = problemOf(new TypeError("Failed to fetch"));
+    expect(problem.title).toMatch(/^The (call|service) failed/);
+    expect(problem.detail).toContain("Failed to fetch");
+  });
+});
+
+describe("copy as curl", () => {
+  it("is the REST call with details, the key as $KEY in the header", () => {
+    expect(curlCommand("http://127.0.0.1:8080", "trace", "https://a.test/x?y=1")).toBe(
+      `curl -H "x-api-key: $KEY" 'http://127.0.0.1:8080/api/v1/redirect-check?url=https%3A%2F%2Fa.test%2Fx%3Fy%3D1&details=true'`,
+    );
+  });
+
+  it("quotes for the shell whatever the URL holds", () => {
+    const line = curlCommand("http://127.0.0.1:8080", "check", "it's");
+    expect(line).toBe(`curl -H "x-api-key: $KEY" 'http://127.0.0.1:8080/api/v1/is-site-down?url=it%27s&details=true'`);
+    // URLSearchParams leaves no quote unencoded; a quote that did reach the shell would be closed and reopened.
+    expect(line.match(/'/g)?.length).toBe(2);
+  });
+});
+
+describe("the address bar", () => {
+  it("round-trips any URL, & and # included", () => {
+    const url = "https://a.test/p?q=1&r=2#frag";
+    expect(urlFromHash(hashOf(url))).toBe(url);
+  });
+
+  it("holds nothing but the url", () => {
+    expect(hashOf("https://a.test/")).toBe("#url=https%3A%2F%2Fa.test%2F");
+    expect(urlFromHash("")).toBeUndefined();
+    expect(urlFromHash("#key=sd_x")).toBeUndefined();
+  });
+});
+
+describe("the waterfall's bars", () => {
+  const request = (totalMs: number, phases: { dnsMs?: number; connectMs?: number; tlsMs?: number; firstByteMs?: number }, failedAfterMs?: number) =>
+    create(RequestDetailSchema, {
+      url: "https://a.test/",
+      method: "HEAD",
+      timings: { totalMs, ...phases },
+      ...(failedAfterMs === undefined ? {} : { failure: { stage: "tls", code: "tls_failed", reason: "TLS handshake failed", elapsedMs: failedAfterMs } }),
+    });
+
+  it("start each request where the previous one ended, on one axis", () => {
+    const bars = barsOf([request(10, { dnsMs: 1, connectMs: 2, tlsMs: 3, firstByteMs: 4 }), request(5, { connectMs: 1, firstByteMs: 2 })]);
+    expect(bars.map((bar) => [bar.startMs, bar.totalMs])).toEqual([
+      [0, 10],
+      [10, 5],
+    ]);
+    expect(bars[0]?.segments.map((segment) => segment.phase)).toEqual(["dns", "connect", "tls", "firstByte"]);
+  });
+
+  it("show the time no phase accounts for, and leave out phases that did not happen", () => {
+    const [bar] = barsOf([request(5, { connectMs: 1, firstByteMs: 2 })]);
+    expect(bar?.segments).toEqual([
+      { phase: "connect", label: "Connect", ms: 1 },
+      { phase: "wait", label: "Other", ms: 2 },
+      { phase: "firstByte", label: "First byte", ms: 2 },
+    ]);
+  });
+
+  it("tell a trace's hops from the extra read of its final page, and mark a failed request", () => {
+    const roles = barsOf([request(5, {}), request(5, {}), request(5, {})], 2).map((bar) => bar.role);
+    expect(roles).toEqual(["hop", "hop", "page-read"]);
+    expect(barsOf([request(5, {}), request(0, {}, 3)], 1).map((bar) => bar.role)).toEqual(["hop", "failed"]);
+    expect(barsOf([request(5, {})]).map((bar) => bar.role)).toEqual(["request"]);
+  });
+
+  it("run a failed request to the moment it failed", () => {
+    const [bar] = barsOf([request(0, { connectMs: 1 }, 7)]);
+    expect(bar?.totalMs).toBe(7);
+  });
+});
+
+describe("a pasted batch", () => {
+  it("takes one URL per line or url,expected CSV with a header, quotes, blank and # lines", () => {
+    const parsed = parseBatch(['url,expected', 'https://a.test/old, https://a.test/new', '', '# a comment', '"https://b.test/?q=1,2",""', 'https://c.test/'].join("\r\n"));
+    expect(parsed).toEqual({
+      ok: true,
+      entries: [
+        { url: "https://a.test/old", expectedFinalUrl: "https://a.test/new" },
+        { url: "https://b.test/?q=1,2", expectedFinalUrl: undefined },
+        { url: "https://c.test/", expectedFinalUrl: undefined },
+      ],
+    });
+  });
+
+  it("says what is wrong with it, by line", () => {
+    expect(parseBatch("  \n")).toEqual({ ok: false, problem: "Paste at least one URL." });
+    expect(parseBatch('https://a.test/\n"https://b.test/')).toEqual({ ok: false, problem: "line 2: an unterminated quote" });
+    expect(parseBatch("https://a.test/,https://b.test/,x")).toEqual({ ok: false, problem: "line 1: more than two columns (url, expected final URL)" });
+    expect(parseBatch(",https://b.test/")).toEqual({ ok: false, problem: "line 1: no URL in the first column" });
+    expect(parseBatch(Array.from({ length: 101 }, (_, i) => `https://a.test/${i}`).join("\n"))).toEqual({ ok: false, problem: "101 URLs: a batch takes at most 100." });
+  });
+
+  it("downloads as CSV that a spreadsheet reads as text", () => {
+    expect(toCsv([["a", "b,c", 'say "hi"', "=HYPERLINK(1)", "-1"]])).toBe(`a,"b,c","say ""hi""",'=HYPERLINK(1),'-1\r\n`);
+  });
+});
+
+describe("streamed batch items as rows", () => {
+  const entry = { url: "https://a.test/old", expectedFinalUrl: "https://a.test/new" };
+
+  it("a trace that misses its expectation failed, with the reason", () => {
+    const item = create(TraceRedirectsBatchResponseSchema, {
+      index: 0,
+      url: entry.url,
+      outcome: { case: "result", value: { finalUrl: "https://a.test/new", finalStatus: 200, redirects: 1, chainStatus: ChainStatus.REDIRECTS_DETECTED } },
+      expectation: { matches: false, reason: "a temporary redirect" },
+    });
+    expect(traceRow(waitingRow(0, entry), item)).toMatchObject({ outcome: "Redirects detected (1 redirect)", status: "200", expectation: "not met: a temporary redirect", failed: true, done: true });
+  });
+
+  it("a healthy chain ending in a 404 failed although it has no expectation", () => {
+    const item = create(TraceRedirectsBatchResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { finalUrl: entry.url, finalStatus: 404, chainStatus: ChainStatus.HEALTHY } } });
+    expect(traceRow(waitingRow(0, { url: entry.url, expectedFinalUrl: undefined }), item)).toMatchObject({ expectation: "", failed: true });
+  });
+
+  it("an item error is a failed row with its message; a down site failed with its reason", () => {
+    const error = create(CheckSitesResponseSchema, { index: 1, url: "ftp://x", outcome: { case: "error", value: { code: "invalid_argument", message: "url must use http or https" } } });
+    expect(checkRow(waitingRow(1, { url: "ftp://x", expectedFinalUrl: undefined }), error)).toMatchObject({ outcome: "error: url must use http or https", failed: true });
+    const down = create(CheckSitesResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { status: SiteStatus.DOWN, reason: "Connection refused" } } });
+    expect(checkRow(waitingRow(0, entry), down)).toMatchObject({ outcome: "down: Connection refused", failed: true });
+  });
+});

@@ -1,0 +1,45 @@
+import type { BatchEntry } from "./batch-input.js";
+import { type BatchRow, checkRow, traceRow } from "./batch-rows.js";
+import { type Credits, creditsOf } from "./credits.js";
+import { type Problem, problemOf } from "./problem.js";
+import type { DiagnosticsClient, Operation } from "./service.js";
+
+export interface BatchHandlers {
+  /** The usage headers, as soon as the stream's head arrives (the whole batch is charged up front). */
+  credits(credits: Credits | undefined): void;
+  /** One item's result, in completion order: how to turn its waiting row into the finished one. */
+  item(index: number, finish: (row: BatchRow) => BatchRow): void;
+}
+
+/**
+ * Runs a batch through CheckSites or TraceRedirectsBatch, handing each item
+ * over as it streams in. Resolves when the stream ends; a refusal of the
+ * whole batch (401, 429, 400 for too many items, 503) is a problem, as is a
+ * stream cut short. Aborting `signal` cancels the stream, and with it the
+ * items still running on the server.
+ */
+export async function runBatch(
+  client: DiagnosticsClient,
+  operation: Operation,
+  entries: readonly BatchEntry[],
+  key: string,
+  signal: AbortSignal,
+  handlers: BatchHandlers,
+): Promise<{ readonly problem: Problem | undefined; readonly credits: Credits | undefined }> {
+  const options = { headers: { "x-api-key": key }, signal, onHeader: (headers: Headers) => handlers.credits(creditsOf(headers)) };
+  try {
+    if (operation === "check") {
+      for await (const item of client.checkSites({ urls: entries.map((entry) => entry.url) }, options)) {
+        handlers.item(item.index, (row) => checkRow(row, item));
+      }
+    } else {
+      const items = entries.map((entry) => ({ url: entry.url, ...(entry.expectedFinalUrl === undefined ? {} : { expectedFinalUrl: entry.expectedFinalUrl }) }));
+      for await (const item of client.traceRedirectsBatch({ items }, options)) {
+        handlers.item(item.index, (row) => traceRow(row, item));
+      }
+    }
+    return { problem: undefined, credits: undefined };
+  } catch (error) {
+    return problemOf(error);
+  }
+}

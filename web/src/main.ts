@@ -1,0 +1,174 @@
+import { SiteStatus } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { hashOf, urlFromHash } from "./address.js";
+import type { Credits } from "./credits.js";
+import { curlCommand } from "./curl.js";
+import { h } from "./dom.js";
+import { formatDate } from "./format.js";
+import { renderCheck } from "./render-check.js";
+import { renderTrace } from "./render-trace.js";
+import { setUpBatchPanel } from "./batch-panel.js";
+import { type Answer, connectClient, createService, type Operation } from "./service.js";
+import { setUpTabs } from "./tabs.js";
+
+/** The only thing the page ever stores: the key, and only once "remember" is ticked. */
+const STORED_KEY = "sitediag.apiKey";
+
+function element<T extends HTMLElement>(id: string, type: new () => T): T {
+  const found = document.getElementById(id);
+  if (!(found instanceof type)) throw new Error(`the page has no #${id}`);
+  return found;
+}
+
+const form = element("ask", HTMLFormElement);
+const keyInput = element("key", HTMLInputElement);
+const remember = element("remember", HTMLInputElement);
+const urlInput = element("url", HTMLInputElement);
+const status = element("status", HTMLElement);
+const problem = element("problem", HTMLElement);
+const result = element("result", HTMLElement);
+const credits = element("credits", HTMLElement);
+const curlBox = element("curl", HTMLElement);
+const curlText = element("curl-text", HTMLElement);
+const copyButton = element("copy-curl", HTMLButtonElement);
+const copied = element("copy-status", HTMLElement);
+const buttons = [...form.querySelectorAll("button")];
+
+const client = connectClient(location.origin);
+const call = createService(client);
+
+const storage = (() => {
+  try {
+    return window.localStorage;
+  } catch {
+    // Storage can be switched off; the key then lives in the field only.
+    return undefined;
+  }
+})();
+
+const storedKey = storage?.getItem(STORED_KEY);
+if (storedKey !== null && storedKey !== undefined) {
+  keyInput.value = storedKey;
+  remember.checked = true;
+}
+urlInput.value = urlFromHash(location.hash) ?? "";
+window.addEventListener("hashchange", () => {
+  const url = urlFromHash(location.hash);
+  if (url !== undefined) urlInput.value = url;
+});
+remember.addEventListener("change", () => {
+  if (!remember.checked) storage?.removeItem(STORED_KEY);
+});
+
+// The key field serves both tabs and sits outside their forms: Enter in it submits the visible one.
+keyInput.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  const visible = [form, element("batch", HTMLFormElement)].find((candidate) => candidate.closest("[hidden]") === null);
+  visible?.requestSubmit();
+});
+
+setUpTabs(element("tab-single", HTMLButtonElement).parentElement ?? document.body);
+setUpBatchPanel({
+  client,
+  key: () => {
+    const key = keyInput.value.trim();
+    if (key === "") {
+      keyMissing(element("batch-problem", HTMLElement));
+      return undefined;
+    }
+    rememberKey(key);
+    return key;
+  },
+  showCredits,
+});
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const submitter = event.submitter;
+  const operation: Operation = submitter instanceof HTMLButtonElement && submitter.value === "trace" ? "trace" : "check";
+  void run(operation);
+});
+
+copyButton.addEventListener("click", () => {
+  const text = curlText.textContent ?? "";
+  navigator.clipboard.writeText(text).then(
+    () => (copied.textContent = "Copied. Set KEY in your shell first: KEY=sd_…"),
+    () => {
+      // No clipboard outside a secure context: select the text for the reader to copy.
+      const range = document.createRange();
+      range.selectNodeContents(curlText);
+      window.getSelection()?.removeAllRanges();
+      window.getSelection()?.addRange(range);
+      copied.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+    },
+  );
+});
+
+async function run(operation: Operation): Promise<void> {
+  const key = keyInput.value.trim();
+  const url = urlInput.value.trim();
+  if (key === "") return keyMissing(problem);
+  if (url === "") {
+    showProblem("Enter a URL to check.", "");
+    urlInput.setAttribute("aria-invalid", "true");
+    urlInput.focus();
+    return;
+  }
+  urlInput.removeAttribute("aria-invalid");
+  rememberKey(key);
+  // The URL only, never the key: the address can be shared and reloaded.
+  history.replaceState(null, "", hashOf(url));
+
+  problem.replaceChildren();
+  setBusy(true, operation === "check" ? `Checking ${url}…` : `Tracing ${url}…`);
+  const answer = await call(operation, url, key);
+  setBusy(false, summaryOf(answer));
+  showCredits(answer.credits);
+  showCurl(operation, url);
+  if (answer.kind === "problem") {
+    result.replaceChildren();
+    showProblem(answer.problem.title, answer.problem.detail);
+    return;
+  }
+  result.replaceChildren(answer.kind === "check" ? renderCheck(answer.result) : renderTrace(answer.result));
+}
+
+function keyMissing(where: HTMLElement): void {
+  where.replaceChildren(h("div", { class: "problem" }, h("strong", {}, "Enter an API key.")));
+  keyInput.setAttribute("aria-invalid", "true");
+  keyInput.focus();
+}
+
+function rememberKey(key: string): void {
+  keyInput.removeAttribute("aria-invalid");
+  if (remember.checked) storage?.setItem(STORED_KEY, key);
+  else storage?.removeItem(STORED_KEY);
+}
+
+function setBusy(busy: boolean, message: string): void {
+  for (const button of buttons) button.disabled = busy;
+  result.setAttribute("aria-busy", String(busy));
+  status.textContent = message;
+}
+
+function summaryOf(answer: Answer): string {
+  if (answer.kind === "problem") return answer.problem.title;
+  if (answer.kind === "check") return `Result: ${answer.result.status === SiteStatus.UP ? "up" : "down"}`;
+  return `Result: ${answer.result.chain.length} hop${answer.result.chain.length === 1 ? "" : "s"}`;
+}
+
+function showProblem(title: string, detail: string): void {
+  problem.replaceChildren(h("div", { class: "problem" }, h("strong", {}, title), detail === "" ? null : h("p", {}, detail)));
+}
+
+function showCredits(known: Credits | undefined): void {
+  if (known === undefined) return;
+  const reset = known.resetAt === undefined || known.remaining === known.limit ? "" : `; more free up at ${formatDate(known.resetAt)}`;
+  credits.textContent = `Credits left: ${known.remaining} of ${known.limit}${reset}`;
+}
+
+function showCurl(operation: Operation, url: string): void {
+  curlText.textContent = curlCommand(location.origin, operation, url);
+  copied.textContent = "";
+  curlBox.hidden = false;
+}

@@ -1,0 +1,47 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { type Credits, creditsOf } from "./credits.js";
+import { formatDate } from "./format.js";
+
+/** An answer that is not a result, as the page explains it. */
+export interface Problem {
+  /** One line saying what happened, with its HTTP status. */
+  readonly title: string;
+  /** What to do about it, or the service's own explanation. */
+  readonly detail: string;
+  /** The HTTP status the REST door would answer (0 when the service was not reached). */
+  readonly httpStatus: number;
+}
+
+/** The four refusals people meet (401, 429, 400, 503), and anything else as it came. */
+export function problemOf(error: unknown): { readonly problem: Problem; readonly credits: Credits | undefined } {
+  const connectError = ConnectError.from(error);
+  const credits = creditsOf(connectError.metadata);
+  const said = connectError.rawMessage;
+  switch (connectError.code) {
+    case Code.Unauthenticated:
+      return {
+        problem: { title: "401: the API key was not accepted", detail: `Check the key (it starts with sd_), or ask for one (sitediag keys create). The service said: ${said}`, httpStatus: 401 },
+        credits,
+      };
+    case Code.ResourceExhausted: {
+      const wait = credits?.retryAfterSeconds;
+      const when = wait === undefined ? "" : ` Try again after ${formatDate(new Date(Date.now() + wait * 1000))} (in ${wait} s).`;
+      return { problem: { title: "429: not enough credits left", detail: `${sentence(said)}${when}`, httpStatus: 429 }, credits };
+    }
+    case Code.InvalidArgument:
+      return { problem: { title: "400: the request was refused", detail: said, httpStatus: 400 }, credits };
+    case Code.Unavailable:
+      // The service's own message says when to retry (the in-flight cap names its Retry-After; an unreachable store says "shortly").
+      return { problem: { title: "503: the service is unavailable", detail: sentence(said), httpStatus: 503 }, credits };
+    case Code.Unknown:
+    case Code.Internal:
+      return { problem: { title: "The service failed to answer", detail: said, httpStatus: 500 }, credits };
+    default:
+      return { problem: { title: `The call failed (${Code[connectError.code]})`, detail: said, httpStatus: 0 }, credits };
+  }
+}
+
+/** The service's message as a sentence: a full stop unless it already ends in one. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
