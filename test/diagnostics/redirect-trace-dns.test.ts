@@ -60,7 +60,7 @@ describe("names", () => {
 
   it("refuses a starting name that resolves to a private address, as input", async () => {
     const outcome = await traceRedirects(`http://internal.test:${plain.port}/`, env);
-    expect(outcome).toMatchObject({ kind: "refused", refusal: { rule: "non_public_address" } });
+    expect(outcome).toMatchObject({ kind: "refused", refusal: { rule: "non_public_address", code: "input_resolves_non_public", range: { cidr: "10.0.0.0/8", name: "Private-Use", rfc: "RFC 1918" } } });
   });
 
   it("does not follow a redirect to a name that resolves to the metadata address", async () => {
@@ -70,5 +70,9 @@ describe("names", () => {
     const refused = result.warnings.at(-1);
     expect(refused).toMatchObject({ code: "redirect_target_refused", hop: 1 });
     expect(refused?.message).toContain("169.254.169.254");
+    expect(result.attempts.at(-1)?.outcome).toMatchObject({
+      kind: "refused",
+      refusal: { code: "input_resolves_non_public", range: { cidr: "169.254.0.0/16", name: "Link Local", rfc: "RFC 3927" } },
+    });
   });
 });

@@ -65,6 +65,21 @@ describe("starting input", () => {
 });
 
 describe("redirects to refused targets", () => {
+  it.each([
+    ["http://10.0.0.1/", { cidr: "10.0.0.0/8", name: "Private-Use", rfc: "RFC 1918" }],
+    ["http://169.254.169.254/latest/meta-data/", { cidr: "169.254.0.0/16", name: "Link Local", rfc: "RFC 3927" }],
+    ["http://[fd00::]/", { cidr: "fc00::/7", name: "Unique-Local", rfc: "RFC 4193" }],
+  ] as const)("the refused request to %s names the address-table row that refused it", async (target, range) => {
+    site.route("/to-range", { kind: "redirect", status: 302, location: target });
+    const result = await trace(site.url("/to-range"));
+    expect(result.attempts.at(-1)).toMatchObject({ url: target, outcome: { kind: "refused", refusal: { rule: "non_public_address", range } } });
+  });
+
+  it("the caller's own private literal is refused with its code and range", async () => {
+    const outcome = await traceRedirects("http://10.0.0.1/", env);
+    expect(outcome).toMatchObject({ kind: "refused", refusal: { code: "input_non_public_address", range: { cidr: "10.0.0.0/8" } } });
+  });
+
   it.each(["http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/", "http://[fd00::1]/"])(
     "does not follow a redirect to %s",
     async (target) => {
