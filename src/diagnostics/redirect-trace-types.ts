@@ -3,10 +3,15 @@ import type { DiagnosticDetails } from "./details-types.js";
 import type { RequestAttempt } from "./request-attempt.js";
 import type { TraceWarning } from "./warnings.js";
 
-/** Overall outcomes of a trace, spelled exactly as the public contract (spec §2.3) shows them. */
-export const CHAIN_STATUS_NAMES = ["Healthy", "Redirects detected", "Redirect loop", "Too many redirects", "Request failed", "Timeout"] as const;
+/**
+ * Overall outcomes of a trace, as neutral ids: the contract's wording
+ * ("Redirects detected", spec §2.3) is applied once, where the result is
+ * rendered (the proto enum's rest_value), never inside the diagnostic. Each id
+ * is the contract's name in snake_case.
+ */
+export const CHAIN_STATUS_IDS = ["healthy", "redirects_detected", "redirect_loop", "too_many_redirects", "request_failed", "timeout"] as const;
 
-export type ChainStatusName = (typeof CHAIN_STATUS_NAMES)[number];
+export type ChainStatusId = (typeof CHAIN_STATUS_IDS)[number];
 
 /** One request of the trace that got an HTTP response (spec §2.3, hop object). */
 export interface TraceHop {
@@ -28,7 +33,7 @@ export interface TraceHop {
 
 /** How a walk along the chain stopped. Only a chain that reached a final response has a finalStatus. */
 export interface ChainEnding {
-  readonly status: ChainStatusName;
+  readonly status: ChainStatusId;
   readonly finalUrl: string;
   readonly finalStatus: number | null;
 }
@@ -43,7 +48,7 @@ export interface RedirectTraceResult {
   /** Null when the final destination was never visited. */
   readonly finalStatus: number | null;
   readonly totalTimeMs: number;
-  readonly chainStatus: ChainStatusName;
+  readonly chainStatus: ChainStatusId;
   readonly chain: readonly TraceHop[];
   readonly warnings: readonly TraceWarning[];
   /**

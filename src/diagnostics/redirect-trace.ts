@@ -11,12 +11,12 @@ import type { DiagnosticEnv } from "./diagnostic-env.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings } from "./redirect-trace-chain-warnings.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
-import type { ChainEnding, ChainStatusName, RedirectTraceOutcome, TraceHop } from "./redirect-trace-types.js";
+import type { ChainEnding, ChainStatusId, RedirectTraceOutcome, TraceHop } from "./redirect-trace-types.js";
 import { isRedirectStatus, loopKey } from "./redirect-trace-url.js";
 import { parseTargetInput } from "./target-input.js";
 import { traceWarning, type TraceWarning } from "./warnings.js";
 
-export type { ChainStatusName, RedirectTraceOutcome, RedirectTraceResult, TraceHop } from "./redirect-trace-types.js";
+export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop } from "./redirect-trace-types.js";
 
 /**
  * redirect-check (spec §2.3, §4.2): follows a URL hop by hop with HEAD (GET
@@ -108,7 +108,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
   const attempts: RequestAttempt[] = [];
   let lastResponse: HopResponse | null = null;
   const visited = new Map<string, string>();
-  const stop = (status: ChainStatusName, finalUrl: string, stopReason: TraceWarning, code: string): Walk => ({
+  const stop = (status: ChainStatusId, finalUrl: string, stopReason: TraceWarning, code: string): Walk => ({
     kind: "walked",
     chain,
     ending: { status, finalUrl, finalStatus: null },
@@ -135,14 +135,14 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
       // A name with no address at all is an unknown host, which the contract
       // answers as a failed chain, not as bad input.
       if (attempt.refusal.rule === "no_address") {
-        return stop("Request failed", target.href, traceWarning("dns_failed", `${target.href} could not be requested: ${attempt.refusal.reason}`), failureCode({ cause: "ENODATA", stage: "dns" }));
+        return stop("request_failed", target.href, traceWarning("dns_failed", `${target.href} could not be requested: ${attempt.refusal.reason}`), failureCode({ cause: "ENODATA", stage: "dns" }));
       }
       // The first target's address is only known after DNS; a private one is
       // still the caller's input being refused, so it stays a 400.
       if (position === 1) return { kind: "refused", refusal: attempt.refusal };
       const from = position - 1;
       return stop(
-        "Request failed",
+        "request_failed",
         target.href,
         traceWarning("redirect_target_refused", `Hop ${from} redirects to ${target.href}, which is not followed: ${attempt.refusal.reason}`, from),
         refusalCause(attempt.refusal.rule).code,
@@ -150,7 +150,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     }
     if (attempt.kind === "out-of-time") {
       return stop(
-        "Timeout",
+        "timeout",
         target.href,
         traceWarning("trace_timeout", `The trace used its ${env.traceTotalTimeoutMs} ms budget before ${target.href} could be requested${afterHead(attempt.headNote)}`),
         outcomeCause("TRACE_TIMEOUT").code,
@@ -175,7 +175,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
       return {
         kind: "walked",
         chain,
-        ending: { status: position === 1 ? "Healthy" : "Redirects detected", finalUrl: target.href, finalStatus: response.status },
+        ending: { status: position === 1 ? "healthy" : "redirects_detected", finalUrl: target.href, finalStatus: response.status },
         warnings,
         stopReason: null,
         code: null,
@@ -186,7 +186,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     }
     if (response.locationHeader === null) {
       return stop(
-        "Request failed",
+        "request_failed",
         target.href,
         traceWarning("missing_location", `${hop.redirectType} from ${target.href} has no Location header`, position),
         outcomeCause("REDIRECT_MISSING_LOCATION").code,
@@ -195,7 +195,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     const next = response.location === null ? null : parseUrl(response.location);
     if (next === null) {
       return stop(
-        "Request failed",
+        "request_failed",
         target.href,
         traceWarning("invalid_location", `${hop.redirectType} from ${target.href} has a Location that is not a usable URL: ${JSON.stringify(response.locationHeader)}`, position),
         outcomeCause("REDIRECT_INVALID_LOCATION").code,
@@ -203,12 +203,12 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     }
     const repeated = visited.get(visitKey(next));
     if (repeated !== undefined) {
-      return stop("Redirect loop", repeated, traceWarning("redirect_loop", `Hop ${position} redirects back to ${repeated}, already in the chain`, position), outcomeCause("REDIRECT_LOOP").code);
+      return stop("redirect_loop", repeated, traceWarning("redirect_loop", `Hop ${position} redirects back to ${repeated}, already in the chain`, position), outcomeCause("REDIRECT_LOOP").code);
     }
     // Every hop so far was a redirect, so `position` is also the redirect count.
     if (position > REDIRECT_TRACE.maxRedirects) {
       return stop(
-        "Too many redirects",
+        "too_many_redirects",
         next.href,
         traceWarning("too_many_redirects", `More than ${REDIRECT_TRACE.maxRedirects} redirects; ${next.href} was not requested`),
         outcomeCause("TOO_MANY_REDIRECTS").code,
@@ -218,22 +218,22 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
   }
 }
 
-function failureEnding(target: URL, attempt: Extract<HopAttempt, { kind: "failure" }>, env: DiagnosticEnv): [ChainStatusName, string, TraceWarning, string] {
+function failureEnding(target: URL, attempt: Extract<HopAttempt, { kind: "failure" }>, env: DiagnosticEnv): [ChainStatusId, string, TraceWarning, string] {
   const { failure } = attempt;
   const note = afterHead(attempt.headNote);
   if (attempt.timeout === "trace") {
     return [
-      "Timeout",
+      "timeout",
       target.href,
       traceWarning("trace_timeout", `The trace used its ${env.traceTotalTimeoutMs} ms budget while requesting ${target.href} (${attempt.method})${note}`),
       outcomeCause("TRACE_TIMEOUT").code,
     ];
   }
   if (attempt.timeout === "request") {
-    return ["Timeout", target.href, traceWarning("hop_timeout", `${attempt.method} ${target.href} got no response within ${attempt.timeoutMs} ms${note}`), failureCode(failure)];
+    return ["timeout", target.href, traceWarning("hop_timeout", `${attempt.method} ${target.href} got no response within ${attempt.timeoutMs} ms${note}`), failureCode(failure)];
   }
   const code = `${failure.stage}_failed` as const;
-  return ["Request failed", target.href, traceWarning(code, `${attempt.method} ${target.href} failed at the ${failure.stage} stage: ${failure.reason}${note}`), failureCode(failure)];
+  return ["request_failed", target.href, traceWarning(code, `${attempt.method} ${target.href} failed at the ${failure.stage} stage: ${failure.reason}${note}`), failureCode(failure)];
 }
 
 interface ClientRedirectLook {

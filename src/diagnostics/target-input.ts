@@ -1,4 +1,5 @@
 import { MAX_URL_LENGTH } from "../limits.js";
+import { refusal } from "../probe/input-refusal.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 
 export type ParsedInput = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly refusal: PolicyRefusal };
@@ -19,28 +20,29 @@ const OTHER_SCHEME = /^[a-z][a-z0-9+.-]*:(?!\d+(?:[/?#]|$))/i;
  */
 export function parseTargetInput(raw: string, rules: InputRules): ParsedInput {
   const input = raw.trim();
-  if (input === "") return refuse("invalid_url", "The url parameter is required");
+  if (input === "") return refuse("INPUT_MISSING_URL");
   if (input.length > MAX_URL_LENGTH) {
-    return refuse("url_too_long", `The URL is longer than ${MAX_URL_LENGTH} characters`);
+    return refuse("INPUT_URL_TOO_LONG");
   }
   const hasScheme = SCHEME_WITH_AUTHORITY.test(input) || OTHER_SCHEME.test(input);
   if (!hasScheme && !rules.allowBareDomain) {
-    return refuse("invalid_url", "The URL must be absolute and include the scheme, as in https://example.com/");
+    return refuse("INPUT_NOT_ABSOLUTE");
   }
   const candidate = hasScheme ? input : `https://${input}`;
   let url: URL;
   try {
     url = new URL(candidate);
   } catch {
-    return refuse("invalid_url", "The URL could not be parsed");
+    return refuse("INPUT_INVALID_URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return refuse("scheme", `Only http and https URLs can be checked, not ${url.protocol.replace(/:$/, "")}`);
+    return refuse("INPUT_SCHEME", `Only http and https URLs can be checked, not ${url.protocol.replace(/:$/, "")}`);
   }
-  if (url.hostname === "") return refuse("invalid_url", "The URL has no host");
+  if (url.hostname === "") return refuse("INPUT_NO_HOST");
   return { ok: true, url };
 }
 
-function refuse(rule: PolicyRefusal["rule"], reason: string): ParsedInput {
-  return { ok: false, refusal: { rule, reason } };
+/** The refusal of the row `key` of the one table (failure-causes.ts), worded with `reason` where the row needs specifics. */
+function refuse(key: `INPUT_${string}`, reason?: string): ParsedInput {
+  return { ok: false, refusal: refusal(key, reason) };
 }

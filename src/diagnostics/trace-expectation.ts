@@ -22,8 +22,9 @@ export function judgeExpectation(result: RedirectTraceResult, expected: string):
   } catch {
     return { matches: false, reason: `the expected final URL "${expected}" is not an absolute URL` };
   }
-  if (result.chainStatus !== "Healthy" && result.chainStatus !== "Redirects detected") {
-    return { matches: false, reason: `the chain did not end: ${result.chainStatus.toLowerCase()}` };
+  if (result.chainStatus !== "healthy" && result.chainStatus !== "redirects_detected") {
+    // The ids are the contract's names in snake_case: "redirect_loop" reads "redirect loop".
+    return { matches: false, reason: `the chain did not end: ${result.chainStatus.replaceAll("_", " ")}` };
   }
   for (const hop of result.chain) {
     if (isRedirectStatus(hop.status) && !PERMANENT.has(hop.status)) {

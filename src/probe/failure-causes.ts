@@ -4,7 +4,8 @@ import type { FailureStage, ProbeFailure } from "./failure.js";
 import type { RefusalRule } from "./refusal.js";
 
 export interface CauseInfo {
-  readonly stage: FailureStage;
+  /** "input": a refusal of the caller's URL (a 400), decided before any stage ran. */
+  readonly stage: FailureStage | "input";
   /**
    * Stable snake_case code callers switch on (`details.code`, a request's
    * `failure.code`); never renamed. README lists every code; a test checks both ways.
@@ -17,8 +18,13 @@ export interface CauseInfo {
    * the redirect limit): `reason` is then the generic form, and the row is
    * here for its code.
    */
-  readonly wordedBy?: "is-site-down" | "redirect-check";
+  readonly wordedBy?: "is-site-down" | "redirect-check" | "target-policy";
+  /** On input rows: the policy rule the refusal belongs to (refusal.ts). */
+  readonly rule?: RefusalRule;
 }
+
+/** A row of a failure some stage had (every row but the input refusals). */
+export type FailureCauseInfo = CauseInfo & { readonly stage: FailureStage };
 
 /**
  * Every cause the engine names, with the stage it belongs to and the sentence
@@ -90,6 +96,32 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   REFUSED_URL_TOO_LONG: { stage: "http", code: "redirect_refused_url_too_long", reason: `Redirect to a URL longer than ${MAX_URL_LENGTH} characters was refused` },
   REFUSED_SCHEME: { stage: "http", code: "redirect_refused_scheme", reason: "Redirect to a non-HTTP URL cannot be followed" },
   REFUSED_INVALID_URL: { stage: "http", code: "redirect_refused_invalid_url", reason: "Redirect to an invalid URL was refused" },
+  // Refusals of the caller's own URL: a 400, nothing sent. Keys are INPUT_ plus what was
+  // wrong; `rule` is the policy rule (refusal.ts). A row without `wordedBy` is the very
+  // sentence the caller reads; the others are worded with the specifics (the port, the address).
+  INPUT_MISSING_URL: { stage: "input", rule: "invalid_url", code: "input_missing_url", reason: "The url parameter is required" },
+  INPUT_NOT_ABSOLUTE: { stage: "input", rule: "invalid_url", code: "input_not_absolute", reason: "The URL must be absolute and include the scheme, as in https://example.com/" },
+  INPUT_INVALID_URL: { stage: "input", rule: "invalid_url", code: "input_invalid_url", reason: "The URL could not be parsed" },
+  INPUT_NO_HOST: { stage: "input", rule: "invalid_url", code: "input_no_host", reason: "The URL has no host" },
+  INPUT_URL_TOO_LONG: { stage: "input", rule: "url_too_long", code: "input_url_too_long", reason: `The URL is longer than ${MAX_URL_LENGTH} characters` },
+  INPUT_SCHEME: { stage: "input", rule: "scheme", code: "input_scheme", reason: "Only http and https URLs can be checked, not <scheme>", wordedBy: "target-policy" },
+  INPUT_CREDENTIALS: { stage: "input", rule: "credentials", code: "input_credentials", reason: "URLs with credentials (user:password@) are not allowed" },
+  INPUT_PORT: { stage: "input", rule: "port", code: "input_port", reason: "Port <port> is not allowed; allowed ports: <ports>", wordedBy: "target-policy" },
+  INPUT_BAD_PORT: { stage: "input", rule: "bad_port", code: "input_bad_port", reason: "Port <port> is blocked (a WHATWG Fetch bad port)", wordedBy: "target-policy" },
+  INPUT_NON_PUBLIC_ADDRESS: {
+    stage: "input",
+    rule: "non_public_address",
+    code: "input_non_public_address",
+    reason: "Target <address> is not a public address (<range name>, <RFC>)",
+    wordedBy: "target-policy",
+  },
+  INPUT_RESOLVES_NON_PUBLIC: {
+    stage: "input",
+    rule: "non_public_address",
+    code: "input_resolves_non_public",
+    reason: "Target <host> resolves to <address>, which is not a public address (<range name>, <RFC>)",
+    wordedBy: "target-policy",
+  },
   // What the diagnostics conclude from answers that did arrive; no error carries these keys.
   REDIRECT_MISSING_LOCATION: { stage: "http", code: "redirect_missing_location", reason: "Redirect without a Location header" },
   REDIRECT_INVALID_LOCATION: { stage: "http", code: "redirect_invalid_location", reason: "Redirect to a Location that is not a valid URL" },
@@ -98,6 +130,13 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   REDIRECT_LOOP: { stage: "http", code: "redirect_loop", reason: "A redirect led back to a URL already in the chain", wordedBy: "redirect-check" },
   TRACE_TIMEOUT: { stage: "http", code: "trace_timeout", reason: "The whole trace ran out of its time budget", timedOut: true, wordedBy: "redirect-check" },
 };
+
+/** The row of a refusal of the caller's URL (INPUT_SCHEME, ...). */
+export function inputRefusalCause(key: `INPUT_${string}`): CauseInfo & { readonly rule: RefusalRule } {
+  const info = row(key);
+  if (info?.rule === undefined) throw new Error(`no input row ${key}`);
+  return { ...info, rule: info.rule };
+}
 
 /** The row of a redirect target the policy refused (a name without address is a DNS failure instead). */
 export function refusalCause(rule: Exclude<RefusalRule, "no_address">): CauseInfo {
@@ -135,7 +174,7 @@ export function allFailureCodes(): ReadonlySet<string> {
 }
 
 /** Every code CAUSES names, with or without a phase: what errorCodeOf looks for in a cause chain. */
-const KNOWN_CODES: ReadonlySet<string> = new Set(Object.keys(CAUSES).map((key) => key.slice(key.indexOf(":") + 1)));
+const KNOWN_CODES: ReadonlySet<string> = new Set(Object.keys(CAUSES).filter((key) => !key.startsWith("INPUT_")).map((key) => key.slice(key.indexOf(":") + 1)));
 
 /** What the hop's own deadline (or the caller's) reports, by the phase it cut short. */
 export const TIMEOUT_CAUSE: Readonly<Record<FailureStage, string>> = {
@@ -173,9 +212,15 @@ export function describeFailure(facts: FailureFacts): ProbeFailure {
  * own, else the phase's generic sentence. llhttp names each way a response
  * can be malformed (HPE_INVALID_CONSTANT, ...); one row covers them all.
  */
-export function causeInfo(code: string, phase: FailureStage): CauseInfo {
+export function causeInfo(code: string, phase: FailureStage): FailureCauseInfo {
   const key = code.startsWith("HPE_") ? "HTTP_PARSE_ERROR" : code;
-  return row(`${phase}:${key}`) ?? row(key) ?? { stage: phase, code: STAGE_FALLBACK_CODES[phase], reason: STAGE_FALLBACKS[phase] };
+  return failureRow(`${phase}:${key}`) ?? failureRow(key) ?? { stage: phase, code: STAGE_FALLBACK_CODES[phase], reason: STAGE_FALLBACKS[phase] };
+}
+
+/** A row an error code may name: input refusals are never an error's code. */
+function failureRow(key: string): FailureCauseInfo | undefined {
+  const info = row(key);
+  return info === undefined || info.stage === "input" ? undefined : { ...info, stage: info.stage };
 }
 
 /** Own rows only: a code is outside data ("constructor" must not find Object's). */

@@ -5,11 +5,12 @@ import type { SecureContext, TLSSocket } from "node:tls";
 import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
 import { openPinned } from "./connector.js";
 import { MAX_BODY_PREFIX_BYTES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
-import { describeFailure, errorCodeOf } from "./failure-causes.js";
+import { causeInfo, describeFailure, errorCodeOf } from "./failure-causes.js";
 import { exchangeHttp1 } from "./http1-exchange.js";
 import { exchangeHttp2 } from "./http2-exchange.js";
 import type { HopOutcome, HopRequest, HopResponse, HopTimings, PartialTimings } from "./hop-types.js";
 import { now, startTrace, type HopTrace } from "./hop-trace.js";
+import { refusal } from "./input-refusal.js";
 import { locationText } from "./location-header.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
 import { effectivePort, hostOf, screenUrl } from "./target-policy.js";
@@ -72,11 +73,12 @@ async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTra
     for (const { address } of addresses) {
       const verdict = deps.addresses.judge(address);
       if (!verdict.allowed) {
-        return { kind: "refused", refusal: { rule: "non_public_address", reason: `Target ${host} resolves to ${verdict.address}, which is ${refusedAddressDetail(verdict)}` } };
+        return { kind: "refused", refusal: refusal("INPUT_RESOLVES_NON_PUBLIC", `Target ${host} resolves to ${verdict.address}, which is ${refusedAddressDetail(verdict)}`, verdict.range) };
       }
     }
   }
-  if (addresses.length === 0) return { kind: "refused", refusal: { rule: "no_address", reason: `Target ${host} resolved to no address` } };
+  // Never a 400: the diagnostics report it as the DNS failure it is, with that row's code.
+  if (addresses.length === 0) return { kind: "refused", refusal: { rule: "no_address", code: causeInfo("ENODATA", "dns").code, reason: `Target ${host} resolved to no address` } };
   return fetchHead(request, deps, trace, signal, addresses);
 }
 

@@ -12,8 +12,24 @@ export type RefusalRule =
   | "non_public_address" // an IP literal, or any resolved address, that is not globally reachable
   | "no_address"; // resolution gave no address at all
 
+/** The row of the address table that refused an address (address-ranges.ts). */
+export interface RefusedRange {
+  readonly cidr: string;
+  readonly name: string;
+  /** The document defining the block: "RFC 1918". */
+  readonly rfc: string;
+}
+
 export interface PolicyRefusal {
   readonly rule: RefusalRule;
+  /**
+   * The stable code of the row in failure-causes.ts (`input_scheme`, ...): what a
+   * caller switches on, never the sentence. A redirect target refused by the same
+   * rule is reported with its own `redirect_refused_*` row instead.
+   */
+  readonly code: string;
   /** Human sentence naming the rule: "Target 10.0.0.1 is not a public address". */
   readonly reason: string;
+  /** Only for non_public_address: the block that refused the address. */
+  readonly range?: RefusedRange;
 }

@@ -3,6 +3,7 @@ import { MAX_URL_LENGTH } from "../limits.js";
 import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
 import { FETCH_BAD_PORTS } from "./bad-ports.js";
 import type { PortRule } from "./hop-types.js";
+import { refusal } from "./input-refusal.js";
 import type { PolicyRefusal } from "./refusal.js";
 
 /**
@@ -12,25 +13,25 @@ import type { PolicyRefusal } from "./refusal.js";
  */
 export function screenUrl(url: URL, ports: PortRule, addresses: AddressPolicy): PolicyRefusal | null {
   if (url.href.length > MAX_URL_LENGTH) {
-    return { rule: "url_too_long", reason: `The URL is longer than ${MAX_URL_LENGTH} characters` };
+    return refusal("INPUT_URL_TOO_LONG");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return { rule: "scheme", reason: `Scheme ${url.protocol.slice(0, -1)} is not allowed; only http and https are` };
+    return refusal("INPUT_SCHEME", `Scheme ${url.protocol.slice(0, -1)} is not allowed; only http and https are`);
   }
   if (url.username !== "" || url.password !== "") {
-    return { rule: "credentials", reason: "URLs with credentials (user:password@) are not allowed" };
+    return refusal("INPUT_CREDENTIALS");
   }
   const port = effectivePort(url);
   if (ports.kind === "only" && !ports.ports.includes(port)) {
-    return { rule: "port", reason: `Port ${port} is not allowed; allowed ports: ${ports.ports.join(", ")}` };
+    return refusal("INPUT_PORT", `Port ${port} is not allowed; allowed ports: ${ports.ports.join(", ")}`);
   }
   if (ports.kind === "fetch-safe" && FETCH_BAD_PORTS.has(port)) {
-    return { rule: "bad_port", reason: `Port ${port} is blocked (a WHATWG Fetch bad port)` };
+    return refusal("INPUT_BAD_PORT", `Port ${port} is blocked (a WHATWG Fetch bad port)`);
   }
   const host = hostOf(url);
   if (isIP(host) !== 0) {
     const verdict = addresses.judge(host);
-    if (!verdict.allowed) return { rule: "non_public_address", reason: `Target ${verdict.address} is ${refusedAddressDetail(verdict)}` };
+    if (!verdict.allowed) return refusal("INPUT_NON_PUBLIC_ADDRESS", `Target ${verdict.address} is ${refusedAddressDetail(verdict)}`, verdict.range);
   }
   return null;
 }

@@ -1,7 +1,7 @@
 import { create, getOption, hasOption } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import {
-  type ChainStatus,
+  ChainStatus,
   ChainHopSchema,
   ChainStatusSchema,
   TraceRedirectsResponseSchema,
@@ -10,7 +10,7 @@ import {
   type TraceRedirectsResponse,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
-import { traceRedirects, type ChainStatusName, type RedirectTraceResult } from "../diagnostics/redirect-trace.js";
+import { traceRedirects, type ChainStatusId, type RedirectTraceResult } from "../diagnostics/redirect-trace.js";
 import { rest_value } from "../../gen/sitediag/v1/options_pb.js";
 import { detailsMessage } from "./details-message.js";
 
@@ -38,19 +38,29 @@ export function createTraceRedirectsHandler(env: DiagnosticEnv) {
 }
 
 /**
- * The enum value of each chain status, read off the proto: the value whose
- * (sitediag.v1.rest_value) is the contract's spelling. The proto is the one
- * place the spelling and the enum meet, so no second table can drift.
+ * The enum value of each neutral chain status id. The contract's wording is
+ * not here: it is the enum value's (sitediag.v1.rest_value) in the proto, the
+ * one place the wording lives, applied when the message is rendered.
  */
-const CHAIN_STATUS: ReadonlyMap<string, ChainStatus> = new Map(
-  ChainStatusSchema.values.flatMap((value) => (hasOption(value, rest_value) ? [[getOption(value, rest_value), value.number as ChainStatus] as const] : [])),
-);
+const CHAIN_STATUS: Readonly<Record<ChainStatusId, ChainStatus>> = {
+  healthy: ChainStatus.HEALTHY,
+  redirects_detected: ChainStatus.REDIRECTS_DETECTED,
+  redirect_loop: ChainStatus.REDIRECT_LOOP,
+  too_many_redirects: ChainStatus.TOO_MANY_REDIRECTS,
+  request_failed: ChainStatus.REQUEST_FAILED,
+  timeout: ChainStatus.TIMEOUT,
+};
 
-export function chainStatusOf(name: ChainStatusName): ChainStatus {
-  const status = CHAIN_STATUS.get(name);
-  // A name the proto does not spell is a defect of ours, caught by a test over every name.
-  if (status === undefined) throw new Error(`chain status ${JSON.stringify(name)} has no enum value with that rest_value`);
-  return status;
+export function chainStatusOf(id: ChainStatusId): ChainStatus {
+  return CHAIN_STATUS[id];
+}
+
+/** The contract's wording of a chain status ("Redirects detected"), read off the proto for those who render it outside REST (the CLI's report). */
+export function chainStatusWording(id: ChainStatusId): string {
+  const value = ChainStatusSchema.value[chainStatusOf(id)];
+  // Every enum value a status maps to spells its rest_value; a test goes over every id.
+  if (value === undefined || !hasOption(value, rest_value)) throw new Error(`chain status ${id} has no rest_value in the proto`);
+  return getOption(value, rest_value);
 }
 
 /** The diagnostic's result as the public message; shared by the RPC and the CLI. Nulls become unset optional fields. */

@@ -144,7 +144,7 @@ describe("sitediag check", () => {
         const { code, stdout, stderr } = await check([url], { env: closedPolicy });
         expect(code).toBe(2);
         expect(stdout).toBe("");
-        expect(stderr).toMatch(/^refused \(non_public_address\): .+\nnothing was sent to the target\n$/);
+        expect(stderr).toMatch(/^refused \(non_public_address\): .+\ncode input_(?:non_public_address|resolves_non_public)\nrange 127\.0\.0\.0\/8 \(Loopback, RFC 1122\)\nnothing was sent to the target\n$/);
       }
       expect(targets.requests.length).toBe(before);
       expect(dns.queries.map((query) => query.name)).toContain("loopback.test");
@@ -152,18 +152,19 @@ describe("sitediag check", () => {
       await dns.close();
     }
 
-    for (const [url, rule] of [
-      ["http://10.0.0.1/", "non_public_address"],
-      ["http://169.254.169.254/latest/meta-data/", "non_public_address"],
-      ["http://[fd00::1]/", "non_public_address"],
-      ["ftp://127.0.0.1/", "scheme"],
-      ["http://user:secret@127.0.0.1/", "credentials"],
-      ["127.0.0.1", "invalid_url"],
+    for (const [url, rule, refusalCode, range] of [
+      ["http://10.0.0.1/", "non_public_address", "input_non_public_address", "range 10.0.0.0/8 (Private-Use, RFC 1918)\n"],
+      ["http://169.254.169.254/latest/meta-data/", "non_public_address", "input_non_public_address", "range 169.254.0.0/16 (Link Local, RFC 3927)\n"],
+      ["http://[fd00::1]/", "non_public_address", "input_non_public_address", "range fc00::/7 (Unique-Local, RFC 4193)\n"],
+      ["ftp://127.0.0.1/", "scheme", "input_scheme", ""],
+      ["http://user:secret@127.0.0.1/", "credentials", "input_credentials", ""],
+      ["127.0.0.1", "invalid_url", "input_not_absolute", ""],
     ] as const) {
       const { code, stdout, stderr } = await check([url]);
       expect(code, url).toBe(2);
       expect(stdout).toBe("");
       expect(stderr).toContain(`refused (${rule}): `);
+      expect(stderr, url).toContain(`\ncode ${refusalCode}\n${range}nothing was sent to the target\n`);
     }
   });
 

@@ -163,14 +163,14 @@ describe("sitediag trace", () => {
 
   it("refuses a start the policy will not visit, sending nothing; exit 2", async () => {
     const before = target.connections();
-    for (const [env, rule] of [
-      [{ SITEDIAG_TRACE_PORTS: "80,443" }, "port"],
-      [{ SITEDIAG_ALLOW_CIDRS: "" }, "non_public_address"],
+    for (const [env, rule, more] of [
+      [{ SITEDIAG_TRACE_PORTS: "80,443" }, "port", "code input_port\\n"],
+      [{ SITEDIAG_ALLOW_CIDRS: "" }, "non_public_address", "code input_non_public_address\\nrange 127\\.0\\.0\\.0/8 \\(Loopback, RFC 1122\\)\\n"],
     ] as const) {
       const { code, stdout, stderr } = await trace([target.url("/end")], { env });
       expect(code).toBe(2);
       expect(stdout).toBe("");
-      expect(stderr).toMatch(new RegExp(`^refused \\(${rule}\\): .+\\nnothing was sent to the target\\n$`));
+      expect(stderr).toMatch(new RegExp(`^refused \\(${rule}\\): .+\\n${more}nothing was sent to the target\\n$`));
     }
     expect(target.connections()).toBe(before);
 

@@ -37,7 +37,7 @@ describe("healthy chains", () => {
       redirects: 0,
       finalUrl: site.url("/ok"),
       finalStatus: 200,
-      chainStatus: "Healthy",
+      chainStatus: "healthy",
       warnings: [],
     });
     expect(result.chain).toEqual([
@@ -58,7 +58,7 @@ describe("healthy chains", () => {
 
   it("keeps a direct 404 Healthy but warns that the final response is an error (after checking it with GET)", async () => {
     const result = await trace(site.url("/nowhere"));
-    expect(result).toMatchObject({ chainStatus: "Healthy", redirects: 0, finalStatus: 404 });
+    expect(result).toMatchObject({ chainStatus: "healthy", redirects: 0, finalStatus: 404 });
     expect(result.warnings).toEqual([
       { code: "head_refused_get_used", message: "HEAD answered 404 Not Found; the hop was retried with GET", hop: 1 },
       { code: "final_status_error", message: "The final response is 404 Not Found", hop: 1 },
@@ -80,7 +80,7 @@ describe("redirects", () => {
     site.route("/absolute", { kind: "redirect", status: 301, location: site.url("/landing") });
     site.route("/landing", { kind: "status", status: 200 });
     const result = await trace(site.url("/relative"));
-    expect(result).toMatchObject({ chainStatus: "Redirects detected", redirects: 3, finalUrl: site.url("/landing"), finalStatus: 200, warnings: [] });
+    expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 3, finalUrl: site.url("/landing"), finalStatus: 200, warnings: [] });
     expect(result.chain.map((hop) => [hop.hop, hop.url, hop.status, hop.location, hop.redirectType])).toEqual([
       [1, site.url("/relative"), 301, site.url("/protocol-relative"), "301 Moved Permanently"],
       [2, site.url("/protocol-relative"), 308, site.url("/absolute"), "308 Permanent Redirect"],
@@ -93,7 +93,7 @@ describe("redirects", () => {
     routeChain(site, 20, "/end-of-20");
     site.route("/end-of-20", { kind: "status", status: 200 });
     const result = await trace(site.url("/r/1"));
-    expect(result).toMatchObject({ chainStatus: "Redirects detected", redirects: 20, finalUrl: site.url("/end-of-20"), finalStatus: 200 });
+    expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 20, finalUrl: site.url("/end-of-20"), finalStatus: 200 });
     expect(result.chain).toHaveLength(21);
     expect(codes(result)).toEqual(["long_chain"]);
   });
@@ -104,7 +104,7 @@ describe("redirects", () => {
       routeChain(chainSite, 22, "/never");
       const result = await traceRedirects(chainSite.url("/r/1"), { ...env, tracePorts: [chainSite.port] });
       if (result.kind !== "result") throw new Error(result.kind);
-      expect(result.result).toMatchObject({ chainStatus: "Too many redirects", redirects: 21, finalUrl: chainSite.url("/r/22"), finalStatus: null });
+      expect(result.result).toMatchObject({ chainStatus: "too_many_redirects", redirects: 21, finalUrl: chainSite.url("/r/22"), finalStatus: null });
       expect(result.result.chain).toHaveLength(21);
       expect(chainSite.requests.map((request) => request.path)).not.toContain("/r/22");
       expect(codes(result.result)).toEqual(["long_chain", "too_many_redirects"]);
@@ -120,7 +120,7 @@ describe("redirects", () => {
     other.route("/t4", { kind: "redirect", status: 301, location: "/t5" });
     other.route("/t5", { kind: "status", status: 500 });
     const result = await trace(site.url("/t1"));
-    expect(result).toMatchObject({ chainStatus: "Redirects detected", redirects: 4, finalUrl: other.url("/t5"), finalStatus: 500 });
+    expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 4, finalUrl: other.url("/t5"), finalStatus: 500 });
     expect(result.chain.map((hop) => hop.hostname)).toEqual(["127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.2", "127.0.0.2"]);
     expect(result.warnings.map((warning) => [warning.code, warning.hop])).toEqual([
       ["temporary_redirect", 1],
@@ -137,7 +137,7 @@ describe("redirects", () => {
   it("does not follow a 300 or 304 even with a Location: they are answers, not redirects", async () => {
     site.route("/choices", { kind: "redirect", status: 300, location: "/elsewhere" });
     const result = await trace(site.url("/choices"));
-    expect(result).toMatchObject({ chainStatus: "Healthy", redirects: 0, finalStatus: 300 });
+    expect(result).toMatchObject({ chainStatus: "healthy", redirects: 0, finalStatus: 300 });
     expect(result.chain[0]).toMatchObject({ location: null, redirectType: null });
     expect(site.requests.map((request) => request.path)).not.toContain("/elsewhere");
   });
@@ -148,7 +148,7 @@ describe("loops", () => {
     site.route("/ping", { kind: "redirect", status: 302, location: "/pong" });
     site.route("/pong", { kind: "redirect", status: 302, location: "/ping" });
     const result = await trace(site.url("/ping"));
-    expect(result).toMatchObject({ chainStatus: "Redirect loop", redirects: 2, finalUrl: site.url("/ping"), finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "redirect_loop", redirects: 2, finalUrl: site.url("/ping"), finalStatus: null });
     expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/ping"), site.url("/pong")]);
     expect(result.warnings.at(-1)).toEqual({ code: "redirect_loop", message: `Hop 2 redirects back to ${site.url("/ping")}, already in the chain`, hop: 2 });
   });
@@ -156,7 +156,7 @@ describe("loops", () => {
   it("stops a self-loop after one hop", async () => {
     site.route("/self", { kind: "redirect", status: 301, location: "/self" });
     const result = await trace(site.url("/self"));
-    expect(result).toMatchObject({ chainStatus: "Redirect loop", redirects: 1, finalUrl: site.url("/self"), finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "redirect_loop", redirects: 1, finalUrl: site.url("/self"), finalStatus: null });
     expect(result.chain).toHaveLength(1);
     expect(codes(result)).toEqual(["redirect_loop"]);
   });
@@ -164,7 +164,7 @@ describe("loops", () => {
   it("compares normalised URLs: scheme case, dot segments and fragments do not hide a loop", async () => {
     site.route("/a/b", { kind: "redirect", status: 301, location: `HTTP://127.0.0.1:${site.port}/a/./x/../b#section` });
     const result = await trace(site.url("/a/b"));
-    expect(result).toMatchObject({ chainStatus: "Redirect loop", finalUrl: site.url("/a/b") });
+    expect(result).toMatchObject({ chainStatus: "redirect_loop", finalUrl: site.url("/a/b") });
     expect(result.chain).toHaveLength(1);
   });
 
@@ -172,7 +172,7 @@ describe("loops", () => {
     site.route("/q?page=1", { kind: "redirect", status: 301, location: "/q?page=2" });
     site.route("/q?page=2", { kind: "status", status: 200 });
     const result = await trace(site.url("/q?page=1"));
-    expect(result).toMatchObject({ chainStatus: "Redirects detected", redirects: 1 });
+    expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 1 });
   });
 });
 
@@ -180,7 +180,7 @@ describe("unusable redirects", () => {
   it("ends as Request failed when a redirect has no Location", async () => {
     site.route("/lost", { kind: "redirect", status: 302, location: null });
     const result = await trace(site.url("/lost"));
-    expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 1, finalUrl: site.url("/lost"), finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: site.url("/lost"), finalStatus: null });
     expect(result.chain[0]).toMatchObject({ status: 302, location: null, redirectType: "302 Found" });
     expect(result.warnings).toContainEqual({ code: "missing_location", message: `302 Found from ${site.url("/lost")} has no Location header`, hop: 1 });
   });
@@ -188,14 +188,14 @@ describe("unusable redirects", () => {
   it("ends as Request failed when the Location is not a URL", async () => {
     site.route("/garbled", { kind: "redirect", status: 301, location: "http://[not-an-ip/" });
     const result = await trace(site.url("/garbled"));
-    expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 1, finalUrl: site.url("/garbled"), finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: site.url("/garbled"), finalStatus: null });
     expect(codes(result)).toEqual(["invalid_location"]);
   });
 
   it("does not follow a Location with another scheme", async () => {
     site.route("/ftp", { kind: "redirect", status: 301, location: "ftp://127.0.0.1/file" });
     const result = await trace(site.url("/ftp"));
-    expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 1, finalUrl: "ftp://127.0.0.1/file", finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: "ftp://127.0.0.1/file", finalStatus: null });
     expect(codes(result)).toEqual(["redirect_target_refused"]);
   });
 });

@@ -55,7 +55,7 @@ describe("redirect-check with details", () => {
     targets.route("/three", { kind: "respond", status: 200, headers: { "content-type": "text/html" }, body: "<p>done</p>" });
     const before = targets.requests.length;
     const result = await detailed(secure("/one"));
-    expect(result).toMatchObject({ chainStatus: "Redirects detected", redirects: 2, finalStatus: 200, warnings: [] });
+    expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 2, finalStatus: 200, warnings: [] });
     expect(result.details).toMatchObject({ code: null, proxy: null, clientRedirect: null });
     expect(result.details.requests.map((request) => [request.url, request.method, request.status])).toEqual([
       [secure("/one"), "HEAD", 301],
@@ -91,7 +91,7 @@ describe("redirect-check with details", () => {
     targets.route("/ping", { kind: "redirect", status: 302, location: "/pong" });
     targets.route("/pong", { kind: "redirect", status: 302, location: "/ping" });
     const { chainStatus, details } = await detailed(targets.url("/ping"));
-    expect(chainStatus).toBe("Redirect loop");
+    expect(chainStatus).toBe("redirect_loop");
     expect(details.code).toBe("redirect_loop");
     expect(details.requests).toHaveLength(2);
   });
@@ -99,7 +99,7 @@ describe("redirect-check with details", () => {
   it("a redirect to an expired certificate: the failed request is the last entry, with the certificate and its code", async () => {
     targets.route("/to-expired", { kind: "redirect", status: 301, location: `https://127.0.0.1:${expired.httpsPort}/` });
     const { chainStatus, details } = await detailed(targets.url("/to-expired"));
-    expect(chainStatus).toBe("Request failed");
+    expect(chainStatus).toBe("request_failed");
     expect(details.code).toBe("tls_certificate_expired");
     expect(details.requests).toHaveLength(2);
     expect(details.requests[1]).toMatchObject({
@@ -115,7 +115,7 @@ describe("redirect-check with details", () => {
   it("a request timeout: the failed request's code", async () => {
     targets.route("/hang", { kind: "hang" });
     const { chainStatus, details } = await detailed(targets.url("/hang"));
-    expect(chainStatus).toBe("Timeout");
+    expect(chainStatus).toBe("timeout");
     expect(details.code).toBe("http_timeout");
     expect(details.requests).toMatchObject([{ method: "HEAD", failure: { stage: "http", code: "http_timeout", timedOut: true } }]);
   });
@@ -141,7 +141,7 @@ describe("redirect-check with details", () => {
     });
     const before = targets.requests.length;
     const result = await detailed(targets.url("/meta"));
-    expect(result).toMatchObject({ chainStatus: "Healthy", finalUrl: targets.url("/meta"), finalStatus: 200 });
+    expect(result).toMatchObject({ chainStatus: "healthy", finalUrl: targets.url("/meta"), finalStatus: 200 });
     expect(result.details.clientRedirect).toEqual({ kind: "meta_refresh", url: targets.url("/after-meta"), delaySeconds: 3 });
     expect(result.warnings).toEqual([
       { code: "client_side_redirect_not_followed", hop: 1, message: `${targets.url("/meta")} redirects by itself (meta refresh, after 3 s) to ${targets.url("/after-meta")}; not followed` },

@@ -39,36 +39,40 @@ describe("names", () => {
     secure.route("/path?q=1", { kind: "status", status: 200 });
     const input = `localhost:${secure.port}/path?q=1`;
     const result = await trace(input);
-    expect(result).toMatchObject({ input, chainStatus: "Healthy", finalUrl: `https://localhost:${secure.port}/path?q=1`, finalStatus: 200 });
+    expect(result).toMatchObject({ input, chainStatus: "healthy", finalUrl: `https://localhost:${secure.port}/path?q=1`, finalStatus: 200 });
     expect(result.chain[0]?.hostname).toBe("localhost");
   });
 
   it("answers Request failed with an empty chain when the first host does not resolve", async () => {
     const url = `http://gone.test:${plain.port}/`;
     const result = await trace(url);
-    expect(result).toMatchObject({ chainStatus: "Request failed", chain: [], redirects: 0, finalUrl: url, finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "request_failed", chain: [], redirects: 0, finalUrl: url, finalStatus: null });
     expect(result.warnings.map((warning) => [warning.code, warning.hop])).toEqual([["dns_failed", null]]);
   });
 
   it("keeps the partial chain when a redirect names a host that does not resolve", async () => {
     plain.route("/to-gone", { kind: "redirect", status: 301, location: `http://gone.test:${plain.port}/x` });
     const result = await trace(plain.url("/to-gone"));
-    expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 1, finalUrl: `http://gone.test:${plain.port}/x` });
+    expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: `http://gone.test:${plain.port}/x` });
     expect(result.chain).toHaveLength(1);
     expect(result.warnings.map((warning) => warning.code)).toEqual(["host_changed", "dns_failed"]);
   });
 
   it("refuses a starting name that resolves to a private address, as input", async () => {
     const outcome = await traceRedirects(`http://internal.test:${plain.port}/`, env);
-    expect(outcome).toMatchObject({ kind: "refused", refusal: { rule: "non_public_address" } });
+    expect(outcome).toMatchObject({ kind: "refused", refusal: { rule: "non_public_address", code: "input_resolves_non_public", range: { cidr: "10.0.0.0/8", name: "Private-Use", rfc: "RFC 1918" } } });
   });
 
   it("does not follow a redirect to a name that resolves to the metadata address", async () => {
     plain.route("/to-metadata", { kind: "redirect", status: 302, location: `http://metadata.test:${plain.port}/latest/` });
     const result = await trace(plain.url("/to-metadata"));
-    expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 1, finalUrl: `http://metadata.test:${plain.port}/latest/` });
+    expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: `http://metadata.test:${plain.port}/latest/` });
     const refused = result.warnings.at(-1);
     expect(refused).toMatchObject({ code: "redirect_target_refused", hop: 1 });
     expect(refused?.message).toContain("169.254.169.254");
+    expect(result.attempts.at(-1)?.outcome).toMatchObject({
+      kind: "refused",
+      refusal: { code: "input_resolves_non_public", range: { cidr: "169.254.0.0/16", name: "Link Local", rfc: "RFC 3927" } },
+    });
   });
 });

@@ -27,7 +27,7 @@ describe("HEAD first, GET when HEAD is refused", () => {
   it("uses HEAD alone when HEAD answers", async () => {
     site.route("/plain", { kind: "status", status: 200 });
     const result = await trace(site.url("/plain"));
-    expect(result.chainStatus).toBe("Healthy");
+    expect(result.chainStatus).toBe("healthy");
     expect(methodsFor("/plain")).toEqual(["HEAD"]);
   });
 
@@ -35,7 +35,7 @@ describe("HEAD first, GET when HEAD is refused", () => {
     site.route("/no-head", { kind: "head-status", headStatus: 405, then: { kind: "redirect", status: 301, location: "/after-405" } });
     site.route("/after-405", { kind: "status", status: 200 });
     const result = await trace(site.url("/no-head"));
-    expect(result).toMatchObject({ chainStatus: "Redirects detected", redirects: 1, finalUrl: site.url("/after-405"), finalStatus: 200 });
+    expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 1, finalUrl: site.url("/after-405"), finalStatus: 200 });
     expect(result.chain[0]).toMatchObject({ status: 301, location: site.url("/after-405") });
     expect(result.warnings).toEqual([
       { code: "head_refused_get_used", message: "HEAD answered 405 Method Not Allowed; the hop was retried with GET", hop: 1 },
@@ -46,7 +46,7 @@ describe("HEAD first, GET when HEAD is refused", () => {
   it("retries a HEAD whose connection is reset with GET", async () => {
     site.route("/reset-head", { kind: "head-reset", then: { kind: "status", status: 200 } });
     const result = await trace(site.url("/reset-head"));
-    expect(result).toMatchObject({ chainStatus: "Healthy", finalStatus: 200 });
+    expect(result).toMatchObject({ chainStatus: "healthy", finalStatus: 200 });
     expect(result.chain[0]?.status).toBe(200);
     expect(result.warnings).toHaveLength(1);
     expect(result.warnings[0]).toMatchObject({ code: "head_refused_get_used", hop: 1 });
@@ -57,14 +57,14 @@ describe("HEAD first, GET when HEAD is refused", () => {
   it("keeps GET's error answer when GET is refused too", async () => {
     site.route("/always-403", { kind: "status", status: 403 });
     const result = await trace(site.url("/always-403"));
-    expect(result).toMatchObject({ chainStatus: "Healthy", finalStatus: 403 });
+    expect(result).toMatchObject({ chainStatus: "healthy", finalStatus: 403 });
     expect(result.warnings.map((warning) => warning.code)).toEqual(["head_refused_get_used", "final_status_error"]);
   });
 
   it("does not retry a HEAD that timed out", async () => {
     site.route("/head-hangs", { kind: "silent" });
     const result = await trace(site.url("/head-hangs"));
-    expect(result).toMatchObject({ chainStatus: "Timeout", finalUrl: site.url("/head-hangs"), finalStatus: null, chain: [] });
+    expect(result).toMatchObject({ chainStatus: "timeout", finalUrl: site.url("/head-hangs"), finalStatus: null, chain: [] });
     expect(result.warnings.map((warning) => warning.code)).toEqual(["hop_timeout"]);
     expect(methodsFor("/head-hangs")).toEqual(["HEAD"]);
   });
@@ -72,7 +72,7 @@ describe("HEAD first, GET when HEAD is refused", () => {
   it("reports the GET's failure, mentioning HEAD's answer, when the fallback fails too", async () => {
     site.route("/get-hangs", { kind: "head-status", headStatus: 501, then: { kind: "silent" } });
     const result = await trace(site.url("/get-hangs"));
-    expect(result).toMatchObject({ chainStatus: "Timeout", finalUrl: site.url("/get-hangs"), chain: [] });
+    expect(result).toMatchObject({ chainStatus: "timeout", finalUrl: site.url("/get-hangs"), chain: [] });
     expect(result.warnings).toEqual([
       { code: "hop_timeout", message: `GET ${site.url("/get-hangs")} got no response within 400 ms (after HEAD answered 501 Not Implemented)`, hop: null },
     ]);

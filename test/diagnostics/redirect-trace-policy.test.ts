@@ -50,14 +50,14 @@ describe("starting input", () => {
     const result = await trace(`127.0.0.1:${site.port}/path?q=1`);
     expect(result.input).toBe(`127.0.0.1:${site.port}/path?q=1`);
     expect(result.finalUrl).toBe(`https://127.0.0.1:${site.port}/path?q=1`);
-    expect(result.chainStatus).toBe("Request failed");
+    expect(result.chainStatus).toBe("request_failed");
   });
 
   it("answers Request failed with an empty chain when the first request cannot connect", async () => {
     const port = await closedLoopbackPort();
     const url = `http://127.0.0.1:${port}/`;
     const result = await trace(url, { ...env, tracePorts: [port] });
-    expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 0, chain: [], finalUrl: url, finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 0, chain: [], finalUrl: url, finalStatus: null });
     expect(result.warnings).toHaveLength(1);
     expect(result.warnings[0]).toMatchObject({ code: "connect_failed", hop: null });
     expect(result.warnings[0]?.message).toMatch(new RegExp(`^HEAD ${url} failed at the connect stage: `));
@@ -65,12 +65,27 @@ describe("starting input", () => {
 });
 
 describe("redirects to refused targets", () => {
+  it.each([
+    ["http://10.0.0.1/", { cidr: "10.0.0.0/8", name: "Private-Use", rfc: "RFC 1918" }],
+    ["http://169.254.169.254/latest/meta-data/", { cidr: "169.254.0.0/16", name: "Link Local", rfc: "RFC 3927" }],
+    ["http://[fd00::]/", { cidr: "fc00::/7", name: "Unique-Local", rfc: "RFC 4193" }],
+  ] as const)("the refused request to %s names the address-table row that refused it", async (target, range) => {
+    site.route("/to-range", { kind: "redirect", status: 302, location: target });
+    const result = await trace(site.url("/to-range"));
+    expect(result.attempts.at(-1)).toMatchObject({ url: target, outcome: { kind: "refused", refusal: { rule: "non_public_address", range } } });
+  });
+
+  it("the caller's own private literal is refused with its code and range", async () => {
+    const outcome = await traceRedirects("http://10.0.0.1/", env);
+    expect(outcome).toMatchObject({ kind: "refused", refusal: { code: "input_non_public_address", range: { cidr: "10.0.0.0/8" } } });
+  });
+
   it.each(["http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/", "http://[fd00::1]/"])(
     "does not follow a redirect to %s",
     async (target) => {
       site.route("/to-private", { kind: "redirect", status: 302, location: target });
       const result = await trace(site.url("/to-private"));
-      expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 1, finalUrl: target, finalStatus: null });
+      expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: target, finalStatus: null });
       expect(result.chain).toHaveLength(1);
       const refused = result.warnings.find((warning) => warning.code === "redirect_target_refused");
       expect(refused?.hop).toBe(1);
@@ -85,7 +100,7 @@ describe("redirects to refused targets", () => {
       site.route("/to-127-0-0-2", { kind: "redirect", status: 301, location: forbidden.url("/") });
       const narrowEnv = traceEnv(narrowProber, { tracePorts: [site.port, forbidden.port] });
       const result = await trace(site.url("/to-127-0-0-2"), narrowEnv);
-      expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 1, finalUrl: forbidden.url("/") });
+      expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: forbidden.url("/") });
       expect(result.warnings.map((warning) => warning.code)).toContain("redirect_target_refused");
       expect(forbidden.connections()).toBe(0);
       // The same address is refused as a starting input: a 400, still without a packet.
@@ -103,7 +118,7 @@ describe("redirects to refused targets", () => {
     try {
       site.route("/to-other-port", { kind: "redirect", status: 301, location: otherPort.url("/") });
       const result = await trace(site.url("/to-other-port"));
-      expect(result).toMatchObject({ chainStatus: "Request failed", finalUrl: otherPort.url("/") });
+      expect(result).toMatchObject({ chainStatus: "request_failed", finalUrl: otherPort.url("/") });
       expect(result.warnings.map((warning) => warning.code)).toContain("redirect_target_refused");
       expect(otherPort.connections()).toBe(0);
     } finally {

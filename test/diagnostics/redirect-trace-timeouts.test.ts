@@ -23,7 +23,7 @@ describe("timeouts", () => {
     site.route("/to-silence", { kind: "redirect", status: 301, location: "/silence" });
     site.route("/silence", { kind: "silent" });
     const result = await trace(site.url("/to-silence"), traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 400 }));
-    expect(result).toMatchObject({ chainStatus: "Timeout", redirects: 1, finalUrl: site.url("/silence"), finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "timeout", redirects: 1, finalUrl: site.url("/silence"), finalStatus: null });
     expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/to-silence")]);
     expect(result.warnings).toEqual([{ code: "hop_timeout", message: `HEAD ${site.url("/silence")} got no response within 400 ms`, hop: null }]);
     // Timing fidelity, generous: the 400 ms timeout, not the 1.5 s budget, ended it.
@@ -36,7 +36,7 @@ describe("timeouts", () => {
     site.route("/silent-default", { kind: "silent" });
     const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: REDIRECT_TRACE.hopTimeoutMs, traceTotalTimeoutMs: REDIRECT_TRACE.totalTimeoutMs });
     const result = await trace(site.url("/before-silence"), env);
-    expect(result).toMatchObject({ chainStatus: "Timeout", redirects: 1, finalUrl: site.url("/silent-default"), finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "timeout", redirects: 1, finalUrl: site.url("/silent-default"), finalStatus: null });
     expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/before-silence")]);
     expect(result.warnings).toEqual([{ code: "hop_timeout", message: `HEAD ${site.url("/silent-default")} got no response within 3000 ms`, hop: null }]);
     expect(result.totalTimeMs).toBeGreaterThanOrEqual(2_950);
@@ -50,7 +50,7 @@ describe("timeouts", () => {
     const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 700, traceTotalTimeoutMs: 1_500 });
     const result = await trace(site.url("/slow/1"), env);
     // Each hop takes ~400 ms, well inside its 700 ms; the fourth is cut by the 1.5 s budget.
-    expect(result).toMatchObject({ chainStatus: "Timeout", redirects: 3, finalUrl: site.url("/slow/4"), finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "timeout", redirects: 3, finalUrl: site.url("/slow/4"), finalStatus: null });
     expect(result.chain).toHaveLength(3);
     expect(result.warnings.filter((warning) => warning.code !== "temporary_redirect")).toEqual([
       { code: "trace_timeout", message: `The trace used its 1500 ms budget while requesting ${site.url("/slow/4")} (HEAD)`, hop: null },

@@ -34,7 +34,7 @@ describe("http and https", () => {
     plain.route("/insecure", { kind: "redirect", status: 301, location: secure.url("/secure") });
     secure.route("/secure", { kind: "status", status: 200 });
     const result = await trace(plain.url("/insecure"));
-    expect(result).toMatchObject({ chainStatus: "Redirects detected", redirects: 1, finalUrl: secure.url("/secure"), finalStatus: 200, warnings: [] });
+    expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 1, finalUrl: secure.url("/secure"), finalStatus: 200, warnings: [] });
     expect(result.chain.map((hop) => [hop.url, hop.upgradedToHttps])).toEqual([
       [plain.url("/insecure"), true],
       [secure.url("/secure"), false],
@@ -45,7 +45,7 @@ describe("http and https", () => {
     secure.route("/downgrade", { kind: "redirect", status: 301, location: plain.url("/plain") });
     plain.route("/plain", { kind: "status", status: 200 });
     const result = await trace(secure.url("/downgrade"));
-    expect(result).toMatchObject({ chainStatus: "Redirects detected", redirects: 1, finalUrl: plain.url("/plain") });
+    expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 1, finalUrl: plain.url("/plain") });
     expect(result.chain[0]?.upgradedToHttps).toBe(false);
     expect(result.warnings).toEqual([
       { code: "https_downgrade", message: `Hop 1 redirects from HTTPS to plain HTTP: ${plain.url("/plain")}`, hop: 1 },
@@ -55,7 +55,7 @@ describe("http and https", () => {
   it("starts a bare host at https and reaches the TLS server", async () => {
     secure.route("/bare?x=1", { kind: "status", status: 200 });
     const result = await trace(`127.0.0.1:${secure.port}/bare?x=1`);
-    expect(result).toMatchObject({ chainStatus: "Healthy", finalUrl: secure.url("/bare?x=1"), finalStatus: 200 });
+    expect(result).toMatchObject({ chainStatus: "healthy", finalUrl: secure.url("/bare?x=1"), finalStatus: 200 });
   });
 
   it.each([
@@ -64,7 +64,7 @@ describe("http and https", () => {
   ])("answers Request failed with an empty chain for %s on the first hop", async (_name, target) => {
     const url = target().url("/");
     const result = await trace(url);
-    expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 0, chain: [], finalUrl: url, finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 0, chain: [], finalUrl: url, finalStatus: null });
     expect(result.warnings.map((warning) => warning.code)).toEqual(["tls_failed"]);
     expect(target().requests).toEqual([]);
   });
@@ -72,7 +72,7 @@ describe("http and https", () => {
   it("keeps the partial chain when a later hop fails TLS", async () => {
     plain.route("/to-expired", { kind: "redirect", status: 301, location: expired.url("/page") });
     const result = await trace(plain.url("/to-expired"));
-    expect(result).toMatchObject({ chainStatus: "Request failed", redirects: 1, finalUrl: expired.url("/page"), finalStatus: null });
+    expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: expired.url("/page"), finalStatus: null });
     expect(result.chain).toHaveLength(1);
     expect(result.chain[0]?.upgradedToHttps).toBe(true);
     expect(result.warnings.at(-1)?.code).toBe("tls_failed");

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { allFailureCodes, CAUSES, causeInfo, failureCode, refusalCause, STAGE_FALLBACK_CODES } from "../../src/probe/failure-causes.js";
+import { parseTargetInput } from "../../src/diagnostics/target-input.js";
+import { allFailureCodes, CAUSES, causeInfo, failureCode, inputRefusalCause, refusalCause, STAGE_FALLBACK_CODES } from "../../src/probe/failure-causes.js";
 
 /** The codes of the README's table of failure codes, in order. */
 function readmeCodes(): string[] {
@@ -43,6 +44,38 @@ describe("stable failure codes", () => {
   it("every refusal rule of a redirect target has its own row", () => {
     for (const rule of ["non_public_address", "bad_port", "port", "credentials", "url_too_long", "scheme", "invalid_url"] as const) {
       expect(refusalCause(rule).code).toMatch(/^redirect_refused_/);
+    }
+  });
+
+  it("every refusal of the caller's input is a row with a rule and an input_ code", () => {
+    const inputRows = Object.entries(CAUSES).filter(([key]) => key.startsWith("INPUT_"));
+    expect(inputRows.length).toBeGreaterThan(0);
+    for (const [key, info] of inputRows) {
+      expect(info.stage, key).toBe("input");
+      expect(info.code, key).toMatch(/^input_/);
+      expect(info.rule, key).toBeDefined();
+    }
+    for (const rule of ["non_public_address", "bad_port", "port", "credentials", "url_too_long", "scheme", "invalid_url"] as const) {
+      expect(inputRows.some(([, info]) => info.rule === rule), rule).toBe(true);
+    }
+  });
+
+  it("an input row is never taken for an error's code", () => {
+    expect(causeInfo("INPUT_SCHEME", "http").code).toBe("http_failed");
+    expect(() => inputRefusalCause("INPUT_NOPE")).toThrow();
+  });
+
+  it("the caller's URL is refused with the code of its row, and the sentence people read is unchanged", () => {
+    const strict = { allowBareDomain: false };
+    const cases = [
+      ["  ", "input_missing_url", "invalid_url", "The url parameter is required"],
+      ["example.com/x", "input_not_absolute", "invalid_url", "The URL must be absolute and include the scheme, as in https://example.com/"],
+      ["http://[::1/", "input_invalid_url", "invalid_url", "The URL could not be parsed"],
+      ["ftp://a.test/", "input_scheme", "scheme", "Only http and https URLs can be checked, not ftp"],
+      [`http://a.test/${"a".repeat(2048)}`, "input_url_too_long", "url_too_long", "The URL is longer than 2048 characters"],
+    ] as const;
+    for (const [input, code, rule, reason] of cases) {
+      expect(parseTargetInput(input, strict), input).toEqual({ ok: false, refusal: { rule, code, reason } });
     }
   });
 });

@@ -117,7 +117,7 @@ describe("a server that offers only h2 in ALPN", () => {
     expect(await checkedResult(h2.url("/old"), env)).toMatchObject({ status: "up", statusCode: 200, finalUrl: h2.url("/new") });
     const port = Number(new URL(h2.url("/")).port);
     const trace = await traceResult(h2.url("/old"), traceEnv(prober, { tracePorts: [port] }));
-    expect(trace).toMatchObject({ chainStatus: "Redirects detected", finalStatus: 200, redirects: 1 });
+    expect(trace).toMatchObject({ chainStatus: "redirects_detected", finalStatus: 200, redirects: 1 });
   });
 
   it("sends the check's cookies over HTTP/2 too: a cookie gate is up", async () => {
@@ -133,7 +133,7 @@ describe("a server that offers only h2 in ALPN", () => {
   it("redirect-check falls back from a refused HEAD to GET, as over HTTP/1.1", async () => {
     const port = Number(new URL(h2.url("/")).port);
     const trace = await traceResult(h2.url("/no-head"), traceEnv(prober, { tracePorts: [port] }));
-    expect(trace).toMatchObject({ chainStatus: "Healthy", finalStatus: 200 });
+    expect(trace).toMatchObject({ chainStatus: "healthy", finalStatus: 200 });
     expect(trace.warnings.map((warning) => warning.code)).toContain("head_refused_get_used");
   });
 

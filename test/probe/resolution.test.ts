@@ -76,6 +76,24 @@ describe("names are judged by every answer", () => {
     expect(forbidden.connections()).toBe(0);
   });
 
+  it("a name answered with a private address is refused naming the range, with its own code", async () => {
+    dns.answer("private.test", { a: ["10.0.0.1"] });
+    expect(await hop(`http://private.test:${allowed.port}/`)).toMatchObject({
+      kind: "refused",
+      refusal: {
+        rule: "non_public_address",
+        code: "input_resolves_non_public",
+        reason: "Target private.test resolves to 10.0.0.1, which is not a public address (Private-Use, RFC 1918)",
+        range: { cidr: "10.0.0.0/8", name: "Private-Use", rfc: "RFC 1918" },
+      },
+    });
+    dns.answer("metadata.test", { aaaa: ["fd00::1"] });
+    expect(await hop(`http://metadata.test:${allowed.port}/`)).toMatchObject({
+      kind: "refused",
+      refusal: { code: "input_resolves_non_public", range: { cidr: "fc00::/7", name: "Unique-Local", rfc: "RFC 4193" } },
+    });
+  });
+
   it("a private AAAA among public A answers is refused", async () => {
     dns.answer("v6mix.test", { a: ["127.0.0.1"], aaaa: ["fd00::1"] });
     expect(await hop(`http://v6mix.test:${allowed.port}/`)).toMatchObject({ kind: "refused", refusal: { rule: "non_public_address" } });

@@ -64,9 +64,35 @@ describe("screen: checks that need no DNS", () => {
   it("names the rule and the address in the reason", () => {
     expect(prober.screen(new URL("http://10.0.0.1/"), FETCH_SAFE)).toEqual({
       rule: "non_public_address",
+      code: "input_non_public_address",
       reason: "Target 10.0.0.1 is not a public address (Private-Use, RFC 1918)",
+      range: { cidr: "10.0.0.0/8", name: "Private-Use", rfc: "RFC 1918" },
     });
     expect(prober.screen(new URL("http://a.test:8080/"), WEB_ONLY)?.reason).toBe("Port 8080 is not allowed; allowed ports: 80, 443");
+  });
+
+  it.each([
+    ["http://10.0.0.1/", { cidr: "10.0.0.0/8", name: "Private-Use", rfc: "RFC 1918" }],
+    ["http://169.254.169.254/latest/meta-data/", { cidr: "169.254.0.0/16", name: "Link Local", rfc: "RFC 3927" }],
+    ["http://[fd00::]/", { cidr: "fc00::/7", name: "Unique-Local", rfc: "RFC 4193" }],
+    ["http://[::ffff:10.1.2.3]/", { cidr: "10.0.0.0/8", name: "Private-Use", rfc: "RFC 1918" }],
+  ] as const)("IP literal %s names the address-table row that refused it", (url, range) => {
+    expect(prober.screen(new URL(url), FETCH_SAFE)).toMatchObject({ rule: "non_public_address", code: "input_non_public_address", range });
+  });
+
+  it("every other rule refuses with its own code and no range", () => {
+    const cases = [
+      ["ftp://a.test/", FETCH_SAFE, "input_scheme"],
+      ["http://user:pass@a.test/", FETCH_SAFE, "input_credentials"],
+      ["http://a.test:8080/", WEB_ONLY, "input_port"],
+      ["http://a.test:25/", FETCH_SAFE, "input_bad_port"],
+      [`http://a.test/${"a".repeat(2048)}`, FETCH_SAFE, "input_url_too_long"],
+    ] as const;
+    for (const [url, ports, code] of cases) {
+      const refusal = prober.screen(new URL(url), ports);
+      expect(refusal?.code, url).toBe(code);
+      expect(refusal && "range" in refusal, url).toBe(false);
+    }
   });
 
   it.each(["http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/", "http://[fd00::1]/", "http://[fe80::1]/", "http://100.64.0.1/"])(

@@ -81,7 +81,8 @@ export async function withDiagnosticEnv(io: CommandIo, run: (env: DiagnosticEnv,
 
 /** A refused target: nothing was sent to it. The REST door answers 400 for the same input. */
 export function reportRefusal(refusal: PolicyRefusal, io: CommandIo): number {
-  io.stderr.write(`refused (${refusal.rule}): ${refusal.reason}\nnothing was sent to the target\n`);
+  const range = refusal.range === undefined ? "" : `range ${refusal.range.cidr} (${refusal.range.name}, ${refusal.range.rfc})\n`;
+  io.stderr.write(`refused (${refusal.rule}): ${refusal.reason}\ncode ${refusal.code}\n${range}nothing was sent to the target\n`);
   return EXIT.badInput;
 }
 

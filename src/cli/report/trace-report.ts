@@ -1,4 +1,5 @@
-import type { ChainStatusName, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
+import type { ChainStatusId, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
+import { chainStatusWording } from "../../service/trace-redirects.js";
 import { certificateLines, detailsRows } from "./details-lines.js";
 import { addressCell, answerCell, tlsLines, urlCell } from "./hop-cells.js";
 import type { RequestAttempt } from "../../diagnostics/request-attempt.js";
@@ -7,7 +8,7 @@ import { textTable } from "./text-table.js";
 import { PHASE_HEADINGS, phaseCells } from "./timings.js";
 
 /** The chain statuses the contract calls normal (spec §2.3 rule 1); the CLI exits 0 for these. */
-export const HEALTHY_CHAINS: ReadonlySet<ChainStatusName> = new Set(["Healthy", "Redirects detected"]);
+export const HEALTHY_CHAINS: ReadonlySet<ChainStatusId> = new Set(["healthy", "redirects_detected"]);
 
 /**
  * `sitediag trace` for people: the chain status and totals, then one row per
@@ -19,7 +20,8 @@ export const HEALTHY_CHAINS: ReadonlySet<ChainStatusName> = new Set(["Healthy", 
 export function renderTrace(result: RedirectTraceResult, paint: Paint): string {
   const positions = result.attempts;
   const healthy = HEALTHY_CHAINS.has(result.chainStatus);
-  const verdict = paint.strong(healthy ? paint.good(result.chainStatus) : paint.bad(result.chainStatus));
+  const wording = chainStatusWording(result.chainStatus);
+  const verdict = paint.strong(healthy ? paint.good(wording) : paint.bad(wording));
   return `${verdict}  ${result.input}\n${summary(result, paint)}\n${hopTable(result.chain, positions, paint)}${tlsLines(tlsRequests(positions), paint)}${certificateLines(result.details, paint)}${warnings(result, paint)}`;
 }
 
