@@ -1,3 +1,5 @@
+import { csvFields } from "../../src/csv-fields.js";
+
 /** One line of a batch: a URL, and for a trace where its chain should end. */
 export interface BatchEntry {
   readonly url: string;
@@ -31,32 +33,6 @@ export function parseBatch(text: string): ParsedBatch {
   if (entries.length === 0) return { ok: false, problem: "Paste at least one URL." };
   if (entries.length > MAX_BATCH_ITEMS) return { ok: false, problem: `${entries.length} URLs: a batch takes at most ${MAX_BATCH_ITEMS}.` };
   return { ok: true, entries };
-}
-
-/** The fields of one CSV line; undefined when a quote is left open. */
-function csvFields(line: string): string[] | undefined {
-  const fields: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const char = line[i];
-    if (quoted) {
-      if (char === '"' && line[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"' && field.trim() === "") {
-      quoted = true;
-      field = "";
-    } else if (char === ",") {
-      fields.push(field);
-      field = "";
-    } else field += char;
-  }
-  if (quoted) return undefined;
-  fields.push(field);
-  return fields;
 }
 
 /** A CSV file of rows: fields quoted when needed, and a cell a spreadsheet would run as a formula made inert. */

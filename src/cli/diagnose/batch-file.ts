@@ -1,3 +1,5 @@
+import { csvFields } from "../../csv-fields.js";
+
 /** One row of a batch file: a URL, and where its chain should end. */
 export interface BatchRow {
   readonly url: string;
@@ -32,30 +34,4 @@ export function parseBatchFile(text: string): BatchFile {
   }
   if (rows.length === 0) return { ok: false, problem: "the file has no rows" };
   return { ok: true, rows };
-}
-
-/** The fields of one CSV line; undefined when a quote is left open. */
-function csvFields(line: string): string[] | undefined {
-  const fields: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const char = line[i];
-    if (quoted) {
-      if (char === '"' && line[i + 1] === '"') {
-        field += '"';
-        i += 1;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"' && field.trim() === "") {
-      quoted = true;
-      field = "";
-    } else if (char === ",") {
-      fields.push(field);
-      field = "";
-    } else field += char;
-  }
-  if (quoted) return undefined;
-  fields.push(field);
-  return fields;
 }
