@@ -2,7 +2,6 @@ import type { X509Certificate } from "node:crypto";
 import { connect as netConnect, type LookupFunction, type Socket } from "node:net";
 import { connect as tlsConnect, type SecureContext, type TLSSocket } from "node:tls";
 import { isIP } from "node:net";
-import type { buildConnector } from "undici";
 import type { AddressPolicy } from "./address-policy.js";
 import type { TlsSummary } from "./hop-types.js";
 import { now, type HopTrace } from "./hop-trace.js";
@@ -33,39 +32,6 @@ export class ConnectorError extends Error {
   }
 }
 
-/**
- * An undici `connect` function that ignores the origin it is given and dials
- * only the approved addresses: the name is never resolved again, so an answer
- * that changes after the check (DNS rebinding) is never seen. TLS still
- * verifies the certificate against the URL's host name.
- */
-export function pinnedConnector(
-  plan: DialPlan,
-  trace: HopTrace,
-  policy: AddressPolicy,
-  signal: AbortSignal,
-): buildConnector.connector {
-  return (_options, callback) => {
-    establish(plan, trace, policy, signal).then(
-      (socket) => {
-        trace.phase = "http";
-        trace.requestSentAt = now();
-        callback(null, socket);
-        // Only now: undici has attached its 'readable' reader inside the callback,
-        // so this listener observes its reads instead of switching the stream to
-        // flowing mode and stealing bytes.
-        socket.once("data", () => {
-          trace.firstByteAt ??= now();
-        });
-      },
-      (error: unknown) => {
-        trace.connectError ??= { stage: trace.phase, error };
-        callback(error instanceof Error ? error : new Error(String(error)), null);
-      },
-    );
-  };
-}
-
 /** The protocols offered in ALPN, in order of preference, as browsers offer them. */
 export const ALPN_OFFER: readonly string[] = ["h2", "http/1.1"];
 
@@ -77,9 +43,10 @@ export interface PinnedConnection {
 }
 
 /**
- * The same dial as pinnedConnector, for the probe's own exchanges: the
- * approved addresses only, the remote-address tripwire, then TLS verified
- * against the URL's host. Errors are the OS's, OpenSSL's or ConnectorError.
+ * The probe's only dial: the approved addresses only (the name is never
+ * resolved again, so an answer that changes after the check, DNS rebinding,
+ * is never seen), the remote-address tripwire, then TLS verified against the
+ * URL's host. Errors are the OS's, OpenSSL's or ConnectorError.
  */
 export async function openPinned(plan: DialPlan, trace: HopTrace, policy: AddressPolicy, signal: AbortSignal): Promise<PinnedConnection> {
   const socket = await establish(plan, trace, policy, signal);

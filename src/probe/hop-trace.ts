@@ -20,8 +20,6 @@ export interface HopTrace {
   tls: TlsSummary | null;
   /** The session and leaf certificate, kept also when verification failed. */
   tlsDetail: TlsDetail | null;
-  /** Set by pinnedConnector when a dial or handshake failed, so undici's wrapping cannot hide it. */
-  connectError: { readonly stage: FailureStage; readonly error: unknown } | null;
 }
 
 export function startTrace(now: number): HopTrace {
@@ -37,7 +35,6 @@ export function startTrace(now: number): HopTrace {
     remote: null,
     tls: null,
     tlsDetail: null,
-    connectError: null,
   };
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAddressPolicy } from "../../src/probe/address-policy.js";
-import { ConnectorError, pinnedConnector } from "../../src/probe/connector.js";
+import { ConnectorError, openPinned } from "../../src/probe/connector.js";
 import { startTrace } from "../../src/probe/hop-trace.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
@@ -46,17 +46,19 @@ describe("the connector's last tripwire", () => {
   it("drops a connection whose peer the policy does not allow, before a byte of request is written", async () => {
     const target = await startRawTarget({ kind: "silent" });
     const trace = startTrace(performance.now());
-    const connect = pinnedConnector(
+    const error = await openPinned(
       { addresses: [{ address: "127.0.0.1", family: 4 }], port: target.port, tls: false, hostname: "127.0.0.1", secureContext: undefined },
       trace,
       createAddressPolicy([]), // loopback not allowed: the peer check must refuse it
       new AbortController().signal,
+    ).then(
+      () => null,
+      (reason: unknown) => reason,
     );
-    const error = await new Promise<Error | null>((resolve) => connect({ hostname: "127.0.0.1", protocol: "http:", port: String(target.port) }, (...args) => resolve(args[0])));
     await target.close();
     expect(error).toBeInstanceOf(ConnectorError);
     expect((error as ConnectorError).code).toBe("REMOTE_ADDRESS_MISMATCH");
-    expect(trace.connectError?.stage).toBe("connect");
+    expect(trace.phase).toBe("connect");
     expect(trace.requestSentAt).toBeNull();
   });
 });
