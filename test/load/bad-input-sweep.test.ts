@@ -3,21 +3,10 @@ import { type AddressInfo, createServer, type Server } from "node:net";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
+import { seededRandom as prng } from "../fixtures/seeded-random.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type AccessService, bounded, startAccessService } from "./access-service.js";
 import { HTTP2_GOAWAY, http2FrameTypes, parseHttp1, rawExchange, type RawReply } from "./raw-exchange.js";
-
-/** A deterministic generator, so a failing input can be found again. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** The REST envelope ({ok, error: {code, message}}) or, on the Connect door, Connect's error ({code, message}). */
 interface Envelope {
