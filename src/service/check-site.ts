@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { HandlerContext } from "@connectrpc/connect";
 import {
   type CheckSiteRequest,
   type CheckSiteResponse,
@@ -12,6 +12,7 @@ import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { checkSite } from "../diagnostics/site-check.js";
 import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
 import type { FailureStage } from "../probe/failure.js";
+import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
 
 const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
@@ -28,22 +29,7 @@ const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
  */
 export function createCheckSiteHandler(env: DiagnosticEnv) {
   return async (request: CheckSiteRequest, context: HandlerContext): Promise<CheckSiteResponse> => {
-    let outcome: Awaited<ReturnType<typeof checkSite>>;
-    try {
-      outcome = await checkSite(request.url, env, context.signal, { details: request.details === true });
-    } catch (cause) {
-      // Whatever a target does ends in an outcome; a throw is a defect of ours (a 500).
-      throw new ConnectError("The check could not be completed", Code.Internal, undefined, undefined, cause);
-    }
-    switch (outcome.kind) {
-      case "result":
-        return siteCheckMessage(outcome.result);
-      case "refused":
-        throw new ConnectError(outcome.refusal.reason, Code.InvalidArgument, undefined, undefined, outcome.refusal);
-      case "cancelled":
-        // The caller went away or the server is stopping: report that, not an internal fault.
-        throw ConnectError.from(outcome.reason, Code.Canceled);
-    }
+    return answerDiagnostic(() => checkSite(request.url, env, context.signal, { details: request.details === true }), siteCheckMessage, "The check could not be completed");
   };
 }
 

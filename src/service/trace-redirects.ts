@@ -1,5 +1,5 @@
 import { create, getOption, hasOption } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { HandlerContext } from "@connectrpc/connect";
 import {
   ChainStatus,
   ChainHopSchema,
@@ -12,28 +12,13 @@ import {
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { traceRedirects, type ChainStatusId, type RedirectTraceResult } from "../diagnostics/redirect-trace.js";
 import { rest_value } from "../../gen/sitediag/v1/options_pb.js";
+import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
 
 /** The TraceRedirects RPC: validate the input, run the trace, map the result to the message. */
 export function createTraceRedirectsHandler(env: DiagnosticEnv) {
   return async (request: TraceRedirectsRequest, context: HandlerContext): Promise<TraceRedirectsResponse> => {
-    let outcome: Awaited<ReturnType<typeof traceRedirects>>;
-    try {
-      outcome = await traceRedirects(request.url, env, context.signal, { details: request.details === true });
-    } catch (cause) {
-      // Whatever a target does ends in a result; a throw is a defect of ours, reported
-      // as such (a 500), without its internal message reaching the caller.
-      throw new ConnectError("The trace could not be completed", Code.Internal, undefined, undefined, cause);
-    }
-    switch (outcome.kind) {
-      case "result":
-        return toTraceRedirectsResponse(outcome.result);
-      case "refused":
-        // The refusal travels as the cause, so a door can name the rule without parsing the message.
-        throw new ConnectError(outcome.refusal.reason, Code.InvalidArgument, undefined, undefined, outcome.refusal);
-      case "cancelled":
-        throw ConnectError.from(outcome.reason, Code.Canceled);
-    }
+    return answerDiagnostic(() => traceRedirects(request.url, env, context.signal, { details: request.details === true }), toTraceRedirectsResponse, "The trace could not be completed");
   };
 }
 
