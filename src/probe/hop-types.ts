@@ -23,6 +23,14 @@ export interface HopRequest {
   readonly bodyPrefixBytes?: number;
   /** A Cookie header value from the check's own jar; never logged. */
   readonly cookie?: string;
+  /**
+   * When the hop was asked for, on the shared clock (shared-clock.ts); the
+   * timeout counts from here. Set by a prober that hands hops to another
+   * loop: a hop that waited to start (a burst queued on a probe thread) still
+   * ends at the caller's deadline instead of that much later. The wait is not
+   * in the hop's span.
+   */
+  readonly askedAt?: number;
 }
 
 /** Milliseconds per phase of one hop; null for a phase that did not happen (tls on http, dns for an IP literal). */

@@ -11,6 +11,7 @@ import { exchangeHttp2 } from "./http2-exchange.js";
 import type { HopOutcome, HopRequest, HopResponse, HopTimings, PartialTimings } from "./hop-types.js";
 import { now, startTrace, type HopTrace } from "./hop-trace.js";
 import { refusal } from "./input-refusal.js";
+import { sharedClockMs } from "./shared-clock.js";
 import { locationText } from "./location-header.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
 import { effectivePort, hostOf, screenUrl } from "./target-policy.js";
@@ -44,7 +45,7 @@ export async function runHop(request: HopRequest, deps: HopDeps): Promise<HopOut
 
   const trace = startTrace(now());
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), request.timeoutMs);
+  const timer = setTimeout(() => deadline.abort(), timeLeftMs(request));
   const onOuterAbort = () => deadline.abort();
   request.signal?.addEventListener("abort", onOuterAbort, { once: true });
   if (request.signal?.aborted === true) deadline.abort();
@@ -56,6 +57,14 @@ export async function runHop(request: HopRequest, deps: HopDeps): Promise<HopOut
     clearTimeout(timer);
     request.signal?.removeEventListener("abort", onOuterAbort);
   }
+}
+
+/** The hop's timeout less the time it waited to start, if the asking loop said when it asked. */
+function timeLeftMs(request: HopRequest): number {
+  if (request.askedAt === undefined) return request.timeoutMs;
+  const waited = sharedClockMs() - request.askedAt;
+  // Clocks of two threads agree to well under a millisecond; the clamp keeps a skew from adding time.
+  return Math.min(request.timeoutMs, Math.max(0, request.timeoutMs - Math.max(0, waited)));
 }
 
 async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTrace, signal: AbortSignal): Promise<HopOutcome> {

@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { createAddressPolicy } from "./address-policy.js";
 import type { HopRequest, LoopDelayReport, ProbeLoad, Prober, ProberOptions, TimedHopOutcome } from "./hop-types.js";
+import { sharedClockMs } from "./shared-clock.js";
 import { screenUrl } from "./target-policy.js";
 import { toWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
 
@@ -145,7 +146,8 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
       const onAbort = signal === undefined ? undefined : () => worker.postMessage({ type: "cancel", id } satisfies ToProbeThread);
       slot.pending.set(id, { resolve, reject, signal, onAbort });
       if (slot.pending.size === 1) worker.ref();
-      worker.postMessage({ type: "hop", id, request: toWire(request) } satisfies ToProbeThread);
+      // Stamped here: the hop's timeout runs from now, not from when the thread gets to it.
+      worker.postMessage({ type: "hop", id, request: toWire({ ...request, askedAt: request.askedAt ?? sharedClockMs() }) } satisfies ToProbeThread);
       if (signal !== undefined && onAbort !== undefined) {
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });

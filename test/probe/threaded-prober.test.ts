@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HopRequest } from "../../src/probe/hop-types.js";
+import { sharedClockMs } from "../../src/probe/shared-clock.js";
 import { createThreadedProber, type ThreadExit, type ThreadedProber } from "../../src/probe/threaded-prober.js";
 import { USER_AGENT } from "../../src/version.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
@@ -105,6 +106,20 @@ describe("a prober on probe threads", () => {
     try {
       const outcome = await prober.hop(request(silent.url, { signal: AbortSignal.abort(new Error("already")), timeoutMs: 60_000 }));
       expect(outcome.kind).toBe("failure");
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("counts a hop's timeout from when it was asked for: time spent waiting to start is not given to the target", async () => {
+    const silent = await startSilentTarget();
+    try {
+      // Asked for 29.8 s ago with a 30 s timeout: 0.2 s are left, not 30.
+      const outcome = await prober.hop(request(silent.url, { timeoutMs: 30_000, askedAt: sharedClockMs() - 29_800 }));
+      expect(outcome.kind).toBe("failure");
+      if (outcome.kind !== "failure") return;
+      expect(outcome.failure.timedOut).toBe(true);
+      expect(outcome.failure.elapsedMs).toBeLessThan(10_000);
     } finally {
       await silent.close();
     }
