@@ -41,7 +41,7 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
 
   const budget = startTraceBudget({ hopTimeoutMs: env.traceHopTimeoutMs, totalTimeoutMs: env.traceTotalTimeoutMs }, signal);
   try {
-    const walk = await walkChain(parsed.url, env, ports, budget);
+    const walk = await walkChain(parsed.url, env, ports, budget, options.details === true);
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     if (walk.kind === "refused") return walk;
     const { chain, ending } = walk;
@@ -101,7 +101,7 @@ type Walk =
     }
   | Extract<RedirectTraceOutcome, { kind: "refused" }>;
 
-async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget): Promise<Walk> {
+async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, withRecords: boolean): Promise<Walk> {
   const chain: TraceHop[] = [];
   const warnings: TraceWarning[] = [];
   const records: RequestRecord[] = [];
@@ -158,11 +158,12 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     }
     const sent = { url: target.href, method: attempt.method, headFallback: attempt.headNote !== null };
     if (attempt.kind === "failure") {
-      records.push(failedRecord(sent, attempt.failure, attempt.trace));
+      if (withRecords) records.push(failedRecord(sent, attempt.failure, attempt.trace));
       return stop(...failureEnding(target, attempt, env));
     }
 
-    records.push(answeredRecord(sent, attempt.response));
+    // Records are read only by details: a plain trace does not build them.
+    if (withRecords) records.push(answeredRecord(sent, attempt.response));
     lastResponse = attempt.response;
     const hop = toTraceHop(position, target, attempt.response);
     chain.push(hop);

@@ -78,12 +78,13 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortS
     }
     if (outcome.kind === "failure") {
       const reason = failureReason(outcome.failure, env.siteTimeoutMs);
-      run.records.push(failedRecord(sent, outcome.failure, outcome.trace, reason));
+      if (details) run.records.push(failedRecord(sent, outcome.failure, outcome.trace, reason));
       return run.failed(url, outcome.failure.stage, reason, failureCode(outcome.failure));
     }
 
     const response = outcome.response;
-    run.records.push(answeredRecord(sent, response));
+    // Records are read only by details: a plain check does not build them.
+    if (details) run.records.push(answeredRecord(sent, response));
     // Only Fetch's redirect statuses are followed, and only these keep a check from being `up`.
     if (!isRedirectStatus(response.status)) return run.answered(response);
     run.redirects.push({ url: response.url, status: response.status });
