@@ -1,5 +1,6 @@
 import { parseProbe } from "../blackbox.js";
-import { createClient, pooled, siteData } from "../http-client.js";
+import { burst } from "../burst-client.js";
+import { type Answer, type Client, createClient, pooled, siteData } from "../http-client.js";
 import { MIB, readProcessMemory, sampleRss } from "../memory.js";
 import type { Figure } from "../results.js";
 import type { BenchStack } from "../stack.js";
@@ -7,12 +8,6 @@ import { percentile } from "../stats.js";
 
 /** §4.1: six seconds per request; the contract's window for "answered at the timeout" is this plus scheduling. */
 const WINDOW_MS = { from: 6_000, to: 6_500 } as const;
-
-interface Outcome {
-  readonly onTime: boolean;
-  readonly asExpected: boolean;
-  readonly elapsedMs: number;
-}
 
 /**
  * A service in production is warm. A fresh process would spend the burst
@@ -30,28 +25,29 @@ const WARM_UP = { count: 2_000, concurrency: 50 } as const;
  */
 export async function runInflightScale(stack: BenchStack): Promise<Figure[]> {
   const count = stack.options.inflight;
-  const client = createClient(count + 10);
   const service = await stack.startService("inflight");
   try {
-    await pooled(WARM_UP.count, WARM_UP.concurrency, () =>
-      client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.url("/ok"))}`, { "x-api-key": service.apiKey }),
+    await warmUp((client) => client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.url("/ok"))}`, { "x-api-key": service.apiKey }));
+    const sitediag = await measure(
+      service.child.pid,
+      () => burst(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.silentUrl)}`, count, { "x-api-key": service.apiKey }),
+      (answer) => {
+        // A refusal (503) is an answer too, just not the expected one: counted, not thrown.
+        const data = answer.status === 200 ? siteData(answer) : {};
+        return data.status === "down" && data.failedStage === "http";
+      },
     );
-    const sitediag = await measure(service.child.pid, count, async () => {
-      const answer = await client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.silentUrl)}`, { "x-api-key": service.apiKey });
-      // A refusal (503) is an answer too, just not the expected one: counted, not thrown.
-      const data = answer.status === 200 ? siteData(answer) : {};
-      return { asExpected: data.status === "down" && data.failedStage === "http", onTime: inWindow(answer.elapsedMs), elapsedMs: answer.elapsedMs };
-    });
     const blackbox = await stack.startBlackbox();
     const other =
       blackbox === null
         ? null
-        : await pooled(WARM_UP.count, WARM_UP.concurrency, () => client.get(blackbox.probeUrl("http_get", stack.target.url("/ok"))))
+        : await warmUp((client) => client.get(blackbox.probeUrl("http_get", stack.target.url("/ok"))))
             .then(() =>
-              measure(blackbox.child.pid, count, async () => {
-                const answer = await client.get(blackbox.probeUrl("http_get", stack.target.silentUrl));
-                return { asExpected: !parseProbe(answer.body).success, onTime: inWindow(answer.elapsedMs), elapsedMs: answer.elapsedMs };
-              }),
+              measure(
+                blackbox.child.pid,
+                () => burst(blackbox.probeUrl("http_get", stack.target.silentUrl), count),
+                (answer) => answer.status === 200 && !parseProbe(answer.body).success,
+              ),
             )
             .finally(() => blackbox.stop());
     const figure = (name: string, unit: string, pick: (m: Measured) => number, goal?: string): Figure => ({
@@ -74,6 +70,15 @@ export async function runInflightScale(stack: BenchStack): Promise<Figure[]> {
     ];
   } finally {
     await service.stop();
+  }
+}
+
+/** Warm-up calls on connections closed before the burst: the burst's own connections stay within a peer's share. */
+async function warmUp(call: (client: Client) => Promise<unknown>): Promise<void> {
+  const client = createClient(WARM_UP.concurrency);
+  try {
+    await pooled(WARM_UP.count, WARM_UP.concurrency, () => call(client));
+  } finally {
     await client.close();
   }
 }
@@ -86,21 +91,26 @@ interface Measured {
   readonly peakRss: number;
 }
 
-async function measure(pid: number, count: number, call: () => Promise<Outcome>): Promise<Measured> {
+/**
+ * The burst's answers with the tool's memory around it. The connections are
+ * dialled inside (the server's side of them is the tool's memory too); each
+ * answer's time runs from its own request's write.
+ */
+async function measure(pid: number, send: () => Promise<Answer[]>, expected: (answer: Answer) => boolean): Promise<Measured> {
   const base = readProcessMemory(pid).rssBytes;
   const sampler = sampleRss(pid);
   let sampled = 0;
-  let outcomes: Outcome[];
+  let answers: Answer[];
   try {
-    outcomes = await pooled(count, count, call);
+    answers = await send();
   } finally {
     // Stopped whatever happens: a sampler left running outlives the process and hides the first error.
     sampled = sampler.stop();
   }
   return {
-    asExpected: outcomes.filter((outcome) => outcome.asExpected).length,
-    onTime: outcomes.filter((outcome) => outcome.onTime).length,
-    elapsedMs: outcomes.map((outcome) => outcome.elapsedMs),
+    asExpected: answers.filter(expected).length,
+    onTime: answers.filter((answer) => inWindow(answer.elapsedMs)).length,
+    elapsedMs: answers.map((answer) => answer.elapsedMs),
     baseRss: base,
     peakRss: Math.max(sampled, readProcessMemory(pid).peakRssBytes),
   };
