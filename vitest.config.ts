@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -50,8 +51,17 @@ const shared = {
   hookTimeout: 60_000,
 } as const;
 
+/**
+ * Test files at once. Vitest's default is one fewer than the cores: one file
+ * at a time on a 2-core CI machine, where most files wait on sockets, child
+ * processes, timeouts or a browser rather than compute. Three keep both
+ * cores busy there; larger machines keep the default.
+ */
+const MAX_WORKERS = Math.max(availableParallelism() - 1, 3);
+
 export default defineConfig({
   test: {
+    maxWorkers: MAX_WORKERS,
     projects: [
       // The fast files share their worker processes' module cache (isolate: false):
       // loading the modules once per worker instead of once per file is what

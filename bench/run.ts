@@ -14,6 +14,7 @@ import { type Figure, ratio, renderTable } from "./results.js";
 import { runAccessPath } from "./scenarios/access-path.js";
 import { runEndlessBody } from "./scenarios/endless-body.js";
 import { runInflightScale } from "./scenarios/inflight-scale.js";
+import { runProbeFloor } from "./scenarios/probe-floor.js";
 import { THROUGHPUT_CASES, runThroughput } from "./scenarios/throughput.js";
 import { runTimingFidelity } from "./scenarios/timing-fidelity.js";
 import { startStack } from "./stack.js";
@@ -48,6 +49,7 @@ try {
   await step(5, () => runInflightScale(stack));
   await step(6, () => runEndlessBody(stack));
   await step(7, () => runAccessPath(stack));
+  await step(8, () => runProbeFloor(stack));
 } finally {
   await client.close();
   await stack.close();

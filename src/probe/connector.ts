@@ -124,7 +124,8 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortSignal): Promis
         lastError = error;
         startNext();
       });
-      timer = setTimeout(startNext, CONNECTION_ATTEMPT_DELAY_MS);
+      // The next attempt's timer only when there is a next address: one timer less on the common single-address dial.
+      if (next < plan.addresses.length) timer = setTimeout(startNext, CONNECTION_ATTEMPT_DELAY_MS);
     };
 
     if (signal.aborted) return onAbort();

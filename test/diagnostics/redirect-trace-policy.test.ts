@@ -96,6 +96,8 @@ describe("redirects to refused targets", () => {
   it("sends no packet to a loopback address outside the allowed ranges", async () => {
     const forbidden = await startTraceTarget({ host: "127.0.0.2" });
     const narrowProber = loopbackProber({ allowCidrs: ["127.0.0.1/32"] });
+    // Made inside the test, after the setup's wait: on probe threads its boot would count against the trace's 1.5 s budget.
+    await narrowProber.ready?.();
     try {
       site.route("/to-127-0-0-2", { kind: "redirect", status: 301, location: forbidden.url("/") });
       const narrowEnv = traceEnv(narrowProber, { tracePorts: [site.port, forbidden.port] });
