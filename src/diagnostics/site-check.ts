@@ -32,6 +32,13 @@ export interface SiteCheckOptions {
    * a client-side redirect (which costs reading up to 64 KiB of each body).
    */
   readonly details?: boolean;
+  /**
+   * When the first request's timeout starts, on the shared clock (the call's
+   * arrival at the service): the caller gets the answer env.siteTimeoutMs
+   * after asking, however long taking the call in took. Later requests count
+   * from when they are sent. Undefined: from when the first is sent.
+   */
+  readonly timeoutsFrom?: number | undefined;
 }
 
 const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
@@ -60,6 +67,7 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortS
       ports: FETCH_SAFE,
       signal,
       ...(cookie === undefined ? {} : { cookie }),
+      ...(request === 1 && options.timeoutsFrom !== undefined ? { askedAt: options.timeoutsFrom } : {}),
       // Which GET is the last is known only from its status, so each reads a bounded prefix.
       ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES } : {}),
     });

@@ -14,6 +14,7 @@ import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
 import type { FailureStage } from "../probe/failure.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
+import { timeoutsFromOf } from "./timeouts-from.js";
 
 const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
   dns: FailedStage.DNS,
@@ -29,7 +30,8 @@ const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
  */
 export function createCheckSiteHandler(env: DiagnosticEnv) {
   return async (request: CheckSiteRequest, context: HandlerContext): Promise<CheckSiteResponse> => {
-    return answerDiagnostic(() => checkSite(request.url, env, context.signal, { details: request.details === true }), siteCheckMessage, "The check could not be completed");
+    const options = { details: request.details === true, timeoutsFrom: timeoutsFromOf(context) };
+    return answerDiagnostic(() => checkSite(request.url, env, context.signal, options), siteCheckMessage, "The check could not be completed");
   };
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { checkSite } from "../../src/diagnostics/site-check.js";
 import { SITE_CHECK } from "../../src/limits.js";
+import { sharedClockMs } from "../../src/probe/shared-clock.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
 
@@ -42,4 +43,16 @@ it("gives up on a target that never answers after the default six seconds", { ti
   expect(waitedMs).toBeGreaterThanOrEqual(5_900);
   expect(waitedMs).toBeLessThan(9_000);
   expect(targets.requests).toHaveLength(1);
+});
+
+it("counts the first request's six seconds from the call's arrival when told it (timeoutsFrom): the caller hears at six seconds", { timeout: 20_000 }, async () => {
+  // A call that took the service 4 s to take in (its key, its charge) has 2 s left for its first request.
+  const startedAt = performance.now();
+  const outcome = await checkSite(targets.url("/never"), env, undefined, { timeoutsFrom: sharedClockMs() - 4_000 });
+  const waitedMs = performance.now() - startedAt;
+
+  // The same answer as a full wait: the contract's sentence, nothing about the service's own delay.
+  expect(outcome).toMatchObject({ kind: "result", result: { status: "down", failedStage: "http", responseTime: null, reason: "Timed out after 6 s waiting for a response" } });
+  expect(waitedMs).toBeGreaterThanOrEqual(1_900);
+  expect(waitedMs).toBeLessThan(5_000);
 });

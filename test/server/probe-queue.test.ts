@@ -38,6 +38,21 @@ describe("the probe queue", () => {
     expect(counts).toEqual([1, 2, 0]);
   });
 
+  it("tells a check that waited when its turn came, and tells no check that passed at once", async () => {
+    const manual = manualLoad();
+    const queue = createProbeQueue({ load: manual.load, max: 4, maxWaitMs: 60_000 });
+    const turns: string[] = [];
+    expect(await queue.pass("CheckSite", () => turns.push("at once"))).toBeNull();
+    manual.report(true);
+    const waited = settled(queue.pass("CheckSite", () => turns.push("waited")));
+    await turn();
+    expect(turns).toEqual([]);
+    manual.report(false);
+    await turn();
+    expect(waited).toEqual({ done: true, value: null });
+    expect(turns).toEqual(["waited"]);
+  });
+
   it("lets a check that arrives behind waiting ones wait too, even once the loops recovered", async () => {
     const manual = manualLoad();
     const queue = createProbeQueue({ load: manual.load, max: 200, maxWaitMs: 60_000 });

@@ -1,6 +1,7 @@
 import type { ConnectError } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
 import type { KeyGate } from "../../access/key-gate.js";
+import { sharedClockMs } from "../../probe/shared-clock.js";
 import { callRecordOf } from "../observers/call-record.js";
 import type { Door } from "../rpc/door.js";
 import type { InflightLimit } from "./inflight-limit.js";
@@ -31,7 +32,7 @@ export function createAdmission(inflight: InflightLimit, keyGate: KeyGate, probe
       try {
         refusal = await keyGate(presentedKey);
         // Only a caller with a good key waits for a turn: a wrong key takes no place in the queue.
-        if (refusal === null) refusal = (await probeQueue?.pass(operation)) ?? null;
+        if (refusal === null) refusal = (await probeQueue?.pass(operation, () => restartTimeouts(request))) ?? null;
       } catch (error) {
         slot.release();
         throw error;
@@ -41,6 +42,12 @@ export function createAdmission(inflight: InflightLimit, keyGate: KeyGate, probe
       return refused(request, door, operation, refusal);
     },
   };
+}
+
+/** A check that waited for its turn starts its timeouts when the turn came: the wait was the service's, not the site's. */
+function restartTimeouts(request: object): void {
+  const record = callRecordOf(request);
+  if (record !== undefined) record.timeoutsFrom = sharedClockMs();
 }
 
 /** The call observer never sees a call refused here, so its record is written here, for the log line and the request metric. */

@@ -19,7 +19,8 @@ export interface ProbeQueueOptions {
 
 /** Null: go on. Otherwise the refusal to answer with (503, Retry-After), before anything is charged. */
 export interface ProbeQueue {
-  pass(operation: string): Promise<ConnectError | null>;
+  /** `onTurn`: called when a check that waited is let go (not when it passes at once, nor when refused). */
+  pass(operation: string, onTurn?: () => void): Promise<ConnectError | null>;
 }
 
 /** Checks let go per loop-delay report while the probe loops recover: a trickle, not the whole queue at once. */
@@ -36,20 +37,21 @@ const RETRY_AFTER = "1";
  */
 export function createProbeQueue(options: ProbeQueueOptions): ProbeQueue {
   const { load } = options;
-  const waiting: { resolve(error: ConnectError | null): void; timer: NodeJS.Timeout }[] = [];
+  const waiting: { resolve(error: ConnectError | null): void; timer: NodeJS.Timeout; onTurn: (() => void) | undefined }[] = [];
   const refusal = (message: string) => new ConnectError(`${message}; retry in ${RETRY_AFTER} second (nothing was charged)`, Code.Unavailable, { "retry-after": RETRY_AFTER });
 
   load?.onReport(() => {
     if (load.congested()) return;
     for (const waiter of waiting.splice(0, RELEASE_PER_REPORT)) {
       clearTimeout(waiter.timer);
+      waiter.onTurn?.();
       waiter.resolve(null);
     }
     options.observer?.waiting(waiting.length);
   });
 
   return {
-    pass(operation) {
+    pass(operation, onTurn) {
       if (load === undefined || (waiting.length === 0 && !load.congested())) return Promise.resolve(null);
       if (waiting.length >= options.max) {
         options.observer?.rejected(operation, "full");
@@ -58,6 +60,7 @@ export function createProbeQueue(options: ProbeQueueOptions): ProbeQueue {
       return new Promise((resolve) => {
         const waiter = {
           resolve,
+          onTurn,
           timer: setTimeout(() => {
             const index = waiting.indexOf(waiter);
             if (index >= 0) waiting.splice(index, 1);

@@ -1,4 +1,6 @@
 import { type ContextValues, createContextKey, createContextValues } from "@connectrpc/connect";
+import { sharedClockMs } from "../../probe/shared-clock.js";
+import { callClockKey } from "../../service/timeouts-from.js";
 import { type Door, doorKey } from "../rpc/door.js";
 
 /**
@@ -22,6 +24,8 @@ export interface CallRecord {
    * is below LOG_LEVEL).
    */
   target: string | null;
+  /** When the call's timeouts start (service/timeouts-from.ts): set at arrival, moved by admission past a wait for a turn. */
+  timeoutsFrom: number;
 }
 
 /**
@@ -50,5 +54,7 @@ export function callRecordOf(request: object): CallRecord | undefined {
  * request's call record when the server observes requests.
  */
 export function callContextValues(request: object, door: Door): ContextValues {
-  return createContextValues().set(doorKey, door).set(callRecordKey, callRecordOf(request));
+  const record = callRecordOf(request);
+  // Unobserved (a server started without the request observer): the call's clock starts now, as its door takes it.
+  return createContextValues().set(doorKey, door).set(callRecordKey, record).set(callClockKey, record ?? { timeoutsFrom: sharedClockMs() });
 }

@@ -1,3 +1,4 @@
+import { sharedClockMs } from "../../probe/shared-clock.js";
 import { Code } from "@connectrpc/connect";
 import { codeFromHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
 import { DiagnosticsService } from "../../../gen/sitediag/v1/diagnostics_pb.js";
@@ -35,6 +36,7 @@ export function observeRequests(handler: NodeRequestHandler, deps: RequestObserv
       operation: undefined,
       outcome: undefined,
       target: null,
+      timeoutsFrom: sharedClockMs(),
     };
     // Set before the handler runs, so it survives into every door's response head (writeHead merges).
     response.setHeader(REQUEST_ID_HEADER, record.requestId);
