@@ -7,6 +7,7 @@ import { defineConfig } from "vitest/config";
  * `npm run test:fast`; `npm test` and CI run both.
  */
 const SLOW = [
+  // Also the "load" project's, run on their own (see GROUPS).
   "test/load/**/*.test.ts",
   "test/access/**/*.test.ts",
   "test/cli/**/*.test.ts",
@@ -52,24 +53,45 @@ const shared = {
 } as const;
 
 /**
- * Test files at once. Vitest's default is one fewer than the cores: one file
- * at a time on a 2-core CI machine, where most files wait on sockets, child
- * processes, timeouts or a browser rather than compute. Three keep both
- * cores busy there; larger machines keep the default.
+ * How many test files run at once, in three groups one after the other.
+ * Vitest's default is one fewer than the cores: one file at a time on a
+ * 2-core CI machine, where most files wait on sockets, child processes,
+ * timeouts or a browser rather than compute. So the fast and threaded files
+ * run three at a time, then the slow ones two at a time, and last the attack
+ * and load suites alone: they hold the service to latency bounds, which must
+ * measure the service, not the other test files sharing its cores. Larger
+ * machines keep vitest's default where it is higher.
  */
-const MAX_WORKERS = Math.max(availableParallelism() - 1, 3);
+const CORES_LEFT = availableParallelism() - 1;
+const GROUPS = {
+  quick: { groupOrder: 0, maxWorkers: Math.max(CORES_LEFT, 3) },
+  slow: { groupOrder: 1, maxWorkers: Math.max(CORES_LEFT, 2) },
+  alone: { groupOrder: 2, maxWorkers: 1 },
+} as const;
+
+const LOAD = ["test/load/**/*.test.ts"];
 
 export default defineConfig({
   test: {
-    maxWorkers: MAX_WORKERS,
     projects: [
       // The fast files share their worker processes' module cache (isolate: false):
       // loading the modules once per worker instead of once per file is what
       // brings the inner loop under 30 s. Each file still starts and closes
       // its own servers; none keeps global state.
-      { test: { ...shared, name: "fast", include: ["test/**/*.test.ts"], exclude: SLOW, isolate: false } },
-      { test: { ...shared, name: "slow", include: SLOW } },
-      { test: { ...shared, name: "threaded", include: THREADED, setupFiles: ["test/fixtures/threaded-setup.ts"], env: { SITEDIAG_TEST_PROBE_THREADS: "1" } } },
+      { test: { ...shared, name: "fast", include: ["test/**/*.test.ts"], exclude: SLOW, isolate: false, maxWorkers: GROUPS.quick.maxWorkers, sequence: { groupOrder: GROUPS.quick.groupOrder } } },
+      {
+        test: {
+          ...shared,
+          name: "threaded",
+          include: THREADED,
+          setupFiles: ["test/fixtures/threaded-setup.ts"],
+          env: { SITEDIAG_TEST_PROBE_THREADS: "1" },
+          maxWorkers: GROUPS.quick.maxWorkers,
+          sequence: { groupOrder: GROUPS.quick.groupOrder },
+        },
+      },
+      { test: { ...shared, name: "slow", include: SLOW, exclude: LOAD, maxWorkers: GROUPS.slow.maxWorkers, sequence: { groupOrder: GROUPS.slow.groupOrder } } },
+      { test: { ...shared, name: "load", include: LOAD, maxWorkers: GROUPS.alone.maxWorkers, sequence: { groupOrder: GROUPS.alone.groupOrder } } },
     ],
   },
 });
