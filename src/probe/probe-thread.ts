@@ -5,20 +5,39 @@
  * own prober (resolvers, sockets, timers), reports its loop delay, and
  * answers each hop with the outcome as plain data.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createProber } from "./prober.js";
-import { fromWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
+import { type Batch, batchedSender, fromWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
 
-const port = parentPort;
-if (port === null) throw new Error("probe-thread.ts runs only as a worker thread");
+if (parentPort === null) throw new Error("probe-thread.ts runs only as a worker thread");
+const port: MessagePort = parentPort;
 const data = workerData as ProbeThreadData;
 const prober = createProber(data.options);
 const running = new Map<number, AbortController>();
-const post = (message: FromProbeThread) => port.postMessage(message);
+const post = batchedSender<FromProbeThread>((batch) => {
+  try {
+    port.postMessage(batch);
+  } catch {
+    // One message that cannot be cloned must not take the others with it: each goes alone, a bad one as its defect.
+    for (const message of batch) postAlone(message);
+  }
+});
+
+function postAlone(message: FromProbeThread): void {
+  try {
+    port.postMessage([message]);
+  } catch (error) {
+    if ("id" in message) port.postMessage([{ type: "defect", id: message.id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies FromProbeThread]);
+  }
+}
 post({ type: "ready" });
 
-port.on("message", (message: ToProbeThread) => {
+port.on("message", (batch: Batch<ToProbeThread>) => {
+  for (const message of batch) take(message);
+});
+
+function take(message: ToProbeThread): void {
   if (message.type === "cancel") {
     running.get(message.id)?.abort(new Error("cancelled by the caller"));
     return;
@@ -27,7 +46,7 @@ port.on("message", (message: ToProbeThread) => {
   running.set(message.id, cancel);
   waiting.push({ id: message.id, start: () => prober.hop(fromWire(message.request, cancel.signal)) });
   if (waiting.length === 1) setImmediate(startSome);
-});
+}
 
 /**
  * Hops that arrived and are not started yet. A burst of calls arrives as one

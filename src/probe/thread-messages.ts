@@ -29,6 +29,33 @@ export type FromProbeThread =
   /** The thread has loaded its modules and built its prober: hops sent now start at once. */
   | { readonly type: "ready" };
 
+/**
+ * Messages cross in batches: everything one loop turn has to say goes as one
+ * postMessage (one wake-up of the other thread, one message event) instead
+ * of one each. Measured on a direct hop, the bridge cost about 50 us of CPU
+ * per hop unbatched.
+ */
+export type Batch<T> = readonly T[];
+
+/**
+ * Collects what one turn of this thread's loop says to the other thread and
+ * sends it as one batch at the end of the turn (setImmediate: after every I/O
+ * callback of the turn). A hop's timestamps are read before it is queued, so
+ * the batch delays no measurement; it delays delivery by the rest of a turn.
+ */
+export function batchedSender<T>(send: (batch: Batch<T>) => void): (message: T) => void {
+  let pending: T[] = [];
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    send(batch);
+  };
+  return (message) => {
+    pending.push(message);
+    if (pending.length === 1) setImmediate(flush);
+  };
+}
+
 export function toWire(request: HopRequest): WireHopRequest {
   // Spread drops nothing the clone could carry; the two left out are replaced.
   const { url, signal: _signal, ...rest } = request;

@@ -5,7 +5,7 @@ import { createAddressPolicy } from "./address-policy.js";
 import type { HopRequest, LoopDelayReport, ProbeLoad, Prober, ProberOptions, TimedHopOutcome } from "./hop-types.js";
 import { sharedClockMs } from "./shared-clock.js";
 import { screenUrl } from "./target-policy.js";
-import { toWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
+import { type Batch, batchedSender, toWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
 
 export interface ThreadingOptions {
   /** Probe threads (SITEDIAG_PROBE_THREADS), at least 1. */
@@ -55,6 +55,8 @@ interface Pending {
 interface Slot {
   readonly index: number;
   worker: Worker | null;
+  /** Sends to the current worker, batched per turn of this loop. */
+  send: (message: ToProbeThread) => void;
   readonly pending: Map<number, Pending>;
   delay: LoopDelayReport | null;
   deaths: number[];
@@ -73,7 +75,7 @@ interface Slot {
 export function createThreadedProber(options: ProberOptions, threading: ThreadingOptions): ThreadedProber {
   const addresses = createAddressPolicy(options.allowCidrs);
   const data: ProbeThreadData = { options, reportEveryMs: REPORT_EVERY_MS };
-  const slots: Slot[] = Array.from({ length: Math.max(1, threading.threads) }, (_, index) => ({ index, worker: null, pending: new Map(), delay: null, deaths: [], booted: Promise.resolve() }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, threading.threads) }, (_, index) => ({ index, worker: null, send: () => undefined, pending: new Map(), delay: null, deaths: [], booted: Promise.resolve() }));
   const listeners = new Set<() => void>();
   let nextId = 0;
   let closing = false;
@@ -96,11 +98,12 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
     const worker = new Worker(THREAD_START.entry, { ...THREAD_START.options, workerData: data });
     worker.unref();
     slot.worker = worker;
+    slot.send = batchedSender<ToProbeThread>((batch) => worker.postMessage(batch));
     slot.delay = null;
     let booted: () => void = () => undefined;
     slot.booted = new Promise((resolve) => (booted = resolve));
     let failure: string | null = null;
-    worker.on("message", (message: FromProbeThread) => {
+    const take = (message: FromProbeThread) => {
       if (message.type === "ready") return booted();
       if (message.type === "loop-delay") {
         slot.delay = { thread: slot.index, p50Ms: message.p50Ms, p99Ms: message.p99Ms, maxMs: message.maxMs, hopsInFlight: slot.pending.size };
@@ -111,6 +114,9 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
       if (pending === undefined) return;
       if (message.type === "outcome") pending.resolve(message.outcome);
       else pending.reject(new Error(`probe thread ${slot.index}: ${message.message}`));
+    };
+    worker.on("message", (batch: Batch<FromProbeThread>) => {
+      for (const message of batch) take(message);
     });
     worker.on("error", (error) => {
       failure = error.stack ?? error.message;
@@ -143,11 +149,11 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
       }
       const id = nextId++;
       const signal = request.signal;
-      const onAbort = signal === undefined ? undefined : () => worker.postMessage({ type: "cancel", id } satisfies ToProbeThread);
+      const onAbort = signal === undefined ? undefined : () => slot.send({ type: "cancel", id });
       slot.pending.set(id, { resolve, reject, signal, onAbort });
       if (slot.pending.size === 1) worker.ref();
       // Stamped here: the hop's timeout runs from now, not from when the thread gets to it.
-      worker.postMessage({ type: "hop", id, request: toWire({ ...request, askedAt: request.askedAt ?? sharedClockMs() }) } satisfies ToProbeThread);
+      slot.send({ type: "hop", id, request: toWire({ ...request, askedAt: request.askedAt ?? sharedClockMs() }) });
       if (signal !== undefined && onAbort !== undefined) {
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });
