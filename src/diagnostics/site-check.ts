@@ -144,7 +144,7 @@ function createRun(requestedUrl: string, withDetails: boolean) {
     attempts: [...attempts],
   });
   // Present only when asked for, so a plain result keeps exactly its shape.
-  // Details are worked out only when asked for: matching the proxy signatures on every plain check was a tenth of its CPU here.
+  // Details are worked out only when asked for: a plain check matched the proxy signatures for nothing (3% of the main thread in a direct-200 profile).
   const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, "requests">): SiteCheckOutcome => ({
     kind: "result",
     result: withDetails ? { ...result, details: { ...details(), requests: [...records] } } : result,
