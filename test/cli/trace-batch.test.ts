@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseBatchFile } from "../../src/cli/diagnose/batch-file.js";
+import { parseBatch } from "../../web/src/batch-input.js";
 import { traceCommand } from "../../src/cli/trace.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { runDiagnose } from "./cli-io.js";
@@ -20,8 +21,17 @@ describe("parseBatchFile", () => {
     });
   });
 
+  it("ignores a spreadsheet's empty trailing fields, as the page's batch does (one reader for both)", () => {
+    expect(parseBatchFile("http://a.test/,https://b.test/,,\nhttp://a.test/2,,\n")).toEqual({
+      ok: true,
+      rows: [{ url: "http://a.test/", expectedFinalUrl: "https://b.test/" }, { url: "http://a.test/2" }],
+    });
+    expect(parseBatch("http://a.test/,https://b.test/,,")).toEqual({ ok: true, entries: [{ url: "http://a.test/", expectedFinalUrl: "https://b.test/" }] });
+  });
+
   it.each([
     ["", /no rows/],
+    [`${"http://a.test/\n".repeat(10_001)}`, /more than 10000 rows/],
     ["a,b,c\n", /line 1: expected url\[,expected\], found 3 fields/],
     ['"http://a.test/\n', /line 1: a quoted field is not closed/],
     ["http://a.test/\n,https://b.test/\n", /line 2: the url is empty/],
