@@ -76,13 +76,7 @@ export function bodyPrefixReader(framing: Framing, limit: number): BodyPrefixRea
     },
     result() {
       if (broken) return null;
-      const out = new Uint8Array(kept);
-      let at = 0;
-      for (const part of parts) {
-        out.set(part, at);
-        at += part.length;
-      }
-      return out;
+      return joinBytes(parts, kept);
     },
   };
 }
@@ -137,4 +131,19 @@ function chunkDecoder(): { push(bytes: Uint8Array): ChunkStep | null } {
       return { data, done: false };
     },
   };
+}
+
+/**
+ * The parts as one array with a buffer of its own: the prefix crosses to the
+ * main thread by structured clone, which copies a view's whole buffer (a
+ * pooled Buffer's 8 KiB, not its few bytes).
+ */
+export function joinBytes(parts: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }

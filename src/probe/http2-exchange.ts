@@ -1,5 +1,6 @@
 import { connect, constants, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from "node:http2";
 import type { TLSSocket } from "node:tls";
+import { joinBytes } from "./body-prefix.js";
 import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "./hop-trace.js";
 import { ProbeProtocolError } from "./probe-error.js";
@@ -41,7 +42,7 @@ export function exchangeHttp2(socket: TLSSocket, request: ExchangeRequest): Prom
       if (settled || final === null) return;
       settled = true;
       done();
-      resolve({ head: final.head, httpVersion: "2", headAt: final.headAt, bodyPrefix: request.bodyPrefixBytes > 0 ? concat(parts, kept) : null });
+      resolve({ head: final.head, httpVersion: "2", headAt: final.headAt, bodyPrefix: request.bodyPrefixBytes > 0 ? joinBytes(parts, kept) : null });
     };
     const fail = (error: unknown) => {
       if (settled) return;
@@ -115,14 +116,4 @@ function sessionError(error: unknown): unknown {
   if (SOCKET_GONE.has(code)) return error;
   if (code === "ERR_HTTP2_STREAM_ERROR") return new ProbeProtocolError("HTTP2_STREAM_ERROR", error instanceof Error ? error.message : code);
   return new ProbeProtocolError("HTTP2_PROTOCOL_ERROR", error instanceof Error ? error.message : code || "unknown HTTP/2 failure");
-}
-
-function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
