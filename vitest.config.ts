@@ -42,6 +42,8 @@ const THREADED = [
   "test/diagnostics/site-check-details.test.ts",
   "test/diagnostics/redirect-trace-details.test.ts",
   "test/diagnostics/check-cookies.test.ts",
+  // A kept connection lives on the thread that made it: the next hop must be sent there.
+  "test/probe/connection-reuse.test.ts",
 ];
 
 const shared = {

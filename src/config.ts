@@ -46,6 +46,8 @@ export interface Config {
   readonly hostsFile: string;
   /** SITEDIAG_MAX_RESPONSE_HEAD_BYTES: largest response head a probe reads from a target. */
   readonly maxResponseHeadBytes: number;
+  /** SITEDIAG_REUSE_CONNECTIONS: a same-origin redirect's next request reuses its connection, as browsers do. */
+  readonly reuseConnections: boolean;
   /** The port's own limits on what a caller may send and hold (SITEDIAG_MAX_REQUEST_BYTES ...). */
   readonly intake: IntakeLimits;
 }
@@ -131,6 +133,7 @@ export function loadConfig(env: Environment = process.env): Config {
     probeQueue: integer(env, "SITEDIAG_PROBE_QUEUE", 1_024, 0, 1_000_000),
     hostsFile: text(env, "SITEDIAG_HOSTS_FILE", "/etc/hosts"),
     maxResponseHeadBytes: integer(env, "SITEDIAG_MAX_RESPONSE_HEAD_BYTES", 256 * 1024, 16 * 1024, 16 * 1024 * 1024),
+    reuseConnections: flag(env, "SITEDIAG_REUSE_CONNECTIONS", true),
     intake: {
       maxRequestBytes: integer(env, "SITEDIAG_MAX_REQUEST_BYTES", DEFAULT_INTAKE.maxRequestBytes, 1_024, 16 * 1024 * 1024),
       requestTimeoutMs: integer(env, "SITEDIAG_REQUEST_TIMEOUT_MS", DEFAULT_INTAKE.requestTimeoutMs, 100, 600_000),
@@ -149,6 +152,14 @@ function raw(env: Environment, name: string): string | undefined {
 
 function text(env: Environment, name: string, fallback: string): string {
   return raw(env, name) ?? fallback;
+}
+
+function flag(env: Environment, name: string, fallback: boolean): boolean {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw new ConfigError(name, `expected true or false, got "${value}"`);
 }
 
 function optionalText(env: Environment, name: string): string | undefined {

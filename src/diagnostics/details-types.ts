@@ -27,6 +27,8 @@ export interface RequestRecord {
   readonly httpVersion: string | null;
   readonly status: number | null;
   readonly timings: RequestTimings;
+  /** Sent over the connection of the redirect before it (same origin, kept alive): no connect and no TLS handshake in its time. */
+  readonly connectionReused: boolean;
   readonly tls: TlsRecord | null;
   readonly failure: RequestFailureRecord | null;
 }

@@ -32,6 +32,7 @@ function proberFromConfig(config: Config, ca: string | undefined, options: EnvOp
     dnsServers: config.dnsServers,
     hostsFile: config.hostsFile,
     maxResponseHeadBytes: config.maxResponseHeadBytes,
+    reuseConnections: config.reuseConnections,
     ca,
     userAgent: USER_AGENT,
   };

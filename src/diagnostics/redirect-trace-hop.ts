@@ -1,5 +1,5 @@
 import type { ProbeFailure } from "../probe/failure.js";
-import type { HopFailureTrace, HopOutcome, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
+import type { ConnectionHandle, HopFailureTrace, HopOutcome, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import type { TraceBudget } from "./redirect-trace-budget.js";
 
@@ -29,13 +29,13 @@ export type HopAttempt =
  * GET fine, so those get one GET and the hop reports what GET got. A HEAD that
  * timed out is not retried: a second wait would only spend the budget.
  */
-export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string): Promise<HopAttempt> {
-  const head = await send(prober, url, "HEAD", ports, budget, cookie);
+export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string, reuse: ConnectionHandle | null = null): Promise<HopAttempt> {
+  const head = await send(prober, url, "HEAD", ports, budget, cookie, reuse);
   if (head.kind !== "sent") return { kind: "out-of-time", headNote: null, head: null };
   if (!needsGet(head.outcome, budget)) return settle(head.outcome, "HEAD", head.timeoutMs, head.limitedByBudget, null, budget);
 
   const headNote = describeHead(head.outcome);
-  const get = await send(prober, url, "GET", ports, budget, cookie);
+  const get = await send(prober, url, "GET", ports, budget, cookie, null);
   if (get.kind !== "sent") return { kind: "out-of-time", headNote, head: head.outcome };
   return settle(get.outcome, "GET", get.timeoutMs, get.limitedByBudget, headNote, budget);
 }
@@ -44,10 +44,10 @@ type Sent =
   | { readonly kind: "sent"; readonly outcome: HopOutcome; readonly timeoutMs: number; readonly limitedByBudget: boolean }
   | { readonly kind: "out-of-time" };
 
-async function send(prober: Prober, url: URL, method: "HEAD" | "GET", ports: PortRule, budget: TraceBudget, cookie: string | undefined): Promise<Sent> {
+async function send(prober: Prober, url: URL, method: "HEAD" | "GET", ports: PortRule, budget: TraceBudget, cookie: string | undefined, reuse: ConnectionHandle | null): Promise<Sent> {
   const next = budget.nextRequestTimeoutMs();
   if (next === null) return { kind: "out-of-time" };
-  const outcome = await prober.hop({ url, method, timeoutMs: next.timeoutMs, ports, signal: budget.signal, ...(cookie === undefined ? {} : { cookie }) });
+  const outcome = await prober.hop({ url, method, timeoutMs: next.timeoutMs, ports, signal: budget.signal, ...(cookie === undefined ? {} : { cookie }), ...(reuse === null ? {} : { reuse }) });
   budget.recordRequest(outcome.span);
   return { kind: "sent", outcome, ...next };
 }

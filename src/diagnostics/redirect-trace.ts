@@ -1,6 +1,6 @@
 import { REDIRECT_TRACE } from "../limits.js";
 import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
-import type { HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
+import type { ConnectionHandle, HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
 import { createCheckCookies } from "./check-cookies.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import type { ClientRedirect, DiagnosticDetails, RequestRecord } from "./details-types.js";
@@ -124,9 +124,11 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
   const cookies = createCheckCookies();
   const visitKey = (url: URL) => `${loopKey(url)}\n${cookies.header(url) ?? ""}`;
   let target = start;
+  // The connection the last redirect kept for the next hop, as a browser reuses it.
+  let reuse: ConnectionHandle | null = null;
   for (let position = 1; ; position++) {
     visited.set(visitKey(target), target.href);
-    const attempt = await attemptHop(env.prober, target, ports, budget, cookies.header(target));
+    const attempt = await attemptHop(env.prober, target, ports, budget, cookies.header(target), reuse);
     if (attempt.kind === "response") cookies.take(target, attempt.response);
     const outcome = outcomeOf(attempt);
     if (outcome !== null) attempts.push({ url: target.href, method: attempt.kind === "refused" || attempt.kind === "out-of-time" ? "HEAD" : attempt.method, outcome });
@@ -216,6 +218,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
       );
     }
     target = next;
+    reuse = response.keptConnection;
   }
 }
 

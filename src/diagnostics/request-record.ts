@@ -21,6 +21,7 @@ export function answeredRecord(sent: SentAs, response: HopResponse, now: number 
     httpVersion: response.httpVersion,
     status: response.status,
     timings: { ...response.timings },
+    connectionReused: response.connectionReused,
     tls: tlsRecord(response.tlsDetail, now),
     failure: null,
   };
@@ -38,6 +39,7 @@ export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFail
     httpVersion: null,
     status: null,
     timings: { ...trace.timings, totalMs: failure.elapsedMs },
+    connectionReused: trace.connectionReused,
     tls: tlsRecord(trace.tls, now),
     failure: { stage: failure.stage, code: failureCode(failure), reason, timedOut: failure.timedOut, elapsedMs: failure.elapsedMs },
   };

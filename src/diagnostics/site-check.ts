@@ -1,7 +1,7 @@
 import { SITE_CHECK } from "../limits.js";
 import type { FailureStage } from "../probe/failure.js";
 import { createCheckCookies } from "./check-cookies.js";
-import type { HopResponse, HopSpan, PortRule } from "../probe/hop-types.js";
+import type { ConnectionHandle, HopResponse, HopSpan, PortRule } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import type { DiagnosticEnv } from "./diagnostic-env.js";
 import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
@@ -58,6 +58,8 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortS
   const run = createRun(raw, details);
   const cookies = createCheckCookies();
   let url = start.url;
+  // The connection the last redirect kept for this check's next request, as a browser reuses it.
+  let reuse: ConnectionHandle | null = null;
   for (let request = 1; ; request += 1) {
     const cookie = cookies.header(url);
     const outcome = await env.prober.hop({
@@ -67,6 +69,7 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortS
       ports: FETCH_SAFE,
       signal,
       ...(cookie === undefined ? {} : { cookie }),
+      ...(reuse === null ? {} : { reuse }),
       ...(request === 1 && options.timeoutsFrom !== undefined ? { askedAt: options.timeoutsFrom } : {}),
       // Which GET is the last is known only from its status, so each reads a bounded prefix.
       ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES } : {}),
@@ -100,6 +103,7 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortS
     const next = redirectTarget(response);
     if (!next.ok) return run.unresolved(response, REDIRECT_DEFECT_REASONS[next.defect], REDIRECT_DEFECT_CODES[next.defect]);
     url = next.url;
+    reuse = response.keptConnection;
   }
 }
 

@@ -34,6 +34,12 @@ export interface Exchanged {
   readonly headAt: number;
   /** Null when not asked for, or when the body's framing could not be trusted. */
   readonly bodyPrefix: Uint8Array | null;
+  /**
+   * Body bytes still to come when the connection could carry another request
+   * (HTTP/1.1, keep-alive, a body of known length, nothing beyond it so far;
+   * the socket is left paused); null when it must be closed.
+   */
+  readonly bodyLeft: number | null;
 }
 
 /** Statuses whose responses have no body (RFC 9110 §6.4.1), besides any answer to HEAD. */

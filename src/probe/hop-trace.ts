@@ -20,6 +20,8 @@ export interface HopTrace {
   tls: TlsSummary | null;
   /** The session and leaf certificate, kept also when verification failed. */
   tlsDetail: TlsDetail | null;
+  /** The request went over the connection the check's previous hop kept: no dial, no handshake. */
+  connectionReused: boolean;
 }
 
 export function startTrace(now: number): HopTrace {
@@ -35,6 +37,7 @@ export function startTrace(now: number): HopTrace {
     remote: null,
     tls: null,
     tlsDetail: null,
+    connectionReused: false,
   };
 }
 

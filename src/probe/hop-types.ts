@@ -8,6 +8,16 @@ export type PortRule =
   /** Any port except the WHATWG Fetch "bad ports" (is-site-down). */
   | { readonly kind: "fetch-safe" };
 
+/**
+ * A connection the prober kept open after a redirect to the same origin, for
+ * the hop that follows it in the same check (kept-connections.ts). Plain data:
+ * it crosses between threads; `threadId` names the thread that holds it.
+ */
+export interface ConnectionHandle {
+  readonly threadId: number;
+  readonly id: number;
+}
+
 export interface HopRequest {
   readonly url: URL;
   readonly method: "GET" | "HEAD";
@@ -31,13 +41,21 @@ export interface HopRequest {
    * in the hop's span.
    */
   readonly askedAt?: number;
+  /**
+   * The connection the previous hop of this check kept (its response's
+   * keptConnection): used when it is for this URL's origin, still open and
+   * one of the addresses this hop's own resolution approved; otherwise the hop
+   * dials as usual.
+   */
+  readonly reuse?: ConnectionHandle;
 }
 
 /** Milliseconds per phase of one hop; null for a phase that did not happen (tls on http, dns for an IP literal). */
 export interface HopTimings {
   readonly totalMs: number;
   readonly dnsMs: number | null;
-  readonly connectMs: number;
+  /** Null on a reused connection, as tlsMs. */
+  readonly connectMs: number | null;
   readonly tlsMs: number | null;
   /** From the request written to the first byte of the response head. */
   readonly firstByteMs: number;
@@ -99,6 +117,8 @@ export interface HopFailureTrace {
   readonly remoteFamily: 4 | 6 | null;
   readonly timings: PartialTimings;
   readonly tls: TlsDetail | null;
+  /** It failed on the connection the previous hop kept (after it had answered; one closed unanswered is retried on a new one). */
+  readonly connectionReused: boolean;
 }
 
 export interface HopResponse {
@@ -130,6 +150,14 @@ export interface HopResponse {
    * its framing could not be trusted. Empty for HEAD, 1xx, 204 and 304.
    */
   readonly bodyPrefix: Uint8Array | null;
+  /** True when the request went over the connection the previous hop kept (no connect, no TLS handshake). */
+  readonly connectionReused: boolean;
+  /**
+   * Set when this response is a redirect to the same origin and the
+   * connection can carry the next request (HTTP/1.1, the server said
+   * keep-alive, a body of known length): pass it as the next hop's `reuse`.
+   */
+  readonly keptConnection: ConnectionHandle | null;
 }
 
 /**
@@ -206,6 +234,12 @@ export interface ProberOptions {
   readonly hostsFile?: string | undefined;
   /** Largest response head read (SITEDIAG_MAX_RESPONSE_HEAD_BYTES); 256 KiB, as browsers, when undefined. */
   readonly maxResponseHeadBytes?: number | undefined;
+  /**
+   * Keep a same-origin redirect's connection for the check's next request
+   * (SITEDIAG_REUSE_CONNECTIONS); true when undefined. False: every request
+   * dials, so connect and TLS are in every hop's time.
+   */
+  readonly reuseConnections?: boolean | undefined;
   /** Extra PEM CA certificates, trusted beside Node's defaults. */
   readonly ca?: string | undefined;
   readonly userAgent: string;

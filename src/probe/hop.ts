@@ -1,9 +1,8 @@
 import { STATUS_CODES } from "node:http";
 import { isIP } from "node:net";
-import type { Socket } from "node:net";
 import type { SecureContext, TLSSocket } from "node:tls";
 import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
-import { openPinned } from "./connector.js";
+import { openPinned, type PinnedConnection } from "./connector.js";
 import { MAX_BODY_PREFIX_BYTES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { causeInfo, describeFailure, errorCodeOf } from "./failure-causes.js";
 import { exchangeHttp1 } from "./http1-exchange.js";
@@ -13,7 +12,9 @@ import { now, startTrace, type HopTrace } from "./hop-trace.js";
 import { refusal } from "./input-refusal.js";
 import { sharedClockMs } from "./shared-clock.js";
 import { locationText } from "./location-header.js";
+import type { ConnectionKeeper, KeptOrigin } from "./kept-connections.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
+import { ProbeProtocolError } from "./probe-error.js";
 import { effectivePort, hostOf, screenUrl } from "./target-policy.js";
 
 /**
@@ -33,6 +34,8 @@ export interface HopDeps {
   readonly requestHeaders: Readonly<Record<string, string>>;
   /** Largest response head read (SITEDIAG_MAX_RESPONSE_HEAD_BYTES); a larger one is a failure. */
   readonly maxResponseHeadBytes: number;
+  /** Connections kept from a same-origin redirect for the check's next hop. */
+  readonly keeper: ConnectionKeeper;
 }
 
 /**
@@ -99,15 +102,63 @@ async function fetchHead(
   addresses: readonly ResolvedAddress[],
 ): Promise<HopOutcome> {
   const url = request.url;
-  let socket: Socket | undefined;
+  const reused = takeKept(request, deps, trace, addresses);
+  if (reused !== null) {
+    const outcome = await exchangeOver(reused, request, deps, trace, signal);
+    // A kept connection the server closed as the request went out (its idle
+    // timeout racing ours) is no answer from the site: browsers send the
+    // request again on a new connection, and so does the hop.
+    if (outcome !== "closed-unanswered") return outcome;
+    Object.assign(trace, { requestSentAt: null, firstByteAt: null, remote: null, tls: null, tlsDetail: null, connectionReused: false });
+  }
+  let connection: PinnedConnection;
   try {
-    const connection = await openPinned(
+    connection = await openPinned(
       { addresses, port: effectivePort(url), tls: url.protocol === "https:", hostname: hostOf(url), secureContext: deps.secureContext },
       trace,
       deps.addresses,
       signal,
     );
-    socket = connection.socket;
+  } catch (error) {
+    return failure(trace, error, signal.aborted);
+  }
+  const outcome = await exchangeOver(connection, request, deps, trace, signal);
+  return outcome === "closed-unanswered" ? failure(trace, new ProbeProtocolError("UND_ERR_SOCKET", "closed before any response byte"), false) : outcome;
+}
+
+/** The connection the previous hop kept, when it may carry this one: same origin, an address this hop's resolution approved. */
+function takeKept(request: HopRequest, deps: HopDeps, trace: HopTrace, addresses: readonly ResolvedAddress[]): PinnedConnection | null {
+  if (request.reuse === undefined) return null;
+  const taken = deps.keeper.take(request.reuse, request.url.origin);
+  if (taken === null) return null;
+  if (!addresses.some(({ address }) => address === taken.kept.remote.address)) {
+    taken.socket.destroy();
+    return null;
+  }
+  trace.remote = { ...taken.kept.remote };
+  trace.tls = taken.kept.tls;
+  trace.tlsDetail = taken.kept.tlsDetail;
+  trace.phase = "http";
+  trace.connectionReused = true;
+  return { socket: taken.socket, protocol: "http/1.1" };
+}
+
+/**
+ * One request over an open connection, which this hop then keeps for the
+ * next (a same-origin redirect that left it reusable) or closes.
+ * "closed-unanswered": a reused connection ended before any response byte.
+ */
+async function exchangeOver(
+  connection: PinnedConnection,
+  request: HopRequest,
+  deps: HopDeps,
+  trace: HopTrace,
+  signal: AbortSignal,
+): Promise<HopOutcome | "closed-unanswered"> {
+  const { socket } = connection;
+  const url = request.url;
+  let keep = false;
+  try {
     const exchange: ExchangeRequest = {
       url,
       method: request.method,
@@ -117,15 +168,35 @@ async function fetchHead(
       signal,
       trace,
     };
-    const exchanged = connection.protocol === "h2" ? await exchangeHttp2(connection.socket as TLSSocket, exchange) : await exchangeHttp1(connection.socket, exchange);
+    const exchanged = connection.protocol === "h2" ? await exchangeHttp2(socket as TLSSocket, exchange) : await exchangeHttp1(socket, exchange);
     const response = hopResponse(url, request.method, exchanged, trace);
-    return typeof response === "string" ? failure(trace, { code: response }, false) : { kind: "response", response };
+    if (typeof response === "string") return failure(trace, { code: response }, false);
+    const kept = exchanged.bodyLeft !== null && isSameOriginRedirect(response, url) ? deps.keeper.keep(socket, keptOrigin(url, trace), exchanged.bodyLeft) : null;
+    keep = kept !== null;
+    return { kind: "response", response: { ...response, keptConnection: kept } };
   } catch (error) {
+    if (trace.connectionReused && trace.firstByteAt === null && !signal.aborted) return "closed-unanswered";
     return failure(trace, error, signal.aborted);
   } finally {
-    // The hop owns its connection: nothing is pooled, nothing outlives the hop.
-    socket?.destroy();
+    // Nothing outlives the hop but a connection kept for the check's next one.
+    if (!keep) socket.destroy();
   }
+}
+
+/** Fetch's redirect statuses, to a Location on this URL's origin: the next hop of the check goes there. */
+function isSameOriginRedirect(response: HopResponse, url: URL): boolean {
+  if (response.location === null || !REDIRECT_STATUSES.has(response.status)) return false;
+  try {
+    return new URL(response.location).origin === url.origin;
+  } catch {
+    return false;
+  }
+}
+
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+function keptOrigin(url: URL, trace: HopTrace): KeptOrigin {
+  return { origin: url.origin, remote: trace.remote ?? { address: "", family: 4 }, tls: trace.tls, tlsDetail: trace.tlsDetail };
 }
 
 function bodyPrefixBytes(request: HopRequest): number {
@@ -170,6 +241,8 @@ function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchange
     tlsDetail: trace.tlsDetail,
     httpVersion: exchanged.httpVersion,
     bodyPrefix: exchanged.bodyPrefix,
+    connectionReused: trace.connectionReused,
+    keptConnection: null,
   };
 }
 
@@ -187,7 +260,8 @@ function timings(trace: HopTrace, headAt: number): HopTimings {
   return {
     totalMs: round(headAt - trace.startedAt),
     dnsMs: span(trace.startedAt, trace.dnsDoneAt),
-    connectMs: span(trace.connectStartedAt, trace.tcpConnectedAt) ?? 0,
+    // No dial on a reused connection: that phase did not happen, as tls on http.
+    connectMs: trace.connectionReused ? null : (span(trace.connectStartedAt, trace.tcpConnectedAt) ?? 0),
     tlsMs: span(trace.tcpConnectedAt, trace.tlsDoneAt),
     firstByteMs: span(trace.requestSentAt, trace.firstByteAt ?? headAt) ?? 0,
   };
@@ -196,7 +270,7 @@ function timings(trace: HopTrace, headAt: number): HopTimings {
 function failure(trace: HopTrace, error: unknown, aborted: boolean): HopOutcome {
   return {
     kind: "failure",
-    trace: { remoteFamily: trace.remote?.family ?? null, timings: partialTimings(trace), tls: trace.tlsDetail },
+    trace: { remoteFamily: trace.remote?.family ?? null, timings: partialTimings(trace), tls: trace.tlsDetail, connectionReused: trace.connectionReused },
     failure: describeFailure({
       phase: trace.phase,
       code: errorCodeOf(error),

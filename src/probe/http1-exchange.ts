@@ -11,10 +11,11 @@ const INITIAL_BUFFER_BYTES = 4_096;
 /**
  * One HTTP/1.1 request over a connection the hop owns: write the request,
  * read heads until the final one (skipping interim 1xx responses, bounded in
- * count and bytes), then, when asked, a bounded prefix of the body. A lean
+ * count and bytes), then, when asked, a bounded prefix of the body, and say
+ * whether the connection could carry another request. A lean
  * exchange of our own rather than a general client: the hop asks one thing
  * and reads one head, and browsers accept heads (bare LF, an unasked 100)
- * that llhttp's strict mode refuses. The caller destroys the socket.
+ * that llhttp's strict mode refuses. The caller keeps or destroys the socket.
  */
 export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
@@ -23,7 +24,9 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
     let headStart = 0;
     let scanFrom = 0;
     let interim = 0;
-    let final: { head: ResponseHead; headAt: number; reader: BodyPrefixReader } | null = null;
+    let final: { head: ResponseHead; headAt: number; reader: BodyPrefixReader; keptBodyLength: number | null } | null = null;
+    /** Body bytes received after the final head, read or not: what a kept connection still has to drain is the rest. */
+    let bodyBytesSeen = 0;
     let settled = false;
 
     const cleanup = () => {
@@ -33,16 +36,26 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       socket.off("error", onError);
       request.signal.removeEventListener("abort", onAbort);
     };
-    const succeed = () => {
+    /** `open`: the connection is still in step (not ended, not failed), so it may be kept. */
+    const succeed = (open: boolean) => {
       if (settled || final === null) return;
       settled = true;
       cleanup();
-      resolve({ head: final.head, httpVersion: final.head.version, headAt: final.headAt, bodyPrefix: request.bodyPrefixBytes > 0 ? final.reader.result() : null });
+      const bodyLeft = open && final.keptBodyLength !== null ? final.keptBodyLength - bodyBytesSeen : null;
+      // Paused so that no byte arrives unheard between here and whoever keeps the connection.
+      if (bodyLeft !== null) socket.pause();
+      resolve({
+        head: final.head,
+        httpVersion: final.head.version,
+        headAt: final.headAt,
+        bodyPrefix: request.bodyPrefixBytes > 0 ? final.reader.result() : null,
+        bodyLeft: bodyLeft !== null && bodyLeft >= 0 ? bodyLeft : null,
+      });
     };
     const fail = (error: unknown) => {
       if (settled) return;
       // Once the head is in, a broken body only ends the prefix early.
-      if (final !== null) return succeed();
+      if (final !== null) return succeed(false);
       settled = true;
       cleanup();
       reject(error);
@@ -81,7 +94,7 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
           const headAt = now();
           const wanted = hasNoBody(request.method, head.status) ? 0 : request.bodyPrefixBytes;
           const framing = wanted > 0 ? bodyFraming(head.fields) : ({ kind: "length", length: 0 } as const);
-          final = { head, headAt, reader: bodyPrefixReader(framing, wanted) };
+          final = { head, headAt, reader: bodyPrefixReader(framing, wanted), keptBodyLength: keptBodyLength(head, request.method) };
           return true;
         }
         // Nothing here asks to switch protocols, so a 101 is a server speaking out of turn.
@@ -96,7 +109,8 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
     const onData = (chunk: Buffer) => {
       request.trace.firstByteAt ??= now();
       if (final !== null) {
-        if (final.reader.push(chunk)) succeed();
+        bodyBytesSeen += chunk.length;
+        if (final.reader.push(chunk)) succeed(true);
         return;
       }
       append(chunk);
@@ -107,18 +121,19 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       }
       // Whatever followed the head in the buffer is the start of the body.
       const reader = (final as { reader: BodyPrefixReader }).reader;
-      if (reader.push(buffer.subarray(headStart, length))) return succeed();
+      bodyBytesSeen = length - headStart;
+      if (reader.push(buffer.subarray(headStart, length))) return succeed(true);
       // The head buffer is not needed any more; the body reader keeps its own bytes.
       buffer = Buffer.alloc(0);
       length = 0;
     };
     const onEnd = () => {
-      if (final !== null) return succeed();
+      if (final !== null) return succeed(false);
       fail(new ProbeProtocolError("UND_ERR_SOCKET", length === 0 ? "closed before any response byte" : "closed in the middle of the response head"));
     };
     const onError = (error: unknown) => fail(error);
     const onAbort = () => {
-      if (final !== null) return succeed();
+      if (final !== null) return succeed(false);
       fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed"));
     };
 
@@ -133,7 +148,31 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
   });
 }
 
-/** The request: origin-form target, Host first, then our headers, and no keep-alive (the hop owns the connection). */
+/**
+ * The body length a connection can be kept across: the response is HTTP/1.1,
+ * the server said keep-alive in so many words (a server that only implies it
+ * may serve one request per connection, and a reused connection it ignores
+ * would hang), and the body has a known length (none, or Content-Length).
+ * Null when the connection must be closed after this response.
+ */
+function keptBodyLength(head: ResponseHead, method: "GET" | "HEAD"): number | null {
+  if (head.version !== "1.1") return null;
+  let keepAlive = false;
+  for (const [name, value] of head.fields) {
+    if (name !== "connection") continue;
+    for (const token of value.split(",")) {
+      const option = token.trim().toLowerCase();
+      if (option === "close") return null;
+      if (option === "keep-alive") keepAlive = true;
+    }
+  }
+  if (!keepAlive) return null;
+  if (hasNoBody(method, head.status)) return 0;
+  const framing = bodyFraming(head.fields);
+  return framing.kind === "length" ? framing.length : null;
+}
+
+/** The request: origin-form target, Host first, then our headers, and keep-alive, as browsers ask (a same-origin redirect may reuse it). */
 function requestBytes(request: ExchangeRequest): Buffer {
   const { url } = request;
   let text = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
@@ -142,6 +181,6 @@ function requestBytes(request: ExchangeRequest): Buffer {
     if (/[\r\n\0]/.test(value)) continue;
     text += `${name}: ${value}\r\n`;
   }
-  text += "connection: close\r\n\r\n";
+  text += "connection: keep-alive\r\n\r\n";
   return Buffer.from(text, "latin1");
 }

@@ -2,6 +2,7 @@ import { createSecureContext, rootCertificates } from "node:tls";
 import { createAddressPolicy } from "./address-policy.js";
 import { DEFAULT_MAX_RESPONSE_HEAD_BYTES, runHop } from "./hop.js";
 import type { Prober, ProberOptions } from "./hop-types.js";
+import { createConnectionKeeper, MAX_KEPT } from "./kept-connections.js";
 import { createResolver } from "./resolver.js";
 import { sharedClockMs } from "./shared-clock.js";
 import { screenUrl } from "./target-policy.js";
@@ -18,7 +19,8 @@ export function createProber(options: ProberOptions): Prober {
   // too much to pay again on every HTTPS hop. Undefined means Node's own default.
   const secureContext = options.ca === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.ca] });
   const requestHeaders = Object.freeze({ "user-agent": options.userAgent, accept: "*/*" });
-  const deps = { addresses, resolver, secureContext, requestHeaders, maxResponseHeadBytes: options.maxResponseHeadBytes ?? DEFAULT_MAX_RESPONSE_HEAD_BYTES };
+  const keeper = createConnectionKeeper(options.reuseConnections === false ? 0 : MAX_KEPT);
+  const deps = { addresses, resolver, secureContext, requestHeaders, maxResponseHeadBytes: options.maxResponseHeadBytes ?? DEFAULT_MAX_RESPONSE_HEAD_BYTES, keeper };
   return {
     screen: (url, ports) => screenUrl(url, ports, addresses),
     // Everything the target can do resolves as a response, failure or refusal;
@@ -30,7 +32,10 @@ export function createProber(options: ProberOptions): Prober {
       const outcome = await runHop(request, deps);
       return { ...outcome, span: { startedAt, endedAt: sharedClockMs() } };
     },
-    // Every hop owns and closes its own client and resolver channel: nothing is held between hops.
-    close: () => Promise.resolve(),
+    // Nothing is held between hops but a connection kept for a check's next hop, which closing lets go.
+    close: () => {
+      keeper.close();
+      return Promise.resolve();
+    },
   };
 }

@@ -69,7 +69,8 @@ interface Slot {
  * nothing but probe: it owns the sockets, timers and resolvers, and takes
  * every timestamp, so the main thread's work (callers' HTTP, access, rendering)
  * never makes a measurement late. A hop goes to the thread with the fewest in
- * flight. Screening needs no network and runs here. A thread that dies fails
+ * flight, or to the thread holding the connection it may reuse. Screening
+ * needs no network and runs here. A thread that dies fails
  * its hops in flight as defects (never silently) and is replaced.
  */
 export function createThreadedProber(options: ProberOptions, threading: ThreadingOptions): ThreadedProber {
@@ -138,10 +139,16 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
   };
   for (const slot of slots) start(slot);
 
+  /** The thread holding the connection the hop may reuse; else the one with the fewest hops in flight. */
+  const slotFor = (request: HopRequest): Slot | undefined => {
+    const live = slots.filter((slot) => slot.worker !== null);
+    const holder = request.reuse === undefined ? undefined : live.find((slot) => slot.worker?.threadId === request.reuse?.threadId);
+    return holder ?? live.reduce<Slot | undefined>((best, candidate) => (best === undefined || candidate.pending.size < best.pending.size ? candidate : best), undefined);
+  };
+
   const hop = (request: HopRequest): Promise<TimedHopOutcome> =>
     new Promise((resolve, reject) => {
-      const live = slots.filter((slot) => slot.worker !== null);
-      const slot = live.reduce<Slot | undefined>((best, candidate) => (best === undefined || candidate.pending.size < best.pending.size ? candidate : best), undefined);
+      const slot = slotFor(request);
       const worker = slot?.worker ?? null;
       if (closing || slot === undefined || worker === null) {
         reject(new Error(closing ? "the prober is closed" : "no probe thread is running (each died repeatedly)"));

@@ -38,6 +38,7 @@ function requestMessage(record: RequestRecord) {
       firstByteMs: record.timings.firstByteMs ?? undefined,
       totalMs: record.timings.totalMs,
     }),
+    connectionReused: record.connectionReused,
     tls: record.tls === null ? undefined : tlsMessage(record.tls),
     failure: record.failure === null ? undefined : create(RequestFailureSchema, record.failure),
   });

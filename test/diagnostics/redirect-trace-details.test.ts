@@ -69,11 +69,21 @@ describe("redirect-check with details", () => {
         remoteAddress: "127.0.0.1",
         ipFamily: 4,
         httpVersion: "1.1",
-        timings: { dnsMs: null, connectMs: MS, tlsMs: MS, firstByteMs: MS, totalMs: MS },
         tls: { verifyError: null, alpn: "http/1.1", certificate: { subject: "localhost", chainLength: 1 } },
         failure: null,
       });
     }
+    // The redirects went to the same origin over a server that keeps connections alive: the hops after
+    // the first ride its connection (no dial, no handshake), as in a browser; the extra GET after a
+    // final 200 dials again, as nothing was kept for it.
+    const dialled = { dnsMs: null, connectMs: MS, tlsMs: MS, firstByteMs: MS, totalMs: MS };
+    const reused = { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: MS, totalMs: MS };
+    expect(result.details.requests.map((request) => [request.connectionReused, request.timings])).toEqual([
+      [false, dialled],
+      [true, reused],
+      [true, reused],
+      [false, dialled],
+    ]);
     expect(targets.requests.slice(before).map((request) => `${request.method} ${request.target}`)).toEqual(["HEAD /one", "HEAD /two", "HEAD /three", "GET /three"]);
   });
 

@@ -90,6 +90,7 @@ describe("is-site-down with details: every field of a request", () => {
           httpVersion: "1.1",
           status: 200,
           timings: { dnsMs: null, connectMs: MS, tlsMs: null, firstByteMs: MS, totalMs: MS },
+          connectionReused: false,
           tls: null,
           failure: null,
         },
