@@ -81,18 +81,28 @@ export function bodyPrefixReader(framing: Framing, limit: number): BodyPrefixRea
   };
 }
 
-interface ChunkStep {
+export interface ChunkStep {
   readonly data: readonly Uint8Array[];
-  /** The last chunk was read: trailers are not needed. */
+  /** The last chunk's size line was read: there is no more data (trailers may follow). */
   readonly done: boolean;
+  /** Where in these bytes the message ended (after the trailers' empty line); null while it goes on. */
+  readonly end: number | null;
 }
 
-/** RFC 9112 §7.1, reading only as far as data goes; null on anything malformed. */
-function chunkDecoder(): { push(bytes: Uint8Array): ChunkStep | null } {
-  let state: "size" | "data" | "data-end" = "size";
+/** A trailer section longer than this is not one a server means (Chromium allows about as much for a head). */
+const MAX_TRAILER_BYTES = 16 * 1024;
+
+/**
+ * RFC 9112 §7.1, reading only as far as data goes, then the trailer section
+ * to its empty line (bare LF accepted there too); null on anything malformed.
+ */
+export function chunkDecoder(): { push(bytes: Uint8Array): ChunkStep | null } {
+  let state: "size" | "data" | "data-end" | "trailer" = "size";
   let line = "";
   let remaining = 0;
   let afterData = "";
+  let trailerBytes = 0;
+  let lastChunk = false;
   return {
     push(bytes) {
       const data: Uint8Array[] = [];
@@ -116,6 +126,16 @@ function chunkDecoder(): { push(bytes: Uint8Array): ChunkStep | null } {
           } else if (afterData !== "\r") return null;
           continue;
         }
+        if (state === "trailer") {
+          if (++trailerBytes > MAX_TRAILER_BYTES) return null;
+          if (byte !== 0x0a) {
+            line += String.fromCharCode(byte);
+            continue;
+          }
+          if (line === "" || line === "\r") return { data, done: true, end: i };
+          line = "";
+          continue;
+        }
         if (byte !== 0x0a) {
           line += String.fromCharCode(byte);
           if (line.length > MAX_CHUNK_LINE_BYTES) return null;
@@ -125,10 +145,14 @@ function chunkDecoder(): { push(bytes: Uint8Array): ChunkStep | null } {
         if (size === null) return null;
         line = "";
         remaining = Number.parseInt(size[1] as string, 16);
-        if (remaining === 0) return { data, done: true };
+        if (remaining === 0) {
+          lastChunk = true;
+          state = "trailer";
+          continue;
+        }
         state = "data";
       }
-      return { data, done: false };
+      return { data, done: lastChunk, end: null };
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { BodyDrain } from "./body-drain.js";
 import type { HopTrace } from "./hop-trace.js";
 import type { ResponseHead } from "./response-head.js";
 
@@ -35,11 +36,12 @@ export interface Exchanged {
   /** Null when not asked for, or when the body's framing could not be trusted. */
   readonly bodyPrefix: Uint8Array | null;
   /**
-   * Body bytes still to come when the connection could carry another request
-   * (HTTP/1.1, keep-alive, a body of known length, nothing beyond it so far;
-   * the socket is left paused); null when it must be closed.
+   * When the connection could carry another request (HTTP/1.1, keep-alive, a
+   * body with a known end, nothing beyond it so far): the drain that has
+   * taken every body byte so far, to read the rest; the socket is left
+   * paused. Null when it must be closed.
    */
-  readonly bodyLeft: number | null;
+  readonly drain: BodyDrain | null;
 }
 
 /** Statuses whose responses have no body (RFC 9110 §6.4.1), besides any answer to HEAD. */

@@ -171,7 +171,7 @@ async function exchangeOver(
     const exchanged = connection.protocol === "h2" ? await exchangeHttp2(socket as TLSSocket, exchange) : await exchangeHttp1(socket, exchange);
     const response = hopResponse(url, request.method, exchanged, trace);
     if (typeof response === "string") return failure(trace, { code: response }, false);
-    const kept = exchanged.bodyLeft !== null && isSameOriginRedirect(response, url) ? deps.keeper.keep(socket, keptOrigin(url, trace), exchanged.bodyLeft) : null;
+    const kept = exchanged.drain !== null && isSameOriginRedirect(response, url) ? deps.keeper.keep(socket, keptOrigin(url, trace), exchanged.drain) : null;
     keep = kept !== null;
     return { kind: "response", response: { ...response, keptConnection: kept } };
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import { bodyDrain, type BodyDrain } from "./body-drain.js";
 import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-prefix.js";
 import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "./hop-trace.js";
@@ -24,9 +25,9 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
     let headStart = 0;
     let scanFrom = 0;
     let interim = 0;
-    let final: { head: ResponseHead; headAt: number; reader: BodyPrefixReader; keptBodyLength: number | null } | null = null;
-    /** Body bytes received after the final head, read or not: what a kept connection still has to drain is the rest. */
-    let bodyBytesSeen = 0;
+    let final: { head: ResponseHead; headAt: number; reader: BodyPrefixReader } | null = null;
+    /** Every body byte received goes through it too, read or not: a kept connection drains the rest. Null: not keepable. */
+    let drain: BodyDrain | null = null;
     let settled = false;
 
     const cleanup = () => {
@@ -41,15 +42,15 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       if (settled || final === null) return;
       settled = true;
       cleanup();
-      const bodyLeft = open && final.keptBodyLength !== null ? final.keptBodyLength - bodyBytesSeen : null;
+      const keepable = open && drain !== null && drain.state() !== "broken" ? drain : null;
       // Paused so that no byte arrives unheard between here and whoever keeps the connection.
-      if (bodyLeft !== null) socket.pause();
+      if (keepable !== null) socket.pause();
       resolve({
         head: final.head,
         httpVersion: final.head.version,
         headAt: final.headAt,
         bodyPrefix: request.bodyPrefixBytes > 0 ? final.reader.result() : null,
-        bodyLeft: bodyLeft !== null && bodyLeft >= 0 ? bodyLeft : null,
+        drain: keepable,
       });
     };
     const fail = (error: unknown) => {
@@ -94,7 +95,8 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
           const headAt = now();
           const wanted = hasNoBody(request.method, head.status) ? 0 : request.bodyPrefixBytes;
           const framing = wanted > 0 ? bodyFraming(head.fields) : ({ kind: "length", length: 0 } as const);
-          final = { head, headAt, reader: bodyPrefixReader(framing, wanted), keptBodyLength: keptBodyLength(head, request.method) };
+          final = { head, headAt, reader: bodyPrefixReader(framing, wanted) };
+          drain = keepAliveDrain(head, request.method);
           return true;
         }
         // Nothing here asks to switch protocols, so a 101 is a server speaking out of turn.
@@ -109,7 +111,7 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
     const onData = (chunk: Buffer) => {
       request.trace.firstByteAt ??= now();
       if (final !== null) {
-        bodyBytesSeen += chunk.length;
+        drain?.push(chunk);
         if (final.reader.push(chunk)) succeed(true);
         return;
       }
@@ -121,7 +123,7 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       }
       // Whatever followed the head in the buffer is the start of the body.
       const reader = (final as { reader: BodyPrefixReader }).reader;
-      bodyBytesSeen = length - headStart;
+      drain?.push(buffer.subarray(headStart, length));
       if (reader.push(buffer.subarray(headStart, length))) return succeed(true);
       // The head buffer is not needed any more; the body reader keeps its own bytes.
       buffer = Buffer.alloc(0);
@@ -149,13 +151,13 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
 }
 
 /**
- * The body length a connection can be kept across: the response is HTTP/1.1,
- * the server said keep-alive in so many words (a server that only implies it
- * may serve one request per connection, and a reused connection it ignores
- * would hang), and the body has a known length (none, or Content-Length).
- * Null when the connection must be closed after this response.
+ * How to read the body through when the connection may be kept: the response
+ * is HTTP/1.1, the server said keep-alive in so many words (a server that only
+ * implies it may serve one request per connection, and a reused connection it
+ * ignores would hang), and the body has a known end (none, Content-Length,
+ * chunked) within the drain's limit. Null when the connection must be closed.
  */
-function keptBodyLength(head: ResponseHead, method: "GET" | "HEAD"): number | null {
+function keepAliveDrain(head: ResponseHead, method: "GET" | "HEAD"): BodyDrain | null {
   if (head.version !== "1.1") return null;
   let keepAlive = false;
   for (const [name, value] of head.fields) {
@@ -167,9 +169,7 @@ function keptBodyLength(head: ResponseHead, method: "GET" | "HEAD"): number | nu
     }
   }
   if (!keepAlive) return null;
-  if (hasNoBody(method, head.status)) return 0;
-  const framing = bodyFraming(head.fields);
-  return framing.kind === "length" ? framing.length : null;
+  return bodyDrain(hasNoBody(method, head.status) ? { kind: "length", length: 0 } : bodyFraming(head.fields));
 }
 
 /** The request: origin-form target, Host first, then our headers, and keep-alive, as browsers ask (a same-origin redirect may reuse it). */

@@ -42,7 +42,7 @@ export function exchangeHttp2(socket: TLSSocket, request: ExchangeRequest): Prom
       if (settled || final === null) return;
       settled = true;
       done();
-      resolve({ head: final.head, httpVersion: "2", headAt: final.headAt, bodyPrefix: request.bodyPrefixBytes > 0 ? joinBytes(parts, kept) : null, bodyLeft: null });
+      resolve({ head: final.head, httpVersion: "2", headAt: final.headAt, bodyPrefix: request.bodyPrefixBytes > 0 ? joinBytes(parts, kept) : null, drain: null });
     };
     const fail = (error: unknown) => {
       if (settled) return;

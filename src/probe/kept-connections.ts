@@ -1,5 +1,6 @@
 import type { Socket } from "node:net";
 import { threadId } from "node:worker_threads";
+import type { BodyDrain } from "./body-drain.js";
 import type { ConnectionHandle, TlsDetail, TlsSummary } from "./hop-types.js";
 
 /**
@@ -10,9 +11,6 @@ import type { ConnectionHandle, TlsDetail, TlsSummary } from "./hop-types.js";
  * this timer.
  */
 export const KEPT_IDLE_MS = 2_000;
-
-/** Most body bytes read off a redirect to keep its connection; a longer body closes it, as before. */
-export const MAX_DRAIN_BYTES = 64 * 1024;
 
 /** Kept connections per prober (per probe thread) by default; beyond it a redirect's connection is closed as before. 0 keeps none. */
 export const MAX_KEPT = 4_096;
@@ -28,11 +26,11 @@ export interface KeptOrigin {
 
 export interface ConnectionKeeper {
   /**
-   * Keeps an HTTP/1.1 connection whose response head was read and whose body
-   * has `bodyLeft` bytes still to come (framed by Content-Length). Null when
-   * it cannot be kept: the caller closes it.
+   * Keeps an HTTP/1.1 connection whose response head was read, reading the
+   * rest of its body through `drain`. Null when it cannot be kept: the
+   * caller closes it.
    */
-  keep(socket: Socket, origin: KeptOrigin, bodyLeft: number): ConnectionHandle | null;
+  keep(socket: Socket, origin: KeptOrigin, drain: BodyDrain): ConnectionHandle | null;
   /**
    * The kept connection, once: for the same origin, its body read to the
    * end, nothing after it, still open. Null otherwise (it is closed then).
@@ -73,20 +71,18 @@ export function createConnectionKeeper(maxKept: number = MAX_KEPT, idleMs: numbe
   };
 
   return {
-    keep(socket, origin, bodyLeft) {
-      if (kept.size >= maxKept || bodyLeft < 0 || bodyLeft > MAX_DRAIN_BYTES || socket.destroyed) return null;
+    keep(socket, origin, drain) {
+      if (kept.size >= maxKept || drain.state() === "broken" || socket.destroyed) return null;
       const id = nextId++;
-      let left = bodyLeft;
       const onData = (chunk: Buffer) => {
-        // More than the body announced is a server out of step with its own framing: the next answer could not be trusted.
-        if (chunk.length > left) return drop(id);
-        left -= chunk.length;
-        if (left === 0) entry.ready = true;
+        const state = drain.push(chunk);
+        if (state === "broken") return drop(id);
+        if (state === "done") entry.ready = true;
       };
       const onGone = () => drop(id);
       const timer = setTimeout(onGone, idleMs);
       timer.unref();
-      const entry: Kept = { socket, origin, ready: left === 0, timer, onData, onGone };
+      const entry: Kept = { socket, origin, ready: drain.state() === "done", timer, onData, onGone };
       kept.set(id, entry);
       socket.on("data", onData);
       socket.once("end", onGone);

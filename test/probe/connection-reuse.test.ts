@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import type { HopOutcome, HopRequest, HopResponse, Prober } from "../../src/probe/hop-types.js";
+import { bodyDrain, type BodyDrain } from "../../src/probe/body-drain.js";
 import { createConnectionKeeper } from "../../src/probe/kept-connections.js";
 import { createThreadedProber } from "../../src/probe/threaded-prober.js";
 import { USER_AGENT } from "../../src/version.js";
@@ -120,6 +121,18 @@ describe("a same-origin redirect's connection carries the next request", () => {
     expect(connectionsOf(seen)).toEqual([1, 1]);
   });
 
+  it.each([
+    ["an empty chunked body (Node's own for writeHead and end)", `transfer-encoding: chunked\r\n${KEEP}\r\n0\r\n\r\n`],
+    ["a chunked body with a chunk and a trailer", `transfer-encoding: chunked\r\n${KEEP}\r\n5\r\nmoved\r\n0\r\nx-trailer: 1\r\n\r\n`],
+    ["a chunked body with bare LF line ends", `transfer-encoding: chunked\r\n${KEEP}\r\n5\nmoved\n0\n\n`],
+  ])("%s is read through, and the connection carries the next request", async (_case, rest) => {
+    answers = { "/from": moved("/to", rest), "/to": ok };
+    const first = answered(await prober.hop(request("/from")));
+    const second = answered(await prober.hop(request("/to", { reuse: first.keptConnection ?? undefined })));
+    expect(second.connectionReused).toBe(true);
+    expect(connectionsOf(seen)).toEqual([1, 1]);
+  });
+
   it("a body that comes after the head is read to its end before the connection is used again", async () => {
     answers = { "/slow-body": { head: moved("/to", `content-length: 10\r\n${KEEP}\r\nhalf`), later: "-body" + "!" }, "/to": ok };
     const first = answered(await prober.hop(request("/slow-body")));
@@ -154,7 +167,7 @@ describe("a same-origin redirect's connection carries the next request", () => {
     ["the server did not say keep-alive", moved("/to", "content-length: 0\r\n\r\n")],
     ["the server said close", moved("/to", "content-length: 0\r\nconnection: close\r\n\r\n")],
     ["HTTP/1.0", `HTTP/1.0 301 Moved Permanently\r\nlocation: /to\r\ncontent-length: 0\r\n${KEEP}\r\n`],
-    ["a chunked body", moved("/to", `transfer-encoding: chunked\r\n${KEEP}\r\n0\r\n\r\n`)],
+    ["a chunked body with bytes after its end", moved("/to", `transfer-encoding: chunked\r\n${KEEP}\r\n0\r\n\r\nextra`)],
     ["a body of no stated length", moved("/to", `${KEEP}\r\n`)],
     ["more bytes than the body announced", moved("/to", `content-length: 0\r\n${KEEP}\r\nextra`)],
     ["a body too long to read through", moved("/to", `content-length: ${64 * 1024 + 1}\r\n${KEEP}\r\n`)],
@@ -245,7 +258,7 @@ describe("the keeper", () => {
   it("closes a connection nobody came back for after its idle time, and then has nothing to give", async () => {
     const keeper = createConnectionKeeper(16, 50);
     const { socket, closedByPeer } = await openTo(port);
-    const handle = keeper.keep(socket, { origin: url("/").origin, remote: { address: "127.0.0.1", family: 4 }, tls: null, tlsDetail: null }, 0);
+    const handle = keeper.keep(socket, { origin: url("/").origin, remote: { address: "127.0.0.1", family: 4 }, tls: null, tlsDetail: null }, emptyBody());
     expect(handle).not.toBeNull();
     await closedByPeer;
     expect(socket.destroyed).toBe(true);
@@ -257,13 +270,19 @@ describe("the keeper", () => {
     const first = await openTo(port);
     const second = await openTo(port);
     const origin = { origin: url("/").origin, remote: { address: "127.0.0.1", family: 4 as const }, tls: null, tlsDetail: null };
-    expect(keeper.keep(first.socket, origin, 0)).not.toBeNull();
-    expect(keeper.keep(second.socket, origin, 0)).toBeNull();
+    expect(keeper.keep(first.socket, origin, emptyBody())).not.toBeNull();
+    expect(keeper.keep(second.socket, origin, emptyBody())).toBeNull();
     second.socket.destroy();
     keeper.close();
     await first.closedByPeer;
   });
 });
+
+function emptyBody(): BodyDrain {
+  const drain = bodyDrain({ kind: "length", length: 0 });
+  if (drain === null) throw new Error("an empty body always drains");
+  return drain;
+}
 
 /** A client socket to the raw server, and a promise that settles when it closes. */
 async function openTo(at: number): Promise<{ socket: Socket; closedByPeer: Promise<void> }> {

@@ -75,6 +75,7 @@ describe("details through REST", () => {
           timings: { dnsMs: null, connectMs: "number", tlsMs: null, firstByteMs: "number", totalMs: "number" },
           tls: null,
           failure: null,
+          connectionReused: false,
         },
         {
           url: targets.url("/page"),
@@ -84,9 +85,11 @@ describe("details through REST", () => {
           ipFamily: 4,
           httpVersion: "1.1",
           status: 200,
-          timings: { dnsMs: null, connectMs: "number", tlsMs: null, firstByteMs: "number", totalMs: "number" },
+          // Same origin, a keep-alive server: the redirect's connection carried this request.
+          timings: { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: "number", totalMs: "number" },
           tls: null,
           failure: null,
+          connectionReused: true,
         },
       ],
       proxy: { provider: "cloudflare", kind: "unknown" },
@@ -111,6 +114,7 @@ describe("details through REST", () => {
           timings: { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null, totalMs: "number" },
           tls: null,
           failure: { stage: "connect", code: "connect_refused", reason: "Connection refused", timedOut: false, elapsedMs: "number" },
+          connectionReused: false,
         },
       ],
       proxy: null,

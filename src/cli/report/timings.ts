@@ -14,11 +14,12 @@ export function formatMs(ms: number | null): string {
 
 /** Phase cells of one request: every phase for a response; for a failure only the time until it was known. */
 export function phaseCells(outcome: HopOutcome | undefined): string[] {
-  if (outcome?.kind === "response") return timingCells(outcome.response.timings);
+  if (outcome?.kind === "response") return timingCells(outcome.response.timings, outcome.response.connectionReused);
   if (outcome?.kind === "failure") return ["-", "-", "-", "-", formatMs(outcome.failure.elapsedMs)];
   return ["-", "-", "-", "-", "-"];
 }
 
-function timingCells(timings: HopTimings): string[] {
-  return [formatMs(timings.dnsMs), formatMs(timings.connectMs), formatMs(timings.tlsMs), formatMs(timings.firstByteMs), formatMs(timings.totalMs)];
+/** A request over the connection the redirect before it kept says so where its dial would be. */
+function timingCells(timings: HopTimings, reused: boolean): string[] {
+  return [formatMs(timings.dnsMs), reused ? "reused" : formatMs(timings.connectMs), formatMs(timings.tlsMs), formatMs(timings.firstByteMs), formatMs(timings.totalMs)];
 }
