@@ -21,6 +21,8 @@ export interface ExchangeRequest {
   readonly headers: readonly (readonly [string, string])[];
   /** Largest response head, every interim head included. */
   readonly maxHeadBytes: number;
+  /** Ask the server to keep the connection open (HTTP/1.1), as browsers do; false asks it to close. */
+  readonly keepAlive: boolean;
   /** Body bytes to read after the head; 0 reads none. */
   readonly bodyPrefixBytes: number;
   /** The hop's deadline: before the head it fails the hop, during the body it ends the prefix. */

@@ -163,6 +163,7 @@ async function exchangeOver(
       url,
       method: request.method,
       headers: requestHeaders(deps, request),
+      keepAlive: deps.keeper.keeps,
       maxHeadBytes: deps.maxResponseHeadBytes,
       bodyPrefixBytes: bodyPrefixBytes(request),
       signal,

@@ -172,7 +172,7 @@ function keepAliveDrain(head: ResponseHead, method: "GET" | "HEAD"): BodyDrain |
   return bodyDrain(hasNoBody(method, head.status) ? { kind: "length", length: 0 } : bodyFraming(head.fields));
 }
 
-/** The request: origin-form target, Host first, then our headers, and keep-alive, as browsers ask (a same-origin redirect may reuse it). */
+/** The request: origin-form target, Host first, then our headers, and keep-alive as browsers ask it (a same-origin redirect may reuse it) unless reuse is off. */
 function requestBytes(request: ExchangeRequest): Buffer {
   const { url } = request;
   let text = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
@@ -181,6 +181,6 @@ function requestBytes(request: ExchangeRequest): Buffer {
     if (/[\r\n\0]/.test(value)) continue;
     text += `${name}: ${value}\r\n`;
   }
-  text += "connection: keep-alive\r\n\r\n";
+  text += request.keepAlive ? "connection: keep-alive\r\n\r\n" : "connection: close\r\n\r\n";
   return Buffer.from(text, "latin1");
 }

@@ -25,6 +25,8 @@ export interface KeptOrigin {
 }
 
 export interface ConnectionKeeper {
+  /** False when it keeps none (SITEDIAG_REUSE_CONNECTIONS=false): requests then ask the server to close. */
+  readonly keeps: boolean;
   /**
    * Keeps an HTTP/1.1 connection whose response head was read, reading the
    * rest of its body through `drain`. Null when it cannot be kept: the
@@ -71,6 +73,7 @@ export function createConnectionKeeper(maxKept: number = MAX_KEPT, idleMs: numbe
   };
 
   return {
+    keeps: maxKept > 0,
     keep(socket, origin, drain) {
       if (kept.size >= maxKept || drain.state() === "broken" || socket.destroyed) return null;
       const id = nextId++;

@@ -20,6 +20,8 @@ interface Seen {
   readonly path: string;
   /** Requests before this one on the same connection. */
   readonly before: number;
+  /** The request's Connection header. */
+  readonly connectionHeader: string | undefined;
 }
 
 type Answer = string | { readonly head: string; readonly later: string } | "hang-up";
@@ -48,7 +50,8 @@ function serve(socket: Socket): void {
       buffered = buffered.slice(end + 4);
       const path = head.split(" ")[1] ?? "/";
       const before = count++;
-      seen.push({ connection, path, before });
+      const connectionHeader = /^connection: *(.*)$/im.exec(head)?.[1];
+      seen.push({ connection, path, before, connectionHeader });
       const rule = answers[path] ?? "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n";
       const answer = typeof rule === "function" ? rule(before) : rule;
       if (answer === "hang-up") socket.destroy();
@@ -119,6 +122,7 @@ describe("a same-origin redirect's connection carries the next request", () => {
     expect(second.timings).toMatchObject({ connectMs: null, tlsMs: null, dnsMs: null, firstByteMs: expect.any(Number) });
     expect(seen.map((request) => request.path)).toEqual(["/from", "/to"]);
     expect(connectionsOf(seen)).toEqual([1, 1]);
+    expect(seen.map((request) => request.connectionHeader)).toEqual(["keep-alive", "keep-alive"]);
   });
 
   it.each([
@@ -240,6 +244,8 @@ describe("SITEDIAG_REUSE_CONNECTIONS=false", () => {
       expect(first.keptConnection).toBeNull();
       answered(await prober.hop(request("/to")));
       expect(connectionsOf(seen)).toEqual([1, 2]);
+      // Nothing will be reused, so the server is asked to close, as blackbox_exporter asks it.
+      expect(seen.map((request) => request.connectionHeader)).toEqual(["close", "close"]);
     } finally {
       await prober.close();
     }
