@@ -159,7 +159,13 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     // The chain ended on a 2xx page: with details, the service read it once more (GET) for a client-side redirect.
     expect(await page.locator("#result svg.waterfall .bar").count()).toBe(4);
     expect(await page.locator("#result svg.waterfall .bar.page-read title").first().textContent()).toMatch(/^Request 4: GET .*\/c, to read the final page for a client-side redirect/);
-    expect(await page.locator("#result table.timings tbody tr").count()).toBe(4);
+    const timingRows = page.locator("#result table.timings tbody tr");
+    expect(await timingRows.count()).toBe(4);
+    // The redirects stay on one origin of a keep-alive server: the later hops ride the first one's connection, and say so.
+    const connectCells = await Promise.all([0, 1, 2].map(async (row) => (await timingRows.nth(row).locator("td, th").allInnerTexts())[4]));
+    expect(connectCells[0]).toMatch(/ms$/);
+    expect(connectCells.slice(1)).toEqual(["reused", "reused"]);
+    expect(await hops.nth(1).locator("title").first().textContent()).toContain("on the previous request's connection");
     // One host showing one certificate to every request: one row naming them.
     const certificates = page.locator("#result table.certificate-table tbody tr");
     expect(await certificates.count()).toBe(1);

@@ -92,7 +92,8 @@ export function renderWaterfall(requests: readonly RequestDetail[], hops?: numbe
         ),
         request.status ?? (request.failure === undefined ? "" : `failed at ${request.failure.stage}: ${request.failure.reason}`),
         msOrDash(t?.dnsMs),
-        msOrDash(t?.connectMs),
+        // The redirect before it kept its connection: no dial to show, and saying so beats a dash.
+        request.connectionReused ? "reused" : msOrDash(t?.connectMs),
         msOrDash(t?.tlsMs),
         msOrDash(t?.firstByteMs),
         formatMs(bar.totalMs),
@@ -109,7 +110,8 @@ export function renderWaterfall(requests: readonly RequestDetail[], hops?: numbe
 function barSummary(bar: Bar): string {
   const parts = bar.segments.map((segment) => `${segment.label} ${formatMs(segment.ms)}`);
   const note = ROLE_NOTES[bar.role] === undefined ? "" : `, to ${ROLE_NOTES[bar.role] ?? ""}`;
-  return `Request ${bar.index}: ${bar.request.method} ${bar.request.url}${note}, ${formatMs(bar.totalMs)} (${parts.join(", ")})`;
+  const reused = bar.request.connectionReused ? ", on the previous request's connection" : "";
+  return `Request ${bar.index}: ${bar.request.method} ${bar.request.url}${note}${reused}, ${formatMs(bar.totalMs)} (${parts.join(", ")})`;
 }
 
 /** Tick labels as round as their step: "0", "20 ms", "2.5 ms", "1.5 s". */
