@@ -31,6 +31,32 @@ describe("SQLite group commit", () => {
     expect((await store.usage(key.record.id, policy)).used).toBe(expectedUsed);
   });
 
+  it("keeps each key's window apart within a burst, refuses an unknown key in it, and counts a charge that aged out before it", async () => {
+    underTest = sqliteStoreUnderTest();
+    const store = await underTest.open();
+    const first = await newKey(store);
+    const second = await newKey(store);
+    const policy = { budget: 6, windowSeconds: 1 };
+    expect((await store.charge(first.digest, 4, policy)).kind).toBe("admitted");
+    // The 4 credits age out of the 1 s window before the burst: its first read of the window drops them.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const burst = [
+      [first.digest, 2],
+      [second.digest, 5],
+      ["not-a-digest", 1],
+      [first.digest, 2],
+      [second.digest, 2],
+      [first.digest, 2],
+      [first.digest, 2],
+    ] as const;
+    const outcomes = await Promise.all(burst.map(([digest, cost]) => store.charge(digest, cost, policy)));
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(["admitted", "admitted", "unauthenticated", "admitted", "rejected", "admitted", "rejected"]);
+    expect(outcomes.map((outcome) => (outcome.kind === "unauthenticated" ? null : outcome.usage.used))).toEqual([2, 5, null, 4, 5, 6, 6]);
+    // The totals the burst saved are what a fresh read of each log says.
+    expect((await store.usage(first.record.id, policy)).used).toBe(6);
+    expect((await store.usage(second.record.id, policy)).used).toBe(5);
+  });
+
   it("commits the burst as one transaction: another connection sees none of it, then all of it", async () => {
     underTest = sqliteStoreUnderTest();
     const store = await underTest.open();
