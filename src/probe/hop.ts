@@ -30,8 +30,8 @@ export interface HopDeps {
   readonly resolver: Resolver;
   /** Trusts the extra CA beside Node's roots; undefined for Node's default context. */
   readonly secureContext: SecureContext | undefined;
-  /** User-Agent and Accept, built once per prober and sent on every hop. */
-  readonly requestHeaders: Readonly<Record<string, string>>;
+  /** User-Agent and Accept with lower-case names, built once per prober and sent on every hop. */
+  readonly requestHeaders: readonly (readonly [string, string])[];
   /** Largest response head read (SITEDIAG_MAX_RESPONSE_HEAD_BYTES); a larger one is a failure. */
   readonly maxResponseHeadBytes: number;
   /** Connections kept from a same-origin redirect for the check's next hop. */
@@ -40,14 +40,15 @@ export interface HopDeps {
 
 /**
  * One request: screen, resolve once, judge every answer, dial only what was
- * approved, read the head, let go. Never throws.
+ * approved, read the head, let go. Never throws. `deadline` ends it when
+ * aborted (its timeout aborts it too): a probe thread passes the controller
+ * its cancel message aborts, so a hop needs no second one linked to it.
  */
-export async function runHop(request: HopRequest, deps: HopDeps): Promise<HopOutcome> {
+export async function runHop(request: HopRequest, deps: HopDeps, deadline: AbortController = new AbortController()): Promise<HopOutcome> {
   const refusal = screenUrl(request.url, request.ports, deps.addresses);
   if (refusal !== null) return { kind: "refused", refusal };
 
   const trace = startTrace(now());
-  const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeLeftMs(request));
   const onOuterAbort = () => deadline.abort();
   request.signal?.addEventListener("abort", onOuterAbort, { once: true });
@@ -205,10 +206,9 @@ function bodyPrefixBytes(request: HopRequest): number {
   return Number.isFinite(asked) && asked > 0 ? Math.min(Math.floor(asked), MAX_BODY_PREFIX_BYTES) : 0;
 }
 
-function requestHeaders(deps: HopDeps, request: HopRequest): (readonly [string, string])[] {
-  const headers = Object.entries(deps.requestHeaders).map(([name, value]) => [name.toLowerCase(), value] as const);
-  if (request.cookie !== undefined && request.cookie !== "") headers.push(["cookie", request.cookie]);
-  return headers;
+function requestHeaders(deps: HopDeps, request: HopRequest): readonly (readonly [string, string])[] {
+  if (request.cookie === undefined || request.cookie === "") return deps.requestHeaders;
+  return [...deps.requestHeaders, ["cookie", request.cookie]];
 }
 
 /** The response, or the code of a contradiction a browser refuses (two different Locations). */

@@ -42,9 +42,10 @@ function take(message: ToProbeThread): void {
     running.get(message.id)?.abort(new Error("cancelled by the caller"));
     return;
   }
+  // The hop's own deadline controller: a cancel message aborts it directly.
   const cancel = new AbortController();
   running.set(message.id, cancel);
-  waiting.push({ id: message.id, start: () => prober.hop(fromWire(message.request, cancel.signal)) });
+  waiting.push({ id: message.id, start: () => prober.hopWith(fromWire(message.request), cancel) });
   if (waiting.length === 1) setImmediate(startSome);
 }
 

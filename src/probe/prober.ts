@@ -1,7 +1,7 @@
 import { createSecureContext, rootCertificates } from "node:tls";
 import { createAddressPolicy } from "./address-policy.js";
-import { DEFAULT_MAX_RESPONSE_HEAD_BYTES, runHop } from "./hop.js";
-import type { Prober, ProberOptions } from "./hop-types.js";
+import { DEFAULT_MAX_RESPONSE_HEAD_BYTES, type HopDeps, runHop } from "./hop.js";
+import type { HopRequest, Prober, ProberOptions, TimedHopOutcome } from "./hop-types.js";
 import { createConnectionKeeper, MAX_KEPT } from "./kept-connections.js";
 import { createResolver } from "./resolver.js";
 import { sharedClockMs } from "./shared-clock.js";
@@ -12,13 +12,19 @@ import { screenUrl } from "./target-policy.js";
  * server passes SITEDIAG_ALLOW_CIDRS and SITEDIAG_DNS_SERVERS through); the
  * engine reads no environment itself, proxy variables included.
  */
-export function createProber(options: ProberOptions): Prober {
+/** The prober of one loop, with the hop a probe thread runs under a controller of its own. */
+export interface LocalProber extends Prober {
+  /** `hop`, ended when `deadline` is aborted (a cancel message) as well as by its own timeout. */
+  hopWith(request: HopRequest, deadline: AbortController): Promise<TimedHopOutcome>;
+}
+
+export function createProber(options: ProberOptions): LocalProber {
   const addresses = createAddressPolicy(options.allowCidrs);
   const resolver = createResolver({ servers: options.dnsServers, hostsFile: options.hostsFile });
   // Built once: a context made from ~150 root certificates costs milliseconds,
   // too much to pay again on every HTTPS hop. Undefined means Node's own default.
   const secureContext = options.ca === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.ca] });
-  const requestHeaders = Object.freeze({ "user-agent": options.userAgent, accept: "*/*" });
+  const requestHeaders = Object.freeze([Object.freeze(["user-agent", options.userAgent] as const), Object.freeze(["accept", "*/*"] as const)]);
   const keeper = createConnectionKeeper(options.reuseConnections === false ? 0 : MAX_KEPT);
   const deps = { addresses, resolver, secureContext, requestHeaders, maxResponseHeadBytes: options.maxResponseHeadBytes ?? DEFAULT_MAX_RESPONSE_HEAD_BYTES, keeper };
   return {
@@ -27,15 +33,18 @@ export function createProber(options: ProberOptions): Prober {
     // a rejection here is a defect of ours, which the service reports as a 500
     // rather than blaming the site.
     // The span is read on the loop that ran the hop: on a probe thread, a loop that does nothing else.
-    hop: async (request) => {
-      const startedAt = sharedClockMs();
-      const outcome = await runHop(request, deps);
-      return { ...outcome, span: { startedAt, endedAt: sharedClockMs() } };
-    },
+    hop: (request) => timedHop(request, deps),
+    hopWith: (request, deadline) => timedHop(request, deps, deadline),
     // Nothing is held between hops but a connection kept for a check's next hop, which closing lets go.
     close: () => {
       keeper.close();
       return Promise.resolve();
     },
   };
+}
+
+async function timedHop(request: HopRequest, deps: HopDeps, deadline?: AbortController): Promise<TimedHopOutcome> {
+  const startedAt = sharedClockMs();
+  const outcome = await runHop(request, deps, deadline);
+  return { ...outcome, span: { startedAt, endedAt: sharedClockMs() } };
 }

@@ -62,6 +62,6 @@ export function toWire(request: HopRequest): WireHopRequest {
   return { ...rest, url: url.href };
 }
 
-export function fromWire(wire: WireHopRequest, signal: AbortSignal): HopRequest {
-  return { ...wire, url: new URL(wire.url), signal };
+export function fromWire(wire: WireHopRequest): HopRequest {
+  return { ...wire, url: new URL(wire.url) };
 }
