@@ -101,6 +101,22 @@ describe("a prober on probe threads", () => {
     }
   });
 
+  it("one signal over a check's hops: an abort ends every hop in flight under it, after earlier hops answered under it", async () => {
+    const silent = await startSilentTarget();
+    try {
+      const caller = new AbortController();
+      // Answered and settled first, as a check's earlier hops are.
+      expect((await prober.hop(request(ok.url, { signal: caller.signal }))).kind).toBe("response");
+      const hops = [prober.hop(request(silent.url, { signal: caller.signal, timeoutMs: 60_000 })), prober.hop(request(silent.url, { signal: caller.signal, timeoutMs: 60_000 }))];
+      await until(() => (silent.accepted() === 2 ? true : undefined));
+      caller.abort(new Error("caller gone"));
+      expect((await Promise.all(hops)).map((outcome) => outcome.kind)).toEqual(["failure", "failure"]);
+      await until(() => (silent.closed() === 2 ? true : undefined));
+    } finally {
+      await silent.close();
+    }
+  });
+
   it("a signal already aborted still sends the hop, which ends at once without waiting for its timeout", async () => {
     const silent = await startSilentTarget();
     try {
