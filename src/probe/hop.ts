@@ -14,7 +14,6 @@ import { sharedClockMs } from "./shared-clock.js";
 import { locationText } from "./location-header.js";
 import type { ConnectionKeeper, KeptOrigin } from "./kept-connections.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
-import { ProbeProtocolError } from "./probe-error.js";
 import { effectivePort, hostOf, screenUrl } from "./target-policy.js";
 
 /**
@@ -106,10 +105,11 @@ async function fetchHead(
   const reused = takeKept(request, deps, trace, addresses);
   if (reused !== null) {
     const outcome = await exchangeOver(reused, request, deps, trace, signal);
-    // A kept connection the server closed as the request went out (its idle
-    // timeout racing ours) is no answer from the site: browsers send the
-    // request again on a new connection, and so does the hop.
-    if (outcome !== "closed-unanswered") return outcome;
+    // A kept connection that failed before any byte of an answer (the server
+    // closed it as the request went out, its idle timeout racing ours) is no
+    // answer from the site: browsers send the request again on a new
+    // connection, and so does the hop. A timeout is not retried.
+    if (outcome.kind !== "failure" || trace.firstByteAt !== null || signal.aborted) return outcome;
     Object.assign(trace, { requestSentAt: null, firstByteAt: null, remote: null, tls: null, tlsDetail: null, connectionReused: false });
   }
   let connection: PinnedConnection;
@@ -123,8 +123,7 @@ async function fetchHead(
   } catch (error) {
     return failure(trace, error, signal.aborted);
   }
-  const outcome = await exchangeOver(connection, request, deps, trace, signal);
-  return outcome === "closed-unanswered" ? failure(trace, new ProbeProtocolError("UND_ERR_SOCKET", "closed before any response byte"), false) : outcome;
+  return exchangeOver(connection, request, deps, trace, signal);
 }
 
 /** The connection the previous hop kept, when it may carry this one: same origin, an address this hop's resolution approved. */
@@ -147,7 +146,6 @@ function takeKept(request: HopRequest, deps: HopDeps, trace: HopTrace, addresses
 /**
  * One request over an open connection, which this hop then keeps for the
  * next (a same-origin redirect that left it reusable) or closes.
- * "closed-unanswered": a reused connection ended before any response byte.
  */
 async function exchangeOver(
   connection: PinnedConnection,
@@ -155,7 +153,7 @@ async function exchangeOver(
   deps: HopDeps,
   trace: HopTrace,
   signal: AbortSignal,
-): Promise<HopOutcome | "closed-unanswered"> {
+): Promise<HopOutcome> {
   const { socket } = connection;
   const url = request.url;
   let keep = false;
@@ -177,7 +175,6 @@ async function exchangeOver(
     keep = kept !== null;
     return { kind: "response", response: { ...response, keptConnection: kept } };
   } catch (error) {
-    if (trace.connectionReused && trace.firstByteAt === null && !signal.aborted) return "closed-unanswered";
     return failure(trace, error, signal.aborted);
   } finally {
     // Nothing outlives the hop but a connection kept for the check's next one.
