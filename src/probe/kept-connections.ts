@@ -52,6 +52,9 @@ interface Kept {
   readonly onGone: () => void;
 }
 
+/** Ids unique in this thread across keepers, so a handle can never name another prober's connection. */
+let nextId = 1;
+
 /**
  * Connections kept from a redirect to the hop that follows it, as browsers
  * and curl keep them: one check's next request to the same origin goes over
@@ -62,7 +65,6 @@ interface Kept {
  */
 export function createConnectionKeeper(maxKept: number = MAX_KEPT, idleMs: number = KEPT_IDLE_MS): ConnectionKeeper {
   const kept = new Map<number, Kept>();
-  let nextId = 1;
 
   const drop = (id: number): void => {
     const entry = kept.get(id);
