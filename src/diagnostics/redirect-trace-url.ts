@@ -1,15 +1,8 @@
-/**
- * The statuses Fetch treats as redirects (WHATWG Fetch, "redirect status").
- * 300, 304, 305 and 306 are answers in their own right and end the chain.
- */
-const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+// The probe keeps a connection only for a redirect, so the one definition of a redirect status lives there.
+export { isRedirectStatus } from "../probe/redirect-status.js";
 
 /** Redirects that say "this may change": the chain can differ tomorrow. */
 const TEMPORARY_STATUSES: ReadonlySet<number> = new Set([302, 303, 307]);
-
-export function isRedirectStatus(status: number): boolean {
-  return REDIRECT_STATUSES.has(status);
-}
 
 export function isTemporaryRedirect(status: number): boolean {
   return TEMPORARY_STATUSES.has(status);

@@ -155,7 +155,7 @@ export interface HopResponse {
   /**
    * Set when this response is a redirect to the same origin and the
    * connection can carry the next request (HTTP/1.1, the server said
-   * keep-alive, a body of known length): pass it as the next hop's `reuse`.
+   * keep-alive, a body with a known end): pass it as the next hop's `reuse`.
    */
   readonly keptConnection: ConnectionHandle | null;
 }

@@ -10,6 +10,7 @@ import { exchangeHttp2 } from "./http2-exchange.js";
 import type { HopOutcome, HopRequest, HopResponse, HopTimings, PartialTimings } from "./hop-types.js";
 import { now, startTrace, type HopTrace } from "./hop-trace.js";
 import { refusal } from "./input-refusal.js";
+import { isRedirectStatus } from "./redirect-status.js";
 import { sharedClockMs } from "./shared-clock.js";
 import { locationText } from "./location-header.js";
 import type { ConnectionKeeper, KeptOrigin } from "./kept-connections.js";
@@ -184,15 +185,13 @@ async function exchangeOver(
 
 /** Fetch's redirect statuses, to a Location on this URL's origin: the next hop of the check goes there. */
 function isSameOriginRedirect(response: HopResponse, url: URL): boolean {
-  if (response.location === null || !REDIRECT_STATUSES.has(response.status)) return false;
+  if (response.location === null || !isRedirectStatus(response.status)) return false;
   try {
     return new URL(response.location).origin === url.origin;
   } catch {
     return false;
   }
 }
-
-const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 function keptOrigin(url: URL, trace: HopTrace): KeptOrigin {
   return { origin: url.origin, remote: trace.remote ?? { address: "", family: 4 }, tls: trace.tls, tlsDetail: trace.tlsDetail };

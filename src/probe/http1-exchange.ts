@@ -4,6 +4,7 @@ import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-pre
 import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "./hop-trace.js";
 import { ProbeProtocolError } from "./probe-error.js";
+import { isRedirectStatus } from "./redirect-status.js";
 import { findHeadEnd, parseResponseHead, skipEmptyLines, type ResponseHead } from "./response-head.js";
 
 /** What the buffer starts at; it doubles as bytes arrive, never past what the head limit needs. */
@@ -96,7 +97,8 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
           const wanted = hasNoBody(request.method, head.status) ? 0 : request.bodyPrefixBytes;
           const framing = wanted > 0 ? bodyFraming(head.fields) : ({ kind: "length", length: 0 } as const);
           final = { head, headAt, reader: bodyPrefixReader(framing, wanted) };
-          drain = keepAliveDrain(head, request.method);
+          // Only a redirect's connection may be kept (for the check's next request): no other answer pays for a drain.
+          drain = request.keepAlive && isRedirectStatus(head.status) ? keepAliveDrain(head, request.method) : null;
           return true;
         }
         // Nothing here asks to switch protocols, so a 101 is a server speaking out of turn.

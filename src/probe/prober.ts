@@ -7,17 +7,17 @@ import { createResolver } from "./resolver.js";
 import { sharedClockMs } from "./shared-clock.js";
 import { screenUrl } from "./target-policy.js";
 
-/**
- * The project's only way out to the network. Options come from Config (the
- * server passes SITEDIAG_ALLOW_CIDRS and SITEDIAG_DNS_SERVERS through); the
- * engine reads no environment itself, proxy variables included.
- */
 /** The prober of one loop, with the hop a probe thread runs under a controller of its own. */
 export interface LocalProber extends Prober {
   /** `hop`, ended when `deadline` is aborted (a cancel message) as well as by its own timeout. */
   hopWith(request: HopRequest, deadline: AbortController): Promise<TimedHopOutcome>;
 }
 
+/**
+ * The project's only way out to the network. Options come from Config (the
+ * server passes SITEDIAG_ALLOW_CIDRS and SITEDIAG_DNS_SERVERS through); the
+ * engine reads no environment itself, proxy variables included.
+ */
 export function createProber(options: ProberOptions): LocalProber {
   const addresses = createAddressPolicy(options.allowCidrs);
   const resolver = createResolver({ servers: options.dnsServers, hostsFile: options.hostsFile });

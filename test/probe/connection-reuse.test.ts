@@ -7,6 +7,7 @@ import { bodyDrain, type BodyDrain } from "../../src/probe/body-drain.js";
 import { createConnectionKeeper } from "../../src/probe/kept-connections.js";
 import { createThreadedProber } from "../../src/probe/threaded-prober.js";
 import { USER_AGENT } from "../../src/version.js";
+import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { checkedResult, createTestEnv, loopbackProber, type TestEnv } from "../fixtures/test-env.js";
 
 /**
@@ -199,6 +200,32 @@ describe("a same-origin redirect's connection carries the next request", () => {
     // The wrong origin's use closed it: the right origin dials too.
     const again = answered(await prober.hop(request("/to", { reuse: handle })));
     expect(again.connectionReused).toBe(false);
+  });
+});
+
+describe("the next hop's own resolution", () => {
+  let dns: DnsServer;
+  let prober: Prober;
+  beforeAll(async () => {
+    dns = await startDnsServer();
+    prober = loopbackProber({ dnsServers: [dns.server] });
+  });
+  afterAll(async () => {
+    await prober.close();
+    await dns.close();
+  });
+
+  it("decides: a kept connection whose address the name no longer resolves to is not used", async () => {
+    // First asked: the server's address; every later answer: another loopback address, where nothing listens.
+    dns.answer("moved.test", { a: ["127.0.0.1"] }, { a: ["127.0.0.2"] });
+    answers = { "/from": moved("/to", `content-length: 0\r\n${KEEP}\r\n`), "/to": ok };
+    const named = (path: string) => new URL(`http://moved.test:${port}${path}`);
+    const first = answered(await prober.hop({ ...request("/from"), url: named("/from") }));
+    expect(first.keptConnection).not.toBeNull();
+    const second = await prober.hop({ ...request("/to"), url: named("/to"), reuse: first.keptConnection ?? undefined });
+    // It dialled the new answer (refused there) instead of sending the request over the old connection.
+    expect(second).toMatchObject({ kind: "failure", failure: { stage: "connect", remoteAddress: "127.0.0.2" } });
+    expect(seen.map((request) => request.path)).toEqual(["/from"]);
   });
 });
 
