@@ -106,11 +106,7 @@ async function fetchHead(
   const reused = takeKept(request, deps, trace, addresses);
   if (reused !== null) {
     const outcome = await exchangeOver(reused, request, deps, trace, signal);
-    // A kept connection that failed before any byte of an answer (the server
-    // closed it as the request went out, its idle timeout racing ours) is no
-    // answer from the site: browsers send the request again on a new
-    // connection, and so does the hop. A timeout is not retried.
-    if (outcome.kind !== "failure" || trace.firstByteAt !== null || signal.aborted) return outcome;
+    if (!answeredForTheConnection(outcome, trace, signal)) return outcome;
     Object.assign(trace, { requestSentAt: null, firstByteAt: null, remote: null, tls: null, tlsDetail: null, connectionReused: false });
   }
   let connection: PinnedConnection;
@@ -126,6 +122,22 @@ async function fetchHead(
   }
   return exchangeOver(connection, request, deps, trace, signal);
 }
+
+/**
+ * What a kept connection said that is about the connection, not the site, so
+ * the request is sent again on a new one, once, as Chromium does
+ * (HttpNetworkTransaction): it failed before any byte of an answer (the
+ * server closed it as the request went out, its idle timeout racing ours), or
+ * it answered 408 Request Timeout (the server timed the idle connection out
+ * and said so before it closed). A timeout of our own is not retried.
+ */
+function answeredForTheConnection(outcome: HopOutcome, trace: HopTrace, signal: AbortSignal): boolean {
+  if (signal.aborted) return false;
+  if (outcome.kind === "failure") return trace.firstByteAt === null;
+  return outcome.kind === "response" && outcome.response.status === REQUEST_TIMEOUT;
+}
+
+const REQUEST_TIMEOUT = 408;
 
 /** The connection the previous hop kept, when it may carry this one: same origin, an address this hop's resolution approved. */
 function takeKept(request: HopRequest, deps: HopDeps, trace: HopTrace, addresses: readonly ResolvedAddress[]): PinnedConnection | null {

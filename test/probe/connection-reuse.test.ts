@@ -168,6 +168,34 @@ describe("a same-origin redirect's connection carries the next request", () => {
     ]);
   });
 
+  it("a 408 on a kept connection is the server timing the connection out: asked again on a new one, as Chromium does", async () => {
+    const timedOut = "HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+    answers = { "/from": moved("/to", `content-length: 0\r\n${KEEP}\r\n`), "/to": (before) => (before > 0 ? timedOut : ok) };
+    const first = answered(await prober.hop(request("/from")));
+    const second = answered(await prober.hop(request("/to", { reuse: first.keptConnection ?? undefined })));
+    expect(second).toMatchObject({ status: 200, connectionReused: false });
+    expect(second.timings.connectMs).toEqual(expect.any(Number));
+    expect(seen.map((request) => [request.path, request.before])).toEqual([
+      ["/from", 0],
+      ["/to", 1],
+      ["/to", 0],
+    ]);
+  });
+
+  it("a 408 is the site's answer on a new connection, and once asked again: never a loop", async () => {
+    const timedOut = "HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+    answers = { "/from": moved("/to", `content-length: 0\r\n${KEEP}\r\n`), "/to": timedOut };
+    expect(answered(await prober.hop(request("/to")))).toMatchObject({ status: 408, connectionReused: false });
+    const first = answered(await prober.hop(request("/from")));
+    expect(answered(await prober.hop(request("/to", { reuse: first.keptConnection ?? undefined })))).toMatchObject({ status: 408, connectionReused: false });
+    expect(seen.map((request) => [request.path, request.before])).toEqual([
+      ["/to", 0],
+      ["/from", 0],
+      ["/to", 1],
+      ["/to", 0],
+    ]);
+  });
+
   it.each([
     ["the server did not say keep-alive", moved("/to", "content-length: 0\r\n\r\n")],
     ["the server said close", moved("/to", "content-length: 0\r\nconnection: close\r\n\r\n")],
