@@ -7,6 +7,8 @@
  *   http port    GET/HEAD /ok            200, two-byte body
  *                GET/HEAD /r/N           301 to /r/N+1; /r/CHAIN_LENGTH redirects to /ok
  *                GET/HEAD /delay/MS      200 after MS milliseconds
+ *                GET      /lateness       the target's own lateness on every /delay answer since the last
+ *                                         call (ms: answer written - request read - MS), as a JSON array; clears it
  *                GET      /stream        200 and a body that never ends (as fast as the client reads)
  *   silent port  accepts, reads the request, never answers
  */
@@ -33,13 +35,32 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
     return void response.writeHead(301, { location, "content-length": "0" }).end();
   }
   const delay = /^\/delay\/(\d+)$/.exec(path);
-  if (delay !== null) {
-    const timer = setTimeout(() => response.writeHead(200, { "content-length": "2" }).end("ok"), Number(delay[1]));
-    response.once("close", () => clearTimeout(timer));
-    return;
+  if (delay !== null) return delayed(response, Number(delay[1]));
+  if (path === "/lateness") {
+    const body = JSON.stringify(lateness.splice(0));
+    return void response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
   }
   if (path === "/stream") return stream(response);
   response.writeHead(404, { "content-length": "0" }).end();
+}
+
+/**
+ * How late the target itself answered each delayed request: a tool can only
+ * report what the target did, so the bench shows this beside each tool's
+ * timing error (the part of it no tool could avoid). Read from the request's
+ * arrival at this loop, so the kernel's queue before it is not in it.
+ */
+const lateness: number[] = [];
+/** Bounded: a run that never asks for them does not grow the target. */
+const MAX_LATENESS_SAMPLES = 100_000;
+
+function delayed(response: ServerResponse, ms: number): void {
+  const readAt = performance.now();
+  const timer = setTimeout(() => {
+    response.writeHead(200, { "content-length": "2" }).end("ok");
+    if (lateness.length < MAX_LATENESS_SAMPLES) lateness.push(performance.now() - readAt - ms);
+  }, ms);
+  response.once("close", () => clearTimeout(timer));
 }
 
 /** Writes only as fast as the client drains, so the target's own memory stays flat. */
