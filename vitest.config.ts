@@ -44,6 +44,8 @@ const THREADED = [
   "test/diagnostics/check-cookies.test.ts",
   // A kept connection lives on the thread that made it: the next hop must be sent there.
   "test/probe/connection-reuse.test.ts",
+  // HTTP/2 over the bridge, and a kept session held by the thread that opened it.
+  "test/probe/https-protocols.test.ts",
 ];
 
 const shared = {

@@ -6,14 +6,14 @@ import { openPinned, type PinnedConnection } from "./connector.js";
 import { MAX_BODY_PREFIX_BYTES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { causeInfo, describeFailure, errorCodeOf } from "./failure-causes.js";
 import { exchangeHttp1 } from "./http1-exchange.js";
-import { exchangeHttp2 } from "./http2-exchange.js";
+import { exchangeHttp2, openHttp2Session } from "./http2-exchange.js";
 import type { HopOutcome, HopRequest, HopResponse, HopTimings, PartialTimings } from "./hop-types.js";
 import { now, startTrace, type HopTrace } from "./hop-trace.js";
 import { refusal } from "./input-refusal.js";
 import { isRedirectStatus } from "./redirect-status.js";
 import { sharedClockMs } from "./shared-clock.js";
 import { locationText } from "./location-header.js";
-import type { ConnectionKeeper, KeptOrigin } from "./kept-connections.js";
+import { closeConnection, type ConnectionKeeper, type Keepable, type KeptOrigin, type OpenConnection } from "./kept-connections.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
 import { effectivePort, hostOf, screenUrl } from "./target-policy.js";
 
@@ -109,18 +109,31 @@ async function fetchHead(
     if (!answeredForTheConnection(outcome, trace, signal)) return outcome;
     Object.assign(trace, { requestSentAt: null, firstByteAt: null, remote: null, tls: null, tlsDetail: null, connectionReused: false });
   }
-  let connection: PinnedConnection;
+  let connection: OpenConnection;
   try {
-    connection = await openPinned(
+    const pinned = await openPinned(
       { addresses, port: effectivePort(url), tls: url.protocol === "https:", hostname: hostOf(url), secureContext: deps.secureContext },
       trace,
       deps.addresses,
       signal,
     );
+    connection = speaking(pinned, url, deps);
   } catch (error) {
     return failure(trace, error, signal.aborted);
   }
   return exchangeOver(connection, request, deps, trace, signal);
+}
+
+/** The new connection in the protocol the server chose: HTTP/2 gets its session, which then owns the socket. */
+function speaking(pinned: PinnedConnection, url: URL, deps: HopDeps): OpenConnection {
+  if (pinned.protocol !== "h2") return { protocol: "http/1.1", socket: pinned.socket };
+  const socket = pinned.socket as TLSSocket;
+  try {
+    return { protocol: "h2", socket, session: openHttp2Session(socket, url, deps.maxResponseHeadBytes) };
+  } catch (error) {
+    socket.destroy();
+    throw error;
+  }
 }
 
 /**
@@ -134,18 +147,19 @@ async function fetchHead(
 function answeredForTheConnection(outcome: HopOutcome, trace: HopTrace, signal: AbortSignal): boolean {
   if (signal.aborted) return false;
   if (outcome.kind === "failure") return trace.firstByteAt === null;
-  return outcome.kind === "response" && outcome.response.status === REQUEST_TIMEOUT;
+  // HTTP/2 multiplexes streams and has no need of a 408 for an idle connection: there it is the site's answer.
+  return outcome.kind === "response" && outcome.response.status === REQUEST_TIMEOUT && outcome.response.httpVersion !== "2";
 }
 
 const REQUEST_TIMEOUT = 408;
 
 /** The connection the previous hop kept, when it may carry this one: same origin, an address this hop's resolution approved. */
-function takeKept(request: HopRequest, deps: HopDeps, trace: HopTrace, addresses: readonly ResolvedAddress[]): PinnedConnection | null {
+function takeKept(request: HopRequest, deps: HopDeps, trace: HopTrace, addresses: readonly ResolvedAddress[]): OpenConnection | null {
   if (request.reuse === undefined) return null;
   const taken = deps.keeper.take(request.reuse, request.url.origin);
   if (taken === null) return null;
   if (!addresses.some(({ address }) => address === taken.kept.remote.address)) {
-    taken.socket.destroy();
+    closeConnection(taken.connection);
     return null;
   }
   trace.remote = { ...taken.kept.remote };
@@ -153,7 +167,7 @@ function takeKept(request: HopRequest, deps: HopDeps, trace: HopTrace, addresses
   trace.tlsDetail = taken.kept.tlsDetail;
   trace.phase = "http";
   trace.connectionReused = true;
-  return { socket: taken.socket, protocol: "http/1.1" };
+  return taken.connection;
 }
 
 /**
@@ -161,13 +175,12 @@ function takeKept(request: HopRequest, deps: HopDeps, trace: HopTrace, addresses
  * next (a same-origin redirect that left it reusable) or closes.
  */
 async function exchangeOver(
-  connection: PinnedConnection,
+  connection: OpenConnection,
   request: HopRequest,
   deps: HopDeps,
   trace: HopTrace,
   signal: AbortSignal,
 ): Promise<HopOutcome> {
-  const { socket } = connection;
   const url = request.url;
   let keep = false;
   try {
@@ -181,18 +194,30 @@ async function exchangeOver(
       signal,
       trace,
     };
-    const exchanged = connection.protocol === "h2" ? await exchangeHttp2(socket as TLSSocket, exchange) : await exchangeHttp1(socket, exchange);
+    const exchanged = connection.protocol === "h2" ? await exchangeHttp2(connection.session, exchange) : await exchangeHttp1(connection.socket, exchange);
     const response = hopResponse(url, request.method, exchanged, trace);
     if (typeof response === "string") return failure(trace, { code: response }, false);
-    const kept = exchanged.drain !== null && isSameOriginRedirect(response, url) ? deps.keeper.keep(socket, keptOrigin(url, trace), exchanged.drain) : null;
+    const keepable = isSameOriginRedirect(response, url) ? keepableOf(connection, exchanged, deps) : null;
+    const kept = keepable === null ? null : deps.keeper.keep(keepable, keptOrigin(url, trace));
     keep = kept !== null;
     return { kind: "response", response: { ...response, keptConnection: kept } };
   } catch (error) {
     return failure(trace, error, signal.aborted);
   } finally {
     // Nothing outlives the hop but a connection kept for the check's next one.
-    if (!keep) socket.destroy();
+    if (!keep) closeConnection(connection);
   }
+}
+
+/**
+ * Whether the connection can carry the check's next request: over HTTP/1.1
+ * when the exchange handed over a drain (keep-alive, a body with a known
+ * end); over HTTP/2 always, as browsers send every request to an origin on
+ * its one session (the answered stream is closed, the session goes on).
+ */
+function keepableOf(connection: OpenConnection, exchanged: Exchanged, deps: HopDeps): Keepable | null {
+  if (connection.protocol === "h2") return deps.keeper.keeps ? connection : null;
+  return exchanged.drain === null ? null : { protocol: "http/1.1", socket: connection.socket, drain: exchanged.drain };
 }
 
 /** Fetch's redirect statuses, to a Location on this URL's origin: the next hop of the check goes there. */

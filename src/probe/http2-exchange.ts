@@ -1,4 +1,4 @@
-import { connect, constants, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from "node:http2";
+import { type ClientHttp2Session, type ClientHttp2Stream, connect, constants, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from "node:http2";
 import type { TLSSocket } from "node:tls";
 import { joinBytes } from "./body-prefix.js";
 import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
@@ -10,14 +10,34 @@ import type { ResponseHead } from "./response-head.js";
 const SOCKET_GONE: ReadonlySet<string> = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
- * One HTTP/2 request over the TLS connection the hop dialled, pinned and
+ * The HTTP/2 session over the TLS connection the hop dialled, pinned and
  * verified (the server chose h2 in ALPN): node:http2 is handed that socket
- * and never dials anything itself. Same contract as the HTTP/1.1 exchange:
- * interim responses skipped within the same bounds, the head limit offered
- * as SETTINGS_MAX_HEADER_LIST_SIZE, a bounded body prefix when asked. The
- * caller destroys the socket, which ends the session.
+ * and never dials anything itself. The head limit is offered as
+ * SETTINGS_MAX_HEADER_LIST_SIZE. Whoever holds the session destroys it: the
+ * hop, or the keeper after a same-origin redirect (its next request is a new
+ * stream on it, as a browser sends it).
  */
-export function exchangeHttp2(socket: TLSSocket, request: ExchangeRequest): Promise<Exchanged> {
+export function openHttp2Session(socket: TLSSocket, url: URL, maxHeadBytes: number): ClientHttp2Session {
+  const session = connect(url.origin, {
+    createConnection: () => socket,
+    settings: { enablePush: false, maxHeaderListSize: maxHeadBytes },
+    // Node's default (128 fields) is below what a 256 KiB head can carry; the byte limit is the bound.
+    maxHeaderListPairs: 8_192,
+  });
+  // An exchange hears the session's errors through its own listener; between
+  // exchanges (a kept session) one must not go unheard, or it would be thrown.
+  session.on("error", () => undefined);
+  return session;
+}
+
+/**
+ * One HTTP/2 request, a new stream on the session. Same contract as the
+ * HTTP/1.1 exchange: interim responses skipped within the same bounds, a
+ * bounded body prefix when asked. The stream is closed once the hop has what
+ * it needs (a cancelled stream leaves the session usable); the session is
+ * left to the caller.
+ */
+export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequest): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
     const { url } = request;
     let settled = false;
@@ -25,18 +45,12 @@ export function exchangeHttp2(socket: TLSSocket, request: ExchangeRequest): Prom
     const parts: Uint8Array[] = [];
     let kept = 0;
     let interim = 0;
-
-    const session = connect(url.origin, {
-      createConnection: () => socket,
-      settings: { enablePush: false, maxHeaderListSize: request.maxHeadBytes },
-      // Node's default (128 fields) is below what a 256 KiB head can carry; the byte limit is the bound.
-      maxHeaderListPairs: 8_192,
-    });
+    let open: ClientHttp2Stream | null = null;
 
     const done = () => {
       request.signal.removeEventListener("abort", onAbort);
-      if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
-      session.destroy();
+      session.off("error", onSessionError);
+      if (open !== null && !open.destroyed) open.close(constants.NGHTTP2_CANCEL);
     };
     const succeed = () => {
       if (settled || final === null) return;
@@ -54,12 +68,20 @@ export function exchangeHttp2(socket: TLSSocket, request: ExchangeRequest): Prom
     const onAbort = () => (final !== null ? succeed() : fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed")));
 
     // A GOAWAY before our stream was answered surfaces as the stream's close or error.
-    session.on("error", (error: unknown) => fail(sessionError(error)));
+    const onSessionError = (error: unknown) => fail(sessionError(error));
+    session.on("error", onSessionError);
 
     const headers: Record<string, string> = { ":method": request.method, ":path": `${url.pathname}${url.search}`, ":scheme": "https", ":authority": url.host };
     for (const [name, value] of request.headers) headers[name] = value;
+    let stream: ClientHttp2Stream;
+    try {
+      // A kept session the server has since closed refuses a new stream at once: no request went out.
+      stream = session.request(headers, { endStream: true });
+    } catch (error) {
+      return fail(new ProbeProtocolError("UND_ERR_SOCKET", `the connection could not carry the request: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    open = stream;
     request.trace.requestSentAt = now();
-    const stream = session.request(headers, { endStream: true });
 
     // Node emits "headers" on a client stream only for interim (1xx) responses.
     stream.on("headers", () => {

@@ -1,4 +1,6 @@
+import type { ClientHttp2Session } from "node:http2";
 import type { Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import { threadId } from "node:worker_threads";
 import type { BodyDrain } from "./body-drain.js";
 import type { ConnectionHandle, TlsDetail, TlsSummary } from "./hop-types.js";
@@ -24,32 +26,44 @@ export interface KeptOrigin {
   readonly tlsDetail: TlsDetail | null;
 }
 
+/**
+ * An open connection that can carry a request: HTTP/1.1 over its socket, or
+ * a new stream of its HTTP/2 session.
+ */
+export type OpenConnection =
+  | { readonly protocol: "http/1.1"; readonly socket: Socket }
+  | { readonly protocol: "h2"; readonly socket: TLSSocket; readonly session: ClientHttp2Session };
+
+/**
+ * What a hop hands the keeper: an HTTP/1.1 connection with the drain that
+ * reads the rest of its body (the socket paused), or an HTTP/2 session,
+ * whose answered stream is already closed (streams are independent).
+ */
+export type Keepable = { readonly protocol: "http/1.1"; readonly socket: Socket; readonly drain: BodyDrain } | Extract<OpenConnection, { protocol: "h2" }>;
+
 export interface ConnectionKeeper {
   /** False when it keeps none (SITEDIAG_REUSE_CONNECTIONS=false): requests then ask the server to close. */
   readonly keeps: boolean;
+  /** Keeps a connection whose response head was read. Null when it cannot be kept: the caller closes it. */
+  keep(connection: Keepable, origin: KeptOrigin): ConnectionHandle | null;
   /**
-   * Keeps an HTTP/1.1 connection whose response head was read, reading the
-   * rest of its body through `drain`. Null when it cannot be kept: the
-   * caller closes it.
+   * The kept connection, once: for the same origin, still open, and over
+   * HTTP/1.1 its body read to the end with nothing after it. Null otherwise
+   * (it is closed then).
    */
-  keep(socket: Socket, origin: KeptOrigin, drain: BodyDrain): ConnectionHandle | null;
-  /**
-   * The kept connection, once: for the same origin, its body read to the
-   * end, nothing after it, still open. Null otherwise (it is closed then).
-   */
-  take(handle: ConnectionHandle, origin: string): { readonly socket: Socket; readonly kept: KeptOrigin } | null;
+  take(handle: ConnectionHandle, origin: string): { readonly connection: OpenConnection; readonly kept: KeptOrigin } | null;
   /** Closes every kept connection (the prober is closing). */
   close(): void;
 }
 
 interface Kept {
-  readonly socket: Socket;
+  readonly connection: OpenConnection;
   readonly origin: KeptOrigin;
-  /** The body is read to its end: the connection can carry the next request. */
+  /** Over HTTP/1.1, the body is read to its end: the connection can carry the next request. */
   ready: boolean;
   readonly timer: NodeJS.Timeout;
-  readonly onData: (chunk: Buffer) => void;
-  readonly onGone: () => void;
+  /** Undoes what keeping it listened to. */
+  release: () => void;
 }
 
 /** Ids unique in this thread across keepers, so a handle can never name another prober's connection. */
@@ -70,31 +84,30 @@ export function createConnectionKeeper(maxKept: number = MAX_KEPT, idleMs: numbe
     const entry = kept.get(id);
     if (entry === undefined) return;
     kept.delete(id);
-    release(entry);
-    entry.socket.destroy();
+    clearTimeout(entry.timer);
+    entry.release();
+    closeConnection(entry.connection);
   };
 
   return {
     keeps: maxKept > 0,
-    keep(socket, origin, drain) {
-      if (kept.size >= maxKept || drain.state() === "broken" || socket.destroyed) return null;
+    keep(connection, origin) {
+      if (kept.size >= maxKept || connection.socket.destroyed) return null;
+      if (connection.protocol === "http/1.1" && connection.drain.state() === "broken") return null;
+      if (connection.protocol === "h2" && (connection.session.closed || connection.session.destroyed)) return null;
       const id = nextId++;
-      const onData = (chunk: Buffer) => {
-        const state = drain.push(chunk);
-        if (state === "broken") return drop(id);
-        if (state === "done") entry.ready = true;
-      };
       const onGone = () => drop(id);
       const timer = setTimeout(onGone, idleMs);
       timer.unref();
-      const entry: Kept = { socket, origin, ready: drain.state() === "done", timer, onData, onGone };
+      const entry: Kept = {
+        connection: connection.protocol === "h2" ? connection : { protocol: "http/1.1", socket: connection.socket },
+        origin,
+        ready: connection.protocol === "h2" || connection.drain.state() === "done",
+        timer,
+        release: () => undefined,
+      };
+      entry.release = connection.protocol === "h2" ? watchSession(connection.session, onGone) : drainSocket(connection.socket, connection.drain, () => (entry.ready = true), onGone);
       kept.set(id, entry);
-      socket.on("data", onData);
-      socket.once("end", onGone);
-      socket.once("close", onGone);
-      socket.unref();
-      // The exchange paused it on its way out, so no byte went unread in between.
-      socket.resume();
       return { threadId, id };
     },
 
@@ -103,13 +116,17 @@ export function createConnectionKeeper(maxKept: number = MAX_KEPT, idleMs: numbe
       const entry = kept.get(handle.id);
       if (entry === undefined) return null;
       kept.delete(handle.id);
-      release(entry);
-      if (!entry.ready || entry.origin.origin !== origin || entry.socket.destroyed) {
-        entry.socket.destroy();
+      clearTimeout(entry.timer);
+      entry.release();
+      const { connection } = entry;
+      const closed = connection.socket.destroyed || (connection.protocol === "h2" && (connection.session.closed || connection.session.destroyed));
+      if (!entry.ready || entry.origin.origin !== origin || closed) {
+        closeConnection(connection);
         return null;
       }
-      entry.socket.ref();
-      return { socket: entry.socket, kept: entry.origin };
+      if (connection.protocol === "h2") connection.session.ref();
+      else connection.socket.ref();
+      return { connection, kept: entry.origin };
     },
 
     close() {
@@ -118,9 +135,39 @@ export function createConnectionKeeper(maxKept: number = MAX_KEPT, idleMs: numbe
   };
 }
 
-function release(entry: Kept): void {
-  clearTimeout(entry.timer);
-  entry.socket.off("data", entry.onData);
-  entry.socket.off("end", entry.onGone);
-  entry.socket.off("close", entry.onGone);
+/** Reads the rest of an HTTP/1.1 body off a kept socket; a byte past its end, or the socket going, lets it go. */
+function drainSocket(socket: Socket, drain: BodyDrain, onDone: () => void, onGone: () => void): () => void {
+  const onData = (chunk: Buffer) => {
+    const state = drain.push(chunk);
+    if (state === "broken") return onGone();
+    if (state === "done") onDone();
+  };
+  socket.on("data", onData);
+  socket.once("end", onGone);
+  socket.once("close", onGone);
+  socket.unref();
+  // The exchange paused it on its way out, so no byte went unread in between.
+  socket.resume();
+  return () => {
+    socket.off("data", onData);
+    socket.off("end", onGone);
+    socket.off("close", onGone);
+  };
+}
+
+/** A kept session goes when the server says GOAWAY or the connection closes; its errors are heard by the session's own sink. */
+function watchSession(session: ClientHttp2Session, onGone: () => void): () => void {
+  session.once("close", onGone);
+  session.once("goaway", onGone);
+  session.unref();
+  return () => {
+    session.off("close", onGone);
+    session.off("goaway", onGone);
+  };
+}
+
+/** Ends a connection the hop or the keeper holds, its HTTP/2 session first. */
+export function closeConnection(connection: OpenConnection): void {
+  if (connection.protocol === "h2") connection.session.destroy();
+  connection.socket.destroy();
 }

@@ -18,15 +18,28 @@ let prober: Prober;
 const closers: (() => Promise<void>)[] = [];
 
 /** An HTTP/2 server offering only h2 in ALPN, as some CDNs' edges and Caddy configurations do. */
-async function startH2Only(): Promise<{ url: (path: string) => string; methods: string[] }> {
+async function startH2Only(): Promise<{ url: (path: string) => string; methods: string[]; sessions: () => number }> {
   const methods: string[] = [];
+  let sessions = 0;
   const server: Http2SecureServer = createSecureServer({ key: pki.valid.key, cert: pki.valid.cert, allowHTTP1: false });
+  server.on("session", () => sessions++);
   server.on("stream", (stream: ServerHttp2Stream, headers) => {
     // The probe cancels a stream once it has what it needs; that is no error of the server's.
     stream.on("error", () => undefined);
     const path = String(headers[":path"]);
     methods.push(`${String(headers[":method"])} ${path} cookie=${String(headers.cookie ?? "")}`);
     if (path === "/old") return stream.respond({ ":status": 301, location: "/new" }, { endStream: true });
+    if (path === "/moved-with-body") {
+      stream.respond({ ":status": 302, location: "/new", "content-type": "text/html" });
+      return stream.end("<a href=/new>moved</a>") as unknown as void;
+    }
+    if (path === "/old-then-goaway") {
+      stream.respond({ ":status": 301, location: "/new" }, { endStream: true });
+      // The server is shutting this connection down: GOAWAY, no new streams on it.
+      return stream.session?.close();
+    }
+    if (path === "/to-timeout") return stream.respond({ ":status": 301, location: "/timeout" }, { endStream: true });
+    if (path === "/timeout") return stream.respond({ ":status": 408 }, { endStream: true });
     if (path === "/hints") {
       stream.additionalHeaders({ ":status": 103, link: "</a.css>; rel=preload" });
       return stream.respond({ ":status": 200 }, { endStream: true }) as unknown as void;
@@ -51,7 +64,7 @@ async function startH2Only(): Promise<{ url: (path: string) => string; methods: 
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return { url: (path) => `https://127.0.0.1:${port}${path}`, methods };
+  return { url: (path) => `https://127.0.0.1:${port}${path}`, methods, sessions: () => sessions };
 }
 
 /** A TLS server answering with fixed HTTP/1.1 bytes, with the given ALPN list (none when undefined). */
@@ -153,6 +166,66 @@ describe("a server that offers only h2 in ALPN", () => {
     const answer = await response(h2.url("/page"), "GET", 64 * 1024);
     expect(Buffer.from(answer.bodyPrefix ?? []).toString()).toBe("<html><meta http-equiv=refresh content=0;url=/next></html>");
     expect((await response(h2.url("/page"), "GET", 10)).bodyPrefix?.length).toBe(10);
+  });
+});
+
+describe("a same-origin redirect over HTTP/2", () => {
+  const hopAfter = async (from: string, to: string, reuseOn: Prober = prober) => {
+    const first = await reuseOn.hop({ url: new URL(h2.url(from)), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } });
+    if (first.kind !== "response") throw new Error(JSON.stringify(first));
+    const reuse = first.response.keptConnection ?? undefined;
+    const second = await reuseOn.hop({ url: new URL(h2.url(to)), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" }, ...(reuse === undefined ? {} : { reuse }) });
+    if (second.kind !== "response") throw new Error(JSON.stringify(second));
+    return { first: first.response, second: second.response };
+  };
+
+  it.each([
+    ["a redirect with no body", "/old"],
+    ["a redirect with a body (its stream is cancelled, the session goes on)", "/moved-with-body"],
+  ])("%s: the next request is a new stream on the same session, with no connect or TLS phase, as browsers send it", async (_case, from) => {
+    const before = h2.sessions();
+    const { first, second } = await hopAfter(from, "/new");
+    expect(first).toMatchObject({ status: from === "/old" ? 301 : 302, httpVersion: "2", connectionReused: false });
+    expect(first.keptConnection).not.toBeNull();
+    expect(second).toMatchObject({ status: 200, httpVersion: "2", connectionReused: true, keptConnection: null, remoteAddress: "127.0.0.1" });
+    expect(second.timings).toMatchObject({ connectMs: null, tlsMs: null });
+    // The connection's TLS, verified when it was made, is the reused request's too.
+    expect(second.tls).toEqual(first.tls);
+    expect(h2.sessions() - before).toBe(1);
+  });
+
+  it("is-site-down through a redirect over HTTP/2 uses one session", async () => {
+    const before = h2.sessions();
+    expect(await checkedResult(h2.url("/old"), env)).toMatchObject({ status: "up", statusCode: 200, finalUrl: h2.url("/new") });
+    expect(h2.sessions() - before).toBe(1);
+  });
+
+  it("a session the server sends GOAWAY on is not used: the next request dials", async () => {
+    const before = h2.sessions();
+    const { second } = await hopAfter("/old-then-goaway", "/new");
+    expect(second).toMatchObject({ status: 200, connectionReused: false });
+    expect(second.timings.tlsMs).toEqual(expect.any(Number));
+    expect(h2.sessions() - before).toBe(2);
+  });
+
+  it("a 408 over HTTP/2 is the site's answer, not asked again (it has no idle-connection meaning there)", async () => {
+    const asked = h2.methods.length;
+    const { second } = await hopAfter("/to-timeout", "/timeout");
+    expect(second).toMatchObject({ status: 408, connectionReused: true });
+    expect(h2.methods.slice(asked).filter((line) => line.startsWith("GET /timeout "))).toHaveLength(1);
+  });
+
+  it("SITEDIAG_REUSE_CONNECTIONS=false keeps no session", async () => {
+    const dialling = loopbackProber({ ca: pki.caPem, reuseConnections: false });
+    try {
+      const before = h2.sessions();
+      const { first, second } = await hopAfter("/old", "/new", dialling);
+      expect(first.keptConnection).toBeNull();
+      expect(second.connectionReused).toBe(false);
+      expect(h2.sessions() - before).toBe(2);
+    } finally {
+      await dialling.close();
+    }
   });
 });
 
