@@ -15,6 +15,8 @@ export interface HopTrace {
   /** When the request was written to the connection. */
   requestSentAt: number | null;
   firstByteAt: number | null;
+  /** When the final response head was read: a hop that was answered ends here, whatever it does after. */
+  answeredAt: number | null;
   /** The address being dialled, or the one connected. */
   remote: { address: string; family: 4 | 6 } | null;
   tls: TlsSummary | null;
@@ -34,6 +36,7 @@ export function startTrace(now: number): HopTrace {
     tlsDoneAt: null,
     requestSentAt: null,
     firstByteAt: null,
+    answeredAt: null,
     remote: null,
     tls: null,
     tlsDetail: null,

@@ -38,29 +38,43 @@ export interface HopDeps {
   readonly keeper: ConnectionKeeper;
 }
 
+/** A hop's outcome and when it ended on this thread's clock (now()). */
+export interface EndedHop {
+  readonly outcome: HopOutcome;
+  /**
+   * When the final response head was read, for a hop that was answered: the
+   * site's time ends there, not when this loop got round to the rest of the
+   * hop (its headers, keeping or closing the connection, the caller's answer).
+   * Otherwise when the hop failed or was refused.
+   */
+  readonly endedAt: number;
+}
+
 /**
  * One request: screen, resolve once, judge every answer, dial only what was
  * approved, read the head, let go. Never throws. `deadline` ends it when
  * aborted (its timeout aborts it too): a probe thread passes the controller
  * its cancel message aborts, so a hop needs no second one linked to it.
  */
-export async function runHop(request: HopRequest, deps: HopDeps, deadline: AbortController = new AbortController()): Promise<HopOutcome> {
+export async function runHop(request: HopRequest, deps: HopDeps, deadline: AbortController = new AbortController()): Promise<EndedHop> {
   const refusal = screenUrl(request.url, request.ports, deps.addresses);
-  if (refusal !== null) return { kind: "refused", refusal };
+  if (refusal !== null) return { outcome: { kind: "refused", refusal }, endedAt: now() };
 
   const trace = startTrace(now());
   const timer = setTimeout(() => deadline.abort(), timeLeftMs(request));
   const onOuterAbort = () => deadline.abort();
   request.signal?.addEventListener("abort", onOuterAbort, { once: true });
   if (request.signal?.aborted === true) deadline.abort();
+  let outcome: HopOutcome;
   try {
-    return await resolveAndFetch(request, deps, trace, deadline.signal);
+    outcome = await resolveAndFetch(request, deps, trace, deadline.signal);
   } catch (error) {
-    return failure(trace, error, deadline.signal.aborted);
+    outcome = failure(trace, error, deadline.signal.aborted);
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener("abort", onOuterAbort);
   }
+  return { outcome, endedAt: outcome.kind === "response" && trace.answeredAt !== null ? trace.answeredAt : now() };
 }
 
 /** The hop's timeout less the time it waited to start, if the asking loop said when it asked. */
@@ -107,7 +121,7 @@ async function fetchHead(
   if (reused !== null) {
     const outcome = await exchangeOver(reused, request, deps, trace, signal);
     if (!answeredForTheConnection(outcome, trace, signal)) return outcome;
-    Object.assign(trace, { requestSentAt: null, firstByteAt: null, remote: null, tls: null, tlsDetail: null, connectionReused: false });
+    Object.assign(trace, { requestSentAt: null, firstByteAt: null, answeredAt: null, remote: null, tls: null, tlsDetail: null, connectionReused: false });
   }
   let connection: OpenConnection;
   try {
@@ -195,6 +209,12 @@ async function exchangeOver(
       trace,
     };
     const exchanged = connection.protocol === "h2" ? await exchangeHttp2(connection.session, exchange) : await exchangeHttp1(connection.socket, exchange);
+    trace.answeredAt = exchanged.headAt;
+    // The head's time is read. The rest of the hop waits for the loop's check
+    // phase, so that answers which arrived in the same poll (a burst of checks
+    // against one site) are each read and timed before any is processed:
+    // otherwise the last of a hundred was timed after the other 99's work.
+    await afterThisPoll();
     const response = hopResponse(url, request.method, exchanged, trace);
     if (typeof response === "string") return failure(trace, { code: response }, false);
     const keepable = isSameOriginRedirect(response, url) ? keepableOf(connection, exchanged, deps) : null;
@@ -207,6 +227,10 @@ async function exchangeOver(
     // Nothing outlives the hop but a connection kept for the check's next one.
     if (!keep) closeConnection(connection);
   }
+}
+
+function afterThisPoll(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**

@@ -45,6 +45,7 @@ export function createProber(options: ProberOptions): LocalProber {
 
 async function timedHop(request: HopRequest, deps: HopDeps, deadline?: AbortController): Promise<TimedHopOutcome> {
   const startedAt = sharedClockMs();
-  const outcome = await runHop(request, deps, deadline);
-  return { ...outcome, span: { startedAt, endedAt: sharedClockMs() } };
+  const { outcome, endedAt } = await runHop(request, deps, deadline);
+  // endedAt is this thread's performance.now(); the shared clock is the same reading on the epoch scale.
+  return { ...outcome, span: { startedAt, endedAt: performance.timeOrigin + endedAt } };
 }

@@ -233,6 +233,19 @@ describe("is-site-down with details: client-side redirects, reported and not fol
     expect(targets.requests.slice(before).map((request) => request.target)).toEqual(["/meta"]);
   });
 
+  it("responseTime ends at the response head: reading the body for details adds nothing to it", async () => {
+    const late = await startRawTarget({ kind: "late-body", delayMs: SHORT_TIMEOUT_MS / 2 });
+    try {
+      const result = await detailed(late.url);
+      // The body was waited for: the meta refresh in it was read.
+      expect(result.details.clientRedirect).toEqual({ kind: "meta_refresh", url: `${late.url}later`, delaySeconds: 0 });
+      const head = only(result.details.requests).timings.totalMs;
+      expect(Math.abs((result.responseTime ?? -1) - head)).toBeLessThanOrEqual(1);
+    } finally {
+      await late.close();
+    }
+  });
+
   it("an endless body is read only up to its prefix, within the request's time", async () => {
     const endless = await startRawTarget({ kind: "endless-body" });
     try {
