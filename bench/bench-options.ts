@@ -41,7 +41,7 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
     durationSeconds: whole(env, "BENCH_DURATION_S", quick ? 2 : 5),
     concurrency: whole(env, "BENCH_CONCURRENCY", 50),
     inflight: whole(env, "BENCH_INFLIGHT", quick ? 200 : 1_000),
-    fidelitySamples: quick ? { serial: 5, parallel: 100 } : { serial: 12, parallel: 300 },
+    fidelitySamples: quick ? { serial: 5, parallel: 100 } : { serial: 12, parallel: 1_000 },
     scenarios: new Set(scenarios),
     cpuProfileDir: env.BENCH_CPU_PROF === undefined || env.BENCH_CPU_PROF === "" ? undefined : env.BENCH_CPU_PROF,
     workers: whole(env, "BENCH_WORKERS", 1),
