@@ -28,14 +28,16 @@ export type HopAttempt =
  * that answer HEAD with an error, or break the connection on it, often serve
  * GET fine, so those get one GET and the hop reports what GET got. A HEAD that
  * timed out is not retried: a second wait would only spend the budget.
+ * `keepFinal`: a final answer's connection is kept for one more request to
+ * this URL (the GET of the final page that details make).
  */
-export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string, reuse: ConnectionHandle | null = null): Promise<HopAttempt> {
-  const head = await send(prober, url, "HEAD", ports, budget, cookie, reuse);
+export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string, reuse: ConnectionHandle | null = null, keepFinal = false): Promise<HopAttempt> {
+  const head = await send(prober, url, "HEAD", ports, budget, cookie, reuse, keepFinal);
   if (head.kind !== "sent") return { kind: "out-of-time", headNote: null, head: null };
   if (!needsGet(head.outcome, budget)) return settle(head.outcome, "HEAD", head.timeoutMs, head.limitedByBudget, null, budget);
 
   const headNote = describeHead(head.outcome);
-  const get = await send(prober, url, "GET", ports, budget, cookie, null);
+  const get = await send(prober, url, "GET", ports, budget, cookie, null, keepFinal);
   if (get.kind !== "sent") return { kind: "out-of-time", headNote, head: head.outcome };
   return settle(get.outcome, "GET", get.timeoutMs, get.limitedByBudget, headNote, budget);
 }
@@ -44,10 +46,28 @@ type Sent =
   | { readonly kind: "sent"; readonly outcome: HopOutcome; readonly timeoutMs: number; readonly limitedByBudget: boolean }
   | { readonly kind: "out-of-time" };
 
-async function send(prober: Prober, url: URL, method: "HEAD" | "GET", ports: PortRule, budget: TraceBudget, cookie: string | undefined, reuse: ConnectionHandle | null): Promise<Sent> {
+async function send(
+  prober: Prober,
+  url: URL,
+  method: "HEAD" | "GET",
+  ports: PortRule,
+  budget: TraceBudget,
+  cookie: string | undefined,
+  reuse: ConnectionHandle | null,
+  keepFinal: boolean,
+): Promise<Sent> {
   const next = budget.nextRequestTimeoutMs();
   if (next === null) return { kind: "out-of-time" };
-  const outcome = await prober.hop({ url, method, timeoutMs: next.timeoutMs, ports, signal: budget.signal, ...(cookie === undefined ? {} : { cookie }), ...(reuse === null ? {} : { reuse }) });
+  const outcome = await prober.hop({
+    url,
+    method,
+    timeoutMs: next.timeoutMs,
+    ports,
+    signal: budget.signal,
+    ...(cookie === undefined ? {} : { cookie }),
+    ...(reuse === null ? {} : { reuse }),
+    ...(keepFinal ? { keepAfterAnswer: true } : {}),
+  });
   budget.recordRequest(outcome.span);
   return { kind: "sent", outcome, ...next };
 }

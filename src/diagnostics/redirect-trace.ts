@@ -128,7 +128,8 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
   let reuse: ConnectionHandle | null = null;
   for (let position = 1; ; position++) {
     visited.set(visitKey(target), target.href);
-    const attempt = await attemptHop(env.prober, target, ports, budget, cookies.header(target), reuse);
+    // With details, the final page is asked once more (lookForClientRedirect): its connection is kept for that, as a browser would.
+    const attempt = await attemptHop(env.prober, target, ports, budget, cookies.header(target), reuse, withRecords);
     if (attempt.kind === "response") cookies.take(target, attempt.response);
     const outcome = outcomeOf(attempt);
     if (outcome !== null) attempts.push({ url: target.href, method: attempt.kind === "refused" || attempt.kind === "out-of-time" ? "HEAD" : attempt.method, outcome });
@@ -262,7 +263,8 @@ async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, en
   const next = budget.nextRequestTimeoutMs();
   if (found === null && next !== null) {
     const url = new URL(final.url);
-    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: next.timeoutMs, ports, signal: budget.signal, bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES });
+    const reuse = final.keptConnection;
+    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: next.timeoutMs, ports, signal: budget.signal, bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, ...(reuse === null ? {} : { reuse }) });
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
     if (outcome.kind === "response") {
       record = answeredRecord(sent, outcome.response);

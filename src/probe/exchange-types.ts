@@ -23,6 +23,8 @@ export interface ExchangeRequest {
   readonly maxHeadBytes: number;
   /** Ask the server to keep the connection open (HTTP/1.1), as browsers do; false asks it to close. */
   readonly keepAlive: boolean;
+  /** With keepAlive: the connection may be kept after a final answer too, not only after a redirect. */
+  readonly keepAfterAnswer: boolean;
   /** Body bytes to read after the head; 0 reads none. */
   readonly bodyPrefixBytes: number;
   /** The hop's deadline: before the head it fails the hop, during the body it ends the prefix. */

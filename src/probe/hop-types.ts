@@ -48,6 +48,13 @@ export interface HopRequest {
    * dials as usual.
    */
   readonly reuse?: ConnectionHandle;
+  /**
+   * Keep the connection after a final answer too (not a redirect), for one
+   * more request of this check to the same URL: redirect-check's GET of its
+   * final page, with details. Kept under the same rules as a redirect's; if
+   * nothing asks for it, the keeper closes it after its idle time.
+   */
+  readonly keepAfterAnswer?: boolean;
 }
 
 /** Milliseconds per phase of one hop; null for a phase that did not happen (tls on http, dns for an IP literal). */
@@ -153,9 +160,10 @@ export interface HopResponse {
   /** True when the request went over the connection the previous hop kept (no connect, no TLS handshake). */
   readonly connectionReused: boolean;
   /**
-   * Set when this response is a redirect to the same origin and the
-   * connection can carry the next request (HTTP/1.1, the server said
-   * keep-alive, a body with a known end): pass it as the next hop's `reuse`.
+   * Set when this response is a redirect to the same origin (or any final
+   * answer, when the request said keepAfterAnswer) and the connection can
+   * carry the next request (over HTTP/1.1: the server said keep-alive, a body
+   * with a known end; or an HTTP/2 session): pass it as the next hop's `reuse`.
    */
   readonly keptConnection: ConnectionHandle | null;
 }

@@ -203,6 +203,7 @@ async function exchangeOver(
       method: request.method,
       headers: requestHeaders(deps, request),
       keepAlive: deps.keeper.keeps,
+      keepAfterAnswer: request.keepAfterAnswer === true,
       maxHeadBytes: deps.maxResponseHeadBytes,
       bodyPrefixBytes: bodyPrefixBytes(request),
       signal,
@@ -217,7 +218,7 @@ async function exchangeOver(
     await afterThisPoll();
     const response = hopResponse(url, request.method, exchanged, trace);
     if (typeof response === "string") return failure(trace, { code: response }, false);
-    const keepable = isSameOriginRedirect(response, url) ? keepableOf(connection, exchanged, deps) : null;
+    const keepable = isSameOriginRedirect(response, url) || (request.keepAfterAnswer === true && !isRedirectStatus(response.status)) ? keepableOf(connection, exchanged, deps) : null;
     const kept = keepable === null ? null : deps.keeper.keep(keepable, keptOrigin(url, trace));
     keep = kept !== null;
     return { kind: "response", response: { ...response, keptConnection: kept } };

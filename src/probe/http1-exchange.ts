@@ -97,8 +97,8 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
           const wanted = hasNoBody(request.method, head.status) ? 0 : request.bodyPrefixBytes;
           const framing = wanted > 0 ? bodyFraming(head.fields) : ({ kind: "length", length: 0 } as const);
           final = { head, headAt, reader: bodyPrefixReader(framing, wanted) };
-          // Only a redirect's connection may be kept (for the check's next request): no other answer pays for a drain.
-          drain = request.keepAlive && isRedirectStatus(head.status) ? keepAliveDrain(head, request.method) : null;
+          // Only a connection the check may ask again on is kept: a redirect's, or any answer's when asked. No other answer pays for a drain.
+          drain = request.keepAlive && (request.keepAfterAnswer || isRedirectStatus(head.status)) ? keepAliveDrain(head, request.method) : null;
           return true;
         }
         // Nothing here asks to switch protocols, so a 101 is a server speaking out of turn.

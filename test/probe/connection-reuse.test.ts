@@ -4,11 +4,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import type { HopOutcome, HopRequest, HopResponse, Prober } from "../../src/probe/hop-types.js";
 import { bodyDrain, type BodyDrain } from "../../src/probe/body-drain.js";
-import { createConnectionKeeper } from "../../src/probe/kept-connections.js";
+import { createConnectionKeeper, KEPT_IDLE_MS } from "../../src/probe/kept-connections.js";
 import { createThreadedProber } from "../../src/probe/threaded-prober.js";
 import { USER_AGENT } from "../../src/version.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
-import { checkedResult, createTestEnv, loopbackProber, type TestEnv } from "../fixtures/test-env.js";
+import { checkedResult, createTestEnv, loopbackProber, traceResult, type TestEnv } from "../fixtures/test-env.js";
+import { until } from "../fixtures/until.js";
+import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 
 /**
  * A same-origin redirect's next request goes over the connection already
@@ -29,6 +31,8 @@ type Answer = string | { readonly head: string; readonly later: string } | "hang
 
 const KEEP = "connection: keep-alive\r\n";
 const ok = `HTTP/1.1 200 OK\r\ncontent-length: 2\r\n${KEEP}\r\nok`;
+/** A 200 with an empty body: the same bytes are right for HEAD and GET (this server does not look at the method). */
+const emptyPage = `HTTP/1.1 200 OK\r\ncontent-length: 0\r\n${KEEP}\r\n`;
 const moved = (to: string, extra = "") => `HTTP/1.1 301 Moved Permanently\r\nlocation: ${to}\r\n${extra}`;
 
 let server: Server;
@@ -39,11 +43,15 @@ let seen: Seen[] = [];
 let connections = 0;
 let answers: Readonly<Record<string, Answer | ((before: number) => Answer)>> = {};
 
+/** Connections the client has closed (their numbers). */
+const closed = new Set<number>();
+
 function serve(socket: Socket): void {
   const connection = ++connections;
   let buffered = "";
   let count = 0;
   socket.on("error", () => undefined);
+  socket.on("close", () => closed.add(connection));
   socket.on("data", (chunk) => {
     buffered += chunk.toString("latin1");
     for (let end = buffered.indexOf("\r\n\r\n"); end !== -1; end = buffered.indexOf("\r\n\r\n")) {
@@ -219,6 +227,15 @@ describe("a same-origin redirect's connection carries the next request", () => {
     expect(answered(await prober.hop(request("/to"))).keptConnection).toBeNull();
   });
 
+  it("a final answer's connection is kept only when the request asks (keepAfterAnswer), for the next request to it", async () => {
+    answers = { "/page": ok };
+    const first = answered(await prober.hop(request("/page", { keepAfterAnswer: true })));
+    expect(first).toMatchObject({ status: 200, keptConnection: expect.objectContaining({ id: expect.any(Number) }) });
+    const second = answered(await prober.hop(request("/page", { reuse: first.keptConnection ?? undefined })));
+    expect(second).toMatchObject({ status: 200, connectionReused: true });
+    expect(connectionsOf(seen)).toEqual([1, 1]);
+  });
+
   it("a handle is used once, and only for its own origin", async () => {
     answers = { "/from": moved("/to", `content-length: 0\r\n${KEEP}\r\n`), "/to": ok };
     const first = answered(await prober.hop(request("/from")));
@@ -269,6 +286,35 @@ describe("checks pass the connection along", () => {
     const result = await checkedResult(url("/one").href, env);
     expect(result).toMatchObject({ status: "up", statusCode: 200, redirectHops: [{ status: 301 }, { status: 301 }] });
     expect(connectionsOf(seen)).toEqual([1, 1, 1]);
+  });
+});
+
+describe("redirect-check with details asks its final page again over the final hop's connection", () => {
+  let env: TestEnv;
+  beforeAll(() => {
+    env = createTestEnv({ tracePorts: [port] });
+  });
+  afterAll(() => env.close());
+
+  // A kept connection nobody asks for again is closed only after the keeper's idle time (2 s): one closed well
+  // before that was let go by its hop.
+  const closedSoon = (connection: number) => until(() => (closed.has(connection) ? true : undefined), KEPT_IDLE_MS / 2);
+
+  it("with details: one connection for the chain and the page's GET, let go after it", async () => {
+    answers = { "/one": moved("/page", `content-length: 0\r\n${KEEP}\r\n`), "/page": emptyPage };
+    const detailed = await traceRedirects(url("/one").href, env, undefined, { details: true });
+    expect(detailed).toMatchObject({ kind: "result", result: { finalStatus: 200 } });
+    expect(seen.map((request) => request.path)).toEqual(["/one", "/page", "/page"]);
+    expect(connectionsOf(seen)).toEqual([1, 1, 1]);
+    await closedSoon(seen[0]?.connection ?? -1);
+  });
+
+  it("without details: nothing is kept for the final hop", async () => {
+    answers = { "/one": moved("/page", `content-length: 0\r\n${KEEP}\r\n`), "/page": emptyPage };
+    await traceResult(url("/one").href, env);
+    expect(seen.map((request) => request.path)).toEqual(["/one", "/page"]);
+    expect(connectionsOf(seen)).toEqual([1, 1]);
+    await closedSoon(seen[0]?.connection ?? -1);
   });
 });
 
