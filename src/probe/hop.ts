@@ -218,7 +218,7 @@ async function exchangeOver(
     await afterThisPoll();
     const response = hopResponse(url, request.method, exchanged, trace);
     if (typeof response === "string") return failure(trace, { code: response }, false);
-    const keepable = isSameOriginRedirect(response, url) || (request.keepAfterAnswer === true && !isRedirectStatus(response.status)) ? keepableOf(connection, exchanged, deps) : null;
+    const keepable = asksHereAgain(response, request) ? keepableOf(connection, exchanged) : null;
     const kept = keepable === null ? null : deps.keeper.keep(keepable, keptOrigin(url, trace));
     keep = kept !== null;
     return { kind: "response", response: { ...response, keptConnection: kept } };
@@ -235,13 +235,24 @@ function afterThisPoll(): Promise<void> {
 }
 
 /**
+ * Whether the check's next request goes to this origin: a redirect there, or
+ * any final answer when the request said the check asks it again
+ * (keepAfterAnswer). A redirect elsewhere is never kept.
+ */
+function asksHereAgain(response: HopResponse, request: HopRequest): boolean {
+  if (isRedirectStatus(response.status)) return isSameOriginRedirect(response, request.url);
+  return request.keepAfterAnswer === true;
+}
+
+/**
  * Whether the connection can carry the check's next request: over HTTP/1.1
  * when the exchange handed over a drain (keep-alive, a body with a known
  * end); over HTTP/2 always, as browsers send every request to an origin on
- * its one session (the answered stream is closed, the session goes on).
+ * its one session (the answered stream is closed, the session goes on). A
+ * keeper that keeps none (reuse off) refuses it there.
  */
-function keepableOf(connection: OpenConnection, exchanged: Exchanged, deps: HopDeps): Keepable | null {
-  if (connection.protocol === "h2") return deps.keeper.keeps ? connection : null;
+function keepableOf(connection: OpenConnection, exchanged: Exchanged): Keepable | null {
+  if (connection.protocol === "h2") return connection;
   return exchanged.drain === null ? null : { protocol: "http/1.1", socket: connection.socket, drain: exchanged.drain };
 }
 
