@@ -3,6 +3,7 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream } fr
 import type { AddressInfo } from "node:net";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
 import { getTestPki, type KeyPair, type TestPki } from "../fixtures/test-ca.js";
 import { checkedResult, createTestEnv, loopbackProber, traceEnv, traceResult, type TestEnv } from "../fixtures/test-env.js";
@@ -131,6 +132,19 @@ describe("a server that offers only h2 in ALPN", () => {
     const port = Number(new URL(h2.url("/")).port);
     const trace = await traceResult(h2.url("/old"), traceEnv(prober, { tracePorts: [port] }));
     expect(trace).toMatchObject({ chainStatus: "redirects_detected", finalStatus: 200, redirects: 1 });
+  });
+
+  it("redirect-check with details reads the final page over the chain's one session", async () => {
+    const port = Number(new URL(h2.url("/")).port);
+    const before = h2.sessions();
+    const outcome = await traceRedirects(h2.url("/old"), traceEnv(prober, { tracePorts: [port] }), undefined, { details: true });
+    if (outcome.kind !== "result") throw new Error(JSON.stringify(outcome));
+    expect(outcome.result.details?.requests.map((request) => [request.method, request.url, request.connectionReused])).toEqual([
+      ["HEAD", h2.url("/old"), false],
+      ["HEAD", h2.url("/new"), true],
+      ["GET", h2.url("/new"), true],
+    ]);
+    expect(h2.sessions() - before).toBe(1);
   });
 
   it("sends the check's cookies over HTTP/2 too: a cookie gate is up", async () => {
