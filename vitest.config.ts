@@ -38,6 +38,7 @@ const THREADED = [
   "test/diagnostics/redirect-trace-policy.test.ts",
   "test/diagnostics/redirect-trace-timeouts.test.ts",
   "test/service/check-site.test.ts",
+  "test/diagnostics/site-check-cancel.test.ts",
   // What crosses the bridge beyond the contract: details (certificates, body prefixes, partial timings) and cookies.
   "test/diagnostics/site-check-details.test.ts",
   "test/diagnostics/redirect-trace-details.test.ts",

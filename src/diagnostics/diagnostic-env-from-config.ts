@@ -1,9 +1,10 @@
 import type { Config } from "../config.js";
-import type { DiagnosticEnv } from "./diagnostic-env.js";
-import type { Prober, ProberOptions } from "../probe/hop-types.js";
+import type { DiagnosticEnv, DiagnosticLimits } from "./diagnostic-env.js";
+import type { ProberOptions } from "../probe/hop-types.js";
 import { createProber } from "../probe/prober.js";
 import { createThreadedProber, type ThreadExit } from "../probe/threaded-prober.js";
 import { USER_AGENT } from "../version.js";
+import { DIAGNOSTIC_THREAD_ENTRY, threadedDiagnostics } from "./threaded-diagnostics.js";
 
 export interface EnvOptions {
   /** Told when a probe thread stops on its own (SITEDIAG_PROBE_THREADS > 0), for the log. */
@@ -12,21 +13,18 @@ export interface EnvOptions {
 
 /**
  * What the diagnostics run with, built from the configuration: the one
- * prober (with the CA certificates read from SITEDIAG_CA_FILE, when set; on
- * SITEDIAG_PROBE_THREADS worker threads, or on this thread when 0) and the
- * limits in force.
+ * prober (with the CA certificates read from SITEDIAG_CA_FILE, when set) and
+ * the limits in force. With SITEDIAG_PROBE_THREADS > 0 each diagnostic runs
+ * whole on one of that many threads, with the thread's own prober; with 0,
+ * on this thread.
  */
 export function diagnosticEnvFromConfig(config: Config, ca: string | undefined, options: EnvOptions = {}): DiagnosticEnv {
-  return {
-    prober: proberFromConfig(config, ca, options),
+  const limits: DiagnosticLimits = {
     siteTimeoutMs: config.siteTimeoutMs,
     traceHopTimeoutMs: config.traceHopTimeoutMs,
     traceTotalTimeoutMs: config.traceTotalTimeoutMs,
     tracePorts: config.tracePorts,
   };
-}
-
-function proberFromConfig(config: Config, ca: string | undefined, options: EnvOptions): Prober {
   const proberOptions: ProberOptions = {
     allowCidrs: config.allowCidrs,
     dnsServers: config.dnsServers,
@@ -36,10 +34,12 @@ function proberFromConfig(config: Config, ca: string | undefined, options: EnvOp
     ca,
     userAgent: USER_AGENT,
   };
-  if (config.probeThreads === 0) return createProber(proberOptions);
-  return createThreadedProber(proberOptions, {
+  if (config.probeThreads === 0) return { ...limits, prober: createProber(proberOptions) };
+  const prober = createThreadedProber(proberOptions, {
     threads: config.probeThreads,
     maxLoopDelayMs: config.probeMaxLoopDelayMs,
+    entry: DIAGNOSTIC_THREAD_ENTRY,
     ...(options.onProbeThreadExit === undefined ? {} : { onThreadExit: options.onProbeThreadExit }),
   });
+  return { ...limits, prober, threads: threadedDiagnostics(prober) };
 }

@@ -7,7 +7,8 @@ import type { ClientRedirect, DiagnosticDetails, RequestRecord } from "./details
 import type { RequestAttempt } from "./request-attempt.js";
 import { proxyMatch } from "./proxy-signatures.js";
 import { answeredRecord, failedRecord } from "./request-record.js";
-import type { DiagnosticEnv } from "./diagnostic-env.js";
+import { type DiagnosticEnv, limitsOf } from "./diagnostic-env.js";
+import type { TraceOptions } from "./diagnostic-options.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings } from "./redirect-trace-chain-warnings.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
@@ -16,23 +17,18 @@ import { isRedirectStatus, loopKey } from "./redirect-trace-url.js";
 import { parseTargetInput } from "./target-input.js";
 import { traceWarning, type TraceWarning } from "./warnings.js";
 
+export type { TraceOptions } from "./diagnostic-options.js";
 export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop } from "./redirect-trace-types.js";
 
 /**
  * redirect-check (spec §2.3, §4.2): follows a URL hop by hop with HEAD (GET
  * when HEAD is refused), up to REDIRECT_TRACE.maxRedirects redirects, within
  * a per-request timeout and a whole-trace budget. Refuses only an unusable
- * starting input; everything that goes wrong later is a result.
+ * starting input; everything that goes wrong later is a result. With
+ * diagnostic threads in the env, the whole trace runs on one of them.
  */
-export interface TraceOptions {
-  /**
-   * Add `details` to the result: every request, the failure code, the proxy,
-   * and a client-side redirect on the final page (one extra bounded GET of it).
-   */
-  readonly details?: boolean;
-}
-
 export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: AbortSignal, options: TraceOptions = {}): Promise<RedirectTraceOutcome> {
+  if (env.threads !== undefined) return env.threads.traceRedirects(raw, limitsOf(env), signal, options);
   const parsed = parseTargetInput(raw, { allowBareDomain: true });
   if (!parsed.ok) return { kind: "refused", refusal: parsed.refusal };
   const ports: PortRule = { kind: "only", ports: env.tracePorts };

@@ -3,7 +3,8 @@ import type { FailureStage } from "../probe/failure.js";
 import { createCheckCookies } from "./check-cookies.js";
 import type { ConnectionHandle, HopResponse, HopSpan, PortRule } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
-import type { DiagnosticEnv } from "./diagnostic-env.js";
+import { type DiagnosticEnv, limitsOf } from "./diagnostic-env.js";
+import type { SiteCheckOptions } from "./diagnostic-options.js";
 import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import type { DiagnosticDetails, RequestRecord } from "./details-types.js";
@@ -21,25 +22,13 @@ import {
   tooManyRedirectsReason,
 } from "./site-check-reasons.js";
 import { parseTargetInput } from "./target-input.js";
+
+export type { SiteCheckOptions } from "./diagnostic-options.js";
 import type { SiteCheckAttempt, SiteCheckOutcome, SiteCheckResult, SiteRedirectHop } from "./site-check-result.js";
 
 /** is-site-down may visit any port but the ones browsers refuse (WHATWG Fetch "bad ports"). */
 const FETCH_SAFE: PortRule = { kind: "fetch-safe" };
 
-export interface SiteCheckOptions {
-  /**
-   * Add `details` to the result: every request, the failure code, the proxy,
-   * a client-side redirect (which costs reading up to 64 KiB of each body).
-   */
-  readonly details?: boolean;
-  /**
-   * When the first request's timeout starts, on the shared clock (the call's
-   * arrival at the service): the caller gets the answer env.siteTimeoutMs
-   * after asking, however long taking the call in took. Later requests count
-   * from when they are sent. Undefined: from when the first is sent.
-   */
-  readonly timeoutsFrom?: number | undefined;
-}
 
 const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
 
@@ -48,9 +37,11 @@ const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
  * redirects for at most SITE_CHECK.maxRequests requests, each limited to
  * env.siteTimeoutMs. Never throws for the target's sake: a down target is a
  * result, and a check `signal` ended is `cancelled` (the same dialect as
- * redirect-check). Throws only when the prober breaks.
+ * redirect-check). Throws only when the prober breaks. With diagnostic
+ * threads in the env, the whole check runs on one of them.
  */
 export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortSignal, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
+  if (env.threads !== undefined) return env.threads.checkSite(raw, limitsOf(env), signal, options);
   const start = screenInput(raw, env);
   if (!start.ok) return { kind: "refused", refusal: start.refusal };
 

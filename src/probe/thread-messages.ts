@@ -18,12 +18,18 @@ export interface ProbeThreadData {
 
 export type ToProbeThread =
   | { readonly type: "hop"; readonly id: number; readonly request: WireHopRequest }
-  /** The caller's signal aborted: end that hop as its signal would have. */
+  /**
+   * A whole job of the layer above (one diagnostic, all its hops on this
+   * thread), as plain data its runner reads; the probe layer does not look inside.
+   */
+  | { readonly type: "job"; readonly id: number; readonly job: unknown }
+  /** The caller's signal aborted: end that hop or job as its signal would have. */
   | { readonly type: "cancel"; readonly id: number };
 
 export type FromProbeThread =
   | { readonly type: "outcome"; readonly id: number; readonly outcome: TimedHopOutcome }
-  /** The hop threw on the thread: a defect of ours, never the target's doing. */
+  | { readonly type: "answer"; readonly id: number; readonly answer: unknown }
+  /** The hop or job threw on the thread: a defect of ours, never the target's doing. */
   | { readonly type: "defect"; readonly id: number; readonly message: string }
   | { readonly type: "loop-delay"; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number }
   /** The thread has loaded its modules and built its prober: hops sent now start at once. */

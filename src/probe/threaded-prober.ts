@@ -14,6 +14,13 @@ export interface ThreadingOptions {
   readonly maxLoopDelayMs: number;
   /** Told when a probe thread stops on its own (crash, killed) and what became of it; for the log. */
   readonly onThreadExit?: (event: ThreadExit) => void;
+  /**
+   * The thread's module, when a layer above runs whole jobs on the threads
+   * (`run`): a module that calls hostProbeThread with its job runner. Its
+   * compiled `.js` URL, or the `.ts` source's (tests, tsx). The hops-only
+   * probe-thread module beside this one when undefined.
+   */
+  readonly entry?: URL;
 }
 
 export interface ThreadExit {
@@ -27,6 +34,12 @@ export interface ThreadExit {
 /** A prober whose hops run on probe threads. */
 export interface ThreadedProber extends Prober {
   readonly load: ProbeLoad;
+  /**
+   * Runs one job of the layer above, whole, on the thread with the fewest in
+   * flight, by the entry's runner: `job` and the answer cross as plain data.
+   * `signal` aborting cancels it there. Rejects only on a defect.
+   */
+  run(job: unknown, signal?: AbortSignal): Promise<unknown>;
   /** The live worker of each probe thread, in thread order (operations and tests). */
   threads(): readonly Worker[];
   /**
@@ -46,7 +59,8 @@ const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 10_000;
 
 interface Pending {
-  resolve(outcome: TimedHopOutcome): void;
+  /** A hop's outcome, or a job's answer. */
+  resolve(value: unknown): void;
   reject(error: Error): void;
   readonly signal: AbortSignal | undefined;
   readonly onAbort: (() => void) | undefined;
@@ -76,6 +90,7 @@ interface Slot {
 export function createThreadedProber(options: ProberOptions, threading: ThreadingOptions): ThreadedProber {
   const addresses = createAddressPolicy(options.allowCidrs);
   const data: ProbeThreadData = { options, reportEveryMs: REPORT_EVERY_MS };
+  const entry = threadStart(threading.entry ?? new URL(import.meta.url.endsWith(".ts") ? "./probe-thread.ts" : "./probe-thread.js", import.meta.url));
   const slots: Slot[] = Array.from({ length: Math.max(1, threading.threads) }, (_, index) => ({ index, worker: null, send: () => undefined, pending: new Map(), delay: null, deaths: [], booted: Promise.resolve() }));
   const listeners = new Set<() => void>();
   let nextId = 0;
@@ -96,7 +111,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
   };
 
   const start = (slot: Slot) => {
-    const worker = new Worker(THREAD_START.entry, { ...THREAD_START.options, workerData: data });
+    const worker = new Worker(entry.entry, { ...entry.options, workerData: data });
     worker.unref();
     slot.worker = worker;
     slot.send = batchedSender<ToProbeThread>((batch) => worker.postMessage(batch));
@@ -114,6 +129,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
       const pending = settle(slot, message.id);
       if (pending === undefined) return;
       if (message.type === "outcome") pending.resolve(message.outcome);
+      else if (message.type === "answer") pending.resolve(message.answer);
       else pending.reject(new Error(`probe thread ${slot.index}: ${message.message}`));
     };
     worker.on("message", (batch: Batch<FromProbeThread>) => {
@@ -139,33 +155,36 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
   };
   for (const slot of slots) start(slot);
 
-  /** The thread holding the connection the hop may reuse; else the one with the fewest hops in flight. */
-  const slotFor = (request: HopRequest): Slot | undefined => {
-    const live = slots.filter((slot) => slot.worker !== null);
-    const holder = request.reuse === undefined ? undefined : live.find((slot) => slot.worker?.threadId === request.reuse?.threadId);
-    return holder ?? live.reduce<Slot | undefined>((best, candidate) => (best === undefined || candidate.pending.size < best.pending.size ? candidate : best), undefined);
-  };
+  const leastLoaded = (): Slot | undefined =>
+    slots.reduce<Slot | undefined>((best, candidate) => (candidate.worker === null ? best : best === undefined || candidate.pending.size < best.pending.size ? candidate : best), undefined);
+  /** The thread holding the connection the hop may reuse; else the one with the fewest in flight. */
+  const slotFor = (request: HopRequest): Slot | undefined =>
+    (request.reuse === undefined ? undefined : slots.find((slot) => slot.worker !== null && slot.worker.threadId === request.reuse?.threadId)) ?? leastLoaded();
 
-  const hop = (request: HopRequest): Promise<TimedHopOutcome> =>
+  /** Sends one hop or job to a thread; the answer resolves, a defect or a dead thread rejects. */
+  const dispatch = (slot: Slot | undefined, signal: AbortSignal | undefined, message: (id: number) => ToProbeThread): Promise<unknown> =>
     new Promise((resolve, reject) => {
-      const slot = slotFor(request);
       const worker = slot?.worker ?? null;
       if (closing || slot === undefined || worker === null) {
         reject(new Error(closing ? "the prober is closed" : "no probe thread is running (each died repeatedly)"));
         return;
       }
       const id = nextId++;
-      const signal = request.signal;
       const onAbort = signal === undefined ? undefined : () => slot.send({ type: "cancel", id });
       slot.pending.set(id, { resolve, reject, signal, onAbort });
       if (slot.pending.size === 1) worker.ref();
-      // Stamped here: the hop's timeout runs from now, not from when the thread gets to it.
-      slot.send({ type: "hop", id, request: toWire({ ...request, askedAt: request.askedAt ?? sharedClockMs() }) });
+      slot.send(message(id));
       if (signal !== undefined && onAbort !== undefined) {
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });
       }
     });
+
+  // Stamped here: the hop's timeout runs from now, not from when the thread gets to it.
+  // The thread answers a hop message with nothing but a TimedHopOutcome.
+  const hop = (request: HopRequest): Promise<TimedHopOutcome> =>
+    dispatch(slotFor(request), request.signal, (id) => ({ type: "hop", id, request: toWire({ ...request, askedAt: request.askedAt ?? sharedClockMs() }) })) as Promise<TimedHopOutcome>;
+  const run = (job: unknown, signal?: AbortSignal): Promise<unknown> => dispatch(leastLoaded(), signal, (id) => ({ type: "job", id, job }));
 
   const load: ProbeLoad = {
     loopDelays: () => slots.flatMap((slot) => (slot.delay === null || slot.worker === null ? [] : [slot.delay])),
@@ -184,6 +203,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
   return {
     screen: (url, ports) => screenUrl(url, ports, addresses),
     hop,
+    run,
     load,
     threads: () => slots.flatMap((slot) => (slot.worker === null ? [] : [slot.worker])),
     ready: async () => {
@@ -200,17 +220,15 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
 }
 
 /**
- * How a probe thread is started: the compiled module beside this one in
- * dist/; or, run from the TypeScript source (tests, `node --import tsx`),
- * a few lines that register tsx's loader in the thread before importing the
- * source module (on Node 20 a thread does not take `--import tsx` from its
+ * How a probe thread is started: a compiled module (dist/) as it is; a
+ * TypeScript source module (tests, `node --import tsx`) by a few lines that
+ * register tsx's loader in the thread before importing it (on Node 20 a thread does not take `--import tsx` from its
  * execArgv in time for its own entry module).
  */
-function threadStart(): { readonly entry: string | URL; readonly options: WorkerOptions } {
-  if (!import.meta.url.endsWith(".ts")) return { entry: new URL("./probe-thread.js", import.meta.url), options: {} };
+function threadStart(module: URL): { readonly entry: string | URL; readonly options: WorkerOptions } {
+  if (!module.pathname.endsWith(".ts")) return { entry: module, options: {} };
   const tsx = createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs");
-  const source = new URL("./probe-thread.ts", import.meta.url).href;
+  const source = module.href;
   const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`;
   return { entry: boot, options: { eval: true, execArgv: [] } };
 }
-const THREAD_START = threadStart();

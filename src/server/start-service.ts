@@ -5,7 +5,7 @@ import { USAGE_HEADER_NAMES } from "../access/usage-headers.js";
 import type { Config } from "../config.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { createCallObserver } from "./observers/call-observer.js";
-import { countingProber } from "./observers/counting-prober.js";
+import { countingProber, countThreadHops } from "./observers/counting-prober.js";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
 import { observeRequests } from "./observers/request-observer.js";
@@ -61,6 +61,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const { config, logger, metrics } = deps;
   const store = timedStore(deps.store, metrics);
   const env: DiagnosticEnv = { ...deps.env, prober: countingProber(deps.env.prober, metrics) };
+  const stopHopCount = deps.env.threads === undefined ? () => undefined : countThreadHops(deps.env.threads, metrics);
   const load = deps.env.prober.load;
   const stopLoopMetrics = load === undefined ? () => undefined : exportLoopDelay(load, metrics);
   const probeQueue = createProbeQueue({
@@ -110,6 +111,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
       await server.close();
       await metricsListener?.close();
       stopLoopMetrics();
+      stopHopCount();
     },
   };
 }

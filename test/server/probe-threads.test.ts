@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ThreadedProber } from "../../src/probe/threaded-prober.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
@@ -14,6 +16,16 @@ async function scrapeUntil(service: ObservedService, read: (text: string) => boo
     if (attempt > 500) throw new Error(`/metrics never showed what was awaited:\n${text}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** A loopback port nothing listens on: bound, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, "close");
+  return port;
 }
 
 const siteCheck = (service: ObservedService, target: string) =>
@@ -41,6 +53,21 @@ describe("the service on probe threads", () => {
     const body = (await response.json()) as { data: { status: string; statusCode: number; responseTime: number } };
     expect(body.data).toMatchObject({ status: "up", statusCode: 200 });
     expect(Number.isInteger(body.data.responseTime)).toBe(true);
+  });
+
+  it("counts on /metrics every hop a check made on its thread, by outcome", async () => {
+    const counted = async () => {
+      const text = await (await fetch(`${service.url}/metrics`)).text();
+      return {
+        response: sampleValue(text, "sitediag_outbound_hops_total", { outcome: "response", stage: "none" }) ?? 0,
+        connect: sampleValue(text, "sitediag_outbound_hops_total", { outcome: "failure", stage: "connect" }) ?? 0,
+      };
+    };
+    const before = await counted();
+    expect((await siteCheck(service, ok.url)).status).toBe(200);
+    expect((await siteCheck(service, `http://127.0.0.1:${await closedPort()}/`)).status).toBe(200);
+    // The hops ran on the thread, not through the main thread's prober: the thread's answer carries their tally.
+    expect(await counted()).toEqual({ response: before.response + 1, connect: before.connect + 1 });
   });
 
   it("exports the probe thread's loop delay on /metrics", async () => {

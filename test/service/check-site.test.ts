@@ -216,8 +216,10 @@ describe("CheckSite handler", () => {
 
   it("reports a check that breaks for an internal reason as Internal (a 500), not as a down site", async () => {
     // The real prober rejects only on a defect of ours; this one stands for such a defect.
+    // It runs on this thread (a thread's defect is the probe-threads test's).
+    const { threads: _onThreads, ...here } = env;
     const broken: TestEnv = {
-      ...env,
+      ...here,
       prober: {
         screen: () => null,
         hop: () => Promise.reject(new Error("resolver state corrupted")),

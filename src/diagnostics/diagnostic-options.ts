@@ -1,0 +1,24 @@
+/** What a caller may ask of each diagnostic beyond its input; plain data, so a call can cross to a diagnostic thread as it is. */
+
+export interface SiteCheckOptions {
+  /**
+   * Add `details` to the result: every request, the failure code, the proxy,
+   * a client-side redirect (which costs reading up to 64 KiB of each body).
+   */
+  readonly details?: boolean;
+  /**
+   * When the first request's timeout starts, on the shared clock (the call's
+   * arrival at the service): the caller gets the answer env.siteTimeoutMs
+   * after asking, however long taking the call in took. Later requests count
+   * from when they are sent. Undefined: from when the first is sent.
+   */
+  readonly timeoutsFrom?: number | undefined;
+}
+
+export interface TraceOptions {
+  /**
+   * Add `details` to the result: every request, the failure code, the proxy,
+   * and a client-side redirect on the final page (one extra bounded GET of it).
+   */
+  readonly details?: boolean;
+}

@@ -1,0 +1,31 @@
+import type { ThreadedProber } from "../probe/threaded-prober.js";
+import type { DiagnosticThreads, HopTally } from "./diagnostic-env.js";
+import type { DiagnosticJob, SiteCheckAnswer, TraceAnswer } from "./diagnostic-jobs.js";
+
+/** The module a ThreadedProber starts for diagnostic threads: compiled beside this one, or the source under tsx. */
+export const DIAGNOSTIC_THREAD_ENTRY = new URL(import.meta.url.endsWith(".ts") ? "./diagnostic-thread.ts" : "./diagnostic-thread.js", import.meta.url);
+
+/**
+ * checkSite and traceRedirects as jobs on the threads of `prober` (started
+ * with DIAGNOSTIC_THREAD_ENTRY): each call crosses once each way. A caller
+ * whose signal ended hears `cancelled` with its own reason, as from a
+ * diagnostic run here.
+ */
+export function threadedDiagnostics(prober: ThreadedProber): DiagnosticThreads {
+  const listeners = new Set<(hops: readonly HopTally[]) => void>();
+  const run = async <O>(job: DiagnosticJob, signal: AbortSignal | undefined): Promise<O | { readonly kind: "cancelled"; readonly reason: unknown }> => {
+    // The thread answers a diagnostic job with nothing but its DiagnosticAnswer (diagnostic-jobs.ts).
+    const answer = (await prober.run(job, signal)) as { readonly outcome: O; readonly hops: readonly HopTally[] };
+    for (const listener of listeners) listener(answer.hops);
+    if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
+    return answer.outcome;
+  };
+  return {
+    checkSite: (raw, limits, signal, options) => run<SiteCheckAnswer["outcome"]>({ kind: "site-check", raw, options, limits }, signal),
+    traceRedirects: (raw, limits, signal, options) => run<TraceAnswer["outcome"]>({ kind: "trace", raw, options, limits }, signal),
+    onHops: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
