@@ -21,4 +21,10 @@ export interface TraceOptions {
    * and a client-side redirect on the final page (one extra bounded GET of it).
    */
   readonly details?: boolean;
+  /**
+   * When the whole-trace budget (env.traceTotalTimeoutMs) starts, on the
+   * shared clock: a trace handed to a diagnostic thread counts from when it
+   * was asked for, not from when the thread got to it. Undefined: from the call.
+   */
+  readonly budgetFrom?: number | undefined;
 }

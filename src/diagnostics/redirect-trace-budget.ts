@@ -1,4 +1,5 @@
 import type { HopSpan } from "../probe/hop-types.js";
+import { sharedClockMs } from "../probe/shared-clock.js";
 
 /**
  * The time a trace may spend: each request gets the per-request timeout or
@@ -27,10 +28,11 @@ export interface BudgetLimits {
   readonly totalTimeoutMs: number;
 }
 
-export function startTraceBudget(limits: BudgetLimits, caller?: AbortSignal): TraceBudget {
-  const startedAt = performance.now();
+/** `from`: when the budget started, on the shared clock (the trace was asked for on another thread); now when undefined. */
+export function startTraceBudget(limits: BudgetLimits, caller?: AbortSignal, from?: number): TraceBudget {
+  const startedAt = performance.now() - (from === undefined ? 0 : Math.max(0, sharedClockMs() - from));
   const budget = new AbortController();
-  const timer = setTimeout(() => budget.abort(new Error(`trace budget of ${limits.totalTimeoutMs} ms spent`)), limits.totalTimeoutMs);
+  const timer = setTimeout(() => budget.abort(new Error(`trace budget of ${limits.totalTimeoutMs} ms spent`)), limits.totalTimeoutMs - (performance.now() - startedAt));
   const signal = caller === undefined ? budget.signal : AbortSignal.any([budget.signal, caller]);
   const elapsedMs = () => performance.now() - startedAt;
   const remainingMs = () => limits.totalTimeoutMs - elapsedMs();

@@ -1,3 +1,4 @@
+import { sharedClockMs } from "../probe/shared-clock.js";
 import type { ThreadedProber } from "../probe/threaded-prober.js";
 import type { DiagnosticThreads, HopTally } from "./diagnostic-env.js";
 import type { DiagnosticJob, SiteCheckAnswer, TraceAnswer } from "./diagnostic-jobs.js";
@@ -7,9 +8,12 @@ export const DIAGNOSTIC_THREAD_ENTRY = new URL(import.meta.url.endsWith(".ts") ?
 
 /**
  * checkSite and traceRedirects as jobs on the threads of `prober` (started
- * with DIAGNOSTIC_THREAD_ENTRY): each call crosses once each way. A caller
- * whose signal ended hears `cancelled` with its own reason, as from a
- * diagnostic run here.
+ * with DIAGNOSTIC_THREAD_ENTRY): each call crosses once each way. Its
+ * timeouts count from the call, as a diagnostic run here counts them: a
+ * check's first request and a trace's whole budget are stamped with the
+ * shared clock as they are handed over, so waiting for a busy thread to
+ * start them is not given to the target. A caller whose signal ended hears
+ * `cancelled` with its own reason.
  */
 export function threadedDiagnostics(prober: ThreadedProber): DiagnosticThreads {
   const listeners = new Set<(hops: readonly HopTally[]) => void>();
@@ -21,8 +25,8 @@ export function threadedDiagnostics(prober: ThreadedProber): DiagnosticThreads {
     return answer.outcome;
   };
   return {
-    checkSite: (raw, limits, signal, options) => run<SiteCheckAnswer["outcome"]>({ kind: "site-check", raw, options, limits }, signal),
-    traceRedirects: (raw, limits, signal, options) => run<TraceAnswer["outcome"]>({ kind: "trace", raw, options, limits }, signal),
+    checkSite: (raw, limits, signal, options) => run<SiteCheckAnswer["outcome"]>({ kind: "site-check", raw, limits, options: { ...options, timeoutsFrom: options.timeoutsFrom ?? sharedClockMs() } }, signal),
+    traceRedirects: (raw, limits, signal, options) => run<TraceAnswer["outcome"]>({ kind: "trace", raw, limits, options: { ...options, budgetFrom: options.budgetFrom ?? sharedClockMs() } }, signal),
     onHops: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import { REDIRECT_TRACE } from "../../src/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
+import { sharedClockMs } from "../../src/probe/shared-clock.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
 import { traceEnv, traceResult as trace, loopbackProber } from "../fixtures/test-env.js";
 
@@ -57,6 +58,17 @@ describe("timeouts", () => {
     ]);
     expect(result.totalTimeMs).toBeGreaterThanOrEqual(1_450);
     expect(result.totalTimeMs).toBeLessThan(2_500);
+  });
+
+  it("counts the whole-trace budget from when the trace was asked for (budgetFrom), not from when it started", async () => {
+    site.route("/asked-long-ago", { kind: "silent" });
+    const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 5_000, traceTotalTimeoutMs: 10_000 });
+    // Asked for 9.7 s ago with a 10 s budget: 0.3 s are left, so the hop gets 0.3 s, not 5.
+    const outcome = await traceRedirects(site.url("/asked-long-ago"), env, undefined, { budgetFrom: sharedClockMs() - 9_700 });
+    if (outcome.kind !== "result") throw new Error(outcome.kind);
+    expect(outcome.result.chainStatus).toBe("timeout");
+    expect(outcome.result.warnings.map((warning) => warning.code)).toEqual(["trace_timeout"]);
+    expect(outcome.result.totalTimeMs).toBeLessThan(2_000);
   });
 
   it("stops at once, as cancelled, when the caller's signal aborts", async () => {
