@@ -37,7 +37,7 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
 
   const budget = startTraceBudget({ hopTimeoutMs: env.traceHopTimeoutMs, totalTimeoutMs: env.traceTotalTimeoutMs }, signal, options.budgetFrom);
   try {
-    const walk = await walkChain(parsed.url, env, ports, budget, options.details === true);
+    const walk = await walkChain(parsed.url, env, ports, budget, { withRecords: options.details === true, withAttempts: options.attempts !== false });
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     if (walk.kind === "refused") return walk;
     const { chain, ending } = walk;
@@ -97,7 +97,8 @@ type Walk =
     }
   | Extract<RedirectTraceOutcome, { kind: "refused" }>;
 
-async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, withRecords: boolean): Promise<Walk> {
+async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, keep: { readonly withRecords: boolean; readonly withAttempts: boolean }): Promise<Walk> {
+  const { withRecords } = keep;
   const chain: TraceHop[] = [];
   const warnings: TraceWarning[] = [];
   const records: RequestRecord[] = [];
@@ -128,7 +129,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     const attempt = await attemptHop(env.prober, target, ports, budget, cookies.header(target), reuse, withRecords);
     if (attempt.kind === "response") cookies.take(target, attempt.response);
     const outcome = outcomeOf(attempt);
-    if (outcome !== null) attempts.push({ url: target.href, method: attempt.kind === "refused" || attempt.kind === "out-of-time" ? "HEAD" : attempt.method, outcome });
+    if (outcome !== null && keep.withAttempts) attempts.push({ url: target.href, method: attempt.kind === "refused" || attempt.kind === "out-of-time" ? "HEAD" : attempt.method, outcome });
 
     if (attempt.kind === "refused") {
       // A name with no address at all is an unknown host, which the contract

@@ -68,7 +68,7 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortS
     // Whoever gave the signal has gone: there is nobody to tell the result to.
     if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
     run.spent(outcome.span);
-    run.attempts.push({ url: url.href, method: "GET", outcome });
+    if (options.attempts !== false) run.attempts.push({ url: url.href, method: "GET", outcome });
     if (outcome.kind === "response") cookies.take(url, outcome.response);
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
 

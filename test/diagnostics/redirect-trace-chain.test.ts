@@ -89,6 +89,17 @@ describe("redirects", () => {
     ]);
   });
 
+  it("with attempts: false (as the service asks), the same result but no request's full outcome", async () => {
+    routeChain(site, 3, "/lean-end");
+    site.route("/lean-end", { kind: "status", status: 200 });
+    const full = await trace(site.url("/r/1"));
+    const lean = await traceRedirects(site.url("/r/1"), env, undefined, { attempts: false });
+    if (lean.kind !== "result") throw new Error(lean.kind);
+    expect(full.attempts).toHaveLength(4);
+    const timeless = (result: RedirectTraceResult) => ({ ...result, totalTimeMs: 0, chain: result.chain.map((hop) => ({ ...hop, responseTimeMs: 0 })) });
+    expect(timeless(lean.result)).toEqual({ ...timeless(full), attempts: [] });
+  });
+
   it("follows 20 redirects to the end", async () => {
     routeChain(site, 20, "/end-of-20");
     site.route("/end-of-20", { kind: "status", status: 200 });

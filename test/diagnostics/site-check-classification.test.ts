@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkSite } from "../../src/diagnostics/site-check.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type TestEnv, createTestEnv, checkedResult } from "../fixtures/test-env.js";
@@ -134,6 +135,17 @@ describe("site check: redirects", () => {
       Array.from({ length }, (_, i) => ({ url: targets.url(`/chain${length}/${i}`), status: statuses[i] })),
     );
     expect(result.attempts).toHaveLength(length + 1);
+  });
+
+  it("with attempts: false (as the service asks), the same result but no request's full outcome", async () => {
+    for (let i = 0; i < 2; i++) targets.route(`/lean/${i}`, { kind: "redirect", status: 301, location: `/lean/${i + 1}` });
+    targets.route("/lean/2", { kind: "respond", status: 200 });
+    const full = await check(targets.url("/lean/0"));
+    const lean = await checkSite(targets.url("/lean/0"), env, undefined, { attempts: false });
+    if (lean.kind !== "result") throw new Error(lean.kind);
+    expect(full.attempts).toHaveLength(3);
+    expect(lean.result.attempts).toEqual([]);
+    expect({ ...lean.result, responseTime: 0 }).toEqual({ ...full, attempts: [], responseTime: 0 });
   });
 
   it("stops after five requests when a sixth would be needed: down, the fifth 3xx is the last response", async () => {
