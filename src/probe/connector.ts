@@ -9,6 +9,7 @@ import { formatIp, parseIp } from "./ip-address.js";
 import type { ResolvedAddress } from "./resolver.js";
 import { describeTls } from "./tls-detail.js";
 import { verificationFailure } from "./tls-verification.js";
+import type { AbortWatch } from "./deadline.js";
 
 /** RFC 8305 §5: start the next address when the current one has not connected within 250 ms. */
 export const CONNECTION_ATTEMPT_DELAY_MS = 250;
@@ -48,14 +49,14 @@ export interface PinnedConnection {
  * is never seen), the remote-address tripwire, then TLS verified against the
  * URL's host. Errors are the OS's, OpenSSL's or ConnectorError.
  */
-export async function openPinned(plan: DialPlan, trace: HopTrace, policy: AddressPolicy, signal: AbortSignal): Promise<PinnedConnection> {
+export async function openPinned(plan: DialPlan, trace: HopTrace, policy: AddressPolicy, signal: AbortWatch): Promise<PinnedConnection> {
   const socket = await establish(plan, trace, policy, signal);
   trace.phase = "http";
   const chosen = plan.tls ? (socket as TLSSocket).alpnProtocol : false;
   return { socket, protocol: chosen === "h2" ? "h2" : "http/1.1" };
 }
 
-async function establish(plan: DialPlan, trace: HopTrace, policy: AddressPolicy, signal: AbortSignal): Promise<Socket | TLSSocket> {
+async function establish(plan: DialPlan, trace: HopTrace, policy: AddressPolicy, signal: AbortWatch): Promise<Socket | TLSSocket> {
   trace.phase = "connect";
   trace.connectStartedAt = now();
   const socket = await dialFirst(plan, trace, signal);
@@ -83,7 +84,7 @@ const noLookup: LookupFunction = (hostname, _options, callback) => {
 };
 
 /** Staggered attempts over the approved addresses (Happy Eyeballs); the first to connect wins. */
-function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortSignal): Promise<Socket> {
+function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const attempts = new Set<Socket>();
     let next = 0;
@@ -134,7 +135,7 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortSignal): Promis
   });
 }
 
-function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: AbortSignal): Promise<TLSSocket> {
+function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const secure = tlsConnect({
       socket,

@@ -1,6 +1,7 @@
 import type { BodyDrain } from "./body-drain.js";
 import type { HopTrace } from "./hop-trace.js";
 import type { ResponseHead } from "./response-head.js";
+import type { AbortWatch } from "./deadline.js";
 
 /**
  * At most this many interim (1xx) responses before the final one. RFC 9110
@@ -28,7 +29,7 @@ export interface ExchangeRequest {
   /** Body bytes to read after the head; 0 reads none. */
   readonly bodyPrefixBytes: number;
   /** The hop's deadline: before the head it fails the hop, during the body it ends the prefix. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortWatch;
   readonly trace: HopTrace;
 }
 

@@ -10,6 +10,7 @@ import { exchangeHttp2, openHttp2Session } from "./http2-exchange.js";
 import type { HopOutcome, HopRequest, HopResponse, HopTimings, PartialTimings } from "./hop-types.js";
 import { now, startTrace, type HopTrace } from "./hop-trace.js";
 import { refusal } from "./input-refusal.js";
+import { type AbortWatch, createDeadline, type Deadline } from "./deadline.js";
 import { isRedirectStatus } from "./redirect-status.js";
 import { sharedClockMs } from "./shared-clock.js";
 import { locationText } from "./location-header.js";
@@ -56,7 +57,7 @@ export interface EndedHop {
  * aborted (its timeout aborts it too): a probe thread passes the controller
  * its cancel message aborts, so a hop needs no second one linked to it.
  */
-export async function runHop(request: HopRequest, deps: HopDeps, deadline: AbortController = new AbortController()): Promise<EndedHop> {
+export async function runHop(request: HopRequest, deps: HopDeps, deadline: Deadline = createDeadline()): Promise<EndedHop> {
   const refusal = screenUrl(request.url, request.ports, deps.addresses);
   if (refusal !== null) return { outcome: { kind: "refused", refusal }, endedAt: now() };
 
@@ -85,7 +86,7 @@ function timeLeftMs(request: HopRequest): number {
   return Math.min(request.timeoutMs, Math.max(0, request.timeoutMs - Math.max(0, waited)));
 }
 
-async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTrace, signal: AbortSignal): Promise<HopOutcome> {
+async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTrace, signal: AbortWatch): Promise<HopOutcome> {
   const host = hostOf(request.url);
   const literal = isIP(host);
   let addresses: readonly ResolvedAddress[];
@@ -113,7 +114,7 @@ async function fetchHead(
   request: HopRequest,
   deps: HopDeps,
   trace: HopTrace,
-  signal: AbortSignal,
+  signal: AbortWatch,
   addresses: readonly ResolvedAddress[],
 ): Promise<HopOutcome> {
   const url = request.url;
@@ -158,7 +159,7 @@ function speaking(pinned: PinnedConnection, url: URL, deps: HopDeps): OpenConnec
  * it answered 408 Request Timeout (the server timed the idle connection out
  * and said so before it closed). A timeout of our own is not retried.
  */
-function answeredForTheConnection(outcome: HopOutcome, trace: HopTrace, signal: AbortSignal): boolean {
+function answeredForTheConnection(outcome: HopOutcome, trace: HopTrace, signal: AbortWatch): boolean {
   if (signal.aborted) return false;
   if (outcome.kind === "failure") return trace.firstByteAt === null;
   // HTTP/2 multiplexes streams and has no need of a 408 for an idle connection: there it is the site's answer.
@@ -193,7 +194,7 @@ async function exchangeOver(
   request: HopRequest,
   deps: HopDeps,
   trace: HopTrace,
-  signal: AbortSignal,
+  signal: AbortWatch,
 ): Promise<HopOutcome> {
   const url = request.url;
   let keep = false;

@@ -8,6 +8,7 @@
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createDeadline } from "./deadline.js";
 import { createProber, type LocalProber } from "./prober.js";
 import { type Batch, batchedSender, fromWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
 
@@ -38,7 +39,8 @@ export function hostProbeThread(runJob?: JobRunner): void {
   const port: MessagePort = parentPort;
   const data = workerData as ProbeThreadData;
   const prober = createProber(data.options);
-  const running = new Map<number, AbortController>();
+  /** What a cancel message ends: a hop's deadline, or a job's controller. */
+  const running = new Map<number, { abort(reason?: unknown): void }>();
   const postAlone = (message: FromProbeThread): void => {
     try {
       port.postMessage([message]);
@@ -84,17 +86,21 @@ export function hostProbeThread(runJob?: JobRunner): void {
       running.get(message.id)?.abort(new Error("cancelled by the caller"));
       return;
     }
-    // The hop's own deadline controller, or the job's signal: a cancel message aborts it directly.
-    const cancel = new AbortController();
-    running.set(message.id, cancel);
+    // The hop's own deadline, or the job's controller (a diagnostic reads an AbortSignal): a cancel message aborts it directly.
     const { id } = message;
-    const start =
-      message.type === "hop"
-        ? async (): Promise<FromProbeThread> => ({ type: "outcome", id, outcome: await prober.hopWith(fromWire(message.request), cancel) })
-        : async (): Promise<FromProbeThread> => {
-            if (runJob === undefined) throw new Error("this probe thread runs hops only");
-            return { type: "answer", id, answer: await runJob(message.job, { prober, signal: cancel.signal }) };
-          };
+    let start: () => Promise<FromProbeThread>;
+    if (message.type === "hop") {
+      const deadline = createDeadline();
+      running.set(id, deadline);
+      start = async () => ({ type: "outcome", id, outcome: await prober.hopWith(fromWire(message.request), deadline) });
+    } else {
+      const cancel = new AbortController();
+      running.set(id, cancel);
+      start = async () => {
+        if (runJob === undefined) throw new Error("this probe thread runs hops only");
+        return { type: "answer", id, answer: await runJob(message.job, { prober, signal: cancel.signal }) };
+      };
+    }
     waiting.push({ id, start });
     if (waiting.length === 1) setImmediate(startSome);
   };

@@ -1,5 +1,6 @@
 import { createSecureContext, rootCertificates } from "node:tls";
 import { createAddressPolicy } from "./address-policy.js";
+import type { Deadline } from "./deadline.js";
 import { DEFAULT_MAX_RESPONSE_HEAD_BYTES, type HopDeps, runHop } from "./hop.js";
 import type { HopRequest, Prober, ProberOptions, TimedHopOutcome } from "./hop-types.js";
 import { createConnectionKeeper, MAX_KEPT } from "./kept-connections.js";
@@ -10,7 +11,7 @@ import { screenUrl } from "./target-policy.js";
 /** The prober of one loop, with the hop a probe thread runs under a controller of its own. */
 export interface LocalProber extends Prober {
   /** `hop`, ended when `deadline` is aborted (a cancel message) as well as by its own timeout. */
-  hopWith(request: HopRequest, deadline: AbortController): Promise<TimedHopOutcome>;
+  hopWith(request: HopRequest, deadline: Deadline): Promise<TimedHopOutcome>;
 }
 
 /**
@@ -43,7 +44,7 @@ export function createProber(options: ProberOptions): LocalProber {
   };
 }
 
-async function timedHop(request: HopRequest, deps: HopDeps, deadline?: AbortController): Promise<TimedHopOutcome> {
+async function timedHop(request: HopRequest, deps: HopDeps, deadline?: Deadline): Promise<TimedHopOutcome> {
   const startedAt = sharedClockMs();
   const { outcome, endedAt } = await runHop(request, deps, deadline);
   // endedAt is this thread's performance.now(); the shared clock is the same reading on the epoch scale.

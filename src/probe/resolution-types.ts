@@ -1,5 +1,7 @@
 /** What resolving a target name gives: the contract between the resolver, the hosts file and the hop. */
 
+import type { AbortWatch } from "./deadline.js";
+
 export interface ResolvedAddress {
   readonly address: string;
   readonly family: 4 | 6;
@@ -13,5 +15,5 @@ export type Resolution =
 
 /** Turns a host name into every A and AAAA address, once; the caller pins what it gets. */
 export interface Resolver {
-  resolve(host: string, signal: AbortSignal): Promise<Resolution>;
+  resolve(host: string, signal: AbortWatch): Promise<Resolution>;
 }

@@ -1,6 +1,7 @@
 import { promises as dns } from "node:dns";
 import { type HostsTable, normaliseName, watchedHostsFile } from "./hosts-file.js";
 import type { Resolution, ResolvedAddress, Resolver } from "./resolution-types.js";
+import type { AbortWatch } from "./deadline.js";
 
 export type { Resolution, ResolvedAddress, Resolver } from "./resolution-types.js";
 
@@ -31,7 +32,7 @@ export function createResolver(options: ResolverOptions): Resolver {
   };
 }
 
-async function lookup(host: string, servers: readonly string[], hosts: (() => Promise<HostsTable>) | undefined, signal: AbortSignal): Promise<Resolution> {
+async function lookup(host: string, servers: readonly string[], hosts: (() => Promise<HostsTable>) | undefined, signal: AbortWatch): Promise<Resolution> {
   const listed = hosts === undefined ? undefined : (await hosts()).get(normaliseName(host));
   if (listed !== undefined) {
     const ipv6 = listed.filter(({ family }) => family === 6);
@@ -41,7 +42,7 @@ async function lookup(host: string, servers: readonly string[], hosts: (() => Pr
   return dnsLookup(host, servers, signal);
 }
 
-async function dnsLookup(host: string, servers: readonly string[], signal: AbortSignal): Promise<Resolution> {
+async function dnsLookup(host: string, servers: readonly string[], signal: AbortWatch): Promise<Resolution> {
   const resolver = new dns.Resolver({ tries: 2 });
   if (servers.length > 0) resolver.setServers([...servers]);
   const cancel = () => resolver.cancel();
@@ -81,7 +82,7 @@ function dedupe(addresses: readonly ResolvedAddress[]): ResolvedAddress[] {
   return addresses.filter(({ address }) => (seen.has(address) ? false : (seen.add(address), true)));
 }
 
-function raceAbort(lookup: Promise<Resolution>, signal: AbortSignal): Promise<Resolution> {
+function raceAbort(lookup: Promise<Resolution>, signal: AbortWatch): Promise<Resolution> {
   return new Promise((resolve) => {
     const onAbort = () => resolve({ ok: false, code: "ABORTED" });
     signal.addEventListener("abort", onAbort, { once: true });

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { createDeadline } from "../../src/probe/deadline.js";
+
+describe("a hop's deadline", () => {
+  it("runs its listeners once, in order, when aborted, and none that were removed", () => {
+    const deadline = createDeadline();
+    const heard: string[] = [];
+    const removed = () => heard.push("removed");
+    deadline.signal.addEventListener("abort", () => heard.push("first"), { once: true });
+    deadline.signal.addEventListener("abort", removed, { once: true });
+    deadline.signal.addEventListener("abort", () => heard.push("second"), { once: true });
+    deadline.signal.removeEventListener("abort", removed);
+    expect(deadline.signal.aborted).toBe(false);
+    deadline.abort();
+    deadline.abort();
+    expect(deadline.signal.aborted).toBe(true);
+    expect(heard).toEqual(["first", "second"]);
+  });
+
+  it("runs no listener added after it aborted, as an AbortSignal does not", () => {
+    const deadline = createDeadline();
+    deadline.abort();
+    let heard = false;
+    deadline.signal.addEventListener("abort", () => (heard = true));
+    deadline.abort();
+    expect(heard).toBe(false);
+  });
+
+  it("runs every listener when one throws, and reports the throw as uncaught", async () => {
+    const deadline = createDeadline();
+    const heard: string[] = [];
+    deadline.signal.addEventListener("abort", () => {
+      throw new Error("listener broke");
+    });
+    deadline.signal.addEventListener("abort", () => heard.push("after"));
+    const uncaught = new Promise<unknown>((resolve) => process.once("uncaughtException", resolve));
+    deadline.abort();
+    expect(heard).toEqual(["after"]);
+    expect(await uncaught).toMatchObject({ message: "listener broke" });
+  });
+});
