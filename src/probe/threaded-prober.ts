@@ -52,6 +52,16 @@ export interface ThreadedProber extends Prober {
   ready(): Promise<void>;
 }
 
+/**
+ * A probe thread's young generation (V8's nursery), in MiB. A thread's garbage
+ * is nearly all short-lived (a hop's buffers, promises, outcome objects), and
+ * V8's default nursery lets it grow to tens of MiB before a scavenge: memory
+ * held for nothing. Measured, alternating runs of the 4-redirect load: 8 MiB
+ * cost 563-605 us per check against 626-636 with the default (a nursery that
+ * stays in cache), and 1,000 checks in flight peaked at 182 MiB RSS against
+ * 194-198 (4 MiB: 176 MiB and the same CPU).
+ */
+const YOUNG_GENERATION_MB = 8;
 /** Loop delay reports per second from each thread: often enough to react within a tenth of a second. */
 const REPORT_EVERY_MS = 100;
 /** A thread that keeps dying is not restarted forever: this many deaths within the window and it stays down. */
@@ -111,7 +121,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
   };
 
   const start = (slot: Slot) => {
-    const worker = new Worker(entry.entry, { ...entry.options, workerData: data });
+    const worker = new Worker(entry.entry, { ...entry.options, workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     worker.unref();
     slot.worker = worker;
     slot.send = batchedSender<ToProbeThread>((batch) => worker.postMessage(batch));

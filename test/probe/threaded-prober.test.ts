@@ -141,6 +141,11 @@ describe("a prober on probe threads", () => {
     }
   });
 
+  it("starts each thread with a small nursery (8 MiB young generation): its garbage is short-lived", async () => {
+    await prober.ready();
+    for (const thread of prober.threads()) expect(thread.resourceLimits?.maxYoungGenerationSizeMb).toBe(8);
+  });
+
   it("reports each thread's loop delay", async () => {
     const reports = await until(() => {
       const delays = prober.load.loopDelays();
