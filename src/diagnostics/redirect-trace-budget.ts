@@ -31,9 +31,18 @@ export interface BudgetLimits {
 /** `from`: when the budget started, on the shared clock (the trace was asked for on another thread); now when undefined. */
 export function startTraceBudget(limits: BudgetLimits, caller?: AbortSignal, from?: number): TraceBudget {
   const startedAt = performance.now() - (from === undefined ? 0 : Math.max(0, sharedClockMs() - from));
-  const budget = new AbortController();
-  const timer = setTimeout(() => budget.abort(new Error(`trace budget of ${limits.totalTimeoutMs} ms spent`)), limits.totalTimeoutMs - (performance.now() - startedAt));
-  const signal = caller === undefined ? budget.signal : AbortSignal.any([budget.signal, caller]);
+  // One controller ended by the timer or by the caller, linked by hand: AbortSignal.any costs ~17 us of CPU
+  // per trace (a composite signal tracked through weak references), a tenth of a reused hop's.
+  const ended = new AbortController();
+  let timerFired = false;
+  const timer = setTimeout(() => {
+    timerFired = true;
+    ended.abort(new Error(`trace budget of ${limits.totalTimeoutMs} ms spent`));
+  }, limits.totalTimeoutMs - (performance.now() - startedAt));
+  const onCaller = () => ended.abort(caller?.reason);
+  if (caller?.aborted === true) onCaller();
+  else caller?.addEventListener("abort", onCaller, { once: true });
+  const signal = ended.signal;
   const elapsedMs = () => performance.now() - startedAt;
   const remainingMs = () => limits.totalTimeoutMs - elapsedMs();
   let requestsMs = 0;
@@ -47,12 +56,15 @@ export function startTraceBudget(limits: BudgetLimits, caller?: AbortSignal, fro
       if (remaining < limits.hopTimeoutMs) return { timeoutMs: remaining, limitedByBudget: true };
       return { timeoutMs: limits.hopTimeoutMs, limitedByBudget: false };
     },
-    spent: () => budget.signal.aborted || remainingMs() < 1,
+    spent: () => timerFired || remainingMs() < 1,
     cancelled: () => caller?.aborted === true,
     recordRequest: (span) => {
       requestsMs += span.endedAt - span.startedAt;
     },
     requestsMs: () => requestsMs,
-    dispose: () => clearTimeout(timer),
+    dispose: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener("abort", onCaller);
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import { REDIRECT_TRACE } from "../../src/limits.js";
@@ -69,6 +70,14 @@ describe("timeouts", () => {
     expect(outcome.result.chainStatus).toBe("timeout");
     expect(outcome.result.warnings.map((warning) => warning.code)).toEqual(["trace_timeout"]);
     expect(outcome.result.totalTimeMs).toBeLessThan(2_000);
+  });
+
+  it("leaves no listener on the caller's signal once a trace is over (one signal may outlive many traces)", async () => {
+    site.route("/listened", { kind: "status", status: 200 });
+    const caller = new AbortController();
+    const env = traceEnv(prober, { tracePorts: [site.port] });
+    for (let index = 0; index < 3; index++) expect((await traceRedirects(site.url("/listened"), env, caller.signal)).kind).toBe("result");
+    expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
   });
 
   it("stops at once, as cancelled, when the caller's signal aborts", async () => {
