@@ -212,8 +212,8 @@ export interface LoopDelayReport {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
-  /** Hops in flight on that thread when the report was read. */
-  readonly hopsInFlight: number;
+  /** Hops and jobs (whole checks) in flight on that thread when the report was read. */
+  readonly inFlight: number;
 }
 
 /** The one thing in the project that opens outbound connections. */

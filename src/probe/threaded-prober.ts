@@ -31,7 +31,7 @@ export interface ThreadExit {
   readonly replaced: boolean;
 }
 
-/** A prober whose hops run on probe threads. */
+/** A prober whose hops, and whole jobs of the layer above (a check), run on probe threads. */
 export interface ThreadedProber extends Prober {
   readonly load: ProbeLoad;
   /**
@@ -93,9 +93,11 @@ interface Slot {
  * nothing but probe: it owns the sockets, timers and resolvers, and takes
  * every timestamp, so the main thread's work (callers' HTTP, access, rendering)
  * never makes a measurement late. A hop goes to the thread with the fewest in
- * flight, or to the thread holding the connection it may reuse. Screening
- * needs no network and runs here. A thread that dies fails
- * its hops in flight as defects (never silently) and is replaced.
+ * flight, or to the thread holding the connection it may reuse; a job (`run`,
+ * with `entry`'s runner: `serve` runs each diagnostic so) to the thread with
+ * the fewest in flight. Screening needs no network and runs here. A thread
+ * that dies fails its hops and jobs in flight as defects (never silently) and
+ * is replaced.
  */
 export function createThreadedProber(options: ProberOptions, threading: ThreadingOptions): ThreadedProber {
   const addresses = createAddressPolicy(options.allowCidrs);
@@ -132,7 +134,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
     const take = (message: FromProbeThread) => {
       if (message.type === "ready") return booted();
       if (message.type === "loop-delay") {
-        slot.delay = { thread: slot.index, p50Ms: message.p50Ms, p99Ms: message.p99Ms, maxMs: message.maxMs, hopsInFlight: slot.pending.size };
+        slot.delay = { thread: slot.index, p50Ms: message.p50Ms, p99Ms: message.p99Ms, maxMs: message.maxMs, inFlight: slot.pending.size };
         for (const listener of listeners) listener();
         return;
       }
