@@ -32,7 +32,7 @@ export interface BudgetLimits {
 export function startTraceBudget(limits: BudgetLimits, caller?: AbortSignal, from?: number): TraceBudget {
   const startedAt = performance.now() - (from === undefined ? 0 : Math.max(0, sharedClockMs() - from));
   // One controller ended by the timer or by the caller, linked by hand: AbortSignal.any costs ~17 us of CPU
-  // per trace (a composite signal tracked through weak references), a tenth of a reused hop's.
+  // per trace (a composite signal tracked through weak references).
   const ended = new AbortController();
   let timerFired = false;
   const timer = setTimeout(() => {

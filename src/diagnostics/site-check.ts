@@ -22,13 +22,12 @@ import {
   tooManyRedirectsReason,
 } from "./site-check-reasons.js";
 import { parseTargetInput } from "./target-input.js";
+import type { SiteCheckAttempt, SiteCheckOutcome, SiteCheckResult, SiteRedirectHop } from "./site-check-result.js";
 
 export type { SiteCheckOptions } from "./diagnostic-options.js";
-import type { SiteCheckAttempt, SiteCheckOutcome, SiteCheckResult, SiteRedirectHop } from "./site-check-result.js";
 
 /** is-site-down may visit any port but the ones browsers refuse (WHATWG Fetch "bad ports"). */
 const FETCH_SAFE: PortRule = { kind: "fetch-safe" };
-
 
 const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
 
