@@ -1,4 +1,5 @@
-import type { HopRequest, Prober } from "../probe/hop-types.js";
+import type { HopOutcome } from "../probe/hop-types.js";
+import { observedProber } from "../probe/observed-prober.js";
 import type { JobRunner } from "../probe/probe-thread-host.js";
 import type { DiagnosticLimits, HopTally } from "./diagnostic-env.js";
 import type { SiteCheckOptions, TraceOptions } from "./diagnostic-options.js";
@@ -28,26 +29,13 @@ export const runDiagnosticJob: JobRunner = async (job, { prober, signal }) => {
   // The main thread sends a diagnostic thread nothing but DiagnosticJobs (threaded-diagnostics.ts).
   const request = job as DiagnosticJob;
   const hops: HopTally[] = [];
-  const env = { ...request.limits, prober: tallying(prober, hops) };
+  const env = { ...request.limits, prober: observedProber(prober, (outcome) => hops.push(tallyOf(outcome))) };
   if (request.kind === "site-check") return { outcome: await checkSite(request.raw, env, signal, request.options), hops } satisfies SiteCheckAnswer;
   return { outcome: await traceRedirects(request.raw, env, signal, request.options), hops } satisfies TraceAnswer;
 };
 
-/** The prober, noting how each hop ended in `hops`. */
-function tallying(prober: Prober, hops: HopTally[]): Prober {
-  return {
-    screen: (url, ports) => prober.screen(url, ports),
-    hop: async (request: HopRequest) => {
-      const outcome = await prober.hop(request);
-      hops.push(tallyOf(outcome));
-      return outcome;
-    },
-    close: () => prober.close(),
-  };
-}
-
 /** Only what counting reads, so the answer does not carry each outcome twice. */
-function tallyOf(outcome: Awaited<ReturnType<Prober["hop"]>>): HopTally {
+function tallyOf(outcome: HopOutcome): HopTally {
   if (outcome.kind !== "failure") return { kind: outcome.kind };
   return { kind: "failure", failure: { stage: outcome.failure.stage, timedOut: outcome.failure.timedOut } };
 }

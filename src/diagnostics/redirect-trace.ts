@@ -35,7 +35,7 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
   const screened = env.prober.screen(parsed.url, ports);
   if (screened !== null) return { kind: "refused", refusal: screened };
 
-  const budget = startTraceBudget({ hopTimeoutMs: env.traceHopTimeoutMs, totalTimeoutMs: env.traceTotalTimeoutMs }, signal, options.budgetFrom);
+  const budget = startTraceBudget({ hopTimeoutMs: env.traceHopTimeoutMs, totalTimeoutMs: env.traceTotalTimeoutMs }, signal, options.timeoutsFrom);
   try {
     const walk = await walkChain(parsed.url, env, ports, budget, { withRecords: options.details === true, withAttempts: options.attempts !== false });
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };

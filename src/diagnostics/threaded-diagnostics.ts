@@ -9,24 +9,24 @@ export const DIAGNOSTIC_THREAD_ENTRY = new URL(import.meta.url.endsWith(".ts") ?
 /**
  * checkSite and traceRedirects as jobs on the threads of `prober` (started
  * with DIAGNOSTIC_THREAD_ENTRY): each call crosses once each way. Its
- * timeouts count from the call, as a diagnostic run here counts them: a
- * check's first request and a trace's whole budget are stamped with the
- * shared clock as they are handed over, so waiting for a busy thread to
- * start them is not given to the target. A caller whose signal ended hears
+ * timeouts count from the call, as a diagnostic run here counts them: a call
+ * that names no timeoutsFrom is stamped with the shared clock as it is handed
+ * over, so waiting for a busy thread to start it is not given to the target. A caller whose signal ended hears
  * `cancelled` with its own reason.
  */
 export function threadedDiagnostics(prober: ThreadedProber): DiagnosticThreads {
   const listeners = new Set<(hops: readonly HopTally[]) => void>();
   const run = async <O>(job: DiagnosticJob, signal: AbortSignal | undefined): Promise<O | { readonly kind: "cancelled"; readonly reason: unknown }> => {
+    const handedOver: DiagnosticJob = { ...job, options: { ...job.options, timeoutsFrom: job.options.timeoutsFrom ?? sharedClockMs() } };
     // The thread answers a diagnostic job with nothing but its DiagnosticAnswer (diagnostic-jobs.ts).
-    const answer = (await prober.run(job, signal)) as { readonly outcome: O; readonly hops: readonly HopTally[] };
+    const answer = (await prober.run(handedOver, signal)) as { readonly outcome: O; readonly hops: readonly HopTally[] };
     for (const listener of listeners) listener(answer.hops);
     if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
     return answer.outcome;
   };
   return {
-    checkSite: (raw, limits, signal, options) => run<SiteCheckAnswer["outcome"]>({ kind: "site-check", raw, limits, options: { ...options, timeoutsFrom: options.timeoutsFrom ?? sharedClockMs() } }, signal),
-    traceRedirects: (raw, limits, signal, options) => run<TraceAnswer["outcome"]>({ kind: "trace", raw, limits, options: { ...options, budgetFrom: options.budgetFrom ?? sharedClockMs() } }, signal),
+    checkSite: (raw, limits, signal, options) => run<SiteCheckAnswer["outcome"]>({ kind: "site-check", raw, limits, options }, signal),
+    traceRedirects: (raw, limits, signal, options) => run<TraceAnswer["outcome"]>({ kind: "trace", raw, limits, options }, signal),
     onHops: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

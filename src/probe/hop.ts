@@ -54,8 +54,8 @@ export interface EndedHop {
 /**
  * One request: screen, resolve once, judge every answer, dial only what was
  * approved, read the head, let go. Never throws. `deadline` ends it when
- * aborted (its timeout aborts it too): a probe thread passes the controller
- * its cancel message aborts, so a hop needs no second one linked to it.
+ * aborted (its timeout aborts it too): a probe thread passes the deadline its
+ * cancel message aborts, so a hop needs no second one linked to it.
  */
 export async function runHop(request: HopRequest, deps: HopDeps, deadline: Deadline = createDeadline()): Promise<EndedHop> {
   const refusal = screenUrl(request.url, request.ports, deps.addresses);

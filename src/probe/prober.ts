@@ -8,7 +8,7 @@ import { createResolver } from "./resolver.js";
 import { sharedClockMs } from "./shared-clock.js";
 import { screenUrl } from "./target-policy.js";
 
-/** The prober of one loop, with the hop a probe thread runs under a controller of its own. */
+/** The prober of one loop, with the hop a probe thread runs under a deadline of its own. */
 export interface LocalProber extends Prober {
   /** `hop`, ended when `deadline` is aborted (a cancel message) as well as by its own timeout. */
   hopWith(request: HopRequest, deadline: Deadline): Promise<TimedHopOutcome>;

@@ -61,11 +61,11 @@ describe("timeouts", () => {
     expect(result.totalTimeMs).toBeLessThan(2_500);
   });
 
-  it("counts the whole-trace budget from when the trace was asked for (budgetFrom), not from when it started", async () => {
+  it("counts the whole-trace budget from when the trace was asked for (timeoutsFrom), not from when it started", async () => {
     site.route("/asked-long-ago", { kind: "silent" });
     const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 5_000, traceTotalTimeoutMs: 10_000 });
     // Asked for 9.7 s ago with a 10 s budget: 0.3 s are left, so the hop gets 0.3 s, not 5.
-    const outcome = await traceRedirects(site.url("/asked-long-ago"), env, undefined, { budgetFrom: sharedClockMs() - 9_700 });
+    const outcome = await traceRedirects(site.url("/asked-long-ago"), env, undefined, { timeoutsFrom: sharedClockMs() - 9_700 });
     if (outcome.kind !== "result") throw new Error(outcome.kind);
     expect(outcome.result.chainStatus).toBe("timeout");
     expect(outcome.result.warnings.map((warning) => warning.code)).toEqual(["trace_timeout"]);

@@ -1,23 +1,11 @@
 import type { DiagnosticThreads, HopTally } from "../../diagnostics/diagnostic-env.js";
 import type { Prober } from "../../probe/hop-types.js";
+import { observedProber } from "../../probe/observed-prober.js";
 import type { Metrics } from "../../observability/metrics.js";
 
-/**
- * The prober, counting every hop it makes by outcome. Both diagnostics reach
- * targets only through the prober, so this sees every outbound request made
- * on this thread without the probe engine knowing about metrics.
- */
+/** The prober, counting every hop it makes on this thread by outcome (sitediag_outbound_hops_total). */
 export function countingProber(prober: Prober, metrics: Pick<Metrics, "outboundHops">): Prober {
-  return {
-    screen: (url, ports) => prober.screen(url, ports),
-    hop: async (request) => {
-      const outcome = await prober.hop(request);
-      metrics.outboundHops.inc(hopLabels(outcome));
-      return outcome;
-    },
-    close: () => prober.close(),
-    ...(prober.load === undefined ? {} : { load: prober.load }),
-  };
+  return observedProber(prober, (outcome) => metrics.outboundHops.inc(hopLabels(outcome)));
 }
 
 /** The hops diagnostics make on their threads, counted as they answer, alike; returns the unsubscribe. */
