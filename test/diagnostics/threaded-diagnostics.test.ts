@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { DiagnosticLimits } from "../../src/diagnostics/diagnostic-env.js";
+import { threadedDiagnostics } from "../../src/diagnostics/threaded-diagnostics.js";
+import { createThreadedProber, type ThreadedProber } from "../../src/probe/threaded-prober.js";
+import { USER_AGENT } from "../../src/version.js";
+import type { HoldJob } from "../fixtures/holding-diagnostic-thread.js";
+import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+import { LOOPBACK_CIDRS } from "../fixtures/test-env.js";
+
+// One thread, so the held thread is the one each diagnostic goes to.
+let prober: ThreadedProber;
+let site: TraceTarget;
+
+beforeAll(async () => {
+  site = await startTraceTarget();
+  site.route("/silent", { kind: "silent" });
+  const entry = new URL("../fixtures/holding-diagnostic-thread.ts", import.meta.url);
+  prober = createThreadedProber({ allowCidrs: LOOPBACK_CIDRS, dnsServers: [], userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000, entry });
+  await prober.ready();
+}, 30_000);
+
+afterAll(async () => {
+  await prober.close();
+  await site.close();
+});
+
+const HOLD_MS = 2_000;
+const hold: HoldJob = { holdMs: HOLD_MS };
+const limits = (overrides: Partial<DiagnosticLimits>): DiagnosticLimits => ({
+  siteTimeoutMs: 6_000,
+  traceHopTimeoutMs: 5_000,
+  traceTotalTimeoutMs: 10_000,
+  tracePorts: [site.port],
+  ...overrides,
+});
+
+// Counted from the start on the thread, each would end a full timeout after the hold (3.5 s); counted from the call, at the hold's end.
+it("counts a trace's whole budget from the call when its thread is busy, not from when the thread starts it", async () => {
+  const diagnostics = threadedDiagnostics(prober);
+  const calledAt = performance.now();
+  const held = prober.run(hold);
+  const outcome = await diagnostics.traceRedirects(site.url("/silent"), limits({ traceTotalTimeoutMs: 1_500 }), undefined, {});
+  const elapsedMs = performance.now() - calledAt;
+  await held;
+  if (outcome.kind !== "result") throw new Error(outcome.kind);
+  expect(outcome.result.chainStatus).toBe("timeout");
+  expect(outcome.result.warnings.map((warning) => warning.code)).toEqual(["trace_timeout"]);
+  expect(elapsedMs).toBeGreaterThanOrEqual(HOLD_MS - 50);
+  expect(elapsedMs).toBeLessThan(HOLD_MS + 1_000);
+}, 20_000);
+
+it("counts a site check's first request timeout from the call when its thread is busy", async () => {
+  const diagnostics = threadedDiagnostics(prober);
+  const calledAt = performance.now();
+  const held = prober.run(hold);
+  const outcome = await diagnostics.checkSite(site.url("/silent"), limits({ siteTimeoutMs: 1_500 }), undefined, {});
+  const elapsedMs = performance.now() - calledAt;
+  await held;
+  if (outcome.kind !== "result") throw new Error(outcome.kind);
+  // The deadline had passed when the thread got to it: the dial is cut at once, and the answer is the contract's sentence for it.
+  expect(outcome.result).toMatchObject({ status: "down", failedStage: "connect", reason: "Timed out after 1.5 s connecting to the server" });
+  expect(elapsedMs).toBeGreaterThanOrEqual(HOLD_MS - 50);
+  expect(elapsedMs).toBeLessThan(HOLD_MS + 1_000);
+}, 20_000);
