@@ -28,6 +28,8 @@ export interface ServiceSetup {
   readonly withAccess?: boolean;
   readonly extraEnv?: Readonly<Record<string, string>>;
   readonly nodeArgs?: readonly string[];
+  /** Another build's compiled CLI (bench/compare.ts runs two side by side); this tree's dist/src/main.js when undefined. */
+  readonly main?: string;
 }
 
 /**
@@ -54,8 +56,9 @@ export async function startService(setup: ServiceSetup): Promise<ServiceProcess>
     ...setup.extraEnv,
   };
   const withAccess = setup.withAccess ?? true;
-  const apiKey = withAccess ? await createKey(env) : "";
-  const child = startChild(process.execPath, [...(setup.nodeArgs ?? []), withAccess ? MAIN : BARE, ...(withAccess ? ["serve"] : [])], { env });
+  const main = setup.main ?? MAIN;
+  const apiKey = withAccess ? await createKey(main, env) : "";
+  const child = startChild(process.execPath, [...(setup.nodeArgs ?? []), withAccess ? main : BARE, ...(withAccess ? ["serve"] : [])], { env });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForOk(`${url}/readyz`, child);
@@ -66,8 +69,8 @@ export async function startService(setup: ServiceSetup): Promise<ServiceProcess>
   return { url, child, apiKey, stop: () => child.stop(35_000) };
 }
 
-async function createKey(env: NodeJS.ProcessEnv): Promise<string> {
-  const { stdout } = await run(process.execPath, [MAIN, "keys", "create", "--name", "bench"], { env });
+async function createKey(main: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const { stdout } = await run(process.execPath, [main, "keys", "create", "--name", "bench"], { env });
   const key = stdout.trim();
   if (!key.startsWith("sd_")) throw new Error(`keys create printed no key: ${stdout}`);
   return key;

@@ -81,7 +81,7 @@ export async function startStack(options: BenchOptions): Promise<BenchStack> {
   }
 }
 
-async function targetPorts(child: BenchChild): Promise<TargetPorts> {
+export async function targetPorts(child: BenchChild): Promise<TargetPorts> {
   const ports = JSON.parse(await firstLine(child)) as Partial<TargetPorts>;
   if (typeof ports.http !== "number" || typeof ports.silent !== "number") throw new Error(`target server printed no ports`);
   return { http: ports.http, silent: ports.silent };
