@@ -35,13 +35,19 @@ const limits = (overrides: Partial<DiagnosticLimits>): DiagnosticLimits => ({
 });
 
 // Counted from the start on the thread, each would end a full timeout after the hold (3.5 s); counted from the call, at the hold's end.
-it("counts a trace's whole budget from the call when its thread is busy, not from when the thread starts it", async () => {
-  const diagnostics = threadedDiagnostics(prober);
+/** Holds the one thread, then makes the call (it waits behind the hold); how long the call took from when it was made. */
+async function behindHold<T>(call: () => Promise<T>): Promise<{ readonly outcome: T; readonly elapsedMs: number }> {
   const calledAt = performance.now();
   const held = prober.run(hold);
-  const outcome = await diagnostics.traceRedirects(site.url("/silent"), limits({ traceTotalTimeoutMs: 1_500 }), undefined, {});
+  const outcome = await call();
   const elapsedMs = performance.now() - calledAt;
   await held;
+  return { outcome, elapsedMs };
+}
+
+it("counts a trace's whole budget from the call when its thread is busy, not from when the thread starts it", async () => {
+  const diagnostics = threadedDiagnostics(prober);
+  const { outcome, elapsedMs } = await behindHold(() => diagnostics.traceRedirects(site.url("/silent"), limits({ traceTotalTimeoutMs: 1_500 }), undefined, {}));
   if (outcome.kind !== "result") throw new Error(outcome.kind);
   expect(outcome.result.chainStatus).toBe("timeout");
   expect(outcome.result.warnings.map((warning) => warning.code)).toEqual(["trace_timeout"]);
@@ -51,11 +57,7 @@ it("counts a trace's whole budget from the call when its thread is busy, not fro
 
 it("counts a site check's first request timeout from the call when its thread is busy", async () => {
   const diagnostics = threadedDiagnostics(prober);
-  const calledAt = performance.now();
-  const held = prober.run(hold);
-  const outcome = await diagnostics.checkSite(site.url("/silent"), limits({ siteTimeoutMs: 1_500 }), undefined, {});
-  const elapsedMs = performance.now() - calledAt;
-  await held;
+  const { outcome, elapsedMs } = await behindHold(() => diagnostics.checkSite(site.url("/silent"), limits({ siteTimeoutMs: 1_500 }), undefined, {}));
   if (outcome.kind !== "result") throw new Error(outcome.kind);
   // The deadline had passed when the thread got to it: the dial is cut at once, and the answer is the contract's sentence for it.
   expect(outcome.result).toMatchObject({ status: "down", failedStage: "connect", reason: "Timed out after 1.5 s connecting to the server" });
