@@ -81,6 +81,7 @@ export async function startStack(options: BenchOptions): Promise<BenchStack> {
   }
 }
 
+/** The ports the target server (target-server.ts) prints as its first line. */
 export async function targetPorts(child: BenchChild): Promise<TargetPorts> {
   const ports = JSON.parse(await firstLine(child)) as Partial<TargetPorts>;
   if (typeof ports.http !== "number" || typeof ports.silent !== "number") throw new Error(`target server printed no ports`);
