@@ -89,7 +89,7 @@ async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole)
   const logger = role.logger(await createLogger({ level: io.config.logLevel, destination: io.stdout, pretty: io.stdout.isTTY === true }));
   const env = diagnosticEnvFromConfig(io.config, ca, {
     // The hops it held were answered as defects (500); the log says why.
-    onProbeThreadExit: (exit) => logger.error({ probeThread: exit.thread, reason: exit.reason, hopsLost: exit.hopsLost, replaced: exit.replaced }, "probe thread stopped"),
+    onProbeThreadExit: (exit) => logger.error({ probeThread: exit.thread, reason: exit.reason, inFlightLost: exit.lost, replaced: exit.replaced }, "probe thread stopped"),
   });
   // Listening before the probe threads have booted would count their boot against the first checks' deadlines.
   await env.prober.ready?.();

@@ -26,8 +26,8 @@ export interface ThreadingOptions {
 export interface ThreadExit {
   readonly thread: number;
   readonly reason: string;
-  /** Hops that were in flight on it, each rejected as a defect. */
-  readonly hopsLost: number;
+  /** Hops and jobs (under `serve`, whole checks) that were in flight on it, each rejected as a defect. */
+  readonly lost: number;
   readonly replaced: boolean;
 }
 
@@ -156,13 +156,13 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
       slot.worker = null;
       const reason = failure ?? `exit code ${code}`;
       const lost = [...slot.pending.keys()];
-      for (const id of lost) settle(slot, id)?.reject(new Error(`probe thread ${slot.index} stopped (${reason}) with this hop in flight`));
+      for (const id of lost) settle(slot, id)?.reject(new Error(`probe thread ${slot.index} stopped (${reason}) while this was in flight`));
       if (closing) return;
       const now = Date.now();
       slot.deaths = [...slot.deaths.filter((at) => at > now - RESTART_WINDOW_MS), now];
       const replaced = slot.deaths.length <= MAX_RESTARTS;
       if (replaced) start(slot);
-      threading.onThreadExit?.({ thread: slot.index, reason, hopsLost: lost.length, replaced });
+      threading.onThreadExit?.({ thread: slot.index, reason, lost: lost.length, replaced });
     });
   };
   for (const slot of slots) start(slot);

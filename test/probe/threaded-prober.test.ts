@@ -169,8 +169,8 @@ describe("a prober on probe threads", () => {
       const victim = before[0];
       if (victim === undefined) throw new Error("no thread");
       await victim.terminate();
-      expect(await hops[0]).toMatch(/probe thread 0 stopped .* with this hop in flight/);
-      expect(exits).toEqual([expect.objectContaining({ thread: 0, hopsLost: 1, replaced: true })]);
+      expect(await hops[0]).toMatch(/probe thread 0 stopped .* while this was in flight/);
+      expect(exits).toEqual([expect.objectContaining({ thread: 0, lost: 1, replaced: true })]);
       const after = prober.threads();
       expect(after).toHaveLength(2);
       expect(after[0]).not.toBe(victim);

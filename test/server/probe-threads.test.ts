@@ -1,7 +1,6 @@
-import { once } from "node:events";
-import { type AddressInfo, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ThreadedProber } from "../../src/probe/threaded-prober.js";
+import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
 import { until } from "../fixtures/until.js";
 import { type ObservedService, startObservedService } from "../observability/observed-service.js";
@@ -16,16 +15,6 @@ async function scrapeUntil(service: ObservedService, read: (text: string) => boo
     if (attempt > 500) throw new Error(`/metrics never showed what was awaited:\n${text}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-/** A loopback port nothing listens on: bound, then let go. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 const siteCheck = (service: ObservedService, target: string) =>
@@ -65,7 +54,7 @@ describe("the service on probe threads", () => {
     };
     const before = await counted();
     expect((await siteCheck(service, ok.url)).status).toBe(200);
-    expect((await siteCheck(service, `http://127.0.0.1:${await closedPort()}/`)).status).toBe(200);
+    expect((await siteCheck(service, `http://127.0.0.1:${await closedLoopbackPort()}/`)).status).toBe(200);
     // The hops ran on the thread, not through the main thread's prober: the thread's answer carries their tally.
     expect(await counted()).toEqual({ response: before.response + 1, connect: before.connect + 1 });
   });
