@@ -7,7 +7,7 @@ import { API_KEY_HEADER, digestApiKey, isWellFormedApiKey } from "./api-key.js";
 import type { CreditPolicy, Usage } from "./credit-log.js";
 import { type Price, priceOf } from "./method-costs.js";
 import type { AccessStore, ChargeOutcome } from "./store.js";
-import { usageHeaders } from "./usage-headers.js";
+import { setUsageHeaders, usageHeaders } from "./usage-headers.js";
 
 export interface AccessInterceptorDeps {
   /** Where keys and charges live. */
@@ -44,14 +44,13 @@ export function createAccessInterceptor(deps: AccessInterceptorDeps): Intercepto
     if (outcome.kind === "unauthenticated") throw unauthenticated();
     if (outcome.kind === "rejected") throw exhausted(cost, outcome.usage, outcome.retryAfterSeconds);
 
-    const headers = usageHeaders(outcome.usage);
     try {
       const res = await next(req);
-      headers.forEach((value, name) => res.header.set(name, value));
+      setUsageHeaders(res.header, outcome.usage);
       return res;
     } catch (error) {
       // The call was charged even though it failed (a bad url is a 400 that still costs): say what is left.
-      if (error instanceof ConnectError) headers.forEach((value, name) => error.metadata.set(name, value));
+      if (error instanceof ConnectError) setUsageHeaders(error.metadata, outcome.usage);
       throw error;
     }
   };

@@ -5,8 +5,8 @@ import { BATCH } from "../../limits.js";
 import { inputProblemKey } from "../../service/diagnostics-service.js";
 import type { Admission } from "../admission/admission.js";
 import { callContextValues } from "../observers/call-record.js";
-import { applicationHeadersOf, copyApplicationHeaders } from "./forwarded-headers.js";
-import { type NodeRequest, sendJson, type NodeResponse } from "../json-response.js";
+import { applicationHeadersOf, copyApplicationHeaders, isApplicationHeader } from "./forwarded-headers.js";
+import { type NodeRequest, sendJson, type NodeResponse, setHeadersOn } from "../json-response.js";
 import { errorBody, errorBodyOf, httpStatusOf, metaFor, successBody } from "./rest-envelope.js";
 import { messageFromQuery } from "./rest-query.js";
 import type { LocalCalls } from "./local-calls.js";
@@ -120,8 +120,12 @@ async function callAndAnswer({ calls, route, response, headers, callHeaders, con
   try {
     const answer = await calls.call(route.method as DescMethodUnary, input, { controller, header: callHeaders, contextValues });
     const data = renderMessage(route.method.output, answer.message);
-    copyApplicationHeaders(answer.trailer, copyApplicationHeaders(answer.header, headers));
-    sendJson(response, 200, successBody(data, meta), headers);
+    // Straight onto the response, in the order merging them would apply (the answer's over CORS, trailers last):
+    // merging into one Headers first validated and sorted each header once more on every call.
+    setHeadersOn(response, headers);
+    setHeadersOn(response, answer.header, isApplicationHeader);
+    setHeadersOn(response, answer.trailer, isApplicationHeader);
+    sendJson(response, 200, successBody(data, meta));
   } catch (reason) {
     if (clientGone()) return;
     const error = asConnectError(reason, onDefect);
