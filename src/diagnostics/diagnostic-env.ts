@@ -1,3 +1,4 @@
+import type { AbortWatch } from "../probe/deadline.js";
 import type { Prober } from "../probe/hop-types.js";
 import type { FailureStage } from "../probe/failure.js";
 import type { RedirectTraceOutcome } from "./redirect-trace-types.js";
@@ -29,8 +30,8 @@ export interface DiagnosticEnv extends DiagnosticLimits {
 
 /** Diagnostics that run on probe threads: the same calls, each crossing to a thread once, with the env's limits. */
 export interface DiagnosticThreads {
-  checkSite(raw: string, limits: DiagnosticLimits, signal: AbortSignal | undefined, options: SiteCheckOptions): Promise<SiteCheckOutcome>;
-  traceRedirects(raw: string, limits: DiagnosticLimits, signal: AbortSignal | undefined, options: TraceOptions): Promise<RedirectTraceOutcome>;
+  checkSite(raw: string, limits: DiagnosticLimits, signal: AbortWatch | undefined, options: SiteCheckOptions): Promise<SiteCheckOutcome>;
+  traceRedirects(raw: string, limits: DiagnosticLimits, signal: AbortWatch | undefined, options: TraceOptions): Promise<RedirectTraceOutcome>;
   /** Told of the hops each diagnostic made on a thread, when it answers (the outbound-hop metric); returns the unsubscribe. */
   onHops(listener: (hops: readonly HopTally[]) => void): () => void;
 }

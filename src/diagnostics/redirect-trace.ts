@@ -1,3 +1,4 @@
+import type { AbortWatch } from "../probe/deadline.js";
 import { REDIRECT_TRACE } from "../limits.js";
 import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
 import type { ConnectionHandle, HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
@@ -27,7 +28,7 @@ export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop
  * starting input; everything that goes wrong later is a result. With
  * diagnostic threads in the env, the whole trace runs on one of them.
  */
-export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: AbortSignal, options: TraceOptions = {}): Promise<RedirectTraceOutcome> {
+export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: AbortWatch, options: TraceOptions = {}): Promise<RedirectTraceOutcome> {
   if (env.threads !== undefined) return env.threads.traceRedirects(raw, limitsOf(env), signal, options);
   const parsed = parseTargetInput(raw, { allowBareDomain: true });
   if (!parsed.ok) return { kind: "refused", refusal: parsed.refusal };

@@ -1,3 +1,4 @@
+import type { AbortWatch } from "../probe/deadline.js";
 import { SITE_CHECK } from "../limits.js";
 import type { FailureStage } from "../probe/failure.js";
 import { createCheckCookies } from "./check-cookies.js";
@@ -39,7 +40,7 @@ const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
  * redirect-check). Throws only when the prober breaks. With diagnostic
  * threads in the env, the whole check runs on one of them.
  */
-export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortSignal, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
+export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortWatch, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
   if (env.threads !== undefined) return env.threads.checkSite(raw, limitsOf(env), signal, options);
   const start = screenInput(raw, env);
   if (!start.ok) return { kind: "refused", refusal: start.refusal };

@@ -1,3 +1,4 @@
+import type { AbortWatch } from "../probe/deadline.js";
 import { sharedClockMs } from "../probe/shared-clock.js";
 import type { ThreadedProber } from "../probe/threaded-prober.js";
 import type { DiagnosticThreads, HopTally } from "./diagnostic-env.js";
@@ -16,7 +17,7 @@ export const DIAGNOSTIC_THREAD_ENTRY = new URL(import.meta.url.endsWith(".ts") ?
  */
 export function threadedDiagnostics(prober: ThreadedProber): DiagnosticThreads {
   const listeners = new Set<(hops: readonly HopTally[]) => void>();
-  const run = async <O>(job: DiagnosticJob, signal: AbortSignal | undefined): Promise<O | { readonly kind: "cancelled"; readonly reason: unknown }> => {
+  const run = async <O>(job: DiagnosticJob, signal: AbortWatch | undefined): Promise<O | { readonly kind: "cancelled"; readonly reason: unknown }> => {
     const handedOver: DiagnosticJob = { ...job, options: { ...job.options, timeoutsFrom: job.options.timeoutsFrom ?? sharedClockMs() } };
     // The thread answers a diagnostic job with nothing but its DiagnosticAnswer (diagnostic-jobs.ts).
     const answer = (await prober.run(handedOver, signal)) as { readonly outcome: O; readonly hops: readonly HopTally[] };

@@ -1,17 +1,20 @@
 /**
- * What the probe reads of the end of a hop: whether it has come, and a
- * listener for when it does. An AbortSignal is one; so is a Deadline's.
+ * What the probe and the diagnostics read of the end of a hop or of a whole
+ * diagnostic: whether it has come and why, and a listener for when it does.
+ * An AbortSignal is one; so is a Deadline's.
  */
 export interface AbortWatch {
   readonly aborted: boolean;
+  /** What abort was called with; undefined before. */
+  readonly reason: unknown;
   addEventListener(type: "abort", listener: () => void, options?: { readonly once?: boolean }): void;
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
-/** Ends one hop: its timeout, or the caller's cancel, calls abort. An AbortController is one too. */
+/** Ends one hop (its timeout, or the caller's cancel) or one diagnostic (a cancel message). An AbortController is one too. */
 export interface Deadline {
   readonly signal: AbortWatch;
-  abort(): void;
+  abort(reason?: unknown): void;
 }
 
 /**
@@ -20,9 +23,10 @@ export interface Deadline {
  * and every hop needs one that nothing outside the probe ever sees: measured
  * under the 4-redirect load, signal creation and its listeners were about a
  * tenth of the probe thread's busy time. This keeps what the probe uses of
- * one: `aborted`, and listeners that run once, in order, when it aborts
- * (none when added after). A listener that throws is reported as an
+ * one: `aborted`, `reason`, and listeners that run once, in order, when it
+ * aborts (none when added after). A listener that throws is reported as an
  * uncaught exception, as an EventTarget's is, after the others have run.
+ * A probe thread ends a whole diagnostic with one too (its cancel message).
  */
 export function createDeadline(): Deadline {
   return new HopDeadline();
@@ -30,6 +34,7 @@ export function createDeadline(): Deadline {
 
 class HopDeadline implements Deadline, AbortWatch {
   #aborted = false;
+  #reason: unknown = undefined;
   #listeners: (() => void)[] = [];
 
   get signal(): AbortWatch {
@@ -38,6 +43,10 @@ class HopDeadline implements Deadline, AbortWatch {
 
   get aborted(): boolean {
     return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
   }
 
   addEventListener(_type: "abort", listener: () => void): void {
@@ -49,9 +58,10 @@ class HopDeadline implements Deadline, AbortWatch {
     if (index >= 0) this.#listeners.splice(index, 1);
   }
 
-  abort(): void {
+  abort(reason?: unknown): void {
     if (this.#aborted) return;
     this.#aborted = true;
+    this.#reason = reason;
     const listeners = this.#listeners;
     this.#listeners = [];
     for (const listener of listeners) {

@@ -1,3 +1,4 @@
+import type { AbortWatch } from "./deadline.js";
 import type { ProbeFailure } from "./failure.js";
 import type { PolicyRefusal } from "./refusal.js";
 
@@ -25,7 +26,7 @@ export interface HopRequest {
   readonly timeoutMs: number;
   readonly ports: PortRule;
   /** An outer deadline (the whole trace's budget, a shutting-down server). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortWatch;
   /**
    * Body bytes to read after the head (decoded from chunked), within the
    * hop's own deadline, at most 1 MiB; 0 or undefined reads no body.

@@ -8,7 +8,7 @@
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createDeadline } from "./deadline.js";
+import { type AbortWatch, createDeadline } from "./deadline.js";
 import { createProber, type LocalProber } from "./prober.js";
 import { type Batch, batchedSender, fromWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
 
@@ -17,7 +17,7 @@ import { type Batch, batchedSender, fromWire, type FromProbeThread, type ProbeTh
  * thread sent it; `signal` aborts when the caller cancels. Its answer must be
  * plain data (it is cloned back).
  */
-export type JobRunner = (job: unknown, context: { readonly prober: LocalProber; readonly signal: AbortSignal }) => Promise<unknown>;
+export type JobRunner = (job: unknown, context: { readonly prober: LocalProber; readonly signal: AbortWatch }) => Promise<unknown>;
 
 /**
  * Two starts per turn, measured: 100 hops at once against one loopback site,
@@ -86,7 +86,7 @@ export function hostProbeThread(runJob?: JobRunner): void {
       running.get(message.id)?.abort(new Error("cancelled by the caller"));
       return;
     }
-    // The hop's own deadline, or the job's controller (a diagnostic reads an AbortSignal): a cancel message aborts it directly.
+    // The hop's own deadline, or the job's (a diagnostic reads it as its signal): a cancel message aborts it directly.
     const { id } = message;
     let start: () => Promise<FromProbeThread>;
     if (message.type === "hop") {
@@ -94,7 +94,7 @@ export function hostProbeThread(runJob?: JobRunner): void {
       running.set(id, deadline);
       start = async () => ({ type: "outcome", id, outcome: await prober.hopWith(fromWire(message.request), deadline) });
     } else {
-      const cancel = new AbortController();
+      const cancel = createDeadline();
       running.set(id, cancel);
       start = async () => {
         if (runJob === undefined) throw new Error("this probe thread runs hops only");

@@ -1,3 +1,4 @@
+import type { AbortWatch } from "./deadline.js";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
@@ -39,7 +40,7 @@ export interface ThreadedProber extends Prober {
    * flight, by the entry's runner: `job` and the answer cross as plain data.
    * `signal` aborting cancels it there. Rejects only on a defect.
    */
-  run(job: unknown, signal?: AbortSignal): Promise<unknown>;
+  run(job: unknown, signal?: AbortWatch): Promise<unknown>;
   /** The live worker of each probe thread, in thread order (operations and tests). */
   threads(): readonly Worker[];
   /**
@@ -72,7 +73,7 @@ interface Pending {
   /** A hop's outcome, or a job's answer. */
   resolve(value: unknown): void;
   reject(error: Error): void;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortWatch | undefined;
   readonly onAbort: (() => void) | undefined;
 }
 
@@ -174,7 +175,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
     (request.reuse === undefined ? undefined : slots.find((slot) => slot.worker !== null && slot.worker.threadId === request.reuse?.threadId)) ?? leastLoaded();
 
   /** Sends one hop or job to a thread; the answer resolves, a defect or a dead thread rejects. */
-  const dispatch = (slot: Slot | undefined, signal: AbortSignal | undefined, message: (id: number) => ToProbeThread): Promise<unknown> =>
+  const dispatch = (slot: Slot | undefined, signal: AbortWatch | undefined, message: (id: number) => ToProbeThread): Promise<unknown> =>
     new Promise((resolve, reject) => {
       const worker = slot?.worker ?? null;
       if (closing || slot === undefined || worker === null) {
@@ -196,7 +197,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
   // The thread answers a hop message with nothing but a TimedHopOutcome.
   const hop = (request: HopRequest): Promise<TimedHopOutcome> =>
     dispatch(slotFor(request), request.signal, (id) => ({ type: "hop", id, request: toWire({ ...request, askedAt: request.askedAt ?? sharedClockMs() }) })) as Promise<TimedHopOutcome>;
-  const run = (job: unknown, signal?: AbortSignal): Promise<unknown> => dispatch(leastLoaded(), signal, (id) => ({ type: "job", id, job }));
+  const run = (job: unknown, signal?: AbortWatch): Promise<unknown> => dispatch(leastLoaded(), signal, (id) => ({ type: "job", id, job }));
 
   const load: ProbeLoad = {
     loopDelays: () => slots.flatMap((slot) => (slot.delay === null || slot.worker === null ? [] : [slot.delay])),

@@ -38,4 +38,16 @@ describe("a hop's deadline", () => {
     expect(heard).toEqual(["after"]);
     expect(await uncaught).toMatchObject({ message: "listener broke" });
   });
+
+  it("keeps the reason of the first abort, as an AbortSignal does (a cancelled diagnostic reports it)", () => {
+    const deadline = createDeadline();
+    expect(deadline.signal.reason).toBeUndefined();
+    const first = new Error("cancelled by the caller");
+    let seen: unknown;
+    deadline.signal.addEventListener("abort", () => (seen = deadline.signal.reason));
+    deadline.abort(first);
+    deadline.abort(new Error("later"));
+    expect(deadline.signal.reason).toBe(first);
+    expect(seen).toBe(first);
+  });
 });
