@@ -68,7 +68,7 @@ async function withRequestMessage(req: UnaryRequest | StreamRequest): Promise<{ 
   for await (const message of req.message) messages.push(message);
   const [only] = messages;
   if (only === undefined || messages.length > 1) throw new ConnectError(`${req.method.name} takes exactly one request message`, Code.InvalidArgument);
-  return { req: { ...req, message: createAsyncIterable([only]) }, message: only };
+  return { req: Object.assign({}, req, { message: createAsyncIterable([only]) }), message: only };
 }
 
 async function chargeOrUnavailable(store: AccessStore, digest: string, cost: number, policy: CreditPolicy): Promise<ChargeOutcome> {

@@ -115,7 +115,7 @@ export async function openRedisStore(target: RedisTarget, options: RedisStoreOpt
         // The script applied the same rule to the same window; this computes the numbers for the headers.
         const decision = decideCharge(reply.state, reply.nowMs, cost, policyForKey(policy, reply.budget), () => reply.walk);
         if (decision.kind !== reply.status) throw new Error(`script said ${reply.status} but the log says ${decision.kind}`);
-        return { ...decision, keyId };
+        return Object.assign({}, decision, { keyId });
       }),
     usage: (keyId, policy) =>
       guard("usage", async () => {
@@ -162,7 +162,7 @@ function connect(target: RedisTarget, options: RedisStoreOptions): RedisClient {
       // TRYAGAIN and CLUSTERDOWN are still followed: those commands did not run.
       retryDelayOnFailover: 0,
       retryDelayOnClusterDown: 100,
-      redisOptions: { ...perConnection, ...(target.password === undefined ? {} : { password: target.password }) },
+      redisOptions: Object.assign({}, perConnection, target.password === undefined ? {} : { password: target.password }),
     },
   );
 }

@@ -153,7 +153,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       statements.insertCharge.run(keyId, nowMs, cost);
       window.state = { used: window.state.used + cost, oldestAtMs: window.state.oldestAtMs ?? nowMs };
     }
-    return { ...decision, keyId };
+    return Object.assign({}, decision, { keyId });
   };
   const chargeAll = db.transaction((batch: readonly PendingCharge[]) => {
     const windows = new Map<string, OpenWindow | null>();

@@ -34,12 +34,12 @@ export function diagnosticEnvFromConfig(config: Config, ca: string | undefined, 
     ca,
     userAgent: USER_AGENT,
   };
-  if (config.probeThreads === 0) return { ...limits, prober: createProber(proberOptions) };
+  if (config.probeThreads === 0) return Object.assign({}, limits, { prober: createProber(proberOptions) });
   const prober = createThreadedProber(proberOptions, {
     threads: config.probeThreads,
     maxLoopDelayMs: config.probeMaxLoopDelayMs,
     entry: DIAGNOSTIC_THREAD_ENTRY,
     ...(options.onProbeThreadExit === undefined ? {} : { onThreadExit: options.onProbeThreadExit }),
   });
-  return { ...limits, prober, threads: threadedDiagnostics(prober) };
+  return Object.assign({}, limits, { prober, threads: threadedDiagnostics(prober) });
 }

@@ -29,7 +29,7 @@ export const runDiagnosticJob: JobRunner = async (job, { prober, signal }) => {
   // The main thread sends a diagnostic thread nothing but DiagnosticJobs (threaded-diagnostics.ts).
   const request = job as DiagnosticJob;
   const hops: HopTally[] = [];
-  const env = { ...request.limits, prober: observedProber(prober, (outcome) => hops.push(tallyOf(outcome))) };
+  const env = Object.assign({}, request.limits, { prober: observedProber(prober, (outcome) => hops.push(tallyOf(outcome))) });
   if (request.kind === "site-check") return { outcome: await checkSite(request.raw, env, signal, request.options), hops } satisfies SiteCheckAnswer;
   return { outcome: await traceRedirects(request.raw, env, signal, request.options), hops } satisfies TraceAnswer;
 };

@@ -14,8 +14,7 @@ export interface SentAs {
 
 /** The record of a request that got a response. */
 export function answeredRecord(sent: SentAs, response: HopResponse, now: number = Date.now()): RequestRecord {
-  return {
-    ...sent,
+  return Object.assign({}, sent, {
     remoteAddress: response.remoteAddress,
     ipFamily: response.remoteFamily,
     httpVersion: response.httpVersion,
@@ -24,7 +23,7 @@ export function answeredRecord(sent: SentAs, response: HopResponse, now: number 
     connectionReused: response.connectionReused,
     tls: tlsRecord(response.tlsDetail, now),
     failure: null,
-  };
+  });
 }
 
 /**
@@ -32,24 +31,23 @@ export function answeredRecord(sent: SentAs, response: HopResponse, now: number 
  * diagnostic shows for it (is-site-down names its own timeout), else the probe's.
  */
 export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFailureTrace, reason: string = failure.reason, now: number = Date.now()): RequestRecord {
-  return {
-    ...sent,
+  return Object.assign({}, sent, {
     remoteAddress: failure.remoteAddress,
     ipFamily: failure.remoteAddress === null ? null : trace.remoteFamily,
     httpVersion: null,
     status: null,
-    timings: { ...trace.timings, totalMs: failure.elapsedMs },
+    timings: Object.assign({}, trace.timings, { totalMs: failure.elapsedMs }),
     connectionReused: trace.connectionReused,
     tls: tlsRecord(trace.tls, now),
     failure: { stage: failure.stage, code: failureCode(failure), reason, timedOut: failure.timedOut, elapsedMs: failure.elapsedMs },
-  };
+  });
 }
 
 function tlsRecord(tls: TlsDetail | null, now: number): TlsRecord | null {
   if (tls === null) return null;
-  return { ...tls, certificate: tls.certificate === null ? null : certificateRecord(tls.certificate, now) };
+  return Object.assign({}, tls, { certificate: tls.certificate === null ? null : certificateRecord(tls.certificate, now) });
 }
 
 function certificateRecord(certificate: PeerCertificate, now: number): CertificateRecord {
-  return { ...certificate, daysRemaining: Math.floor((Date.parse(certificate.validTo) - now) / DAY_MS) };
+  return Object.assign({}, certificate, { daysRemaining: Math.floor((Date.parse(certificate.validTo) - now) / DAY_MS) });
 }

@@ -18,7 +18,7 @@ export const DIAGNOSTIC_THREAD_ENTRY = new URL(import.meta.url.endsWith(".ts") ?
 export function threadedDiagnostics(prober: ThreadedProber): DiagnosticThreads {
   const listeners = new Set<(hops: readonly HopTally[]) => void>();
   const run = async <O>(job: DiagnosticJob, signal: AbortWatch | undefined): Promise<O | { readonly kind: "cancelled"; readonly reason: unknown }> => {
-    const handedOver: DiagnosticJob = { ...job, options: { ...job.options, timeoutsFrom: job.options.timeoutsFrom ?? sharedClockMs() } };
+    const handedOver: DiagnosticJob = Object.assign({}, job, { options: Object.assign({}, job.options, { timeoutsFrom: job.options.timeoutsFrom ?? sharedClockMs() }) });
     // The thread answers a diagnostic job with nothing but its DiagnosticAnswer (diagnostic-jobs.ts).
     const answer = (await prober.run(handedOver, signal)) as { readonly outcome: O; readonly hops: readonly HopTally[] };
     for (const listener of listeners) listener(answer.hops);

@@ -134,7 +134,7 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
 export function inputRefusalCause(key: `INPUT_${string}`): CauseInfo & { readonly rule: RefusalRule } {
   const info = row(key);
   if (info?.rule === undefined) throw new Error(`no input row ${key}`);
-  return { ...info, rule: info.rule };
+  return Object.assign({}, info, { rule: info.rule });
 }
 
 /** The row of a redirect target the policy refused (a name without address is a DNS failure instead). */
@@ -203,7 +203,7 @@ export function describeFailure(facts: FailureFacts): ProbeFailure {
   const base = { elapsedMs: facts.elapsedMs, remoteAddress: facts.remoteAddress };
   const cause = facts.aborted ? TIMEOUT_CAUSE[facts.phase] : facts.code;
   const info = causeInfo(cause, facts.phase);
-  return { ...base, stage: info.stage, timedOut: facts.aborted || info.timedOut === true, cause, reason: info.reason };
+  return Object.assign({}, base, { stage: info.stage, timedOut: facts.aborted || info.timedOut === true, cause, reason: info.reason });
 }
 
 /**
@@ -219,7 +219,7 @@ export function causeInfo(code: string, phase: FailureStage): FailureCauseInfo {
 /** A row an error code may name: input refusals are never an error's code. */
 function failureRow(key: string): FailureCauseInfo | undefined {
   const info = row(key);
-  return info === undefined || info.stage === "input" ? undefined : { ...info, stage: info.stage };
+  return info === undefined || info.stage === "input" ? undefined : Object.assign({}, info, { stage: info.stage });
 }
 
 /** Own rows only: a code is outside data ("constructor" must not find Object's). */

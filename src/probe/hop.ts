@@ -222,7 +222,7 @@ async function exchangeOver(
     const keepable = asksHereAgain(response, request) ? keepableOf(connection, exchanged) : null;
     const kept = keepable === null ? null : deps.keeper.keep(keepable, keptOrigin(url, trace));
     keep = kept !== null;
-    return { kind: "response", response: { ...response, keptConnection: kept } };
+    return { kind: "response", response: Object.assign({}, response, { keptConnection: kept }) };
   } catch (error) {
     return failure(trace, error, signal.aborted);
   } finally {

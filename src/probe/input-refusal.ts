@@ -9,5 +9,5 @@ import type { PolicyRefusal } from "./refusal.js";
 export function refusal(key: `INPUT_${string}`, reason?: string, range?: AddressRange | null): PolicyRefusal {
   const info = inputRefusalCause(key);
   const base = { rule: info.rule, code: info.code, reason: reason ?? info.reason };
-  return range === undefined || range === null ? base : { ...base, range: { cidr: range.cidr, name: range.name, rfc: range.source } };
+  return range === undefined || range === null ? base : Object.assign({}, base, { range: { cidr: range.cidr, name: range.name, rfc: range.source } });
 }

@@ -10,8 +10,6 @@ import type { HopOutcome, Prober } from "./hop-types.js";
  */
 export function observedProber(prober: Prober, onHop: (outcome: HopOutcome) => void): Prober {
   return {
-    ...(prober.load === undefined ? {} : { load: prober.load }),
-    ...(prober.ready === undefined ? {} : { ready: () => prober.ready?.() ?? Promise.resolve() }),
     screen: (url, ports) => prober.screen(url, ports),
     hop: async (request) => {
       const outcome = await prober.hop(request);
@@ -19,5 +17,7 @@ export function observedProber(prober: Prober, onHop: (outcome: HopOutcome) => v
       return outcome;
     },
     close: () => prober.close(),
+    ...(prober.load === undefined ? {} : { load: prober.load }),
+    ...(prober.ready === undefined ? {} : { ready: () => prober.ready?.() ?? Promise.resolve() }),
   };
 }

@@ -48,5 +48,5 @@ async function timedHop(request: HopRequest, deps: HopDeps, deadline?: Deadline)
   const startedAt = sharedClockMs();
   const { outcome, endedAt } = await runHop(request, deps, deadline);
   // endedAt is this thread's performance.now(); the shared clock is the same reading on the epoch scale.
-  return { ...outcome, span: { startedAt, endedAt: performance.timeOrigin + endedAt } };
+  return Object.assign({}, outcome, { span: { startedAt, endedAt: performance.timeOrigin + endedAt } });
 }

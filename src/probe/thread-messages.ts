@@ -65,9 +65,9 @@ export function batchedSender<T>(send: (batch: Batch<T>) => void): (message: T) 
 export function toWire(request: HopRequest): WireHopRequest {
   // Spread drops nothing the clone could carry; the two left out are replaced.
   const { url, signal: _signal, ...rest } = request;
-  return { ...rest, url: url.href };
+  return Object.assign({}, rest, { url: url.href });
 }
 
 export function fromWire(wire: WireHopRequest): HopRequest {
-  return { ...wire, url: new URL(wire.url) };
+  return Object.assign({}, wire, { url: new URL(wire.url) });
 }

@@ -124,7 +124,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
   };
 
   const start = (slot: Slot) => {
-    const worker = new Worker(entry.entry, { ...entry.options, workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    const worker = new Worker(entry.entry, Object.assign({}, entry.options, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }));
     worker.unref();
     slot.worker = worker;
     slot.send = batchedSender<ToProbeThread>((batch) => worker.postMessage(batch));
@@ -196,7 +196,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
   // Stamped here: the hop's timeout runs from now, not from when the thread gets to it.
   // The thread answers a hop message with nothing but a TimedHopOutcome.
   const hop = (request: HopRequest): Promise<TimedHopOutcome> =>
-    dispatch(slotFor(request), request.signal, (id) => ({ type: "hop", id, request: toWire({ ...request, askedAt: request.askedAt ?? sharedClockMs() }) })) as Promise<TimedHopOutcome>;
+    dispatch(slotFor(request), request.signal, (id) => ({ type: "hop", id, request: toWire(Object.assign({}, request, { askedAt: request.askedAt ?? sharedClockMs() })) })) as Promise<TimedHopOutcome>;
   const run = (job: unknown, signal?: AbortWatch): Promise<unknown> => dispatch(leastLoaded(), signal, (id) => ({ type: "job", id, job }));
 
   const load: ProbeLoad = {

@@ -171,7 +171,7 @@ function refusedRequest(request: UniversalServerRequest, error: ConnectError): U
   const header = new Headers(request.header);
   header.delete("content-length");
   const body: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
-  return { ...request, header, body };
+  return Object.assign({}, request, { header, body });
 }
 
 function methodNotAllowed(response: NodeResponse, allowed: readonly string[], cors: Headers, tool: string | null): void {

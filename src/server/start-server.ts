@@ -98,7 +98,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const ready = () => isReady(readiness, closing, READINESS_TIMEOUT_MS);
   const onDefect = options.onDefect ?? ((error: unknown) => console.error("sitediag: server defect", error));
 
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits = Object.assign({}, DEFAULT_LIMITS, options.limits);
   const rpc = createRpcRouter({
     env: options.env,
     interceptors: options.interceptors ?? [],
@@ -120,13 +120,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const toolOfPath = (path: string) => tools.get(path) ?? null;
   const limited = limitRequestTarget(routes, limits.maxUrlBytes, toolOfPath);
   const handler = options.wrapHandler?.(limited) ?? limited;
-  const listener = await listenDualProtocol({
-    ...limits,
+  const listener = await listenDualProtocol(Object.assign({}, limits, {
     host: options.config.host,
     port: options.config.port,
     handler,
     toolOfPath,
-  });
+  }));
 
   let closed: Promise<void> | undefined;
   return {

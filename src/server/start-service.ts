@@ -60,7 +60,7 @@ export interface RunningService {
 export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const { config, logger, metrics } = deps;
   const store = timedStore(deps.store, metrics);
-  const env: DiagnosticEnv = { ...deps.env, prober: countingProber(deps.env.prober, metrics) };
+  const env: DiagnosticEnv = Object.assign({}, deps.env, { prober: countingProber(deps.env.prober, metrics) });
   const stopHopCount = deps.env.threads === undefined ? () => undefined : countThreadHops(deps.env.threads, metrics);
   const load = deps.env.prober.load;
   const stopLoopMetrics = load === undefined ? () => undefined : exportLoopDelay(load, metrics);
@@ -89,7 +89,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
     wrapHandler: (handler) => observeRequests(handler, { logger, metrics }),
     onDefect,
     ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: deps.shutdownGraceMs }),
-    limits: { ...config.intake, ...deps.limits },
+    limits: Object.assign({}, config.intake, deps.limits),
   });
   let metricsListener: MetricsListener | undefined;
   if (config.metricsPort !== undefined) {

@@ -49,7 +49,7 @@ function tlsMessage(tls: TlsRecord) {
     protocol: tls.protocol ?? undefined,
     cipher: tls.cipher ?? undefined,
     alpn: tls.alpn ?? undefined,
-    certificate: tls.certificate === null ? undefined : create(CertificateSchema, { ...tls.certificate, subjectAltNames: [...tls.certificate.subjectAltNames] }),
+    certificate: tls.certificate === null ? undefined : create(CertificateSchema, Object.assign({}, tls.certificate, { subjectAltNames: [...tls.certificate.subjectAltNames] })),
     verifyError: tls.verifyError ?? undefined,
   });
 }

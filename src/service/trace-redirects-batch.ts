@@ -38,25 +38,26 @@ export function traceBatch(entries: readonly BatchEntry[], env: DiagnosticEnv, s
 }
 
 async function traceBatchItem({ url, expectedFinalUrl }: BatchEntry, index: number, env: DiagnosticEnv, signal: AbortSignal, options: TraceOptions): Promise<TraceRedirectsBatchResponse> {
-  const item = { index, url };
   let outcome: Awaited<ReturnType<typeof traceRedirects>>;
   try {
     outcome = await traceRedirects(url, env, signal, options);
   } catch (reason) {
-    return create(TraceRedirectsBatchResponseSchema, { ...item, outcome: { case: "error", value: asItemError(reason) } });
+    return create(TraceRedirectsBatchResponseSchema, { index, url, outcome: { case: "error", value: asItemError(reason) } });
   }
   switch (outcome.kind) {
     case "refused":
       return create(TraceRedirectsBatchResponseSchema, {
-        ...item,
+        index,
+        url,
         outcome: { case: "error", value: itemError(new ConnectError(outcome.refusal.reason, Code.InvalidArgument)) },
       });
     case "cancelled":
-      return create(TraceRedirectsBatchResponseSchema, { ...item, outcome: { case: "error", value: itemError(new ConnectError("cancelled", Code.Canceled)) } });
+      return create(TraceRedirectsBatchResponseSchema, { index, url, outcome: { case: "error", value: itemError(new ConnectError("cancelled", Code.Canceled)) } });
     case "result": {
       const verdict = expectedFinalUrl === undefined ? undefined : judgeExpectation(outcome.result, expectedFinalUrl);
       return create(TraceRedirectsBatchResponseSchema, {
-        ...item,
+        index,
+        url,
         outcome: { case: "result", value: toTraceRedirectsResponse(outcome.result) },
         expectation: verdict === undefined ? undefined : create(TraceExpectationSchema, verdict.matches ? { matches: true } : verdict),
       });

@@ -64,7 +64,7 @@ export async function withDiagnosticEnv(io: CommandIo, run: (env: DiagnosticEnv,
   const ca = readConfiguredCa(io);
   if (ca === false) return EXIT.badInput;
   // One run, one caller: no other work shares this loop, so the probe stays on it (no thread to start).
-  const env = diagnosticEnvFromConfig({ ...io.config, probeThreads: 0 }, ca);
+  const env = diagnosticEnvFromConfig(Object.assign({}, io.config, { probeThreads: 0 }), ca);
   const stop = new AbortController();
   const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
   try {

@@ -51,7 +51,7 @@ export function clusterWideMetrics(metrics: Metrics): Metrics {
       pending.set(id, { resolve, reject, timer });
       process.send(request);
     });
-  return { ...metrics, exposition };
+  return Object.assign({}, metrics, { exposition });
 }
 
 /**

@@ -19,16 +19,16 @@ import { renderMessage } from "./rest-render.js";
 export function batchLine(item: Message, meta: RestMeta): JsonObject {
   if (isMessage(item, CheckSitesResponseSchema)) {
     const place = { index: item.index, url: item.url };
-    if (item.outcome.case === "result") return { ...successBody(renderMessage(CheckSiteResponseSchema, item.outcome.value), meta), ...place };
-    return { ...errorBody(item.outcome.value?.code ?? "internal", item.outcome.value?.message ?? "no result", meta), ...place };
+    if (item.outcome.case === "result") return Object.assign({}, successBody(renderMessage(CheckSiteResponseSchema, item.outcome.value), meta), place);
+    return Object.assign({}, errorBody(item.outcome.value?.code ?? "internal", item.outcome.value?.message ?? "no result", meta), place);
   }
   if (isMessage(item, TraceRedirectsBatchResponseSchema)) {
     const place = { index: item.index, url: item.url };
     if (item.outcome.case === "result") {
       const expectation = item.expectation === undefined ? null : renderMessage(TraceExpectationSchema, item.expectation);
-      return { ...successBody(renderMessage(TraceRedirectsResponseSchema, item.outcome.value), meta), expectation, ...place };
+      return Object.assign({}, successBody(renderMessage(TraceRedirectsResponseSchema, item.outcome.value), meta), { expectation }, place);
     }
-    return { ...errorBody(item.outcome.value?.code ?? "internal", item.outcome.value?.message ?? "no result", meta), ...place };
+    return Object.assign({}, errorBody(item.outcome.value?.code ?? "internal", item.outcome.value?.message ?? "no result", meta), place);
   }
   throw new TypeError(`${item.$typeName} is not a batch item`);
 }
