@@ -78,6 +78,16 @@ function checkRemote(socket: Socket, trace: HopTrace, policy: AddressPolicy): vo
   }
 }
 
+/**
+ * The four options net.Socket sets itself, with the values it sets. Its
+ * constructor copies the options with a spread and then adds these; on Node
+ * 20 (V8 11.3) adding fields to a spread copy takes a slow path, which cost
+ * about 7 us per dial (6.7 of them in this copy). Given here, they are
+ * stores over fields the copy already has: 0.5 us. Node 22 and 24 are fast
+ * either way.
+ */
+const FIELDS_NODE_SETS = { allowHalfOpen: false, emitClose: false, autoDestroy: true, decodeStrings: false } as const;
+
 /** A hostname lookup that can only ever be asked for nothing: every dial is to an IP literal. */
 const noLookup: LookupFunction = (hostname, _options, callback) => {
   callback(new ConnectorError("REMOTE_ADDRESS_MISMATCH", `refused to resolve ${hostname} while connecting`), "", 4);
@@ -112,7 +122,7 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise
         return;
       }
       trace.remote = { address: target.address, family: target.family };
-      const socket = netConnect({ host: target.address, port: plan.port, family: target.family, lookup: noLookup, noDelay: true });
+      const socket = netConnect({ host: target.address, port: plan.port, family: target.family, lookup: noLookup, noDelay: true, ...FIELDS_NODE_SETS });
       attempts.add(socket);
       socket.once("connect", () => {
         trace.remote = { address: target.address, family: target.family };
