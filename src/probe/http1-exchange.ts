@@ -7,8 +7,12 @@ import { ProbeProtocolError } from "./probe-error.js";
 import { isRedirectStatus } from "./redirect-status.js";
 import { findHeadEnd, parseResponseHead, skipEmptyLines, type ResponseHead } from "./response-head.js";
 
-/** What the buffer starts at; it doubles as bytes arrive, never past what the head limit needs. */
+/**
+ * What the head buffer starts at when a head comes in more than one read; it
+ * doubles as bytes arrive, never past what the head limit needs.
+ */
 const INITIAL_BUFFER_BYTES = 4_096;
+const NO_BYTES: Buffer = Buffer.alloc(0);
 
 /**
  * One HTTP/1.1 request over a connection the hop owns: write the request,
@@ -21,7 +25,11 @@ const INITIAL_BUFFER_BYTES = 4_096;
  */
 export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
-    let buffer = Buffer.allocUnsafe(Math.min(INITIAL_BUFFER_BYTES, request.maxHeadBytes + 1));
+    // The first read is read in place: nearly every head comes whole in one,
+    // and copying it cost a 4 KiB allocation of its own per request (an
+    // ArrayBuffer outside Node's pool). Node gives each read its own bytes.
+    let buffer = NO_BYTES;
+    let borrowed = false;
     let length = 0;
     let headStart = 0;
     let scanFrom = 0;
@@ -64,10 +72,18 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
     };
 
     const append = (chunk: Buffer) => {
-      if (length + chunk.length > buffer.length) {
-        const grown = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + chunk.length));
+      if (length === 0) {
+        buffer = chunk;
+        borrowed = true;
+        length = chunk.length;
+        return;
+      }
+      if (borrowed || length + chunk.length > buffer.length) {
+        const size = Math.max(Math.min(INITIAL_BUFFER_BYTES, request.maxHeadBytes + 1), buffer.length * 2, length + chunk.length);
+        const grown = Buffer.allocUnsafe(size);
         buffer.copy(grown, 0, 0, length);
         buffer = grown;
+        borrowed = false;
       }
       chunk.copy(buffer, length);
       length += chunk.length;
@@ -128,7 +144,7 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       drain?.push(buffer.subarray(headStart, length));
       if (reader.push(buffer.subarray(headStart, length))) return succeed(true);
       // The head buffer is not needed any more; the body reader keeps its own bytes.
-      buffer = Buffer.alloc(0);
+      buffer = NO_BYTES;
       length = 0;
     };
     const onEnd = () => {
@@ -148,7 +164,8 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
     socket.on("close", onEnd);
     socket.on("error", onError);
     request.trace.requestSentAt = now();
-    socket.write(requestBytes(request));
+    // A string goes to the socket as it is (latin1, written natively), with no Buffer made for it here.
+    socket.write(requestText(request), "latin1");
   });
 }
 
@@ -175,7 +192,7 @@ function keepAliveDrain(head: ResponseHead, method: "GET" | "HEAD"): BodyDrain |
 }
 
 /** The request: origin-form target, Host first, then our headers, and keep-alive as browsers ask it (a same-origin redirect may reuse it) unless reuse is off. */
-function requestBytes(request: ExchangeRequest): Buffer {
+function requestText(request: ExchangeRequest): string {
   const { url } = request;
   let text = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
   for (const [name, value] of request.headers) {
@@ -184,5 +201,5 @@ function requestBytes(request: ExchangeRequest): Buffer {
     text += `${name}: ${value}\r\n`;
   }
   text += request.keepAlive ? "connection: keep-alive\r\n\r\n" : "connection: close\r\n\r\n";
-  return Buffer.from(text, "latin1");
+  return text;
 }
