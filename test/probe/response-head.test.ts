@@ -49,6 +49,20 @@ describe("parseResponseHead", () => {
     expect(parse(text)).toMatchObject({ ok: true, head: { status, statusText } });
   });
 
+  it("refuses a stray CR before any other rule, wherever in the head it is", () => {
+    expect(parse("HTTP/1.1 200 OK\r\nx(y: z\r\nlater: a\rb\r\n\r\n")).toEqual({ ok: false, rule: "a CR not followed by LF" });
+    expect(parse("HTTP/9 200 OK\r\nx: a\rb\r\n\r\n")).toEqual({ ok: false, rule: "a CR not followed by LF" });
+    expect(parse("HTTP/1.1 200 OK\r\nx(y: z\r\n\r\n")).toEqual({ ok: false, rule: "an invalid byte in a field name" });
+  });
+
+  it("reads a head at any offset of a larger buffer, and from a plain Uint8Array", () => {
+    const text = "HTTP/1.1 302 Found\nlocation: /next\nx: 1\n\n";
+    const expected = { ok: true, head: { version: "1.1", status: 302, statusText: "Found", fields: [["location", "/next"], ["x", "1"]] } };
+    const padded = Buffer.from(`junk\r\n${text}trailing body`, "latin1");
+    expect(parseResponseHead(padded.subarray(6, 6 + text.length))).toEqual(expected);
+    expect(parseResponseHead(new Uint8Array(Buffer.from(text, "latin1")))).toEqual(expected);
+  });
+
   it("joins an obs-fold to the previous value with one SP", () => {
     expect(parse("HTTP/1.1 200 OK\r\nx: a \r\n \t b\r\ny: c\r\n\r\n")).toMatchObject({ ok: true, head: { fields: [["x", "a b"], ["y", "c"]] } });
   });
