@@ -1,7 +1,7 @@
-import type { AbortWatch } from "./deadline.js";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
+import type { AbortWatch } from "./deadline.js";
 import { createAddressPolicy } from "./address-policy.js";
 import type { HopRequest, LoopDelayReport, ProbeLoad, Prober, ProberOptions, TimedHopOutcome } from "./hop-types.js";
 import { sharedClockMs } from "./shared-clock.js";
