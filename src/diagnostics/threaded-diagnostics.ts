@@ -12,8 +12,8 @@ export const DIAGNOSTIC_THREAD_ENTRY = new URL(import.meta.url.endsWith(".ts") ?
  * with DIAGNOSTIC_THREAD_ENTRY): each call crosses once each way. Its
  * timeouts count from the call, as a diagnostic run here counts them: a call
  * that names no timeoutsFrom is stamped with the shared clock as it is handed
- * over, so waiting for a busy thread to start it is not given to the target. A caller whose signal ended hears
- * `cancelled` with its own reason.
+ * over, so waiting for a busy thread to start it is not given to the target.
+ * A caller whose signal ended hears `cancelled` with its own reason.
  */
 export function threadedDiagnostics(prober: ThreadedProber): DiagnosticThreads {
   const listeners = new Set<(hops: readonly HopTally[]) => void>();

@@ -18,6 +18,6 @@ export function observedProber(prober: Prober, onHop: (outcome: HopOutcome) => v
     },
     close: () => prober.close(),
     ...(prober.load === undefined ? {} : { load: prober.load }),
-    ...(prober.ready === undefined ? {} : { ready: () => prober.ready?.() ?? Promise.resolve() }),
+    ...(prober.ready === undefined ? {} : { ready: prober.ready.bind(prober) }),
   };
 }

@@ -118,47 +118,47 @@ function afterLine(buffer: Buffer, end: number): number {
   return buffer[end] === CR ? end + 2 : end + 1;
 }
 
-function parseStatusLine(line: Buffer, start: number, end: number): { version: "1.0" | "1.1"; status: number; statusText: string } | string {
+function parseStatusLine(buffer: Buffer, start: number, end: number): { version: "1.0" | "1.1"; status: number; statusText: string } | string {
   // "HTTP/1.x SSS" is 12 bytes; a reason phrase, when present, follows one SP.
   const prefix = "HTTP/1.";
   const length = end - start;
   if (length < 12) return "a short status line";
-  for (let i = 0; i < prefix.length; i++) if (line[start + i] !== prefix.charCodeAt(i)) return "not an HTTP/1 status line";
-  if (line[start + 7] !== 0x30 && line[start + 7] !== 0x31) return "an unsupported HTTP version";
-  if (line[start + 8] !== SP) return "no space after the version";
+  for (let i = 0; i < prefix.length; i++) if (buffer[start + i] !== prefix.charCodeAt(i)) return "not an HTTP/1 status line";
+  if (buffer[start + 7] !== 0x30 && buffer[start + 7] !== 0x31) return "an unsupported HTTP version";
+  if (buffer[start + 8] !== SP) return "no space after the version";
   let status = 0;
   for (let i = 9; i < 12; i++) {
-    const digit = (line[start + i] as number) - 0x30;
+    const digit = (buffer[start + i] as number) - 0x30;
     if (digit < 0 || digit > 9) return "a status code that is not three digits";
     status = status * 10 + digit;
   }
   if (status < 100) return "a status code below 100";
-  const version = line[start + 7] === 0x31 ? "1.1" : "1.0";
+  const version = buffer[start + 7] === 0x31 ? "1.1" : "1.0";
   if (length === 12) return { version, status, statusText: "" };
-  if (line[start + 12] !== SP) return "a status code that is not three digits";
+  if (buffer[start + 12] !== SP) return "a status code that is not three digits";
   // Any byte but CR and LF (already gone): clients ignore the phrase (RFC 9112 §4), llhttp takes
   // control bytes there, and no site should be down for the words after its status code.
-  return { version, status, statusText: line.toString("latin1", start + 13, end) };
+  return { version, status, statusText: buffer.toString("latin1", start + 13, end) };
 }
 
-function parseFieldLine(line: Buffer, start: number, end: number): [string, string] | string {
+function parseFieldLine(buffer: Buffer, start: number, end: number): [string, string] | string {
   let colon = start;
-  while (colon < end && isTokenByte(line[colon] as number)) colon++;
-  if (colon === end || line[colon] !== 0x3a) return colon === start || line[colon] === SP || line[colon] === HTAB ? "an invalid field name" : "an invalid byte in a field name";
+  while (colon < end && isTokenByte(buffer[colon] as number)) colon++;
+  if (colon === end || buffer[colon] !== 0x3a) return colon === start || buffer[colon] === SP || buffer[colon] === HTAB ? "an invalid field name" : "an invalid byte in a field name";
   if (colon === start) return "an empty field name";
-  const value = fieldValue(line, colon + 1, end);
+  const value = fieldValue(buffer, colon + 1, end);
   if (value === null) return "an invalid byte in a field value";
-  return [line.toString("latin1", start, colon).toLowerCase(), value];
+  return [buffer.toString("latin1", start, colon).toLowerCase(), value];
 }
 
 /** The value between `from` and `to` with surrounding SP/HTAB removed; null when a byte is not allowed. */
-function fieldValue(line: Buffer, from: number, to: number): string | null {
+function fieldValue(buffer: Buffer, from: number, to: number): string | null {
   let start = from;
   let end = to;
-  while (start < end && (line[start] === SP || line[start] === HTAB)) start++;
-  while (end > start && (line[end - 1] === SP || line[end - 1] === HTAB)) end--;
-  for (let i = start; i < end; i++) if (!isTextByte(line[i] as number)) return null;
-  return line.toString("latin1", start, end);
+  while (start < end && (buffer[start] === SP || buffer[start] === HTAB)) start++;
+  while (end > start && (buffer[end - 1] === SP || buffer[end - 1] === HTAB)) end--;
+  for (let i = start; i < end; i++) if (!isTextByte(buffer[i] as number)) return null;
+  return buffer.toString("latin1", start, end);
 }
 
 /** HTAB, SP, VCHAR, obs-text: what a field value or reason phrase may hold. */

@@ -1,11 +1,12 @@
-import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DiagnosticLimits } from "../../src/diagnostics/diagnostic-env.js";
 import { threadedDiagnostics } from "../../src/diagnostics/threaded-diagnostics.js";
 import { createThreadedProber, type ThreadedProber } from "../../src/probe/threaded-prober.js";
 import { USER_AGENT } from "../../src/version.js";
 import type { HoldJob } from "../fixtures/holding-diagnostic-thread.js";
+import { startRawTarget } from "../fixtures/raw-targets.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
+import { until } from "../fixtures/until.js";
 import { LOOPBACK_CIDRS } from "../fixtures/test-env.js";
 
 // One thread, so the held thread is the one each diagnostic goes to.
@@ -66,44 +67,21 @@ it("counts a site check's first request timeout from the call when its thread is
   expect(elapsedMs).toBeLessThan(HOLD_MS + 1_000);
 }, 20_000);
 
-/** A TCP server that takes connections and never answers, noting when each closes. */
-async function silentServer(): Promise<{ readonly server: Server; readonly port: number; readonly accepted: () => number; readonly closedAt: number[] }> {
-  let accepted = 0;
-  const closedAt: number[] = [];
-  const server = createServer((socket) => {
-    accepted += 1;
-    socket.resume();
-    socket.on("close", () => closedAt.push(performance.now()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return { server, port: address.port, accepted: () => accepted, closedAt };
-}
-
-async function until(done: () => boolean, withinMs: number): Promise<void> {
-  const end = performance.now() + withinMs;
-  while (!done()) {
-    if (performance.now() > end) throw new Error(`not done within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 it("a caller's cancel reaches its diagnostic on the thread: the request in flight is closed there, not left to its timeout", async () => {
-  const target = await silentServer();
+  const target = await startRawTarget({ kind: "silent" });
   try {
     const diagnostics = threadedDiagnostics(prober);
     const caller = new AbortController();
     const reason = new Error("client went away");
-    const pending = diagnostics.checkSite(`http://127.0.0.1:${target.port}/`, limits({ siteTimeoutMs: 6_000 }), caller.signal, {});
-    await until(() => target.accepted() === 1, 5_000);
+    const pending = diagnostics.checkSite(target.url, limits({ siteTimeoutMs: 6_000 }), caller.signal, {});
+    await until(() => (target.connections() === 1 ? true : undefined), 5_000);
     const abortedAt = performance.now();
     caller.abort(reason);
     expect(await pending).toEqual({ kind: "cancelled", reason });
     // The 6 s request timeout would close it much later; the cancel message closes it at once.
-    await until(() => target.closedAt.length === 1, 3_000);
-    expect((target.closedAt[0] ?? Infinity) - abortedAt).toBeLessThan(2_000);
+    await until(() => (target.open() === 0 ? true : undefined), 3_000, 5);
+    expect(performance.now() - abortedAt).toBeLessThan(2_000);
   } finally {
-    await new Promise((resolve) => target.server.close(resolve));
+    await target.close();
   }
 }, 20_000);

@@ -1,9 +1,8 @@
-import { once } from "node:events";
-import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
 import { USER_AGENT } from "../../src/version.js";
+import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
 import { seededRandom } from "../fixtures/seeded-random.js";
 
 /*
@@ -16,39 +15,23 @@ import { seededRandom } from "../fixtures/seeded-random.js";
 const ANY_PORT = { kind: "fetch-safe" } as const;
 const SEED = 0x5e17;
 let prober: Prober;
-let server: Server;
-let port = 0;
+let target: RawTarget;
 /** What the next connection is sent, as pieces written one after another. */
 let pieces: readonly string[] = [];
 
 beforeAll(async () => {
   prober = createProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [], userAgent: USER_AGENT });
-  server = createServer((socket: Socket) => {
-    socket.setNoDelay(true);
-    socket.on("error", () => undefined);
-    const toSend = [...pieces];
-    socket.once("data", () => {
-      const next = () => {
-        const piece = toSend.shift();
-        if (piece === undefined) return socket.end();
-        socket.write(piece, "latin1", () => setTimeout(next, 3));
-      };
-      next();
-    });
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  port = (server.address() as AddressInfo).port;
+  target = await startRawTarget({ kind: "pieces", pieces: () => pieces, gapMs: 3 });
 });
 
 afterAll(async () => {
   await prober.close();
-  await new Promise((resolve) => server.close(resolve));
+  await target.close();
 });
 
 async function fetchWith(parts: readonly string[]): Promise<HopOutcome> {
   pieces = parts;
-  return prober.hop({ url: new URL(`http://127.0.0.1:${port}/`), method: "GET", timeoutMs: 5_000, ports: ANY_PORT, bodyPrefixBytes: 64 });
+  return prober.hop({ url: new URL(target.url), method: "GET", timeoutMs: 5_000, ports: ANY_PORT, bodyPrefixBytes: 64 });
 }
 
 function seen(outcome: HopOutcome): unknown {
