@@ -43,3 +43,29 @@ export const BATCH = {
   maxItems: 100,
   concurrency: 8,
 } as const;
+
+/**
+ * Not in the contract: what one check's cookie jar keeps (issue 28), as
+ * browsers bound theirs, so a site's Set-Cookie flood costs only its own check
+ * a bounded amount. RFC 6265 6.1 asks for at least 50 a domain, 3000 in all
+ * and 4096 bytes a cookie; a check lives for at most 21 requests, so 180 in
+ * all (Chromium's per-domain figure) is more than any real site needs.
+ */
+export const CHECK_COOKIES = {
+  /** Cookies kept per domain attribute (host-only cookies count under their host); the least recently used goes first. */
+  perDomain: 50,
+  /** Cookies kept in all; the least recently used goes first. */
+  total: 180,
+  /** RFC 6265bis 5.6: a cookie whose name and value together pass this many octets is ignored whole. */
+  maxCookieBytes: 4_096,
+  /** The Cookie header sent: cookies that would pass it are left out, as a request head is bounded everywhere. */
+  maxHeaderBytes: 8_192,
+  /**
+   * Set-Cookie lines of one response that are read at all. Parsing a line is
+   * about 10 us of CPU (tough-cookie, measured); no response can leave more
+   * than `total` cookies in the jar, so later lines could only replace what
+   * the same response set. 180 lines bound a hostile answer to ~2 ms, and a
+   * 21-hop trace of them to ~40 ms.
+   */
+  maxSetCookieLines: 180,
+} as const;

@@ -2,7 +2,7 @@ import type { AbortWatch } from "../probe/deadline.js";
 import { REDIRECT_TRACE } from "../limits.js";
 import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
 import type { ConnectionHandle, HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
-import { createCheckCookies } from "./check-cookies.js";
+import { cookieKey, createCheckCookies } from "./check-cookies.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import type { ClientRedirect, DiagnosticDetails, RequestRecord } from "./details-types.js";
 import type { RequestAttempt } from "./request-attempt.js";
@@ -119,15 +119,18 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
   });
 
   // A URL asked again with the cookies it set is a new request, as in a browser; asked again with the same cookies, a loop.
+  // The key holds a digest of the Cookie header, not its text: small, and no site's values kept beside the chain.
   const cookies = createCheckCookies();
-  const visitKey = (url: URL) => `${loopKey(url)}\n${cookies.header(url) ?? ""}`;
+  const visitKey = (url: URL, cookie: string | undefined) => `${loopKey(url)}\n${cookieKey(cookie)}`;
   let target = start;
+  // The Cookie header for `target`: read once per hop, for the request and its visit key.
+  let cookie = cookies.header(target);
   // The connection the last redirect kept for the next hop, as a browser reuses it.
   let reuse: ConnectionHandle | null = null;
   for (let position = 1; ; position++) {
-    visited.set(visitKey(target), target.href);
+    visited.set(visitKey(target, cookie), target.href);
     // With details, the final page is asked once more (lookForClientRedirect): its connection is kept for that, as a browser would.
-    const attempt = await attemptHop(env.prober, target, ports, budget, cookies.header(target), reuse, withRecords);
+    const attempt = await attemptHop(env.prober, target, ports, budget, cookie, reuse, withRecords);
     if (attempt.kind === "response") cookies.take(target, attempt.response);
     const outcome = outcomeOf(attempt);
     if (outcome !== null && keep.withAttempts) attempts.push({ url: target.href, method: attempt.kind === "refused" || attempt.kind === "out-of-time" ? "HEAD" : attempt.method, outcome });
@@ -203,7 +206,8 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
         outcomeCause("REDIRECT_INVALID_LOCATION").code,
       );
     }
-    const repeated = visited.get(visitKey(next));
+    const nextCookie = cookies.header(next);
+    const repeated = visited.get(visitKey(next, nextCookie));
     if (repeated !== undefined) {
       return stop("redirect_loop", repeated, traceWarning("redirect_loop", `Hop ${position} redirects back to ${repeated}, already in the chain`, position), outcomeCause("REDIRECT_LOOP").code);
     }
@@ -217,6 +221,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
       );
     }
     target = next;
+    cookie = nextCookie;
     reuse = response.keptConnection;
   }
 }

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cookieKey } from "../../src/diagnostics/check-cookies.js";
+import { CHECK_COOKIES } from "../../src/limits.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, type ReceivedRequest, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
@@ -34,6 +36,37 @@ beforeAll(async () => {
       // A cookie for another path, and a Secure one, then on to /landing.
       "/scoped": { kind: "redirect", status: 302, location: "/landing", headers: { "set-cookie": ["narrow=1; Path=/elsewhere", "tls-only=1; Path=/; Secure", "wide=1; Path=/"] } },
       "/landing": { kind: "respond", status: 200 },
+      // Issue 28: one cookie exactly at the 4 KiB bound, one a byte past it (ignored whole, so it replaces nothing).
+      "/sizes": {
+        kind: "redirect",
+        status: 302,
+        location: "/landing",
+        headers: { "set-cookie": [`at=${"a".repeat(CHECK_COOKIES.maxCookieBytes - 2)}`, "past=kept", ` past = ${"p".repeat(CHECK_COOKIES.maxCookieBytes - 3)} ; Path=/`] },
+      },
+      // Three cookies of 3,000 bytes: the third would take the Cookie header past 8 KiB.
+      "/wide": { kind: "redirect", status: 302, location: "/landing", headers: { "set-cookie": ["w1", "w2", "w3"].map((name) => `${name}=${"w".repeat(2_997)}; Path=/`) } },
+      // One cookie, then (once it came back) one more than a domain keeps: the least recently used goes.
+      "/crowd": (request) =>
+        cookieOf(request) === ""
+          ? { kind: "redirect", status: 302, location: "/crowd", headers: { "set-cookie": "first=1; Path=/" } }
+          : { kind: "redirect", status: 302, location: "/landing", headers: { "set-cookie": Array.from({ length: CHECK_COOKIES.perDomain }, (_, index) => `c${index}=1; Path=/`) } },
+      // As /crowd, one fewer: the first cookie still fits.
+      "/room": (request) =>
+        cookieOf(request) === ""
+          ? { kind: "redirect", status: 302, location: "/room", headers: { "set-cookie": "first=1; Path=/" } }
+          : { kind: "redirect", status: 302, location: "/landing", headers: { "set-cookie": Array.from({ length: CHECK_COOKIES.perDomain - 1 }, (_, index) => `c${index}=1; Path=/`) } },
+      // More Set-Cookie lines than are read: the first ones go nowhere /landing sees, the ones past the bound would.
+      "/many": {
+        kind: "redirect",
+        status: 302,
+        location: "/landing",
+        headers: {
+          "set-cookie": [
+            ...Array.from({ length: CHECK_COOKIES.maxSetCookieLines }, (_, index) => `early${index}=1; Path=/elsewhere`),
+            ...Array.from({ length: 10 }, (_, index) => `late${index}=1; Path=/`),
+          ],
+        },
+      },
     },
   });
   env = createTestEnv({ ca: pki.caPem, siteTimeoutMs: 2_000, dnsServers: [dns.server] });
@@ -78,6 +111,46 @@ describe("is-site-down", () => {
     const overTls = requestsTo("/landing").at(-1) as ReceivedRequest;
     expect(overTls.secure).toBe(true);
     expect(cookieOf(overTls).split("; ").sort()).toEqual(["tls-only=1", "wide=1"]);
+  });
+});
+
+describe("bounds on what a site can make the jar keep (issue 28)", () => {
+  const sentTo = async (path: string) => {
+    await checkedResult(targets.url(path, { hostname: "site.test" }), env);
+    return cookieOf(requestsTo("/landing").at(-1) as ReceivedRequest);
+  };
+
+  it("keeps a cookie of 4 KiB (name and value) and ignores a larger one whole, as RFC 6265bis says", async () => {
+    const pairs = (await sentTo("/sizes")).split("; ").sort();
+    expect(pairs).toEqual([`at=${"a".repeat(CHECK_COOKIES.maxCookieBytes - 2)}`, "past=kept"]);
+  });
+
+  it("leaves out the cookies that would take the Cookie header past 8 KiB", async () => {
+    const header = await sentTo("/wide");
+    expect(header.length).toBeLessThanOrEqual(CHECK_COOKIES.maxHeaderBytes);
+    expect(header.split("; ").map((pair) => pair.split("=", 1)[0])).toEqual(["w1", "w2"]);
+  });
+
+  it("evicts the least recently used cookie of a domain past 50", async () => {
+    const crowd = (await sentTo("/crowd")).split("; ");
+    expect(crowd).toHaveLength(CHECK_COOKIES.perDomain);
+    expect(crowd).not.toContain("first=1");
+    const room = (await sentTo("/room")).split("; ");
+    expect(room).toHaveLength(CHECK_COOKIES.perDomain);
+    expect(room).toContain("first=1");
+  });
+
+  it("reads at most 180 Set-Cookie lines of one response", async () => {
+    expect(await sentTo("/many")).toBe("");
+  });
+
+  it("keys the loop detection by a digest of the Cookie header, never its text", () => {
+    const key = cookieKey(`session=${SECRET}`);
+    expect(key).not.toContain(SECRET);
+    expect(key).toMatch(/^[\w-]{22}$/);
+    expect(cookieKey(`session=${SECRET}`)).toBe(key);
+    expect(cookieKey("session=other")).not.toBe(key);
+    expect(cookieKey(undefined)).toBe("");
   });
 });
 
