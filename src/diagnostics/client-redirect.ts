@@ -6,6 +6,9 @@
  */
 import type { ResponseHeaders } from "./proxy-signatures.js";
 import type { ClientRedirect } from "./details-types.js";
+import { metaRefreshContent } from "./meta-refresh-scan.js";
+
+export { metaRefreshContent } from "./meta-refresh-scan.js";
 
 /** How much of an HTML body is searched for a meta refresh. */
 export const MAX_CLIENT_REDIRECT_BODY_BYTES = 64 * 1024;
@@ -60,39 +63,6 @@ export function parseRefresh(value: string, pageUrl: string): { readonly url: st
   if (target === "") return null;
   if (!URL.canParse(target, pageUrl)) return null;
   return { url: new URL(target, pageUrl).href, delaySeconds: Number.isSafeInteger(delaySeconds) ? delaySeconds : Number.MAX_SAFE_INTEGER };
-}
-
-/** The content of the first `<meta http-equiv="refresh" content="...">` outside comments, or null. */
-export function metaRefreshContent(html: string): string | null {
-  const text = html.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
-  for (const tag of text.matchAll(/<meta\b([^>]*)>/gi)) {
-    const attributes = attributesOf(tag[1] ?? "");
-    if (attributes.get("http-equiv")?.toLowerCase() !== "refresh") continue;
-    const content = attributes.get("content");
-    if (content !== undefined) return decodeEntities(content);
-  }
-  return null;
-}
-
-/** Attribute names (lower case) to values; the first of a repeated name wins, as in HTML. */
-function attributesOf(source: string): Map<string, string> {
-  const attributes = new Map<string, string>();
-  for (const match of source.matchAll(/([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g)) {
-    const name = (match[1] ?? "").toLowerCase();
-    if (!attributes.has(name)) attributes.set(name, match[2] ?? match[3] ?? match[4] ?? "");
-  }
-  return attributes;
-}
-
-const ENTITIES: Readonly<Record<string, string>> = { amp: "&", quot: '"', apos: "'", lt: "<", gt: ">" };
-
-/** The character references a URL in an attribute commonly carries. */
-function decodeEntities(text: string): string {
-  return text.replace(/&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z]+));/gi, (whole, decimal?: string, hex?: string, name?: string) => {
-    const point = decimal !== undefined ? Number.parseInt(decimal, 10) : hex !== undefined ? Number.parseInt(hex, 16) : null;
-    if (point !== null) return point > 0 && point <= 0x10ffff ? String.fromCodePoint(point) : whole;
-    return ENTITIES[(name ?? "").toLowerCase()] ?? whole;
-  });
 }
 
 function isHtml(headers: ResponseHeaders): boolean {
