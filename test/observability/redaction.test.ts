@@ -60,6 +60,38 @@ describe("redactValue: every spelling a URL parser would read as credentials", (
   });
 });
 
+describe("redactValue's cost is linear in the value (issue 28 audit)", () => {
+  /** Median time of `runs` redactions of each, interleaved so both see the same load on a busy machine. */
+  function medians(value: string, yardstick: string, runs: number): { readonly value: number; readonly yardstick: number } {
+    const times: number[] = [];
+    const base: number[] = [];
+    for (let run = -2; run < runs; run++) {
+      let start = performance.now();
+      redactValue(yardstick);
+      const baseMs = performance.now() - start;
+      start = performance.now();
+      redactValue(value);
+      if (run >= 0) {
+        times.push(performance.now() - start);
+        base.push(baseMs);
+      }
+    }
+    const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+    return { value: middle(times), yardstick: middle(base) };
+  }
+
+  it("a 16 KiB value with an @ only at its start costs about what a short-runs one does (it was ~0.5 s: a rescan per position)", () => {
+    const size = 16 * 1024;
+    const { value, yardstick } = medians(`@${"a".repeat(size)}`, "a/".repeat(size / 2), 7);
+    // Generous: the quadratic rescan cost hundreds of times the yardstick.
+    expect(value).toBeLessThan(Math.max(yardstick, 0.05) * 30);
+  });
+
+  it("still replaces each userinfo-like run, and only those", () => {
+    expect(redactValue("not a url: bob@ and x/carol:pw@ too @ alone")).toBe("not a url: [REDACTED]@ and x/[REDACTED]@ too @ alone");
+  });
+});
+
 describe("hostOf", () => {
   it("gives the host alone, never the port, userinfo or path", () => {
     expect(hostOf("https://user:pw@Site.Test:8443/a?b")).toBe("site.test");
