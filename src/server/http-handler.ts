@@ -7,7 +7,7 @@ import type { CorsPolicy } from "./cors-policy.js";
 import { callContextValues } from "./observers/call-record.js";
 import { rpcDoorOf } from "./rpc/door.js";
 import type { NodeRequestHandler } from "./listener/dual-protocol-listener.js";
-import { requestBody } from "./listener/request-body.js";
+import { RequestAbortedError, requestBody } from "./listener/request-body.js";
 import { type NodeResponse, sendEmpty, sendJson } from "./json-response.js";
 import { createRestAdapter, type NodeRequest } from "./rest/rest-adapter.js";
 import { errorBody, metaFor } from "./rest/rest-envelope.js";
@@ -103,7 +103,10 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
       const allowed = [route.verb, "OPTIONS"];
       if (method === "OPTIONS") return sendEmpty(response, 204, options.cors.preflightHeaders(allowed));
       if (method !== route.verb) return methodNotAllowed(response, allowed, cors, route.tool);
-      rest(route, request, response, cors).catch((reason: unknown) => failed(response, reason, options.onDefect));
+      rest(route, request, response, cors).catch((reason: unknown) => {
+        // A client that hung up mid-body is not a server defect, and there is no one left to answer.
+        if (!(reason instanceof RequestAbortedError)) failed(response, reason, options.onDefect);
+      });
       return;
     }
 

@@ -15,11 +15,16 @@ export function requestBody(request: Readable): AsyncIterable<Uint8Array> {
   return { [Symbol.asyncIterator]: () => bodyReader(request) };
 }
 
-/** Thrown when the request ends before its body does; the code is the one Node's own reader gives a client that hung up. */
+/**
+ * Thrown when the request ends before its body does: the client hung up or
+ * reset its stream. The code is the one Node gives a client that hung up
+ * (Connect answers it as aborted, not as a server fault); Node's own error,
+ * if it gave one, is the cause.
+ */
 export class RequestAbortedError extends Error {
   readonly code = "ECONNRESET";
-  constructor() {
-    super("the client closed the request before its body was read");
+  constructor(cause?: unknown) {
+    super("the client closed the request before its body was read", cause === undefined ? undefined : { cause });
   }
 }
 
@@ -63,7 +68,7 @@ function bodyReader(request: Readable): AsyncIterator<Uint8Array> {
         }
         if (failure !== null || request.destroyed) {
           stop();
-          throw failure ?? new RequestAbortedError();
+          throw new RequestAbortedError(failure ?? undefined);
         }
         await new Promise<void>((resolve) => (wake = resolve));
       }
