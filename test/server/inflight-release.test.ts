@@ -11,7 +11,7 @@ import { sampleValue } from "../observability/prometheus-text.js";
  * slow to answer, as a remote one can be), so its response has closed
  * before the door could bind the slot to it.
  */
-const LOOKUP_MS = 300;
+const LOOKUP_MS = 1_000;
 let service: ObservedService;
 
 beforeAll(async () => {
@@ -42,12 +42,21 @@ async function freshKey(name: string): Promise<string> {
   return issued.secret;
 }
 
-/** Sends a request on HTTP/1.1 and hangs up 50 ms later, long before the lookup is over. */
+/** Resolves once the server holds the call's slot: its key is being looked up from then on. */
+async function slotTaken(): Promise<void> {
+  const started = performance.now();
+  while ((await inflight()) !== 1) {
+    if (performance.now() - started > 5_000) throw new Error("the call never took its slot");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Sends a request on HTTP/1.1 and hangs up while its key is looked up. */
 async function leaveEarlyHttp1(head: string): Promise<void> {
   const socket = connect({ host: "127.0.0.1", port: Number(new URL(service.url).port) });
   socket.on("error", () => undefined);
   socket.write(head);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await slotTaken();
   socket.destroy();
 }
 
@@ -57,7 +66,7 @@ async function leaveEarlyH2c(headers: http2.OutgoingHttpHeaders, body: Buffer): 
   const stream = session.request(headers);
   stream.on("error", () => undefined);
   stream.end(body);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await slotTaken();
   session.destroy();
 }
 
@@ -73,7 +82,7 @@ describe("a client gone during its key lookup holds no slot", () => {
 
   it.each(doors)("%s", async (name, leave) => {
     await leave(await freshKey(name));
-    // The lookup ends LOOKUP_MS after the call came; its slot must be free right after.
+    // The lookup ends at most LOOKUP_MS after the client left; its slot must be free right after.
     const started = performance.now();
     let held: number | undefined;
     while (performance.now() - started < LOOKUP_MS + 2_000 && (held = await inflight()) !== 0) await new Promise((resolve) => setTimeout(resolve, 20));
