@@ -16,7 +16,8 @@ const UNREAD_BODY_RESET_MS = 500;
  * that does not decode) and however the body was framed. The listener puts
  * every request of both protocols through here before any door sees it;
  * the doors only stop reading (requestBody never destroys the request) and
- * answer.
+ * answer, and their in-flight slots go back with the answer, not with the
+ * close that follows it (releaseWithAnswer, admission.ts).
  *
  * - HTTP/1.1: the connection cannot serve another request, since the rest
  *   of this body would come first, so the answer says `Connection: close`.
