@@ -2,11 +2,12 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { API_KEY_HEADER } from "../access/api-key.js";
-import type { Admission } from "./admission/admission.js";
+import { type Admission, releaseWithAnswer } from "./admission/admission.js";
 import type { CorsPolicy } from "./cors-policy.js";
 import { callContextValues } from "./observers/call-record.js";
 import { rpcDoorOf } from "./rpc/door.js";
 import type { NodeRequestHandler } from "./listener/dual-protocol-listener.js";
+import { RequestAbortedError, requestBody } from "./listener/request-body.js";
 import { type NodeResponse, sendEmpty, sendJson } from "./json-response.js";
 import { createRestAdapter, type NodeRequest } from "./rest/rest-adapter.js";
 import { errorBody, metaFor } from "./rest/rest-envelope.js";
@@ -102,7 +103,10 @@ export function createHttpHandler(options: HttpHandlerOptions): NodeRequestHandl
       const allowed = [route.verb, "OPTIONS"];
       if (method === "OPTIONS") return sendEmpty(response, 204, options.cors.preflightHeaders(allowed));
       if (method !== route.verb) return methodNotAllowed(response, allowed, cors, route.tool);
-      rest(route, request, response, cors).catch((reason: unknown) => failed(response, reason, options.onDefect));
+      rest(route, request, response, cors).catch((reason: unknown) => {
+        // A client that hung up mid-body is not a server defect, and there is no one left to answer.
+        if (!(reason instanceof RequestAbortedError)) failed(response, reason, options.onDefect);
+      });
       return;
     }
 
@@ -126,7 +130,9 @@ function serveRpc(handler: UniversalHandler, request: NodeRequest, response: Nod
   // A refused call is still answered by Connect, so each protocol gets its own
   // error form (JSON, trailers); the error comes out of the body the moment
   // Connect starts reading it, and not one byte of the real body is read.
-  const served = refusal === undefined ? universalRequest : refusedRequest(universalRequest, refusal);
+  // Otherwise Connect reads the body the doors' way (its own reader, never
+  // started, would destroy the request when it stops at the size limit).
+  const served = refusal === undefined ? Object.assign({}, universalRequest, { body: requestBody(request) }) : refusedRequest(universalRequest, refusal);
   handler(served)
     .then((universalResponse) => universalResponseToNodeResponse(universalResponse, response))
     .catch((reason: unknown) => {
@@ -148,7 +154,7 @@ function serveAdmittedRpc(
   admission.admit(request, doorOf(request), method.name, typeof key === "string" ? key : null, method.weight).then(
     (admitted) => {
       if (admitted.ok) {
-        response.once("close", () => admitted.release());
+        releaseWithAnswer(response, admitted.release);
         return serveRpc(handler, request, response, onDefect);
       }
       serveRpc(handler, request, response, onDefect, admitted.error);
@@ -183,6 +189,8 @@ function methodNotAllowed(response: NodeResponse, allowed: readonly string[], co
 
 function failed(response: NodeResponse, reason: unknown, onDefect: (error: unknown) => void): void {
   onDefect(reason);
+  // An answer already complete, or a response with no client left, has nothing to add.
+  if (response.writableEnded || response.destroyed) return;
   if (response.headersSent) {
     response.destroy();
     return;

@@ -42,6 +42,8 @@ export async function startObservedService(
     readonly processMetrics?: boolean;
     /** Around the prober built from the config, e.g. to give it a load to report. */
     readonly wrapProber?: (prober: Prober) => Prober;
+    /** What the service sees of its store, e.g. the same store with slower lookups; the test's `store` is the real one. */
+    readonly wrapStore?: (store: AccessStore) => AccessStore;
   } = {},
 ): Promise<ObservedService> {
   const dir = mkdtempSync(join(tmpdir(), "sitediag-observed-"));
@@ -63,7 +65,7 @@ export async function startObservedService(
   const metrics = createMetrics({ processMetrics: options.processMetrics ?? false });
   const built = diagnosticEnvFromConfig(config, undefined);
   const env = options.wrapProber === undefined ? built : { ...built, prober: options.wrapProber(built.prober) };
-  const service = await startService({ config, store, env, logger, metrics, shutdownGraceMs: 5_000, ...(options.limits ? { limits: options.limits } : {}) });
+  const service = await startService({ config, store: options.wrapStore?.(store) ?? store, env, logger, metrics, shutdownGraceMs: 5_000, ...(options.limits ? { limits: options.limits } : {}) });
   return {
     url: service.url,
     metricsUrl: service.metricsUrl,

@@ -2,6 +2,7 @@ import type { ConnectError } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
 import type { KeyGate } from "../../access/key-gate.js";
 import { sharedClockMs } from "../../probe/shared-clock.js";
+import type { NodeResponse } from "../json-response.js";
 import { callRecordOf } from "../observers/call-record.js";
 import type { Door } from "../rpc/door.js";
 import type { InflightLimit } from "./inflight-limit.js";
@@ -42,6 +43,24 @@ export function createAdmission(inflight: InflightLimit, keyGate: KeyGate, probe
       return refused(request, door, operation, refusal);
     },
   };
+}
+
+/**
+ * Gives a call's slots back when its answer is over: all of it written
+ * ('finish'), or the response closed before that (a client gone). Not
+ * later: an answer written before its body was read leaves the connection
+ * open a while after (the lingering close on HTTP/1.1, the reset that
+ * follows on HTTP/2), and that while must hold no slot, or a few calls
+ * refused for their bodies would shut everyone out until the request
+ * timeout. Every door binds its slots this way, once admitted; a client
+ * that left while its key was looked up has already closed, and gives its
+ * slots back here and now.
+ */
+export function releaseWithAnswer(response: NodeResponse, release: () => void): void {
+  const over = response.writableFinished || ("stream" in response ? response.stream.destroyed : response.destroyed);
+  if (over) return release();
+  response.once("finish", release);
+  response.once("close", release);
 }
 
 /** A check that waited for its turn starts its timeouts when the turn came: the wait was the service's, not the site's. */

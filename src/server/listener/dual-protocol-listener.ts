@@ -1,6 +1,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import { closeAfterEarlyAnswer } from "./early-answer.js";
 import { answerClientError } from "./http1-client-error.js";
 import { closeSessionAfterConnectionError } from "./http2-error-close.js";
 
@@ -54,13 +55,6 @@ export interface DualProtocolListener {
   destroyAll(): void;
 }
 
-// How long, and how much, an HTTP/1.1 client answered before its body was read may go on sending it.
-const LINGER_MS = 2_000;
-const LINGER_MAX_BYTES = 8 * 1024 * 1024;
-
-// How long a stream answered before its body was read may keep sending it.
-const UNREAD_BODY_RESET_MS = 500;
-
 // How soon a session nghttp2 has stopped for a connection error is found and closed (two to three of these).
 const HTTP2_ERROR_CHECK_MS = 1_000;
 
@@ -108,7 +102,10 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
       settings: { maxHeaderListSize: options.maxHeaderBytes, maxConcurrentStreams: options.http2MaxStreams },
       maxSessionMemory: options.http2SessionMemoryMiB,
     },
-    options.handler,
+    (request, response) => {
+      closeAfterEarlyAnswer(request, response);
+      options.handler(request, response);
+    },
   );
   h2.setTimeout(options.http2IdleTimeoutMs);
   // HTTP/1.1's requestTimeout for one stream: a body trickled a byte at a time
@@ -120,19 +117,6 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
     }, options.requestTimeoutMs);
     stream.once("end", () => clearTimeout(deadline));
     stream.once("close", () => clearTimeout(deadline));
-    // Answered before its body was read (refused, or too large): tell the
-    // client to stop sending rather than let it fill flow-control windows
-    // for a body nobody will read (RFC 9113 §8.1 allows RST_STREAM NO_ERROR
-    // after a complete response for exactly this).
-    // The reset waits a moment: gRPC's trailers are written after 'finish',
-    // and a reset sent at once would cut them off.
-    stream.once("finish", () => {
-      if (stream.readableEnded) return;
-      const reset = setTimeout(() => {
-        if (!stream.readableEnded && !stream.destroyed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
-      }, UNREAD_BODY_RESET_MS);
-      stream.once("close", () => clearTimeout(reset));
-    });
   });
   const sessions = new Set<http2.ServerHttp2Session>();
   let closing = false;
@@ -206,44 +190,6 @@ export async function listenDualProtocol(options: DualProtocolListenerOptions): 
     destroyAll: () => {
       for (const socket of sockets) socket.destroy();
     },
-  };
-}
-
-/**
- * A request answered before its body was all read (refused from its
- * headers, or declared too large): the connection cannot serve another
- * request, since the rest of this body would come first, so the answer says
- * `Connection: close`. Closing outright would make the kernel reset the
- * connection over the unread bytes, and a reset can destroy the answer
- * before the client reads it; reading the rest, as Node does on a kept
- * connection, would let the client make us read any amount. So: a lingering
- * close, as nginx does: half-close after the answer, discard what still
- * comes for a short while (or up to a size), then close.
- */
-function closeAfterEarlyAnswer(request: http.IncomingMessage, response: http.ServerResponse): void {
-  const writeHead = response.writeHead;
-  // Decided when the head goes out: the only moment both the answer and the body's state are known.
-  response.writeHead = function (this: http.ServerResponse, ...args: Parameters<typeof writeHead>) {
-    if (!request.complete && !this.headersSent) {
-      this.setHeader("connection", "close");
-      lingerOnClose(request.socket);
-    }
-    return writeHead.apply(this, args);
-  } as typeof writeHead;
-}
-
-/** Makes Node's close after the answer a half-close that keeps reading (and discarding) for LINGER_MS or LINGER_MAX_BYTES. */
-function lingerOnClose(socket: net.Socket): void {
-  socket.destroySoon = () => {
-    socket.end();
-    let discarded = 0;
-    const count = (chunk: Buffer) => {
-      discarded += chunk.length;
-      if (discarded > LINGER_MAX_BYTES) socket.destroy();
-    };
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-    socket.on("data", count);
-    socket.once("close", () => clearTimeout(timer));
   };
 }
 

@@ -3,7 +3,7 @@ import { Code, ConnectError, type ContextValues } from "@connectrpc/connect";
 import { API_KEY_HEADER, API_KEY_QUERY_PARAMETER as API_KEY_PARAMETER } from "../../access/api-key.js";
 import { BATCH } from "../../limits.js";
 import { inputProblemKey } from "../../service/diagnostics-service.js";
-import type { Admission } from "../admission/admission.js";
+import { type Admission, releaseWithAnswer } from "../admission/admission.js";
 import { callContextValues } from "../observers/call-record.js";
 import { applicationHeadersOf, copyApplicationHeaders, isApplicationHeader } from "./forwarded-headers.js";
 import { type NodeRequest, sendJson, type NodeResponse, setHeadersOn } from "../json-response.js";
@@ -65,6 +65,7 @@ export function createRestAdapter(options: RestAdapterOptions): RestAdapter {
       sendJson(response, httpStatusOf(admitted.error.code), errorBodyOf(admitted.error, meta), copyApplicationHeaders(admitted.error.metadata, headers));
       return;
     }
+    if (admitted !== undefined) releaseWithAnswer(response, admitted.release);
     try {
       const contextValues = callContextValues(request, "rest");
       let input: Message;
@@ -82,6 +83,7 @@ export function createRestAdapter(options: RestAdapterOptions): RestAdapter {
       const call: RestCall = { calls, route, request, response, headers, callHeaders, contextValues, input, meta, onDefect };
       await (route.streaming ? streamAndAnswer(call) : callAndAnswer(call));
     } finally {
+      // Over once the adapter is: whatever it answered is written, or its client is gone.
       admitted?.release();
     }
   };

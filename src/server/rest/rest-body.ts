@@ -1,5 +1,6 @@
 import { type DescMessage, fromJson, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { NodeRequest } from "../json-response.js";
+import { requestBody } from "../listener/request-body.js";
 
 /** The request message read from a JSON body, or why there is none (with the HTTP status to answer). */
 export type BodyMapping =
@@ -16,9 +17,10 @@ export type BodyMapping =
 export async function messageFromBody(schema: DescMessage, request: NodeRequest, maxBytes: number): Promise<BodyMapping> {
   const declared = Number(request.headers["content-length"] ?? NaN);
   if (declared > maxBytes) return tooLarge(maxBytes);
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
+  // Leaving this loop stops reading and nothing more: the request stays whole for the 413 (see requestBody).
+  for await (const chunk of requestBody(request)) {
     size += chunk.length;
     if (size > maxBytes) return tooLarge(maxBytes);
     chunks.push(chunk);
