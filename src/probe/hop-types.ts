@@ -69,27 +69,32 @@ export interface HopTimings {
   readonly firstByteMs: number;
 }
 
+/** Every text field as tls-detail.ts reads it: control characters replaced, at most CERTIFICATE_TEXT.maxChars. */
 export interface TlsSummary {
   readonly protocol: string;
   readonly subject: string;
   readonly issuer: string;
-  /** ISO-8601. */
+  /** ISO-8601; "" when the certificate's date cannot be read (Node's "Bad time value"). */
   readonly validFrom: string;
-  /** ISO-8601. */
+  /** ISO-8601; "" when the certificate's date cannot be read. */
   readonly validTo: string;
 }
 
-/** The server's leaf certificate, as people read it; kept also when verification failed. */
+/**
+ * The server's leaf certificate, as people read it; kept also when verification failed.
+ * Text fields have control characters and bidi overrides replaced by U+FFFD and
+ * at most CERTIFICATE_TEXT.maxChars characters (src/limits.ts).
+ */
 export interface PeerCertificate {
   /** Common name of the subject; "" when it has none. */
   readonly subject: string;
   /** Common name and organisation of the issuer, comma-separated. */
   readonly issuer: string;
-  /** As the certificate lists them: "DNS:example.com", "IP Address:192.0.2.1". */
+  /** As the certificate lists them: "DNS:example.com", "IP Address:192.0.2.1"; the first CERTIFICATE_TEXT.maxAltNames; [] when none or undecodable. */
   readonly subjectAltNames: readonly string[];
-  /** ISO-8601. */
+  /** ISO-8601; "" when the certificate's date cannot be read (Node's "Bad time value"). */
   readonly validFrom: string;
-  /** ISO-8601. */
+  /** ISO-8601; "" when the certificate's date cannot be read. */
   readonly validTo: string;
   /** Upper-case hex. */
   readonly serialNumber: string;
