@@ -3,7 +3,7 @@ import { bodyDrain, type BodyDrain } from "./body-drain.js";
 import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-prefix.js";
 import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "./hop-trace.js";
-import { ProbeProtocolError } from "./probe-error.js";
+import { guarded, ProbeProtocolError } from "./probe-error.js";
 import { isRedirectStatus } from "./redirect-status.js";
 import { findHeadEnd, parseResponseHead, skipEmptyLines, type ResponseHead } from "./response-head.js";
 
@@ -126,7 +126,14 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       }
     };
 
-    const onData = (chunk: Buffer) => {
+    // Every listener goes through guarded(): what one throws ends this exchange as an InternalProbeError, never the thread.
+    const defect = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      reject(error);
+    };
+    const onData = guarded((chunk: Buffer) => {
       request.trace.firstByteAt ??= now();
       if (final !== null) {
         drain?.push(chunk);
@@ -146,16 +153,16 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       // The head buffer is not needed any more; the body reader keeps its own bytes.
       buffer = NO_BYTES;
       length = 0;
-    };
-    const onEnd = () => {
+    }, defect);
+    const onEnd = guarded(() => {
       if (final !== null) return succeed(false);
       fail(new ProbeProtocolError("UND_ERR_SOCKET", length === 0 ? "closed before any response byte" : "closed in the middle of the response head"));
-    };
-    const onError = (error: unknown) => fail(error);
-    const onAbort = () => {
+    }, defect);
+    const onError = guarded((error: unknown) => fail(error), defect);
+    const onAbort = guarded(() => {
       if (final !== null) return succeed(false);
       fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed"));
-    };
+    }, defect);
 
     if (request.signal.aborted) return onAbort();
     request.signal.addEventListener("abort", onAbort, { once: true });

@@ -3,7 +3,7 @@ import type { TLSSocket } from "node:tls";
 import { joinBytes } from "./body-prefix.js";
 import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "./hop-trace.js";
-import { ProbeProtocolError } from "./probe-error.js";
+import { guarded, ProbeProtocolError } from "./probe-error.js";
 import type { ResponseHead } from "./response-head.js";
 
 /** Codes of connection errors that mean the peer went away, named as the HTTP/1.1 exchange names them. */
@@ -65,10 +65,17 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
       done();
       reject(error);
     };
-    const onAbort = () => (final !== null ? succeed() : fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed")));
+    // Every listener goes through guarded(): what one throws ends this exchange as an InternalProbeError, never the thread.
+    const defect = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      done();
+      reject(error);
+    };
+    const onAbort = guarded(() => (final !== null ? succeed() : fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed"))), defect);
 
     // A GOAWAY before our stream was answered surfaces as the stream's close or error.
-    const onSessionError = (error: unknown) => fail(sessionError(error));
+    const onSessionError = guarded((error: unknown) => fail(sessionError(error)), defect);
     session.on("error", onSessionError);
 
     const headers: Record<string, string> = { ":method": request.method, ":path": `${url.pathname}${url.search}`, ":scheme": "https", ":authority": url.host };
@@ -84,37 +91,49 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
     request.trace.requestSentAt = now();
 
     // Node emits "headers" on a client stream only for interim (1xx) responses.
-    stream.on("headers", () => {
-      request.trace.firstByteAt ??= now();
-      interim++;
-      if (interim > MAX_INTERIM_RESPONSES) fail(new ProbeProtocolError("TOO_MANY_INTERIM_RESPONSES", `more than ${MAX_INTERIM_RESPONSES} interim responses`));
-    });
-    stream.on("response", (responseHeaders: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
-      request.trace.firstByteAt ??= now();
-      final = { head: toHead(responseHeaders), headAt: now() };
-      const wanted = hasNoBody(request.method, final.head.status) ? 0 : request.bodyPrefixBytes;
-      if (wanted === 0) succeed();
-    });
-    stream.on("data", (chunk: Buffer) => {
-      if (final === null || settled) return;
-      const take = Math.min(chunk.length, request.bodyPrefixBytes - kept);
-      if (take > 0) {
-        parts.push(Uint8Array.prototype.slice.call(chunk, 0, take));
-        kept += take;
-      }
-      if (kept >= request.bodyPrefixBytes) succeed();
-    });
-    stream.on("end", () => succeed());
-    stream.on("error", (error: unknown) => fail(sessionError(error)));
-    stream.on("close", () => {
-      if (final !== null) return succeed();
-      const code = stream.rstCode;
-      fail(
-        code === undefined || code === constants.NGHTTP2_NO_ERROR || code === constants.NGHTTP2_CANCEL
-          ? new ProbeProtocolError("UND_ERR_SOCKET", "the stream closed before a response")
-          : new ProbeProtocolError("HTTP2_STREAM_ERROR", `the server reset the stream (code ${code})`),
-      );
-    });
+    stream.on(
+      "headers",
+      guarded(() => {
+        request.trace.firstByteAt ??= now();
+        interim++;
+        if (interim > MAX_INTERIM_RESPONSES) fail(new ProbeProtocolError("TOO_MANY_INTERIM_RESPONSES", `more than ${MAX_INTERIM_RESPONSES} interim responses`));
+      }, defect),
+    );
+    stream.on(
+      "response",
+      guarded((responseHeaders: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
+        request.trace.firstByteAt ??= now();
+        final = { head: toHead(responseHeaders), headAt: now() };
+        const wanted = hasNoBody(request.method, final.head.status) ? 0 : request.bodyPrefixBytes;
+        if (wanted === 0) succeed();
+      }, defect),
+    );
+    stream.on(
+      "data",
+      guarded((chunk: Buffer) => {
+        if (final === null || settled) return;
+        const take = Math.min(chunk.length, request.bodyPrefixBytes - kept);
+        if (take > 0) {
+          parts.push(Uint8Array.prototype.slice.call(chunk, 0, take));
+          kept += take;
+        }
+        if (kept >= request.bodyPrefixBytes) succeed();
+      }, defect),
+    );
+    stream.on("end", guarded(() => succeed(), defect));
+    stream.on("error", guarded((error: unknown) => fail(sessionError(error)), defect));
+    stream.on(
+      "close",
+      guarded(() => {
+        if (final !== null) return succeed();
+        const code = stream.rstCode;
+        fail(
+          code === undefined || code === constants.NGHTTP2_NO_ERROR || code === constants.NGHTTP2_CANCEL
+            ? new ProbeProtocolError("UND_ERR_SOCKET", "the stream closed before a response")
+            : new ProbeProtocolError("HTTP2_STREAM_ERROR", `the server reset the stream (code ${code})`),
+        );
+      }, defect),
+    );
 
     if (request.signal.aborted) return onAbort();
     request.signal.addEventListener("abort", onAbort, { once: true });

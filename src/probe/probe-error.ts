@@ -32,12 +32,13 @@ export class InternalProbeError extends Error {
  * Whether a thrown value is a defect rather than something the network or a
  * peer did: an InternalProbeError, or one of JavaScript's own errors
  * (TypeError, RangeError, ...; Node's argument checks throw these too), or
- * anything thrown that is not an Error. Sockets, OpenSSL, c-ares and this
+ * anything thrown that is neither an Error nor a { code } value. Sockets, OpenSSL, c-ares and this
  * layer's own failures throw plain Errors with a code, never these.
  */
 export function isDefect(error: unknown): boolean {
   if (error instanceof InternalProbeError) return true;
-  if (!(error instanceof Error)) return true;
+  // A failure the hop names itself as a plain { code } value (a DNS answer, a conflicting Location) is not thrown.
+  if (!(error instanceof Error)) return !(typeof error === "object" && error !== null && "code" in error && typeof error.code === "string");
   return error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError || error instanceof EvalError || error instanceof URIError;
 }
 
