@@ -49,6 +49,7 @@ const THREADED = [
   "test/probe/https-protocols.test.ts",
   // Certificates and heads a hostile site writes (issue 28): the probe thread that reads them survives.
   "test/diagnostics/odd-certificates.test.ts",
+  "test/probe/hostile-heads.test.ts",
 ];
 
 const shared = {

@@ -1,4 +1,5 @@
 import type { AbortWatch } from "./deadline.js";
+import type { HeaderMap } from "./header-map.js";
 import type { ProbeFailure } from "./failure.js";
 import type { PolicyRefusal } from "./refusal.js";
 
@@ -144,8 +145,12 @@ export interface HopResponse {
   readonly status: number;
   /** The server's reason phrase, else the standard phrase for the status. */
   readonly statusText: string;
-  /** Lower-cased names; repeated headers joined as arrays. */
-  readonly headers: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * Lower-cased names; repeated headers joined as arrays. Without a prototype
+   * where it is made; an ordinary object once it crossed a thread: read it by
+   * own property (headerValue, header-map.ts), never headers[name].
+   */
+  readonly headers: HeaderMap;
   /** The raw Location header, when present. */
   readonly locationHeader: string | null;
   /** Location resolved against `url`; null when absent or unparsable. */

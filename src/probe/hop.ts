@@ -13,6 +13,7 @@ import { refusal } from "./input-refusal.js";
 import { type AbortWatch, createDeadline, type Deadline } from "./deadline.js";
 import { isRedirectStatus } from "./redirect-status.js";
 import { sharedClockMs } from "./shared-clock.js";
+import { headerMapOf, headerValue } from "./header-map.js";
 import { locationText } from "./location-header.js";
 import type { DefectReporter } from "./defect-log.js";
 import { isDefect } from "./probe-error.js";
@@ -305,14 +306,8 @@ function requestHeaders(deps: HopDeps, request: HopRequest): readonly (readonly 
 /** The response, or the code of a contradiction a browser refuses (two different Locations). */
 function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchanged, trace: HopTrace): HopResponse | string {
   const { head } = exchanged;
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of head.fields) {
-    const seen = headers[name];
-    if (seen === undefined) headers[name] = value;
-    else if (typeof seen === "string") headers[name] = [seen, value];
-    else seen.push(value);
-  }
-  const locations = headers.location;
+  const headers = headerMapOf(head.fields);
+  const locations = headerValue(headers, "location");
   // Chromium refuses a response whose Location headers disagree (ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION); repeats of one value are harmless.
   if (Array.isArray(locations) && locations.some((value) => value !== locations[0])) return "CONFLICTING_LOCATION";
   const firstLocation = typeof locations === "string" ? locations : (locations?.[0] ?? null);

@@ -49,10 +49,11 @@ export function isDefect(error: unknown): boolean {
  * listener throws goes to `fail` instead, as an InternalProbeError, to end
  * its own hop; should `fail` throw too, the error goes no further.
  */
-export function guarded<T = void>(listener: (value: T) => void, fail: (error: InternalProbeError) => void): (value: T) => void {
-  return (value) => {
+export function guarded<A = void, B = void, C = void>(listener: (first: A, second: B, third: C) => void, fail: (error: InternalProbeError) => void): (first: A, second: B, third: C) => void {
+  // Three arguments passed on, no rest array: the most a listener here reads (HTTP/2 'response': headers, flags, raw headers).
+  return (first, second, third) => {
     try {
-      listener(value);
+      listener(first, second, third);
     } catch (error) {
       try {
         fail(new InternalProbeError(error));
