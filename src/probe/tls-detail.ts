@@ -3,12 +3,10 @@ import type { X509Certificate } from "node:crypto";
 import { altNameEntries, certificateField, isoDate, nameLine, nameParts, shownText } from "./certificate-text.js";
 import type { PeerCertificate, TlsDetail, TlsSummary } from "./hop-types.js";
 
-/**
- * What the hop keeps of a handshake's certificate. The certificate is the
- * target's writing: every field is read totally (certificate-text.ts), so
- * these return a value whatever it holds, and never throw inside the
- * connector's secureConnect listener.
- */
+// What the hop keeps of a handshake's certificate. The certificate is the
+// target's writing: every field is read totally (certificate-text.ts), so
+// these return a value whatever it holds, and never throw inside the
+// connector's secureConnect listener.
 
 /** The session and leaf certificate of a completed handshake. */
 export function describeTls(socket: TLSSocket, certificate: X509Certificate | undefined, verifyError: string | null): TlsDetail {
