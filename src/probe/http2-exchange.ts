@@ -151,8 +151,9 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
  * The head as the server sent it. Node's header object keeps only the first
  * of a repeated single-value field (location, content-type, ...), so two
  * different Locations would never be seen; the raw list Node passes with the
- * 'response' event (name, value, name, value, ...: Node 20, 22 and 24 pass it
- * as the listener's third argument, documented from 22) has every field, in
+ * 'response' event (name, value, name, value, ...: the listener's third
+ * argument, which onSessionHeaders in lib/internal/http2/core.js has passed
+ * since Node 10, so on 20, 22 and 24; the newer docs name it) has every field, in
  * order, and the HTTP/1.1 rule then applies as it is (hop.ts). Without it,
  * the object's fields, as before. Null past MAX_RESPONSE_HEADER_FIELDS fields.
  */
