@@ -69,3 +69,20 @@ export const CHECK_COOKIES = {
    */
   maxSetCookieLines: 180,
 } as const;
+
+/**
+ * Not in the contract: how much of a server's certificate an answer copies.
+ * The certificate is the target's own writing: without a bound, a site
+ * makes every answer about it (and every record of it) as large as the
+ * handshake allows, about 100 KiB per hop. Public CAs put at most 100 names
+ * in a certificate (Let's Encrypt's limit; commercial CAs' multi-domain
+ * products stop near there too), so `maxAltNames` keeps every name of any
+ * public site; a DNS name is at most 253 characters, 257 with its "DNS:"
+ * label, within `maxChars`, as is any real subject or serial number.
+ */
+export const CERTIFICATE_TEXT = {
+  /** subjectAltNames entries kept, in the certificate's order; the rest are left out. */
+  maxAltNames: 100,
+  /** Characters kept of a subject, issuer, serial number or subjectAltNames entry; longer ones end in "…". */
+  maxChars: 320,
+} as const;

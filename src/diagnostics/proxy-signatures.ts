@@ -1,4 +1,5 @@
 import type { ProxyKind, ProxyMatch } from "./details-types.js";
+import { type HeaderMap, headerValue } from "../probe/header-map.js";
 
 /**
  * Response headers that show a content-delivery or security proxy answered in
@@ -166,7 +167,8 @@ export const PROXY_PROVIDERS: readonly ProxyProvider[] = [
   },
 ];
 
-export type ResponseHeaders = Readonly<Record<string, string | readonly string[]>>;
+/** A response's headers (HopResponse.headers): names the target chose, read by own property only (header-map.ts). */
+export type ResponseHeaders = HeaderMap;
 
 /** The first provider whose signature the headers carry, or null. */
 export function detectProxyProvider(headers: ResponseHeaders): string | null {
@@ -199,7 +201,7 @@ export function proxyBlockingProvider(status: number, headers: ResponseHeaders):
 }
 
 function passes(test: HeaderTest, headers: ResponseHeaders): boolean {
-  const value = headers[test.header];
+  const value = headerValue(headers, test.header);
   if (value === undefined) return false;
   if ("present" in test) return true;
   const values = typeof value === "string" ? [value] : value;

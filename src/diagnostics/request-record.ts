@@ -48,6 +48,8 @@ function tlsRecord(tls: TlsDetail | null, now: number): TlsRecord | null {
   return Object.assign({}, tls, { certificate: tls.certificate === null ? null : certificateRecord(tls.certificate, now) });
 }
 
+/** daysRemaining is 0 when validTo is "" (a date the certificate does not say readably): an int32 in the answer, never NaN. */
 function certificateRecord(certificate: PeerCertificate, now: number): CertificateRecord {
-  return Object.assign({}, certificate, { daysRemaining: Math.floor((Date.parse(certificate.validTo) - now) / DAY_MS) });
+  const days = Math.floor((Date.parse(certificate.validTo) - now) / DAY_MS);
+  return Object.assign({}, certificate, { daysRemaining: Number.isFinite(days) ? days : 0 });
 }

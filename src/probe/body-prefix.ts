@@ -11,20 +11,35 @@ const MAX_CHUNK_LINE_BYTES = 4_096;
 
 export type Framing = { readonly kind: "length"; readonly length: number } | { readonly kind: "chunked" } | { readonly kind: "close" } | { readonly kind: "invalid" };
 
-/** The framing the fields announce; "invalid" when Content-Length cannot be trusted. */
+/**
+ * The framing the fields announce; "invalid" when Content-Length cannot be
+ * trusted. Read in one pass without building the lists: a value is the
+ * target's (a Transfer-Encoding of 200,000 commas once went to
+ * push(...list), past the engine's argument limit: a RangeError).
+ */
 export function bodyFraming(fields: readonly (readonly [string, string])[]): Framing {
-  const codings: string[] = [];
-  const lengths: string[] = [];
+  // Only the last transfer coding decides; every Content-Length item must be the first one.
+  let lastCoding: string | null = null;
+  let firstLength: string | null = null;
+  let lengthsAgree = true;
   for (const [name, value] of fields) {
-    if (name === "transfer-encoding") codings.push(...value.split(",").map((coding) => coding.trim().toLowerCase()));
-    else if (name === "content-length") lengths.push(...value.split(",").map((length) => length.trim()));
+    if (name === "transfer-encoding") lastCoding = value.slice(value.lastIndexOf(",") + 1).trim().toLowerCase();
+    else if (name === "content-length") {
+      for (let from = 0; from <= value.length; ) {
+        const comma = value.indexOf(",", from);
+        const end = comma === -1 ? value.length : comma;
+        const item = value.slice(from, end).trim();
+        if (firstLength === null) firstLength = item;
+        else if (item !== firstLength) lengthsAgree = false;
+        from = end + 1;
+      }
+    }
   }
   // RFC 9112 §6.3: Transfer-Encoding overrides Content-Length.
-  if (codings.length > 0) return codings[codings.length - 1] === "chunked" ? { kind: "chunked" } : { kind: "close" };
-  if (lengths.length === 0) return { kind: "close" };
-  const first = lengths[0] as string;
-  if (!/^\d{1,15}$/.test(first) || lengths.some((length) => length !== first)) return { kind: "invalid" };
-  return { kind: "length", length: Number(first) };
+  if (lastCoding !== null) return lastCoding === "chunked" ? { kind: "chunked" } : { kind: "close" };
+  if (firstLength === null) return { kind: "close" };
+  if (!/^\d{1,15}$/.test(firstLength) || !lengthsAgree) return { kind: "invalid" };
+  return { kind: "length", length: Number(firstLength) };
 }
 
 export interface BodyPrefixReader {

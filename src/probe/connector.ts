@@ -3,12 +3,12 @@ import { connect as netConnect, type LookupFunction, type Socket } from "node:ne
 import { connect as tlsConnect, type SecureContext, type TLSSocket } from "node:tls";
 import { isIP } from "node:net";
 import type { AddressPolicy } from "./address-policy.js";
-import type { TlsSummary } from "./hop-types.js";
 import { now, type HopTrace } from "./hop-trace.js";
 import { formatIp, parseIp } from "./ip-address.js";
 import type { ResolvedAddress } from "./resolver.js";
-import { describeTls } from "./tls-detail.js";
+import { describeTls, summariseTls } from "./tls-detail.js";
 import { verificationFailure } from "./tls-verification.js";
+import { guarded, type InternalProbeError } from "./probe-error.js";
 import type { AbortWatch } from "./deadline.js";
 
 /** RFC 8305 §5: start the next address when the current one has not connected within 250 ms. */
@@ -124,17 +124,24 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise
       trace.remote = { address: target.address, family: target.family };
       const socket = netConnect({ host: target.address, port: plan.port, family: target.family, lookup: noLookup, noDelay: true, ...FIELDS_NODE_SETS });
       attempts.add(socket);
-      socket.once("connect", () => {
-        trace.remote = { address: target.address, family: target.family };
-        finish(null, socket);
-      });
+      const defect = (error: InternalProbeError) => finish(error);
+      socket.once(
+        "connect",
+        guarded(() => {
+          trace.remote = { address: target.address, family: target.family };
+          finish(null, socket);
+        }, defect),
+      );
       // Stays attached after the win (a no-op then), so the socket is never without an error listener.
-      socket.on("error", (error) => {
-        if (settled) return;
-        attempts.delete(socket);
-        lastError = error;
-        startNext();
-      });
+      socket.on(
+        "error",
+        guarded((error: Error) => {
+          if (settled) return;
+          attempts.delete(socket);
+          lastError = error;
+          startNext();
+        }, defect),
+      );
       // The next attempt's timer only when there is a next address: one timer less on the common single-address dial.
       if (next < plan.addresses.length) timer = setTimeout(startNext, CONNECTION_ATTEMPT_DELAY_MS);
     };
@@ -166,42 +173,40 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
     let done = false;
-    secure.once("secureConnect", () => {
-      done = true;
-      signal.removeEventListener("abort", onAbort);
-      // The handshake is over whether or not the certificate passes: a failed verification still has its tls time.
-      trace.tlsDoneAt = now();
-      // Node hands the peer certificate out once per socket: read once, for every use below.
-      const certificate = secure.getPeerX509Certificate();
-      const refused = verificationFailure(secure, certificate);
-      // Kept whatever the verdict: the certificate a failed verification saw
-      // is what a person debugging the site needs (details), and reading it
-      // writes nothing to the connection.
-      trace.tlsDetail = describeTls(secure, certificate, refused?.code ?? null);
-      if (refused === null) {
-        trace.tls = summariseTls(secure, certificate);
-        return resolve(secure);
-      }
-      secure.destroy();
-      reject(refused);
-    });
-    secure.on("error", (error) => {
+    /** Ends the handshake's promise once: with the socket, or with why not (the socket destroyed). */
+    const settle = (error: unknown) => {
       if (done) return;
       done = true;
       signal.removeEventListener("abort", onAbort);
+      if (error === null) return resolve(secure);
       secure.destroy();
       reject(error);
-    });
+    };
+    secure.once(
+      "secureConnect",
+      guarded(() => {
+        // The handshake is over whether or not the certificate passes: a failed verification still has its tls time.
+        trace.tlsDoneAt = now();
+        // Node hands the peer certificate out once per socket: read once, for every use below.
+        const certificate = peerCertificateOf(secure);
+        const refused = verificationFailure(secure, certificate);
+        // Kept whatever the verdict: the certificate a failed verification saw
+        // is what a person debugging the site needs (details), and reading it
+        // writes nothing to the connection.
+        trace.tlsDetail = describeTls(secure, certificate, refused?.code ?? null);
+        if (refused === null) trace.tls = summariseTls(secure, certificate);
+        settle(refused);
+      }, settle),
+    );
+    secure.on("error", guarded(settle, settle));
   });
 }
 
-function summariseTls(socket: TLSSocket, certificate: X509Certificate | undefined): TlsSummary | null {
-  if (certificate === undefined) return null;
-  return {
-    protocol: socket.getProtocol() ?? "unknown",
-    subject: certificate.subject.split("\n").join(", "),
-    issuer: certificate.issuer.split("\n").join(", "),
-    validFrom: new Date(certificate.validFrom).toISOString(),
-    validTo: new Date(certificate.validTo).toISOString(),
-  };
+/** The peer's certificate, or undefined when there is none or Node cannot hand it out. */
+function peerCertificateOf(socket: TLSSocket): X509Certificate | undefined {
+  try {
+    return socket.getPeerX509Certificate();
+  } catch {
+    return undefined;
+  }
 }

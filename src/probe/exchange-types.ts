@@ -11,6 +11,17 @@ import type { AbortWatch } from "./deadline.js";
  */
 export const MAX_INTERIM_RESPONSES = 8;
 
+/**
+ * At most this many field lines in one response head, either protocol; more
+ * is http_headers_too_large, as a head over the byte limit is. Browsers bound
+ * a head by its bytes (Chromium 256 KiB, as our default) and keep every
+ * field; within those bytes a head of 4-byte lines is 64K fields, each an
+ * array and two strings here and an entry in the header map (about 10 MiB of
+ * garbage per head). The largest real heads carry a few hundred fields; this
+ * is the count the HTTP/2 session already allowed (maxHeaderListPairs).
+ */
+export const MAX_RESPONSE_HEADER_FIELDS = 8_192;
+
 /** The most body a hop reads, whatever it is asked for: every input is bounded before it is used. */
 export const MAX_BODY_PREFIX_BYTES = 1024 * 1024;
 

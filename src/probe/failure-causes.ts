@@ -25,6 +25,8 @@ export interface CauseInfo {
 /** A row of a failure some stage had (every row but the input refusals). */
 export type FailureCauseInfo = CauseInfo & { readonly stage: FailureStage };
 
+const INTERNAL_REASON = "The check failed on an error of sitediag's own, not of the site; it was logged";
+
 /**
  * Every cause the engine names, with the stage it belongs to and the sentence
  * people read; the only table of failure sentences (is-site-down shows these
@@ -86,6 +88,12 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   TOO_MANY_INTERIM_RESPONSES: { stage: "http", code: "http_too_many_interim_responses", reason: "The server sent too many interim (1xx) responses" },
   HTTP2_STREAM_ERROR: { stage: "http", code: "http_h2_stream_reset", reason: "The server reset the HTTP/2 stream without a response" },
   HTTP2_PROTOCOL_ERROR: { stage: "http", code: "http_h2_protocol_error", reason: "The server broke the HTTP/2 protocol" },
+  // A defect of ours inside a hop (probe-error.ts InternalProbeError): never the target's doing, and
+  // never past its own check. One row per phase, so the failure's stage is the phase the hop had reached.
+  "dns:INTERNAL_PROBE_ERROR": { stage: "dns", code: "internal_probe_error", reason: INTERNAL_REASON },
+  "connect:INTERNAL_PROBE_ERROR": { stage: "connect", code: "internal_probe_error", reason: INTERNAL_REASON },
+  "tls:INTERNAL_PROBE_ERROR": { stage: "tls", code: "internal_probe_error", reason: INTERNAL_REASON },
+  INTERNAL_PROBE_ERROR: { stage: "http", code: "internal_probe_error", reason: INTERNAL_REASON },
   // Redirect targets the target policy refused (no packet was sent to them). Keys are
   // REFUSED_ plus the rule (refusal.ts), in upper case; no error carries them.
   REFUSED_NON_PUBLIC_ADDRESS: { stage: "http", code: "redirect_refused_non_public", reason: "Redirect to a non-public address was refused" },

@@ -24,6 +24,8 @@ export interface HopTrace {
   tlsDetail: TlsDetail | null;
   /** The request went over the connection the check's previous hop kept: no dial, no handshake. */
   connectionReused: boolean;
+  /** The first defect of ours the hop met (probe-error.ts isDefect); the hop logs it once as it ends. */
+  defect: { readonly error: unknown } | null;
 }
 
 export function startTrace(now: number): HopTrace {
@@ -41,6 +43,7 @@ export function startTrace(now: number): HopTrace {
     tls: null,
     tlsDetail: null,
     connectionReused: false,
+    defect: null,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { AbortWatch } from "./deadline.js";
+import type { HeaderMap } from "./header-map.js";
 import type { ProbeFailure } from "./failure.js";
 import type { PolicyRefusal } from "./refusal.js";
 
@@ -69,27 +70,32 @@ export interface HopTimings {
   readonly firstByteMs: number;
 }
 
+/** Every text field as tls-detail.ts reads it: control characters replaced, at most CERTIFICATE_TEXT.maxChars. */
 export interface TlsSummary {
   readonly protocol: string;
   readonly subject: string;
   readonly issuer: string;
-  /** ISO-8601. */
+  /** ISO-8601; "" when the certificate's date cannot be read (Node's "Bad time value"). */
   readonly validFrom: string;
-  /** ISO-8601. */
+  /** ISO-8601; "" when the certificate's date cannot be read. */
   readonly validTo: string;
 }
 
-/** The server's leaf certificate, as people read it; kept also when verification failed. */
+/**
+ * The server's leaf certificate, as people read it; kept also when verification failed.
+ * Text fields have control characters and bidi overrides replaced by U+FFFD and
+ * at most CERTIFICATE_TEXT.maxChars characters (src/limits.ts).
+ */
 export interface PeerCertificate {
   /** Common name of the subject; "" when it has none. */
   readonly subject: string;
   /** Common name and organisation of the issuer, comma-separated. */
   readonly issuer: string;
-  /** As the certificate lists them: "DNS:example.com", "IP Address:192.0.2.1". */
+  /** As the certificate lists them: "DNS:example.com", "IP Address:192.0.2.1"; the first CERTIFICATE_TEXT.maxAltNames; [] when none or undecodable. */
   readonly subjectAltNames: readonly string[];
-  /** ISO-8601. */
+  /** ISO-8601; "" when the certificate's date cannot be read (Node's "Bad time value"). */
   readonly validFrom: string;
-  /** ISO-8601. */
+  /** ISO-8601; "" when the certificate's date cannot be read. */
   readonly validTo: string;
   /** Upper-case hex. */
   readonly serialNumber: string;
@@ -139,8 +145,12 @@ export interface HopResponse {
   readonly status: number;
   /** The server's reason phrase, else the standard phrase for the status. */
   readonly statusText: string;
-  /** Lower-cased names; repeated headers joined as arrays. */
-  readonly headers: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * Lower-cased names; repeated headers joined as arrays. Without a prototype
+   * where it is made; an ordinary object once it crossed a thread: read it by
+   * own property (headerValue, header-map.ts), never headers[name].
+   */
+  readonly headers: HeaderMap;
   /** The raw Location header, when present. */
   readonly locationHeader: string | null;
   /** Location resolved against `url`; null when absent or unparsable. */

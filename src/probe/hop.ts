@@ -13,7 +13,10 @@ import { refusal } from "./input-refusal.js";
 import { type AbortWatch, createDeadline, type Deadline } from "./deadline.js";
 import { isRedirectStatus } from "./redirect-status.js";
 import { sharedClockMs } from "./shared-clock.js";
+import { headerMapOf, headerValue } from "./header-map.js";
 import { locationText } from "./location-header.js";
+import type { DefectReporter } from "./defect-log.js";
+import { isDefect } from "./probe-error.js";
 import { closeConnection, type ConnectionKeeper, type Keepable, type KeptOrigin, type OpenConnection } from "./kept-connections.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
 import { effectivePort, hostOf, screenUrl } from "./target-policy.js";
@@ -26,6 +29,9 @@ import { effectivePort, hostOf, screenUrl } from "./target-policy.js";
  */
 export const DEFAULT_MAX_RESPONSE_HEAD_BYTES = 256 * 1024;
 
+/** The CAUSES key of a defect of ours met inside a hop (failure-causes.ts, code internal_probe_error). */
+const INTERNAL_PROBE_ERROR = "INTERNAL_PROBE_ERROR";
+
 export interface HopDeps {
   readonly addresses: AddressPolicy;
   readonly resolver: Resolver;
@@ -37,6 +43,8 @@ export interface HopDeps {
   readonly maxResponseHeadBytes: number;
   /** Connections kept from a same-origin redirect for the check's next hop. */
   readonly keeper: ConnectionKeeper;
+  /** Told once per hop that met a defect of ours (internal_probe_error): the log line. */
+  readonly reportDefect: DefectReporter;
 }
 
 /** A hop's outcome and when it ended on this thread's clock (now()). */
@@ -58,16 +66,19 @@ export interface EndedHop {
  * cancel message aborts, so a hop needs no second one linked to it.
  */
 export async function runHop(request: HopRequest, deps: HopDeps, deadline: Deadline = createDeadline()): Promise<EndedHop> {
-  const refusal = screenUrl(request.url, request.ports, deps.addresses);
-  if (refusal !== null) return { outcome: { kind: "refused", refusal }, endedAt: now() };
-
   const trace = startTrace(now());
-  const timer = setTimeout(() => deadline.abort(), timeLeftMs(request));
   const onOuterAbort = () => deadline.abort();
-  request.signal?.addEventListener("abort", onOuterAbort, { once: true });
-  if (request.signal?.aborted === true) deadline.abort();
+  let timer: NodeJS.Timeout | undefined;
   let outcome: HopOutcome;
+  // The hop's one fault boundary: whatever is thrown below, from screening to the
+  // processing after the answer (listeners end the hop through guarded()), ends as
+  // this hop's own failure, and nothing reaches another check, the thread or the process.
   try {
+    const refusal = screenUrl(request.url, request.ports, deps.addresses);
+    if (refusal !== null) return { outcome: { kind: "refused", refusal }, endedAt: now() };
+    timer = setTimeout(() => deadline.abort(), timeLeftMs(request));
+    request.signal?.addEventListener("abort", onOuterAbort, { once: true });
+    if (request.signal?.aborted === true) deadline.abort();
     outcome = await resolveAndFetch(request, deps, trace, deadline.signal);
   } catch (error) {
     outcome = failure(trace, error, deadline.signal.aborted);
@@ -75,7 +86,17 @@ export async function runHop(request: HopRequest, deps: HopDeps, deadline: Deadl
     clearTimeout(timer);
     request.signal?.removeEventListener("abort", onOuterAbort);
   }
+  if (trace.defect !== null) reportDefect(deps, request.url, trace, trace.defect.error);
   return { outcome, endedAt: outcome.kind === "response" && trace.answeredAt !== null ? trace.answeredAt : now() };
+}
+
+/** Logs the hop's defect, once, as the hop ends; a reporter that throws is not the hop's concern. */
+function reportDefect(deps: HopDeps, url: URL, trace: HopTrace, error: unknown): void {
+  try {
+    deps.reportDefect({ host: url.hostname, stage: trace.phase, error });
+  } catch {
+    // The hop has its answer; a log line is all that is lost.
+  }
 }
 
 /** The hop's timeout less the time it waited to start, if the asking loop said when it asked. */
@@ -160,7 +181,8 @@ function speaking(pinned: PinnedConnection, url: URL, deps: HopDeps): OpenConnec
  * and said so before it closed). A timeout of our own is not retried.
  */
 function answeredForTheConnection(outcome: HopOutcome, trace: HopTrace, signal: AbortWatch): boolean {
-  if (signal.aborted) return false;
+  // A defect of ours is not the connection's doing: sent again, it would only be met again.
+  if (signal.aborted || trace.defect !== null) return false;
   if (outcome.kind === "failure") return trace.firstByteAt === null;
   // HTTP/2 multiplexes streams and has no need of a 408 for an idle connection: there it is the site's answer.
   return outcome.kind === "response" && outcome.response.status === REQUEST_TIMEOUT && outcome.response.httpVersion !== "2";
@@ -284,14 +306,8 @@ function requestHeaders(deps: HopDeps, request: HopRequest): readonly (readonly 
 /** The response, or the code of a contradiction a browser refuses (two different Locations). */
 function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchanged, trace: HopTrace): HopResponse | string {
   const { head } = exchanged;
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of head.fields) {
-    const seen = headers[name];
-    if (seen === undefined) headers[name] = value;
-    else if (typeof seen === "string") headers[name] = [seen, value];
-    else seen.push(value);
-  }
-  const locations = headers.location;
+  const headers = headerMapOf(head.fields);
+  const locations = headerValue(headers, "location");
   // Chromium refuses a response whose Location headers disagree (ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION); repeats of one value are harmless.
   if (Array.isArray(locations) && locations.some((value) => value !== locations[0])) return "CONFLICTING_LOCATION";
   const firstLocation = typeof locations === "string" ? locations : (locations?.[0] ?? null);
@@ -338,14 +354,17 @@ function timings(trace: HopTrace, headAt: number): HopTimings {
   };
 }
 
+/** The hop's failure for what was thrown (or named); a defect of ours is kept on the trace to be logged once, and is never a timeout. */
 function failure(trace: HopTrace, error: unknown, aborted: boolean): HopOutcome {
+  const defect = isDefect(error);
+  if (defect) trace.defect ??= { error };
   return {
     kind: "failure",
     trace: { remoteFamily: trace.remote?.family ?? null, timings: partialTimings(trace), tls: trace.tlsDetail, connectionReused: trace.connectionReused },
     failure: describeFailure({
       phase: trace.phase,
-      code: errorCodeOf(error),
-      aborted,
+      code: defect ? INTERNAL_PROBE_ERROR : errorCodeOf(error),
+      aborted: aborted && !defect,
       elapsedMs: round(now() - trace.startedAt),
       remoteAddress: trace.remote?.address ?? null,
     }),

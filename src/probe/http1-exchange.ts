@@ -1,11 +1,11 @@
 import type { Socket } from "node:net";
 import { bodyDrain, type BodyDrain } from "./body-drain.js";
 import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-prefix.js";
-import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
+import { hasNoBody, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "./hop-trace.js";
-import { ProbeProtocolError } from "./probe-error.js";
+import { guarded, ProbeProtocolError } from "./probe-error.js";
 import { isRedirectStatus } from "./redirect-status.js";
-import { findHeadEnd, parseResponseHead, skipEmptyLines, type ResponseHead } from "./response-head.js";
+import { findHeadEnd, parseResponseHead, skipEmptyLines, TOO_MANY_FIELDS, type ResponseHead } from "./response-head.js";
 
 /**
  * What the head buffer starts at when a head comes in more than one read; it
@@ -103,8 +103,8 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
           scanFrom = length;
           return false;
         }
-        const parsed = parseResponseHead(view.subarray(headStart, end));
-        if (!parsed.ok) throw new ProbeProtocolError("HTTP_PARSE_ERROR", parsed.rule);
+        const parsed = parseResponseHead(view.subarray(headStart, end), MAX_RESPONSE_HEADER_FIELDS);
+        if (!parsed.ok) throw new ProbeProtocolError(parsed.rule === TOO_MANY_FIELDS ? "UND_ERR_HEADERS_OVERFLOW" : "HTTP_PARSE_ERROR", parsed.rule);
         const { head } = parsed;
         headStart = end;
         scanFrom = end;
@@ -126,7 +126,14 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       }
     };
 
-    const onData = (chunk: Buffer) => {
+    // Every listener goes through guarded(): what one throws ends this exchange as an InternalProbeError, never the thread.
+    const defect = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      reject(error);
+    };
+    const onData = guarded((chunk: Buffer) => {
       request.trace.firstByteAt ??= now();
       if (final !== null) {
         drain?.push(chunk);
@@ -146,16 +153,16 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       // The head buffer is not needed any more; the body reader keeps its own bytes.
       buffer = NO_BYTES;
       length = 0;
-    };
-    const onEnd = () => {
+    }, defect);
+    const onEnd = guarded(() => {
       if (final !== null) return succeed(false);
       fail(new ProbeProtocolError("UND_ERR_SOCKET", length === 0 ? "closed before any response byte" : "closed in the middle of the response head"));
-    };
-    const onError = (error: unknown) => fail(error);
-    const onAbort = () => {
+    }, defect);
+    const onError = guarded((error: unknown) => fail(error), defect);
+    const onAbort = guarded(() => {
       if (final !== null) return succeed(false);
       fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed"));
-    };
+    }, defect);
 
     if (request.signal.aborted) return onAbort();
     request.signal.addEventListener("abort", onAbort, { once: true });

@@ -1,9 +1,9 @@
 import { type ClientHttp2Session, type ClientHttp2Stream, connect, constants, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from "node:http2";
 import type { TLSSocket } from "node:tls";
 import { joinBytes } from "./body-prefix.js";
-import { hasNoBody, MAX_INTERIM_RESPONSES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
+import { hasNoBody, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "./hop-trace.js";
-import { ProbeProtocolError } from "./probe-error.js";
+import { guarded, ProbeProtocolError } from "./probe-error.js";
 import type { ResponseHead } from "./response-head.js";
 
 /** Codes of connection errors that mean the peer went away, named as the HTTP/1.1 exchange names them. */
@@ -21,8 +21,10 @@ export function openHttp2Session(socket: TLSSocket, url: URL, maxHeadBytes: numb
   const session = connect(url.origin, {
     createConnection: () => socket,
     settings: { enablePush: false, maxHeaderListSize: maxHeadBytes },
-    // Node's default (128 fields) is below what a 256 KiB head can carry; the byte limit is the bound.
-    maxHeaderListPairs: 8_192,
+    // Node's default (128 fields) is below what a 256 KiB head can carry. The bound on fields is ours
+    // (toHead), the same as HTTP/1.1's; Node's, well above it, only keeps what it buffers finite. Over
+    // Node's (or over the bytes) it resets the stream, with ENHANCE_YOUR_CALM read below as a head too large.
+    maxHeaderListPairs: 4 * MAX_RESPONSE_HEADER_FIELDS,
   });
   // An exchange hears the session's errors through its own listener; between
   // exchanges (a kept session) one must not go unheard, or it would be thrown.
@@ -65,14 +67,22 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
       done();
       reject(error);
     };
-    const onAbort = () => (final !== null ? succeed() : fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed")));
+    // Every listener goes through guarded(): what one throws ends this exchange as an InternalProbeError, never the thread.
+    const defect = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      done();
+      reject(error);
+    };
+    const onAbort = guarded(() => (final !== null ? succeed() : fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed"))), defect);
 
     // A GOAWAY before our stream was answered surfaces as the stream's close or error.
-    const onSessionError = (error: unknown) => fail(sessionError(error));
+    const onSessionError = guarded((error: unknown) => fail(sessionError(error)), defect);
     session.on("error", onSessionError);
 
-    const headers: Record<string, string> = { ":method": request.method, ":path": `${url.pathname}${url.search}`, ":scheme": "https", ":authority": url.host };
-    for (const [name, value] of request.headers) headers[name] = value;
+    // Our own names, but a map all the same: made by definition (fromEntries), never by assignment to a {}.
+    const pseudo: [string, string][] = [[":method", request.method], [":path", `${url.pathname}${url.search}`], [":scheme", "https"], [":authority", url.host]];
+    const headers: Record<string, string> = Object.fromEntries([...pseudo, ...request.headers]);
     let stream: ClientHttp2Stream;
     try {
       // A kept session the server has since closed refuses a new stream at once: no request went out.
@@ -84,52 +94,99 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
     request.trace.requestSentAt = now();
 
     // Node emits "headers" on a client stream only for interim (1xx) responses.
-    stream.on("headers", () => {
-      request.trace.firstByteAt ??= now();
-      interim++;
-      if (interim > MAX_INTERIM_RESPONSES) fail(new ProbeProtocolError("TOO_MANY_INTERIM_RESPONSES", `more than ${MAX_INTERIM_RESPONSES} interim responses`));
-    });
-    stream.on("response", (responseHeaders: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
-      request.trace.firstByteAt ??= now();
-      final = { head: toHead(responseHeaders), headAt: now() };
-      const wanted = hasNoBody(request.method, final.head.status) ? 0 : request.bodyPrefixBytes;
-      if (wanted === 0) succeed();
-    });
-    stream.on("data", (chunk: Buffer) => {
-      if (final === null || settled) return;
-      const take = Math.min(chunk.length, request.bodyPrefixBytes - kept);
-      if (take > 0) {
-        parts.push(Uint8Array.prototype.slice.call(chunk, 0, take));
-        kept += take;
-      }
-      if (kept >= request.bodyPrefixBytes) succeed();
-    });
-    stream.on("end", () => succeed());
-    stream.on("error", (error: unknown) => fail(sessionError(error)));
-    stream.on("close", () => {
-      if (final !== null) return succeed();
-      const code = stream.rstCode;
-      fail(
-        code === undefined || code === constants.NGHTTP2_NO_ERROR || code === constants.NGHTTP2_CANCEL
-          ? new ProbeProtocolError("UND_ERR_SOCKET", "the stream closed before a response")
-          : new ProbeProtocolError("HTTP2_STREAM_ERROR", `the server reset the stream (code ${code})`),
-      );
-    });
+    stream.on(
+      "headers",
+      guarded(() => {
+        request.trace.firstByteAt ??= now();
+        interim++;
+        if (interim > MAX_INTERIM_RESPONSES) fail(new ProbeProtocolError("TOO_MANY_INTERIM_RESPONSES", `more than ${MAX_INTERIM_RESPONSES} interim responses`));
+      }, defect),
+    );
+    stream.on(
+      "response",
+      guarded((responseHeaders: IncomingHttpHeaders & IncomingHttpStatusHeader, _flags: number, rawHeaders: unknown) => {
+        request.trace.firstByteAt ??= now();
+        const head = toHead(responseHeaders, rawHeaders);
+        if (head === null) return fail(headTooLarge());
+        final = { head, headAt: now() };
+        const wanted = hasNoBody(request.method, final.head.status) ? 0 : request.bodyPrefixBytes;
+        if (wanted === 0) succeed();
+      }, defect),
+    );
+    stream.on(
+      "data",
+      guarded((chunk: Buffer) => {
+        if (final === null || settled) return;
+        const take = Math.min(chunk.length, request.bodyPrefixBytes - kept);
+        if (take > 0) {
+          parts.push(Uint8Array.prototype.slice.call(chunk, 0, take));
+          kept += take;
+        }
+        if (kept >= request.bodyPrefixBytes) succeed();
+      }, defect),
+    );
+    stream.on("end", guarded(() => succeed(), defect));
+    stream.on("error", guarded((error: unknown) => fail(stream.rstCode === constants.NGHTTP2_ENHANCE_YOUR_CALM ? headTooLarge() : sessionError(error)), defect));
+    stream.on(
+      "close",
+      guarded(() => {
+        if (final !== null) return succeed();
+        const code = stream.rstCode;
+        fail(
+          code === undefined || code === constants.NGHTTP2_NO_ERROR || code === constants.NGHTTP2_CANCEL
+            ? new ProbeProtocolError("UND_ERR_SOCKET", "the stream closed before a response")
+            : code === constants.NGHTTP2_ENHANCE_YOUR_CALM
+              ? headTooLarge()
+              : new ProbeProtocolError("HTTP2_STREAM_ERROR", `the server reset the stream (code ${code})`),
+        );
+      }, defect),
+    );
 
     if (request.signal.aborted) return onAbort();
     request.signal.addEventListener("abort", onAbort, { once: true });
   });
 }
 
-function toHead(headers: IncomingHttpHeaders & IncomingHttpStatusHeader): ResponseHead {
+/**
+ * The head as the server sent it. Node's header object keeps only the first
+ * of a repeated single-value field (location, content-type, ...), so two
+ * different Locations would never be seen; the raw list Node passes with the
+ * 'response' event (name, value, name, value, ...: the listener's third
+ * argument, which onSessionHeaders in lib/internal/http2/core.js has passed
+ * since Node 10, so on 20, 22 and 24; the newer docs name it) has every field, in
+ * order, and the HTTP/1.1 rule then applies as it is (hop.ts). Without it,
+ * the object's fields, as before. Null past MAX_RESPONSE_HEADER_FIELDS fields.
+ */
+function toHead(headers: IncomingHttpHeaders & IncomingHttpStatusHeader, rawHeaders: unknown): ResponseHead | null {
   const fields: [string, string][] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.startsWith(":") || value === undefined) continue;
-    if (Array.isArray(value)) for (const each of value) fields.push([name, each]);
-    else fields.push([name, String(value)]);
+  if (Array.isArray(rawHeaders)) {
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+      const name: unknown = rawHeaders[i];
+      const value: unknown = rawHeaders[i + 1];
+      if (typeof name !== "string" || name.startsWith(":")) continue;
+      fields.push([name.toLowerCase(), String(value)]);
+      if (fields.length > MAX_RESPONSE_HEADER_FIELDS) return null;
+    }
+  } else {
+    for (const [name, value] of Object.entries(headers)) {
+      if (name.startsWith(":") || value === undefined) continue;
+      if (Array.isArray(value)) for (const each of value) fields.push([name, each]);
+      else fields.push([name, String(value)]);
+    }
+    if (fields.length > MAX_RESPONSE_HEADER_FIELDS) return null;
   }
   // HTTP/2 has no reason phrase; the hop supplies the standard one.
   return { version: "2", status: Number(headers[":status"] ?? 0), statusText: "", fields };
+}
+
+/**
+ * A head past MAX_RESPONSE_HEADER_FIELDS fields (counted in toHead), or one
+ * Node reset with ENHANCE_YOUR_CALM because its header list passed
+ * maxHeaderListPairs or the maxHeaderListSize we offered: too large, as over HTTP/1.1. (A server sending that code itself on our
+ * one request reads the same; no server has a reason to.)
+ */
+function headTooLarge(): ProbeProtocolError {
+  return new ProbeProtocolError("UND_ERR_HEADERS_OVERFLOW", `the response head passed ${MAX_RESPONSE_HEADER_FIELDS} fields or the offered header list size`);
 }
 
 /** Node's HTTP/2 errors, named by what they mean for the hop. */

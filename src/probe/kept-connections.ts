@@ -4,6 +4,7 @@ import type { TLSSocket } from "node:tls";
 import { threadId } from "node:worker_threads";
 import type { BodyDrain } from "./body-drain.js";
 import type { ConnectionHandle, TlsDetail, TlsSummary } from "./hop-types.js";
+import { guarded } from "./probe-error.js";
 
 /**
  * How long a connection kept after a same-origin redirect waits for the hop
@@ -137,11 +138,12 @@ export function createConnectionKeeper(maxKept: number = MAX_KEPT, idleMs: numbe
 
 /** Reads the rest of an HTTP/1.1 body off a kept socket; a byte past its end, or the socket going, lets it go. */
 function drainSocket(socket: Socket, drain: BodyDrain, onDone: () => void, onGone: () => void): () => void {
-  const onData = (chunk: Buffer) => {
+  // A kept socket's bytes are the target's too: what reading them throws lets the connection go, never the thread.
+  const onData = guarded((chunk: Buffer) => {
     const state = drain.push(chunk);
     if (state === "broken") return onGone();
     if (state === "done") onDone();
-  };
+  }, onGone);
   socket.on("data", onData);
   socket.once("end", onGone);
   socket.once("close", onGone);

@@ -4,6 +4,7 @@ import type { Deadline } from "./deadline.js";
 import { DEFAULT_MAX_RESPONSE_HEAD_BYTES, type HopDeps, runHop } from "./hop.js";
 import type { HopRequest, Prober, ProberOptions, TimedHopOutcome } from "./hop-types.js";
 import { createConnectionKeeper, MAX_KEPT } from "./kept-connections.js";
+import { type DefectReporter, logDefect } from "./defect-log.js";
 import { createResolver } from "./resolver.js";
 import { sharedClockMs } from "./shared-clock.js";
 import { screenUrl } from "./target-policy.js";
@@ -14,12 +15,18 @@ export interface LocalProber extends Prober {
   hopWith(request: HopRequest, deadline: Deadline): Promise<TimedHopOutcome>;
 }
 
+/** What a prober tells its owner beyond its outcomes; none of it can cross to a probe thread, which uses the defaults. */
+export interface ProberHooks {
+  /** Told once per hop that met a defect of ours (internal_probe_error); logDefect (a JSON line on stdout) when absent. */
+  readonly onDefect?: DefectReporter;
+}
+
 /**
  * The project's only way out to the network. Options come from Config (the
  * server passes SITEDIAG_ALLOW_CIDRS and SITEDIAG_DNS_SERVERS through); the
  * engine reads no environment itself, proxy variables included.
  */
-export function createProber(options: ProberOptions): LocalProber {
+export function createProber(options: ProberOptions, hooks: ProberHooks = {}): LocalProber {
   const addresses = createAddressPolicy(options.allowCidrs);
   const resolver = createResolver({ servers: options.dnsServers, hostsFile: options.hostsFile });
   // Built once: a context made from ~150 root certificates costs milliseconds,
@@ -27,7 +34,15 @@ export function createProber(options: ProberOptions): LocalProber {
   const secureContext = options.ca === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.ca] });
   const requestHeaders = Object.freeze([Object.freeze(["user-agent", options.userAgent] as const), Object.freeze(["accept", "*/*"] as const)]);
   const keeper = createConnectionKeeper(options.reuseConnections === false ? 0 : MAX_KEPT);
-  const deps = { addresses, resolver, secureContext, requestHeaders, maxResponseHeadBytes: options.maxResponseHeadBytes ?? DEFAULT_MAX_RESPONSE_HEAD_BYTES, keeper };
+  const deps: HopDeps = {
+    addresses,
+    resolver,
+    secureContext,
+    requestHeaders,
+    maxResponseHeadBytes: options.maxResponseHeadBytes ?? DEFAULT_MAX_RESPONSE_HEAD_BYTES,
+    keeper,
+    reportDefect: hooks.onDefect ?? logDefect,
+  };
   return {
     screen: (url, ports) => screenUrl(url, ports, addresses),
     // Everything the target can do resolves as a response, failure or refusal;

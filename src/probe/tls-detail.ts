@@ -1,6 +1,12 @@
 import type { TLSSocket } from "node:tls";
 import type { X509Certificate } from "node:crypto";
-import type { PeerCertificate, TlsDetail } from "./hop-types.js";
+import { altNameEntries, certificateField, isoDate, nameLine, nameParts, shownText } from "./certificate-text.js";
+import type { PeerCertificate, TlsDetail, TlsSummary } from "./hop-types.js";
+
+// What the hop keeps of a handshake's certificate. The certificate is the
+// target's writing: every field is read totally (certificate-text.ts), so
+// these return a value whatever it holds, and never throw inside the
+// connector's secureConnect listener.
 
 /** The session and leaf certificate of a completed handshake. */
 export function describeTls(socket: TLSSocket, certificate: X509Certificate | undefined, verifyError: string | null): TlsDetail {
@@ -15,43 +21,54 @@ export function describeTls(socket: TLSSocket, certificate: X509Certificate | un
 
 export function peerCertificate(certificate: X509Certificate): PeerCertificate {
   return {
-    subject: nameParts(certificate.subject, ["CN"]),
-    issuer: nameParts(certificate.issuer, ["CN", "O"]),
-    subjectAltNames: splitAltNames(certificate.subjectAltName),
-    validFrom: new Date(certificate.validFrom).toISOString(),
-    validTo: new Date(certificate.validTo).toISOString(),
-    serialNumber: certificate.serialNumber.toUpperCase(),
-    fingerprintSha256: certificate.fingerprint256.toUpperCase(),
+    subject: nameParts(certificateField(certificate, "subject"), ["CN"]),
+    issuer: nameParts(certificateField(certificate, "issuer"), ["CN", "O"]),
+    subjectAltNames: altNameEntries(certificateField(certificate, "subjectAltName")),
+    validFrom: isoDate(certificateField(certificate, "validFrom")),
+    validTo: isoDate(certificateField(certificate, "validTo")),
+    serialNumber: shownText(certificateField(certificate, "serialNumber").toUpperCase()),
+    fingerprintSha256: certificateField(certificate, "fingerprint256").toUpperCase(),
     chainLength: sentChainLength(certificate),
   };
 }
 
+/** The summary a response carries (HopResponse.tls); null without a certificate. */
+export function summariseTls(socket: TLSSocket, certificate: X509Certificate | undefined): TlsSummary | null {
+  if (certificate === undefined) return null;
+  return {
+    protocol: socket.getProtocol() ?? "unknown",
+    subject: nameLine(certificateField(certificate, "subject")),
+    issuer: nameLine(certificateField(certificate, "issuer")),
+    validFrom: isoDate(certificateField(certificate, "validFrom")),
+    validTo: isoDate(certificateField(certificate, "validTo")),
+  };
+}
+
+/** Certificates in a chain the count walks, at most: no handshake carries more. */
+const MAX_CHAIN_WALK = 64;
+
 /**
  * The chain the server sent: a peer certificate's `issuerCertificate` links
  * only what came over the wire (not the local trust store), so walking it
- * counts the sent certificates. A self-issued link ends the walk.
+ * counts the sent certificates. A self-issued link ends the walk, as does a
+ * link Node cannot read.
  */
 function sentChainLength(leaf: X509Certificate): number {
-  const seen = new Set<string>([leaf.fingerprint256]);
-  let current: X509Certificate | undefined = leaf.issuerCertificate;
-  // Bounded: a server cannot make us walk more than it could send in a handshake anyway.
-  while (current !== undefined && !seen.has(current.fingerprint256) && seen.size < 64) {
-    seen.add(current.fingerprint256);
-    current = current.issuerCertificate;
+  const seen = new Set<string>([certificateField(leaf, "fingerprint256")]);
+  let current = issuerOf(leaf);
+  while (current !== undefined && seen.size < MAX_CHAIN_WALK) {
+    const fingerprint = certificateField(current, "fingerprint256");
+    if (seen.has(fingerprint)) break;
+    seen.add(fingerprint);
+    current = issuerOf(current);
   }
   return seen.size;
 }
 
-/** Values of the named attributes, in the order asked, from Node's "KEY=value" lines. */
-function nameParts(distinguishedName: string, keys: readonly string[]): string {
-  const lines = distinguishedName.split("\n");
-  return keys
-    .flatMap((key) => lines.filter((line) => line.startsWith(`${key}=`)).map((line) => line.slice(key.length + 1)))
-    .join(", ");
-}
-
-/** Node's subjectAltName is "DNS:a, IP Address:b"; a name cannot hold ", " unquoted, quoted ones are rare enough to keep whole. */
-function splitAltNames(text: string | undefined): string[] {
-  if (text === undefined || text === "") return [];
-  return text.split(", ").filter((name) => name !== "");
+function issuerOf(certificate: X509Certificate): X509Certificate | undefined {
+  try {
+    return certificate.issuerCertificate ?? undefined;
+  } catch {
+    return undefined;
+  }
 }

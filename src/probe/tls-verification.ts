@@ -1,5 +1,6 @@
 import type { X509Certificate } from "node:crypto";
 import type { TLSSocket } from "node:tls";
+import { certificateField } from "./certificate-text.js";
 
 /** A verification failure, coded as OpenSSL and Node code it (or CERT_CHAIN_INCOMPLETE, our own). */
 export class TlsVerificationError extends Error {
@@ -36,8 +37,14 @@ export function verificationFailure(socket: TLSSocket, certificate: X509Certific
 function sentLeafAloneWithIssuerAddress(leaf: X509Certificate | undefined): boolean {
   if (leaf === undefined) return false;
   // Node links the chain the server sent; a leaf sent alone whose issuer is unknown links to nothing, or to itself.
-  const issuer = leaf.issuerCertificate;
-  if (issuer !== undefined && issuer.fingerprint256 !== leaf.fingerprint256) return false;
-  if (leaf.subject === leaf.issuer) return false;
-  return (leaf.infoAccess ?? "").includes("CA Issuers");
+  // Every field read totally (certificate-text.ts): the leaf is the target's writing.
+  let issuer: X509Certificate | undefined;
+  try {
+    issuer = leaf.issuerCertificate ?? undefined;
+  } catch {
+    return false;
+  }
+  if (issuer !== undefined && certificateField(issuer, "fingerprint256") !== certificateField(leaf, "fingerprint256")) return false;
+  if (certificateField(leaf, "subject") === certificateField(leaf, "issuer")) return false;
+  return certificateField(leaf, "infoAccess").includes("CA Issuers");
 }

@@ -6,6 +6,8 @@ import { checkCommand } from "../../src/cli/check.js";
 import { startDnsServer } from "../fixtures/dns-server.js";
 import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { startTestService } from "../fixtures/service-harness.js";
+import { oddCertificate } from "../fixtures/odd-certificates.js";
+import { seededRandom } from "../fixtures/seeded-random.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 import { type DiagnoseRunOptions, escapeRegExp, runDiagnose, stopOnceRequested } from "./cli-io.js";
 
@@ -206,6 +208,20 @@ describe("sitediag check", () => {
     const untrusted = await check([url]);
     expect(untrusted.code).toBe(1);
     expect(untrusted.stdout).toMatch(/^ {2}failed stage +tls$/m);
+  });
+
+  it("reports a certificate whose dates Node cannot read, and whose subjectAltName does not decode, as down at tls; the process lives (issue 28, rows 1-2)", async () => {
+    for (const kind of ["bad-date", "undecodable-san"] as const) {
+      const odd = await oddCertificate(seededRandom(28), kind);
+      const target = await startHttpTargets({ tls: { key: odd.key, cert: odd.cert }, routes: { "/": { kind: "respond", status: 200 } } });
+      try {
+        const { code, stdout } = await check([target.url("/", { secure: true })], { env: { SITEDIAG_CA_FILE: caFile } });
+        expect(code, odd.name).toBe(1);
+        expect(stdout, odd.name).toMatch(/^ {2}failed stage +tls$/m);
+      } finally {
+        await target.close();
+      }
+    }
   });
 
   it("stops with exit 2 when SITEDIAG_CA_FILE cannot be read", async () => {

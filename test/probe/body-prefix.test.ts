@@ -18,6 +18,8 @@ const ANSWERS: Readonly<Record<string, string>> = {
   "/bad-chunk": "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
   "/conflicting-lengths": "HTTP/1.1 200 OK\r\ncontent-length: 4\r\ncontent-length: 5\r\n\r\nhello",
   "/interim-then-body": `HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: ${page.length}\r\n\r\n${page}`,
+  // A framing field of 200,000 list items (issue 28): within the head limit, past the engine's argument limit.
+  "/huge-coding-list": `HTTP/1.1 200 OK\r\ntransfer-encoding: ${",".repeat(200_000)}chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n`,
 };
 
 let target: RawTarget;
@@ -85,6 +87,10 @@ describe("body prefix over HTTP/1.1", () => {
     expect(await prefix(at("/conflicting-lengths"), 100)).toBeNull();
   });
 
+  it("a framing field of 200,000 list items is read, not thrown on", async () => {
+    expect(await prefix(at("/huge-coding-list"), 100)).toBe("hello");
+  });
+
   it("an endless body is read only as far as asked", async () => {
     expect(await prefix(endless.url, 64 * 1024)).toBe("a".repeat(64 * 1024));
   });
@@ -118,7 +124,17 @@ describe("bodyPrefixReader, byte by byte", () => {
     [[["transfer-encoding", "gzip, chunked"]], { kind: "chunked" }],
     [[["transfer-encoding", "chunked, gzip"]], { kind: "close" }],
     [[], { kind: "close" }],
+    [[["content-length", "5,"]], { kind: "invalid" }],
+    [[["content-length", ""]], { kind: "invalid" }],
+    [[["transfer-encoding", ""]], { kind: "close" }],
   ] as const)("framing of %j", (fields, framing) => {
     expect(bodyFraming(fields)).toEqual(framing);
+  });
+
+  it("reads lists of any length in one pass (no spread of a target's list into arguments)", () => {
+    const many = ",".repeat(300_000);
+    expect(bodyFraming([["transfer-encoding", `${many}chunked`]])).toEqual({ kind: "chunked" });
+    expect(bodyFraming([["content-length", `5${many.replaceAll(",", ",5")}`]])).toEqual({ kind: "length", length: 5 });
+    expect(bodyFraming([["content-length", many]])).toEqual({ kind: "invalid" });
   });
 });
