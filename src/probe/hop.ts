@@ -12,7 +12,7 @@ import { now, startTrace, type HopTrace } from "./hop-trace.js";
 import { refusal } from "./input-refusal.js";
 import { type AbortWatch, createDeadline, type Deadline } from "./deadline.js";
 import { isRedirectStatus } from "./redirect-status.js";
-import { sharedClockMs } from "./shared-clock.js";
+import { lateStart } from "./overload.js";
 import { locationText } from "./location-header.js";
 import { closeConnection, type ConnectionKeeper, type Keepable, type KeptOrigin, type OpenConnection } from "./kept-connections.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
@@ -60,9 +60,12 @@ export interface EndedHop {
 export async function runHop(request: HopRequest, deps: HopDeps, deadline: Deadline = createDeadline()): Promise<EndedHop> {
   const refusal = screenUrl(request.url, request.ports, deps.addresses);
   if (refusal !== null) return { outcome: { kind: "refused", refusal }, endedAt: now() };
+  // Before any byte is sent: a target is judged only on its full time, so a hop too late for it is our overload.
+  const overload = lateStart(request.askedAt);
+  if (overload !== null) return { outcome: { kind: "overloaded", overload }, endedAt: now() };
 
   const trace = startTrace(now());
-  const timer = setTimeout(() => deadline.abort(), timeLeftMs(request));
+  const timer = setTimeout(() => deadline.abort(), request.timeoutMs);
   const onOuterAbort = () => deadline.abort();
   request.signal?.addEventListener("abort", onOuterAbort, { once: true });
   if (request.signal?.aborted === true) deadline.abort();
@@ -76,14 +79,6 @@ export async function runHop(request: HopRequest, deps: HopDeps, deadline: Deadl
     request.signal?.removeEventListener("abort", onOuterAbort);
   }
   return { outcome, endedAt: outcome.kind === "response" && trace.answeredAt !== null ? trace.answeredAt : now() };
-}
-
-/** The hop's timeout less the time it waited to start, if the asking loop said when it asked. */
-function timeLeftMs(request: HopRequest): number {
-  if (request.askedAt === undefined) return request.timeoutMs;
-  const waited = sharedClockMs() - request.askedAt;
-  // Clocks of two threads agree to well under a millisecond; the clamp keeps a skew from adding time.
-  return Math.min(request.timeoutMs, Math.max(0, request.timeoutMs - Math.max(0, waited)));
 }
 
 async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTrace, signal: AbortWatch): Promise<HopOutcome> {
