@@ -111,7 +111,7 @@ describe("the service when its probe thread keeps dying", () => {
     service = await startObservedService({
       config: { probeThreads: 1 },
       env: (config) => {
-        const limits = { siteTimeoutMs: config.siteTimeoutMs, traceHopTimeoutMs: config.traceHopTimeoutMs, traceTotalTimeoutMs: config.traceTotalTimeoutMs, tracePorts: config.tracePorts };
+        const limits = { siteTimeoutMs: config.siteTimeoutMs, traceHopTimeoutMs: config.traceHopTimeoutMs, traceTotalTimeoutMs: config.traceTotalTimeoutMs, tracePorts: [ok.port, silent.port] };
         prober = createThreadedProber({ allowCidrs: config.allowCidrs, dnsServers: [], userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000, entry, restart });
         return Object.assign({}, limits, { prober, threads: threadedDiagnostics(prober) });
       },
@@ -219,6 +219,33 @@ describe("the service when its probe thread keeps dying", () => {
     expect(silent.connections()).toBe(accepted);
     const text = await (await fetch(`${service.url}/metrics`)).text();
     expect(sampleValue(text, "sitediag_overload_answers_total", { operation: "CheckSite", why: "late_start" })).toBe(1);
+  });
+
+  it("a batch whose traces could not start within the grace streams each as unavailable, and its credits come back when it ends", async () => {
+    await prober.ready();
+    const { usage: before } = await usageOf(service);
+    const accepted = silent.connections();
+    const held = prober.run({ holdMs: LATE_START_GRACE_MS + 1_500 } satisfies HoldJob);
+    const response = await fetch(`${service.url}/api/v1/batch/redirect-check`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": service.key },
+      body: JSON.stringify({ items: [{ url: silent.url }, { url: `${silent.url}other` }] }),
+    });
+    const lines = (await response.text()).split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as { ok: boolean; error?: { code: string } });
+    await held;
+    expect(response.status).toBe(200);
+    // The head went out before the items ran: it shows the whole charge (2 traces, 5 credits each).
+    expect(response.headers.get("x-ratelimit-used")).toBe(String(before + 10));
+    expect(lines.map((line) => [line.ok, line.error?.code])).toEqual([
+      [false, "unavailable"],
+      [false, "unavailable"],
+    ]);
+    expect(silent.connections()).toBe(accepted);
+    // Given back as the stream ended, a moment after its last line may have been read.
+    for (let attempt = 0; (await usageOf(service)).usage !== before && attempt < 100; attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await usageOf(service)).usage).toBe(before);
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    expect(sampleValue(text, "sitediag_overload_answers_total", { operation: "TraceRedirectsBatch", why: "late_start" })).toBe(2);
   });
 });
 
