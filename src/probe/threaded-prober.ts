@@ -107,8 +107,8 @@ interface Pending {
   /** A hop's outcome, or a job's answer. */
   resolve(value: unknown): void;
   reject(error: Error): void;
-  /** How a thread that cannot answer it ends it: a hop resolves as overloaded, a job rejects. */
-  unavailable(overload: Overload): void;
+  /** What a thread that cannot answer it makes of it: a hop's overloaded outcome (resolves), a job's ProbeThreadUnavailable (rejects). */
+  readonly unavailable: (overload: Overload) => unknown;
   readonly signal: AbortWatch | undefined;
   readonly onAbort: (() => void) | undefined;
 }
@@ -216,7 +216,10 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
       const lost = [...slot.pending.keys()];
       // What it was running may have reached its target, but its answer is gone: the caller may retry, we do not.
       const overload: Overload = { why: "thread_lost", detail: `the probe thread running it stopped (${firstLine(reason)})` };
-      for (const id of lost) settle(slot, id)?.unavailable(overload);
+      for (const id of lost) {
+        const pending = settle(slot, id);
+        if (pending !== undefined) settleUnavailable(pending.resolve, pending.reject, pending.unavailable(overload));
+      }
       if (closing) return;
       const livedMs = slot.liveSince === null ? 0 : performance.now() - slot.liveSince;
       slot.liveSince = null;
@@ -249,8 +252,8 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
     slots.reduce<Slot | undefined>((best, candidate) => {
       if (candidate.worker === null) return best;
       if (best === undefined) return candidate;
-      const live = (slot: Slot) => slot.liveSince !== null;
-      if (live(candidate) !== live(best)) return live(candidate) ? candidate : best;
+      const candidateLive = candidate.liveSince !== null;
+      if (candidateLive !== (best.liveSince !== null)) return candidateLive ? candidate : best;
       return candidate.pending.size < best.pending.size ? candidate : best;
     }, undefined);
   /** The thread holding the connection the hop may reuse; else the one with the fewest in flight. */
@@ -281,7 +284,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
       }
       const id = nextId++;
       const onAbort = signal === undefined ? undefined : () => slot.send({ type: "cancel", id });
-      slot.pending.set(id, { resolve, reject, unavailable: (overload) => settleUnavailable(resolve, reject, unavailable(overload)), signal, onAbort });
+      slot.pending.set(id, { resolve, reject, unavailable, signal, onAbort });
       if (slot.pending.size === 1) worker.ref();
       slot.send(message(id));
       if (signal !== undefined && onAbort !== undefined) {
@@ -294,7 +297,7 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
   // The thread answers a hop message with nothing but a TimedHopOutcome.
   const hop = (request: HopRequest): Promise<TimedHopOutcome> =>
     dispatch(slotFor(request), request.signal, overloadedHop, (id) => ({ type: "hop", id, request: toWire(Object.assign({}, request, { askedAt: request.askedAt ?? sharedClockMs() })) })) as Promise<TimedHopOutcome>;
-  const run = (job: unknown, signal?: AbortWatch): Promise<unknown> => dispatch(leastLoaded(), signal, (overload) => new ProbeThreadUnavailable(overload), (id) => ({ type: "job", id, job }));
+  const run = (job: unknown, signal?: AbortWatch): Promise<unknown> => dispatch(leastLoaded(), signal, unavailableJob, (id) => ({ type: "job", id, job }));
 
   const load: ProbeLoad = {
     loopDelays: () => slots.flatMap((slot) => (slot.delay === null || slot.worker === null ? [] : [slot.delay])),
@@ -340,6 +343,10 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
 function overloadedHop(overload: Overload): TimedHopOutcome {
   const at = sharedClockMs();
   return { kind: "overloaded", overload, span: { startedAt: at, endedAt: at } };
+}
+
+function unavailableJob(overload: Overload): ProbeThreadUnavailable {
+  return new ProbeThreadUnavailable(overload);
 }
 
 /** `ended` is what `unavailable` made of the overload: an Error rejects, anything else resolves. */
