@@ -76,7 +76,9 @@ export interface ThreadedProber extends Prober {
   /**
    * Runs one job of the layer above, whole, on the thread with the fewest in
    * flight, by the entry's runner: `job` and the answer cross as plain data.
-   * `signal` aborting cancels it there. Rejects only on a defect.
+   * `signal` aborting cancels it there. Rejects with ProbeThreadUnavailable
+   * when its thread died with it or none was running (it is not sent again),
+   * otherwise only on a defect.
    */
   run(job: unknown, signal?: AbortWatch): Promise<unknown>;
   /** The live worker of each probe thread, in thread order (operations and tests). */
