@@ -313,7 +313,12 @@ export function createThreadedProber(options: ProberOptions, threading: Threadin
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    liveThreads: () => slots.filter((slot) => slot.worker !== null && slot.liveSince !== null).length,
+    // Read by admission on every call: a count, no array.
+    liveThreads: () => {
+      let live = 0;
+      for (const slot of slots) if (slot.worker !== null && slot.liveSince !== null) live += 1;
+      return live;
+    },
     onThreadExit: (listener) => {
       exitListeners.add(listener);
       return () => exitListeners.delete(listener);
