@@ -78,7 +78,7 @@ it("a check that started within the grace gets its full time, and its timeout is
   const target = await startRawTarget({ kind: "silent" });
   try {
     const diagnostics = threadedDiagnostics(prober);
-    const holdMs = LATE_START_GRACE_MS / 4;
+    const holdMs = LATE_START_GRACE_MS / 10;
     const { outcome, elapsedMs } = await behindHold(() => diagnostics.checkSite(target.url, limits({ siteTimeoutMs: 1_000 }), undefined, {}), holdMs);
     if (outcome.kind !== "result") throw new Error(JSON.stringify(outcome));
     expect(outcome.result).toMatchObject({ status: "down", failedStage: "http", reason: "Timed out after 1 s waiting for a response" });

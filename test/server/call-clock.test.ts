@@ -54,7 +54,7 @@ describe("a call's timeouts start at its arrival", () => {
   });
 
   it("gives a call taken in within the grace its full timeout on the wire", async () => {
-    intakeDelayMs = LATE_START_GRACE_MS / 4;
+    intakeDelayMs = LATE_START_GRACE_MS / 5;
     const response = await check();
     const body = (await response.json()) as { data: { reason: string; details: { requests: { failure: { elapsedMs: number; timedOut: boolean } }[] } } };
     expect(response.status).toBe(200);
