@@ -4,9 +4,10 @@ import { createAsyncIterable } from "@connectrpc/connect/protocol";
 import type { Config } from "../config.js";
 import { unauthenticated, unavailableIfStoreDown } from "./access-errors.js";
 import { API_KEY_HEADER, digestApiKey, isWellFormedApiKey } from "./api-key.js";
+import { callRefundKey, refundTab } from "./call-refund.js";
 import type { CreditPolicy, Usage } from "./credit-log.js";
 import { type Price, priceOf } from "./method-costs.js";
-import type { AccessStore, ChargeOutcome } from "./store.js";
+import type { AccessStore, ChargeOutcome, ChargeReceipt } from "./store.js";
 import { setUsageHeaders, usageHeaders } from "./usage-headers.js";
 
 export interface AccessInterceptorDeps {
@@ -24,6 +25,9 @@ export interface AccessInterceptorDeps {
  * Unauthenticated (401) and nothing charged; cost above what is left ->
  * ResourceExhausted (429) and nothing charged; otherwise charged, and only
  * then does the handler validate its parameters, so a bad url still costs.
+ * A diagnostic the service then could not run for its own reasons (overload,
+ * a dead probe thread) is given back (call-refund.ts): once the call is over,
+ * in one store write, and a unary call's usage headers say what is left after it.
  * The REST door turns `api_key` into this header, so both doors share it.
  */
 export function createAccessInterceptor(deps: AccessInterceptorDeps): Interceptor {
@@ -44,16 +48,50 @@ export function createAccessInterceptor(deps: AccessInterceptorDeps): Intercepto
     if (outcome.kind === "unauthenticated") throw unauthenticated();
     if (outcome.kind === "rejected") throw exhausted(cost, outcome.usage, outcome.retryAfterSeconds);
 
+    const tab = refundTab(cost, priced.units);
+    req.contextValues.set(callRefundKey, tab);
+    // What the call's diagnostics could not run is given back once, when it is over; the usage then says what is left.
+    const settle = async () => (tab.owed() === 0 ? outcome.usage : refund(deps.store, outcome.receipt, outcome.keyId, tab.owed(), policy, outcome.usage));
     try {
       const res = await next(req);
+      if (!res.stream) {
+        setUsageHeaders(res.header, await settle());
+        return res;
+      }
+      // A stream's head goes out before its items run: it says what was charged; what comes back, comes back at its end.
       setUsageHeaders(res.header, outcome.usage);
-      return res;
+      return Object.assign({}, res, { message: refundingAfter(res.message, settle) });
     } catch (error) {
       // The call was charged even though it failed (a bad url is a 400 that still costs): say what is left.
-      if (error instanceof ConnectError) setUsageHeaders(error.metadata, outcome.usage);
+      const usage = await settle();
+      if (error instanceof ConnectError) setUsageHeaders(error.metadata, usage);
       throw error;
     }
   };
+}
+
+/**
+ * Gives `credits` of the call's charge back and reads the key's standing
+ * after it. A store that fails here keeps the charge (the caller paid for a
+ * call that got a 503): nothing is refunded twice, and the answer the caller
+ * is owed is not held back for it; the store metric counts the failed refund.
+ */
+async function refund(store: AccessStore, receipt: ChargeReceipt, keyId: string, credits: number, policy: CreditPolicy, charged: Usage): Promise<Usage> {
+  try {
+    await store.refund(receipt, credits);
+    return await store.usage(keyId, policy);
+  } catch {
+    return charged;
+  }
+}
+
+/** A stream's messages as they come, then the refund once it has ended (however it ended: done, failed, or its caller gone). */
+async function* refundingAfter<T>(messages: AsyncIterable<T>, settle: () => Promise<unknown>): AsyncIterable<T> {
+  try {
+    yield* messages;
+  } finally {
+    await settle();
+  }
 }
 
 /**

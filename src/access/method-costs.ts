@@ -3,8 +3,12 @@ import { CheckSitesRequestSchema, DiagnosticsService, TraceRedirectsBatchRequest
 import { batchSizeProblem } from "../batch-size.js";
 import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
 
-/** What a call costs, or why it has no price (a batch outside the size rule is refused before any charge). */
-export type Price = { readonly kind: "credits"; readonly credits: number } | { readonly kind: "unpriced"; readonly reason: string };
+/**
+ * What a call costs, or why it has no price (a batch outside the size rule is
+ * refused before any charge). `units`: the diagnostics it pays for (a batch's
+ * items; 1 for a single call), each `credits / units`.
+ */
+export type Price = { readonly kind: "credits"; readonly credits: number; readonly units: number } | { readonly kind: "unpriced"; readonly reason: string };
 
 /** Credits per unit of each DiagnosticsService method (§8); a batch pays its unit for every item. Data, not literals in handlers. */
 const UNIT_COSTS: ReadonlyMap<string, number> = new Map([
@@ -19,9 +23,9 @@ export function priceOf(methodName: string, message: Message): Price | undefined
   const unit = UNIT_COSTS.get(methodName);
   if (unit === undefined) return undefined;
   const items = batchSize(message);
-  if (items === undefined) return { kind: "credits", credits: unit };
+  if (items === undefined) return { kind: "credits", credits: unit, units: 1 };
   const problem = batchSizeProblem(items);
-  return problem === undefined ? { kind: "credits", credits: unit * items } : { kind: "unpriced", reason: problem };
+  return problem === undefined ? { kind: "credits", credits: unit * items, units: items } : { kind: "unpriced", reason: problem };
 }
 
 /** The number of items of a batch request; undefined for a single-URL request. */

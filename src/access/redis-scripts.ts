@@ -10,13 +10,14 @@
 /**
  * KEYS[1] key record hash, KEYS[2] charge log, KEYS[3] credits used in the window.
  * ARGV[1] cost, ARGV[2] the instance's budget, ARGV[3] window in ms, ARGV[4] "charge" or "peek".
- * Returns {status, nowMs, used, oldestMs, walk, budget}: status is
+ * Returns {status, nowMs, used, oldestMs, walk, budget[, member]}: status is
  * unauthenticated, admitted, rejected or peek; used and oldestMs (nil when
  * the log is empty) describe the window before this charge; on a refusal
  * walk is the log's oldest charges {atMs, cost, atMs, cost, ...}, just
  * enough of them to free the refused cost, and empty otherwise; budget is
  * the one applied: the key record's own `budget` field when it has one,
- * else ARGV[2].
+ * else ARGV[2]; member, on an admitted charge only, names it in the log
+ * (REFUND_SCRIPT's ARGV[1]).
  *
  * Expired charges are removed and their credits taken off the counter (each
  * once: amortised O(1) per charge). A missing counter (a log written before
@@ -99,7 +100,31 @@ end
 local seq = redis.call('HINCRBY', KEYS[1], 'charge_seq', 1)
 redis.call('ZADD', KEYS[2], now, seq .. ':' .. cost)
 save(used + cost)
-return {'admitted', now, used, oldest_ms, {}, budget}
+return {'admitted', now, used, oldest_ms, {}, budget, seq .. ':' .. cost}
+`;
+
+/**
+ * KEYS[1] charge log, KEYS[2] credits used in the window (the charge's key's).
+ * ARGV[1] the charge's member "<seq>:<cost>", ARGV[2] credits to give back.
+ * Takes the credits off the charge (its member rewritten with the smaller
+ * cost at the same score, or removed at zero) and off the counter; a charge
+ * no longer in the log (aged out, or given back whole) gives nothing.
+ * DECRBY keeps the counter's expiry. Returns the credits given back.
+ */
+export const REFUND_SCRIPT = `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score then return 0 end
+local seq, cost = string.match(ARGV[1], '^(%d+):(%d+)$')
+if not seq then return 0 end
+cost = tonumber(cost)
+local back = math.min(cost, math.floor(tonumber(ARGV[2]) or 0))
+if back <= 0 then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+if back < cost then redis.call('ZADD', KEYS[1], score, seq .. ':' .. (cost - back)) end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  if redis.call('DECRBY', KEYS[2], back) <= 0 then redis.call('DEL', KEYS[2]) end
+end
+return back
 `;
 
 /**

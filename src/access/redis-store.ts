@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { Cluster, Redis } from "ioredis";
 import type { RedisNode } from "../config.js";
 import { decideCharge, policyForKey, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
-import { CHARGE_SCRIPT, INSERT_KEY_INDEX_SCRIPT, REVOKE_KEY_SCRIPT, SET_BUDGET_SCRIPT } from "./redis-scripts.js";
+import { CHARGE_SCRIPT, INSERT_KEY_INDEX_SCRIPT, REFUND_SCRIPT, REVOKE_KEY_SCRIPT, SET_BUDGET_SCRIPT } from "./redis-scripts.js";
 import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type KeyRecord, type RevokeOutcome } from "./store.js";
 
 export interface RedisStoreOptions {
@@ -115,7 +115,13 @@ export async function openRedisStore(target: RedisTarget, options: RedisStoreOpt
         // The script applied the same rule to the same window; this computes the numbers for the headers.
         const decision = decideCharge(reply.state, reply.nowMs, cost, policyForKey(policy, reply.budget), () => reply.walk);
         if (decision.kind !== reply.status) throw new Error(`script said ${reply.status} but the log says ${decision.kind}`);
-        return Object.assign({}, decision, { keyId });
+        if (decision.kind === "rejected") return Object.assign({}, decision, { keyId });
+        if (reply.member === null) throw new Error("charge script admitted a charge without naming it");
+        return Object.assign({}, decision, { keyId, receipt: { keyId, charge: reply.member } });
+      }),
+    refund: (receipt, credits) =>
+      guard("refund", async () => {
+        await runScript(REFUND_SCRIPT, [names.charges(receipt.keyId), names.creditsUsed(receipt.keyId)], [receipt.charge, credits]);
       }),
     usage: (keyId, policy) =>
       guard("usage", async () => {
@@ -196,11 +202,13 @@ interface ChargeReply {
   readonly walk: Charge[];
   /** The budget the script applied: the key's own, else the instance's. */
   readonly budget: number;
+  /** The admitted charge's member in the log; null otherwise. */
+  readonly member: string | null;
 }
 
 function parseChargeReply(reply: unknown): ChargeReply {
-  if (!Array.isArray(reply) || reply.length !== 6) throw new Error("charge script returned an unexpected reply");
-  const [status, nowMs, used, oldestMs, flat, budget] = reply as [unknown, unknown, unknown, unknown, unknown, unknown];
+  if (!Array.isArray(reply) || (reply.length !== 6 && reply.length !== 7)) throw new Error("charge script returned an unexpected reply");
+  const [status, nowMs, used, oldestMs, flat, budget, member] = reply as [unknown, unknown, unknown, unknown, unknown, unknown, unknown];
   if (status !== "unauthenticated" && status !== "admitted" && status !== "rejected" && status !== "peek") {
     throw new Error(`charge script returned status ${String(status)}`);
   }
@@ -215,7 +223,7 @@ function parseChargeReply(reply: unknown): ChargeReply {
   }
   const walk: Charge[] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) walk.push({ atMs: Number(flat[i]), cost: Number(flat[i + 1]) });
-  return { status, nowMs, state: { used, oldestAtMs: oldestMs }, walk, budget };
+  return { status, nowMs, state: { used, oldestAtMs: oldestMs }, walk, budget, member: typeof member === "string" ? member : null };
 }
 
 function toRecord(hash: Record<string, string>): KeyRecord | undefined {

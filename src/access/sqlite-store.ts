@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Database } from "./sqlite-driver.js";
 import { decideCharge, expiryHorizonMs, policyForKey, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
-import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type KeyRecord, type NewKeyRecord, type RevokeOutcome } from "./store.js";
+import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type ChargeReceipt, type KeyRecord, type NewKeyRecord, type RevokeOutcome } from "./store.js";
 
 export interface SqliteStoreOptions {
   /** How long a writer waits for another process's lock before giving up (ms). */
@@ -85,6 +85,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       "INSERT INTO credit_totals (key_id, used) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET used = excluded.used",
     ),
     dropTotal: db.prepare("DELETE FROM credit_totals WHERE key_id = ?"),
+    // A charge is named by its rowid with its key and time: SQLite reuses a rowid once its row is gone (pruned, given back).
+    chargeCost: db.prepare<[number, string, number], number>("SELECT cost FROM credit_charges WHERE rowid = ? AND key_id = ? AND charged_at_ms = ?").pluck(),
+    setChargeCost: db.prepare("UPDATE credit_charges SET cost = ? WHERE rowid = ?"),
+    dropCharge: db.prepare("DELETE FROM credit_charges WHERE rowid = ?"),
   };
 
   const insertKey = db.transaction((record: NewKeyRecord, onlyIfEmpty: boolean): boolean => {
@@ -149,11 +153,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       Object.assign(window, expire(keyId, nowMs, keyPolicy));
     }
     const decision = decideCharge(window.state, nowMs, cost, keyPolicy, () => oldestFirst(keyId));
-    if (decision.kind === "admitted") {
-      statements.insertCharge.run(keyId, nowMs, cost);
-      window.state = { used: window.state.used + cost, oldestAtMs: window.state.oldestAtMs ?? nowMs };
-    }
-    return Object.assign({}, decision, { keyId });
+    if (decision.kind === "rejected") return Object.assign({}, decision, { keyId });
+    const { lastInsertRowid } = statements.insertCharge.run(keyId, nowMs, cost);
+    window.state = { used: window.state.used + cost, oldestAtMs: window.state.oldestAtMs ?? nowMs };
+    return Object.assign({}, decision, { keyId, receipt: { keyId, charge: `${lastInsertRowid}@${nowMs}` } });
   };
   const chargeAll = db.transaction((batch: readonly PendingCharge[]) => {
     const windows = new Map<string, OpenWindow | null>();
@@ -162,6 +165,23 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return outcomes;
   });
   const charges = groupCommit((batch) => guard("charge", () => chargeAll.immediate(batch)));
+
+  /**
+   * The charge's cost less `credits` (its row gone at zero), and the key's
+   * total with it. A charge already pruned (aged out) or given back whole has
+   * no row: nothing changes. A missing total is recounted from the log.
+   */
+  const refund = db.transaction((receipt: ChargeReceipt, credits: number) => {
+    const [rowid, atMs] = receipt.charge.split("@", 2).map(Number);
+    const cost = rowid !== undefined && atMs !== undefined && Number.isSafeInteger(rowid) && Number.isSafeInteger(atMs) ? statements.chargeCost.get(rowid, receipt.keyId, atMs) : undefined;
+    if (cost === undefined) return;
+    const back = Math.min(cost, Math.max(0, Math.floor(credits)));
+    if (back === 0) return;
+    if (back === cost) statements.dropCharge.run(rowid);
+    else statements.setChargeCost.run(cost - back, rowid);
+    const stored = statements.total.get(receipt.keyId);
+    if (stored !== undefined) saveTotal(receipt.keyId, stored, Math.max(0, stored - back));
+  });
 
   const usage = db.transaction((keyId: string, policy: CreditPolicy) => {
     const nowMs = Date.now();
@@ -199,6 +219,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     revokeKey: async (id) => guard("revokeKey", () => revoke.immediate(id)),
     setKeyBudget: async (id, budget) => guard("setKeyBudget", () => setBudget.immediate(id, budget)),
     charge: (digest, cost, policy) => charges.add({ digest, cost, policy }),
+    refund: async (receipt, credits) => guard("refund", () => refund.immediate(receipt, credits)),
     usage: async (keyId, policy) => guard("usage", () => usage.immediate(keyId, policy)),
     ping: async () => guard("ping", () => void db.prepare("SELECT 1").get()),
     close: async () => {

@@ -19,10 +19,20 @@ export interface NewKeyRecord {
   readonly budget?: number | null;
 }
 
-/** The result of check-and-charge: a key that is unknown or revoked is refused before anything is charged. */
+/**
+ * Names one admitted charge in the store that made it, so exactly that charge
+ * can be given back (`refund`). Opaque outside the store.
+ */
+export interface ChargeReceipt {
+  readonly keyId: string;
+  readonly charge: string;
+}
+
+/** The result of check-and-charge: a key that is unknown or revoked is refused before anything is charged; an admitted charge has its receipt. */
 export type ChargeOutcome =
   | { readonly kind: "unauthenticated" }
-  | (ChargeDecision & { readonly keyId: string });
+  | (Extract<ChargeDecision, { kind: "admitted" }> & { readonly keyId: string; readonly receipt: ChargeReceipt })
+  | (Extract<ChargeDecision, { kind: "rejected" }> & { readonly keyId: string });
 
 export type RevokeOutcome =
   | { readonly kind: "revoked"; readonly record: KeyRecord }
@@ -54,6 +64,13 @@ export interface AccessStore {
    * nothing. The store's own clock decides what "now" is.
    */
   charge(digest: string, cost: number, policy: CreditPolicy): Promise<ChargeOutcome>;
+  /**
+   * Gives back `credits` of the charge `receipt` names (all of it when they
+   * reach its cost), atomically: a call the service could not run for its own
+   * reasons (overload) is not paid for. The caller asks once per charge; a
+   * charge already given back, or aged out of the window, gives nothing.
+   */
+  refund(receipt: ChargeReceipt, credits: number): Promise<void>;
   /** The key's standing now (against its own budget when it has one), charging nothing. */
   usage(keyId: string, policy: CreditPolicy): Promise<Usage>;
   /** Resolves when the store answers; for readiness checks. */

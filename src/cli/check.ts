@@ -3,7 +3,7 @@ import { checkSite } from "../diagnostics/site-check.js";
 import { renderMessage } from "../server/rest/rest-render.js";
 import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
-import { EXIT, reportInterrupted, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
+import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { renderSiteCheck } from "./report/site-check-report.js";
 
 const HELP = `usage: sitediag check [--json] URL
@@ -32,6 +32,7 @@ export const checkCommand = {
       const outcome = await checkSite(args.target, env, signal, { details: !args.json || args.details });
       if (outcome.kind === "refused") return reportRefusal(outcome.refusal, io);
       if (outcome.kind === "cancelled") return reportInterrupted(io);
+      if (outcome.kind === "overloaded") return reportOverloaded(outcome.overload, io);
       const { result } = outcome;
       io.stdout.write(args.json ? `${JSON.stringify(renderMessage(CheckSiteResponseSchema, siteCheckMessage(result)))}\n` : renderSiteCheck(result, paint));
       return result.status === "up" ? EXIT.healthy : EXIT.broken;

@@ -88,8 +88,9 @@ async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole)
   if (store === undefined) return EXIT_FAILED;
   const logger = role.logger(await createLogger({ level: io.config.logLevel, destination: io.stdout, pretty: io.stdout.isTTY === true }));
   const env = diagnosticEnvFromConfig(io.config, ca, {
-    // The hops it held were answered as defects (500); the log says why.
-    onProbeThreadExit: (exit) => logger.error({ probeThread: exit.thread, reason: exit.reason, inFlightLost: exit.lost, replaced: exit.replaced }, "probe thread stopped"),
+    // Once per death: the checks it held were answered 503 (retryable, not charged); the log says why, and when it comes back.
+    onProbeThreadExit: (exit) =>
+      logger.error({ probeThread: exit.thread, reason: exit.reason, inFlightLost: exit.lost, replaced: exit.replaced, restartInMs: exit.restartInMs }, "probe thread stopped"),
   });
   // Listening before the probe threads have booted would count their boot against the first checks' deadlines.
   await env.prober.ready?.();

@@ -4,7 +4,7 @@ import { renderMessage } from "../server/rest/rest-render.js";
 import { toTraceRedirectsResponse } from "../service/trace-redirects.js";
 import type { Command, CommandIo } from "./command.js";
 import { runBatchTrace } from "./diagnose/batch-trace.js";
-import { EXIT, reportInterrupted, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
+import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { HEALTHY_CHAINS, renderTrace } from "./report/trace-report.js";
 
 const HELP = `usage: sitediag trace [--json] URL
@@ -51,6 +51,8 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
         return reportRefusal(outcome.refusal, io);
       case "cancelled":
         return reportInterrupted(io);
+      case "overloaded":
+        return reportOverloaded(outcome.overload, io);
       case "result": {
         const { result } = outcome;
         io.stdout.write(args.json ? `${JSON.stringify(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n` : renderTrace(result, paint));

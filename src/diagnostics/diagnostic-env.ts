@@ -40,7 +40,8 @@ export interface DiagnosticThreads {
 export type HopTally =
   | { readonly kind: "response" }
   | { readonly kind: "failure"; readonly failure: { readonly stage: FailureStage; readonly timedOut: boolean } }
-  | { readonly kind: "refused" };
+  | { readonly kind: "refused" }
+  | { readonly kind: "overloaded" };
 
 /** Only the limits of an env (what crosses to a diagnostic thread with each call). */
 export function limitsOf(env: DiagnosticLimits): DiagnosticLimits {

@@ -1,6 +1,5 @@
 import { type AbortWatch, createDeadline } from "../probe/deadline.js";
 import type { HopSpan } from "../probe/hop-types.js";
-import { sharedClockMs } from "../probe/shared-clock.js";
 
 /**
  * The time a trace may spend: each request gets the per-request timeout or
@@ -29,9 +28,14 @@ export interface BudgetLimits {
   readonly totalTimeoutMs: number;
 }
 
-/** `from`: when the budget started, on the shared clock (the trace was asked for on another thread); now when undefined. */
-export function startTraceBudget(limits: BudgetLimits, caller?: AbortWatch, from?: number): TraceBudget {
-  const startedAt = performance.now() - (from === undefined ? 0 : Math.max(0, sharedClockMs() - from));
+/**
+ * The budget starts now, when the trace sends its first request: a trace that
+ * waited for its turn longer than LATE_START_GRACE_MS is overload before
+ * this (traceRedirects), and one that waited less is given its whole budget,
+ * so a trace_timeout always means the target's own requests used it.
+ */
+export function startTraceBudget(limits: BudgetLimits, caller?: AbortWatch): TraceBudget {
+  const startedAt = performance.now();
   // One deadline ended by the timer or by the caller, linked by hand: AbortSignal.any costs ~17 us of CPU
   // per trace (a composite signal tracked through weak references), and an AbortController's signal ~2 us on Node 20.
   const ended = createDeadline();

@@ -1,5 +1,6 @@
 import type { ProbeFailure } from "../probe/failure.js";
 import type { ConnectionHandle, HopFailureTrace, HopOutcome, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
+import type { Overload } from "../probe/overload.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import type { TraceBudget } from "./redirect-trace-budget.js";
 
@@ -20,6 +21,8 @@ export type HopAttempt =
       readonly timeoutMs: number;
     }
   | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  /** Our own capacity failed the request (its probe thread died): no verdict on the target. */
+  | { readonly kind: "overloaded"; readonly overload: Overload }
   /** The budget was spent before a request could be sent; `head` is the HEAD's outcome when one was sent. */
   | { readonly kind: "out-of-time"; readonly headNote: string | null; readonly head: HopOutcome | null };
 
@@ -88,6 +91,7 @@ function settle(
   budget: TraceBudget,
 ): HopAttempt {
   if (outcome.kind === "refused") return { kind: "refused", refusal: outcome.refusal };
+  if (outcome.kind === "overloaded") return { kind: "overloaded", overload: outcome.overload };
   if (outcome.kind === "response") return { kind: "response", response: outcome.response, method, headNote };
   const { failure } = outcome;
   // The budget's signal can end a request a hair before the request's own
@@ -100,5 +104,6 @@ function settle(
 function describeHead(outcome: HopOutcome): string {
   if (outcome.kind === "response") return `HEAD answered ${outcome.response.status} ${outcome.response.statusText}`;
   if (outcome.kind === "failure") return `HEAD failed: ${outcome.failure.reason}`;
+  if (outcome.kind === "overloaded") return `HEAD was not answered: ${outcome.overload.detail}`;
   return `HEAD was refused: ${outcome.refusal.reason}`;
 }

@@ -1,3 +1,4 @@
+import type { Overload } from "../probe/overload.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import type { DiagnosticDetails } from "./details-types.js";
 import type { RequestAttempt } from "./request-attempt.js";
@@ -65,8 +66,11 @@ export interface RedirectTraceResult {
  * What a trace comes to. Only an unusable *starting* input is refused; anything
  * that goes wrong later is a result with a partial chain. `cancelled` means the
  * caller's own signal ended the work, so nobody is waiting for a result.
+ * `overloaded`: our own capacity kept it from a verdict (it started too late
+ * for its full time, or its thread died); retryable, never about the target.
  */
 export type RedirectTraceOutcome =
   | { readonly kind: "result"; readonly result: RedirectTraceResult }
   | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
-  | { readonly kind: "cancelled"; readonly reason: unknown };
+  | { readonly kind: "cancelled"; readonly reason: unknown }
+  | { readonly kind: "overloaded"; readonly overload: Overload };

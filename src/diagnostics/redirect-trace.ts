@@ -1,6 +1,7 @@
 import type { AbortWatch } from "../probe/deadline.js";
 import { REDIRECT_TRACE } from "../limits.js";
 import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
+import { lateStart } from "../probe/overload.js";
 import type { ConnectionHandle, HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
 import { cookieKey, createCheckCookies } from "./check-cookies.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
@@ -35,12 +36,15 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
   const ports: PortRule = { kind: "only", ports: env.tracePorts };
   const screened = env.prober.screen(parsed.url, ports);
   if (screened !== null) return { kind: "refused", refusal: screened };
+  // Before any request: a trace that waited too long for its turn could not have its whole budget.
+  const late = lateStart(options.timeoutsFrom);
+  if (late !== null) return { kind: "overloaded", overload: late };
 
-  const budget = startTraceBudget({ hopTimeoutMs: env.traceHopTimeoutMs, totalTimeoutMs: env.traceTotalTimeoutMs }, signal, options.timeoutsFrom);
+  const budget = startTraceBudget({ hopTimeoutMs: env.traceHopTimeoutMs, totalTimeoutMs: env.traceTotalTimeoutMs }, signal);
   try {
     const walk = await walkChain(parsed.url, env, ports, budget, { withRecords: options.details === true, withAttempts: options.attempts !== false });
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
-    if (walk.kind === "refused") return walk;
+    if (walk.kind === "refused" || walk.kind === "overloaded") return walk;
     const { chain, ending } = walk;
     const extra = options.details === true ? await lookForClientRedirect(walk, env, ports, budget) : null;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
@@ -96,7 +100,8 @@ type Walk =
       /** One per position that sent a request or had it refused, with the prober's outcome. */
       readonly attempts: readonly RequestAttempt[];
     }
-  | Extract<RedirectTraceOutcome, { kind: "refused" }>;
+  | Extract<RedirectTraceOutcome, { kind: "refused" }>
+  | Extract<RedirectTraceOutcome, { kind: "overloaded" }>;
 
 async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, keep: { readonly withRecords: boolean; readonly withAttempts: boolean }): Promise<Walk> {
   const { withRecords } = keep;
@@ -132,6 +137,8 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     // With details, the final page is asked once more (lookForClientRedirect): its connection is kept for that, as a browser would.
     const attempt = await attemptHop(env.prober, target, ports, budget, cookie, reuse, withRecords);
     if (attempt.kind === "response") cookies.take(target, attempt.response);
+    // Our capacity failed it (a probe thread died): no verdict on the chain, and nothing is sent again.
+    if (attempt.kind === "overloaded") return { kind: "overloaded", overload: attempt.overload };
     const outcome = outcomeOf(attempt);
     if (outcome !== null && keep.withAttempts) attempts.push({ url: target.href, method: attempt.kind === "refused" || attempt.kind === "out-of-time" ? "HEAD" : attempt.method, outcome });
 
@@ -288,7 +295,7 @@ async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, en
 }
 
 /** The outcome a position reports: the request that answered or failed, the refusal, or the HEAD sent before time ran out. */
-function outcomeOf(attempt: HopAttempt): HopOutcome | null {
+function outcomeOf(attempt: Exclude<HopAttempt, { kind: "overloaded" }>): HopOutcome | null {
   switch (attempt.kind) {
     case "response":
       return { kind: "response", response: attempt.response };

@@ -1,4 +1,5 @@
 import type { FailureStage } from "../probe/failure.js";
+import type { Overload } from "../probe/overload.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import type { DiagnosticDetails } from "./details-types.js";
 import type { RequestAttempt } from "./request-attempt.js";
@@ -37,9 +38,11 @@ export interface SiteCheckResult {
 /**
  * A check ran (whatever the target's state), or its input was refused before
  * anything was sent to the target (a 400 naming the rule), or the caller's
- * signal ended it. The same three outcomes as redirect-check's.
+ * signal ended it, or our own capacity kept it from a verdict (`overloaded`:
+ * retryable, never a word about the target). The same outcomes as redirect-check's.
  */
 export type SiteCheckOutcome =
   | { readonly kind: "result"; readonly result: SiteCheckResult }
   | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
-  | { readonly kind: "cancelled"; readonly reason: unknown };
+  | { readonly kind: "cancelled"; readonly reason: unknown }
+  | { readonly kind: "overloaded"; readonly overload: Overload };

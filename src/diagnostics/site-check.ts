@@ -67,6 +67,8 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
     });
     // Whoever gave the signal has gone: there is nobody to tell the result to.
     if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
+    // Our delay, not the site's: no verdict, and no request of this check is sent again.
+    if (outcome.kind === "overloaded") return { kind: "overloaded", overload: outcome.overload };
     run.spent(outcome.span);
     if (options.attempts !== false) run.attempts.push({ url: url.href, method: "GET", outcome });
     if (outcome.kind === "response") cookies.take(url, outcome.response);

@@ -35,6 +35,12 @@ export interface Metrics {
   readonly probeQueueWaiting: Gauge;
   /** Checks turned away (503) while the probe threads were saturated: the queue was full, or they waited too long. */
   readonly probeQueueRejections: Counter<"operation" | "why">;
+  /** Probe threads that died (each is replaced, after a backoff when they keep dying). */
+  readonly probeThreadDeaths: Counter;
+  /** Probe threads booted and running now; 0 means /readyz answers 503 and new checks are refused. */
+  readonly probeThreadsLive: Gauge;
+  /** Diagnostics answered 503 because our own capacity kept them from a verdict (not charged), by operation and why. */
+  readonly overloadAnswers: Counter<"operation" | "why">;
   /** The exposition, in Prometheus text format. */
   exposition(): Promise<string>;
   /** The Content-Type of the exposition. */
@@ -89,7 +95,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     outboundHops: new Counter({
       name: "sitediag_outbound_hops_total",
-      help: "Outbound requests to targets, by outcome (response, failure, timeout, refused) and stage (dns, connect, tls, http, none).",
+      help: "Outbound requests to targets, by outcome (response, failure, timeout, refused; overloaded: our own capacity failed it, no verdict) and stage (dns, connect, tls, http, none).",
       labelNames: ["outcome", "stage"] as const,
       registers,
     }),
@@ -137,7 +143,23 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     probeQueueRejections: new Counter({
       name: "sitediag_probe_queue_rejections_total",
-      help: "Checks answered 503 unavailable while the probe threads were saturated, by operation and why (full: SITEDIAG_PROBE_QUEUE already waiting; waited: too long in the queue).",
+      help: "Checks answered 503 unavailable before any charge while the probe threads could not take them, by operation and why (full: SITEDIAG_PROBE_QUEUE already waiting; waited: too long in the queue; no_thread: no probe thread running).",
+      labelNames: ["operation", "why"] as const,
+      registers,
+    }),
+    probeThreadDeaths: new Counter({
+      name: "sitediag_probe_thread_deaths_total",
+      help: "Probe threads that died; each is replaced (at once, then after a growing delay while they keep dying).",
+      registers,
+    }),
+    probeThreadsLive: new Gauge({
+      name: "sitediag_probe_threads_live",
+      help: "Probe threads booted and running now; at 0 /readyz answers 503 and checks are refused with 503.",
+      registers,
+    }),
+    overloadAnswers: new Counter({
+      name: "sitediag_overload_answers_total",
+      help: "Diagnostics answered 503 unavailable, not charged, because our own capacity kept them from a verdict, by operation and why (late_start: waited too long to start; thread_lost: its probe thread died; no_thread: none running).",
       labelNames: ["operation", "why"] as const,
       registers,
     }),

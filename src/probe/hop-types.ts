@@ -1,6 +1,7 @@
 import type { AbortWatch } from "./deadline.js";
 import type { HeaderMap } from "./header-map.js";
 import type { ProbeFailure } from "./failure.js";
+import type { Overload } from "./overload.js";
 import type { PolicyRefusal } from "./refusal.js";
 
 /** Which ports a diagnostic may visit. */
@@ -36,11 +37,12 @@ export interface HopRequest {
   /** A Cookie header value from the check's own jar; never logged. */
   readonly cookie?: string;
   /**
-   * When the hop was asked for, on the shared clock (shared-clock.ts); the
-   * timeout counts from here. Set by a prober that hands hops to another
-   * loop: a hop that waited to start (a burst queued on a probe thread) still
-   * ends at the caller's deadline instead of that much later. The wait is not
-   * in the hop's span.
+   * When the hop was asked for, on the shared clock (shared-clock.ts). Set by
+   * a prober that hands hops to another loop, and by a check for its first
+   * request (when the call arrived). A hop that starts more than
+   * LATE_START_GRACE_MS after it (a burst queued on a probe thread, a thread
+   * booting) is `overloaded` before it sends anything; one that starts within
+   * it gets its whole timeoutMs from its start. The wait is not in its span.
    */
   readonly askedAt?: number;
   /**
@@ -181,12 +183,15 @@ export interface HopResponse {
 
 /**
  * Whatever the target does, a hop resolves: it answers, fails, or is refused by
- * policy before any packet is sent. It rejects only on a defect of our own.
+ * policy before any packet is sent. It is `overloaded` when our own capacity
+ * failed it (it started too late for its full time, or its probe thread
+ * died): no verdict on the target. It rejects only on a defect of our own.
  */
 export type HopOutcome =
   | { readonly kind: "response"; readonly response: HopResponse }
   | { readonly kind: "failure"; readonly failure: ProbeFailure; readonly trace: HopFailureTrace }
-  | { readonly kind: "refused"; readonly refusal: PolicyRefusal };
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  | { readonly kind: "overloaded"; readonly overload: Overload };
 
 /**
  * When a hop ran, read by the thread that ran it on a clock every thread of the
@@ -214,6 +219,10 @@ export interface ProbeLoad {
   congested(): boolean;
   /** Called after every report; returns the unsubscribe. */
   onReport(listener: () => void): () => void;
+  /** Probe threads booted and running now; 0 while every one is dead or still booting (the service is not ready). */
+  liveThreads(): number;
+  /** Called each time a probe thread dies (the metric); returns the unsubscribe. */
+  onThreadExit(listener: () => void): () => void;
 }
 
 /** One probe thread's event-loop delay over one report window (perf_hooks.monitorEventLoopDelay), in milliseconds. */

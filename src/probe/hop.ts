@@ -12,8 +12,8 @@ import { now, startTrace, type HopTrace } from "./hop-trace.js";
 import { refusal } from "./input-refusal.js";
 import { type AbortWatch, createDeadline, type Deadline } from "./deadline.js";
 import { isRedirectStatus } from "./redirect-status.js";
-import { sharedClockMs } from "./shared-clock.js";
 import { headerMapOf, headerValue } from "./header-map.js";
+import { lateStart } from "./overload.js";
 import { locationText } from "./location-header.js";
 import type { DefectReporter } from "./defect-log.js";
 import { isDefect } from "./probe-error.js";
@@ -76,7 +76,10 @@ export async function runHop(request: HopRequest, deps: HopDeps, deadline: Deadl
   try {
     const refusal = screenUrl(request.url, request.ports, deps.addresses);
     if (refusal !== null) return { outcome: { kind: "refused", refusal }, endedAt: now() };
-    timer = setTimeout(() => deadline.abort(), timeLeftMs(request));
+    // Before any byte is sent: a target is judged only on its full time, so a hop too late for it is our overload.
+    const overload = lateStart(request.askedAt);
+    if (overload !== null) return { outcome: { kind: "overloaded", overload }, endedAt: now() };
+    timer = setTimeout(() => deadline.abort(), request.timeoutMs);
     request.signal?.addEventListener("abort", onOuterAbort, { once: true });
     if (request.signal?.aborted === true) deadline.abort();
     outcome = await resolveAndFetch(request, deps, trace, deadline.signal);
@@ -97,14 +100,6 @@ function reportDefect(deps: HopDeps, url: URL, trace: HopTrace, error: unknown):
   } catch {
     // The hop has its answer; a log line is all that is lost.
   }
-}
-
-/** The hop's timeout less the time it waited to start, if the asking loop said when it asked. */
-function timeLeftMs(request: HopRequest): number {
-  if (request.askedAt === undefined) return request.timeoutMs;
-  const waited = sharedClockMs() - request.askedAt;
-  // Clocks of two threads agree to well under a millisecond; the clamp keeps a skew from adding time.
-  return Math.min(request.timeoutMs, Math.max(0, request.timeoutMs - Math.max(0, waited)));
 }
 
 async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTrace, signal: AbortWatch): Promise<HopOutcome> {

@@ -64,6 +64,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const stopHopCount = deps.env.threads === undefined ? () => undefined : countThreadHops(deps.env.threads, metrics);
   const load = deps.env.prober.load;
   const stopLoopMetrics = load === undefined ? () => undefined : exportLoopDelay(load, metrics);
+  const stopThreadMetrics = load === undefined ? () => undefined : exportThreadLife(load, metrics);
   const probeQueue = createProbeQueue({
     load,
     max: config.probeQueue,
@@ -79,7 +80,8 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
     env,
     admission,
     interceptors: [createCallObserver(), createAccessInterceptor({ store, config }), createResultObserver(metrics)],
-    ready: () => store.ping().then(() => true),
+    // Not ready while no probe thread runs: every check would be refused until a replacement boots.
+    ready: () => (load !== undefined && load.liveThreads() === 0 ? Promise.resolve(false) : store.ping().then(() => true)),
     exposeHeaders: USAGE_HEADER_NAMES,
     plainRoutes: [
       openApiRoute(),
@@ -111,6 +113,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
       await server.close();
       await metricsListener?.close();
       stopLoopMetrics();
+      stopThreadMetrics();
       stopHopCount();
     },
   };
@@ -129,6 +132,21 @@ function exportLoopDelay(load: ProbeLoad, metrics: Pick<Metrics, "probeLoopDelay
       metrics.probeLoopDelay.set({ thread, stat: "max" }, report.maxMs / 1_000);
     }
   });
+}
+
+/** Deaths of probe threads, and how many run now (read on each death and each loop-delay report, which only live threads send). */
+function exportThreadLife(load: ProbeLoad, metrics: Pick<Metrics, "probeThreadDeaths" | "probeThreadsLive">): () => void {
+  const live = () => metrics.probeThreadsLive.set(load.liveThreads());
+  live();
+  const stopReports = load.onReport(live);
+  const stopExits = load.onThreadExit(() => {
+    metrics.probeThreadDeaths.inc();
+    live();
+  });
+  return () => {
+    stopReports();
+    stopExits();
+  };
 }
 
 function inflightMetrics(metrics: Pick<Metrics, "inflight" | "inflightRejections">): InflightObserver {

@@ -1,20 +1,24 @@
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { Overload } from "../probe/overload.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
+import { overloadAnswer } from "./overload-answer.js";
 
-/** How both diagnostics end: a result, a refusal of the caller's input, or a caller who went away. */
+/** How both diagnostics end: a result, a refusal of the caller's input, a caller who went away, or our own overload. */
 export type DiagnosticOutcome<R> =
   | { readonly kind: "result"; readonly result: R }
   | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
-  | { readonly kind: "cancelled"; readonly reason: unknown };
+  | { readonly kind: "cancelled"; readonly reason: unknown }
+  | { readonly kind: "overloaded"; readonly overload: Overload };
 
 /**
  * Runs a diagnostic and turns its outcome into the RPC answer, the same way
  * for both operations: a result becomes the response message; a refusal an
  * invalid_argument whose cause is the refusal value (so a door can name the
- * rule without parsing the message); a cancellation canceled. A throw is a
+ * rule without parsing the message); a cancellation canceled; an overload the
+ * retryable, uncharged answer of overload-answer.ts. A throw is a
  * defect of ours: a 500 that keeps its internal message from the caller.
  */
-export async function answerDiagnostic<R, M>(run: () => Promise<DiagnosticOutcome<R>>, toMessage: (result: R) => M, defect: string): Promise<M> {
+export async function answerDiagnostic<R, M>(run: () => Promise<DiagnosticOutcome<R>>, toMessage: (result: R) => M, defect: string, context: HandlerContext): Promise<M> {
   let outcome: DiagnosticOutcome<R>;
   try {
     outcome = await run();
@@ -28,5 +32,7 @@ export async function answerDiagnostic<R, M>(run: () => Promise<DiagnosticOutcom
       throw new ConnectError(outcome.refusal.reason, Code.InvalidArgument, undefined, undefined, outcome.refusal);
     case "cancelled":
       throw ConnectError.from(outcome.reason, Code.Canceled);
+    case "overloaded":
+      throw overloadAnswer(outcome.overload, context);
   }
 }

@@ -12,6 +12,7 @@ import { traceRedirects, type TraceOptions } from "../diagnostics/redirect-trace
 import { judgeExpectation } from "../diagnostics/trace-expectation.js";
 import { BATCH } from "../limits.js";
 import { asItemError, batchSizeProblem, itemError } from "./batch-items.js";
+import { overloadAnswer } from "./overload-answer.js";
 import { completionOrder } from "./batch-stream.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 
@@ -25,19 +26,30 @@ export function createTraceRedirectsBatchHandler(env: DiagnosticEnv) {
   return async function* (request: TraceRedirectsBatchRequest, context: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
     const problem = batchSizeProblem(request.items.length);
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
-    yield* traceBatch(request.items, env, context.signal, { details: request.details === true, attempts: false });
+    yield* traceBatch(request.items, env, context.signal, { details: request.details === true, attempts: false }, context);
   };
 }
 
 /** One URL to trace and where it should end, as the request message or a CLI row gives it. */
 export type BatchEntry = Pick<TraceBatchEntry, "url" | "expectedFinalUrl">;
 
-/** Traces the entries with at most BATCH.concurrency at once, yielding each item as it completes; the CLI's `trace --batch` runs this too. */
-export function traceBatch(entries: readonly BatchEntry[], env: DiagnosticEnv, signal: AbortSignal, options: TraceOptions = {}): AsyncGenerator<TraceRedirectsBatchResponse> {
-  return completionOrder(entries, BATCH.concurrency, signal, (entry, index) => traceBatchItem(entry, index, env, signal, options));
+/**
+ * Traces the entries with at most BATCH.concurrency at once, yielding each
+ * item as it completes; the CLI's `trace --batch` runs this too. `context`:
+ * the call's, under the service (an item answered as overload is given back there).
+ */
+export function traceBatch(entries: readonly BatchEntry[], env: DiagnosticEnv, signal: AbortSignal, options: TraceOptions = {}, context?: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
+  return completionOrder(entries, BATCH.concurrency, signal, (entry, index) => traceBatchItem(entry, index, env, signal, options, context));
 }
 
-async function traceBatchItem({ url, expectedFinalUrl }: BatchEntry, index: number, env: DiagnosticEnv, signal: AbortSignal, options: TraceOptions): Promise<TraceRedirectsBatchResponse> {
+async function traceBatchItem(
+  { url, expectedFinalUrl }: BatchEntry,
+  index: number,
+  env: DiagnosticEnv,
+  signal: AbortSignal,
+  options: TraceOptions,
+  context: HandlerContext | undefined,
+): Promise<TraceRedirectsBatchResponse> {
   let outcome: Awaited<ReturnType<typeof traceRedirects>>;
   try {
     outcome = await traceRedirects(url, env, signal, options);
@@ -53,6 +65,10 @@ async function traceBatchItem({ url, expectedFinalUrl }: BatchEntry, index: numb
       });
     case "cancelled":
       return create(TraceRedirectsBatchResponseSchema, { index, url, outcome: { case: "error", value: itemError(new ConnectError("cancelled", Code.Canceled)) } });
+    case "overloaded": {
+      const error = context === undefined ? new ConnectError(outcome.overload.detail, Code.Unavailable) : overloadAnswer(outcome.overload, context);
+      return create(TraceRedirectsBatchResponseSchema, { index, url, outcome: { case: "error", value: itemError(error) } });
+    }
     case "result": {
       const verdict = expectedFinalUrl === undefined ? undefined : judgeExpectation(outcome.result, expectedFinalUrl);
       return create(TraceRedirectsBatchResponseSchema, {

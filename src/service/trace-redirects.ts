@@ -18,7 +18,7 @@ import { detailsMessage } from "./details-message.js";
 /** The TraceRedirects RPC: validate the input, run the trace, map the result to the message (which has no use for `attempts`). */
 export function createTraceRedirectsHandler(env: DiagnosticEnv) {
   return async (request: TraceRedirectsRequest, context: HandlerContext): Promise<TraceRedirectsResponse> => {
-    return answerDiagnostic(() => traceRedirects(request.url, env, context.signal, { details: request.details === true, attempts: false }), toTraceRedirectsResponse, "The trace could not be completed");
+    return answerDiagnostic(() => traceRedirects(request.url, env, context.signal, { details: request.details === true, attempts: false }), toTraceRedirectsResponse, "The trace could not be completed", context);
   };
 }
 

@@ -64,6 +64,27 @@ describe("access interceptor", () => {
     expect(second.headers.get("retry-after")).toBeNull();
   });
 
+  it("gives back the price of a call the service could not run, once, and its answer says what is left", async () => {
+    const { call } = await setUp();
+    const key = await newKey(store);
+    expect((await call("checkSite", key.secret)).headers.get("x-ratelimit-used")).toBe("2");
+    const overloaded = await call("checkSite", key.secret, "overloaded");
+    expect(overloaded.error?.code).toBe(Code.Unavailable);
+    expect(overloaded.headers.get("x-ratelimit-used")).toBe("2");
+    // A handler that says so twice for its one diagnostic still gets back only what the call cost.
+    const twice = await call("checkSite", key.secret, "overloaded-twice");
+    expect(twice.headers.get("x-ratelimit-used")).toBe("2");
+    expect((await store.usage(key.record.id, { budget: 300, windowSeconds: 86_400 })).used).toBe(2);
+  });
+
+  it("gives back a batch's items the service could not run, once the stream is over", async () => {
+    const { batch } = await setUp();
+    const key = await newKey(store);
+    await batch(key.secret, ["https://a.test/", "overloaded", "https://b.test/", "overloaded"]);
+    // 4 items at 2 credits each, 2 of them given back.
+    expect((await store.usage(key.record.id, { budget: 300, windowSeconds: 86_400 })).used).toBe(4);
+  });
+
   it("charges before validation: an invalid url still costs, and the 400 says what is left", async () => {
     const { call } = await setUp();
     const key = await newKey(store);

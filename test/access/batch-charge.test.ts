@@ -18,8 +18,8 @@ describe("the price of a batch", () => {
   it("is the unit cost per item, and no price at all outside 1 to 100 items", () => {
     const sites = (n: number) => create(CheckSitesRequestSchema, { urls: Array.from({ length: n }, () => "https://a.test/") });
     const traces = (n: number) => create(TraceRedirectsBatchRequestSchema, { items: Array.from({ length: n }, () => ({ url: "https://a.test/" })) });
-    expect(priceOf(DiagnosticsService.method.checkSites.name, sites(3))).toEqual({ kind: "credits", credits: 6 });
-    expect(priceOf(DiagnosticsService.method.traceRedirectsBatch.name, traces(100))).toEqual({ kind: "credits", credits: 500 });
+    expect(priceOf(DiagnosticsService.method.checkSites.name, sites(3))).toEqual({ kind: "credits", credits: 6, units: 3 });
+    expect(priceOf(DiagnosticsService.method.traceRedirectsBatch.name, traces(100))).toEqual({ kind: "credits", credits: 500, units: 100 });
     expect(priceOf(DiagnosticsService.method.checkSites.name, sites(101))).toMatchObject({ kind: "unpriced" });
     expect(priceOf(DiagnosticsService.method.traceRedirectsBatch.name, traces(0))).toMatchObject({ kind: "unpriced" });
   });

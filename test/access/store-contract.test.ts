@@ -168,6 +168,40 @@ describe.each(kinds)("AccessStore contract on $kind", ({ skip, create }) => {
     }
   });
 
+  it.skipIf(skip)("gives back the charge a receipt names, on every instance: whole, in part, and never more than it cost", async () => {
+    await fresh();
+    const other = await harness.open();
+    const key = await newKey(store);
+    const first = await store.charge(key.digest, 5, DAY);
+    const second = await store.charge(key.digest, 5, DAY);
+    if (first.kind !== "admitted" || second.kind !== "admitted") throw new Error("not admitted");
+    expect(first.receipt).not.toEqual(second.receipt);
+    // A batch of 5 items whose 2 could not run: 2 of its 5 units back, from another instance.
+    await other.refund(second.receipt, 2);
+    expect((await store.usage(key.record.id, DAY)).used).toBe(8);
+    await store.refund(first.receipt, 5);
+    expect((await store.usage(key.record.id, DAY)).used).toBe(3);
+    // Already given back whole: a second refund of it gives nothing; asking more than is left gives what is left.
+    await store.refund(first.receipt, 5);
+    expect((await other.usage(key.record.id, DAY)).used).toBe(3);
+    // The next charge sees the credits that came back.
+    const budget = { budget: 10, windowSeconds: DAY.windowSeconds };
+    expect(await store.charge(key.digest, 7, budget)).toMatchObject({ kind: "admitted", usage: { used: 10, remaining: 0 } });
+  });
+
+  it.skipIf(skip)("a refund of a charge that has aged out of the window gives nothing back to later charges", async () => {
+    await fresh();
+    const window = { budget: 4, windowSeconds: 1 };
+    const key = await newKey(store);
+    const old = await store.charge(key.digest, 2, window);
+    if (old.kind !== "admitted") throw new Error("not admitted");
+    await sleepUntil(Date.now() + 1_200);
+    expect((await store.charge(key.digest, 4, window)).kind).toBe("admitted");
+    await store.refund(old.receipt, 2);
+    expect((await store.usage(key.record.id, window)).used).toBe(4);
+    expect((await store.charge(key.digest, 1, window)).kind).toBe("rejected");
+  }, 15_000);
+
   it.skipIf(skip)("keeps one budget per key", async () => {
     await fresh();
     const small = { budget: 4, windowSeconds: 3_600 };

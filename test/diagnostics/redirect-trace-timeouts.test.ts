@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import { REDIRECT_TRACE } from "../../src/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
+import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
 import { sharedClockMs } from "../../src/probe/shared-clock.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
 import { traceEnv, traceResult as trace, loopbackProber } from "../fixtures/test-env.js";
@@ -61,15 +62,25 @@ describe("timeouts", () => {
     expect(result.totalTimeMs).toBeLessThan(2_500);
   });
 
-  it("counts the whole-trace budget from when the trace was asked for (timeoutsFrom), not from when it started", async () => {
+  it("a trace asked for longer ago than the start grace (timeoutsFrom) is overload, and sends nothing: its budget went on our wait, not on the target", async () => {
     site.route("/asked-long-ago", { kind: "silent" });
     const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 5_000, traceTotalTimeoutMs: 10_000 });
-    // Asked for 9.7 s ago with a 10 s budget: 0.3 s are left, so the hop gets 0.3 s, not 5.
+    const connections = site.connections();
+    // Asked for 9.7 s ago with a 10 s budget: before, its hop got the 0.3 s left and the chain was reported as trace_timeout.
     const outcome = await traceRedirects(site.url("/asked-long-ago"), env, undefined, { timeoutsFrom: sharedClockMs() - 9_700 });
+    expect(outcome).toMatchObject({ kind: "overloaded", overload: { why: "late_start" } });
+    expect(site.connections()).toBe(connections);
+  });
+
+  it("a trace asked for within the start grace gets its whole budget from its start: a trace_timeout is the target's own hops using it", async () => {
+    site.route("/asked-just-now", { kind: "silent" });
+    const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 5_000, traceTotalTimeoutMs: 1_500 });
+    const startedAt = performance.now();
+    const outcome = await traceRedirects(site.url("/asked-just-now"), env, undefined, { timeoutsFrom: sharedClockMs() - LATE_START_GRACE_MS / 5 });
+    const waitedMs = performance.now() - startedAt;
     if (outcome.kind !== "result") throw new Error(outcome.kind);
-    expect(outcome.result.chainStatus).toBe("timeout");
     expect(outcome.result.warnings.map((warning) => warning.code)).toEqual(["trace_timeout"]);
-    expect(outcome.result.totalTimeMs).toBeLessThan(2_000);
+    expect(waitedMs).toBeGreaterThanOrEqual(1_500 - 50);
   });
 
   it("leaves no listener on the caller's signal once a trace is over (one signal may outlive many traces)", async () => {

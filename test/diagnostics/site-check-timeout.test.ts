@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { checkSite } from "../../src/diagnostics/site-check.js";
 import { SITE_CHECK } from "../../src/limits.js";
+import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
 import { sharedClockMs } from "../../src/probe/shared-clock.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
@@ -45,14 +46,19 @@ it("gives up on a target that never answers after the default six seconds", { ti
   expect(targets.requests).toHaveLength(1);
 });
 
-it("counts the first request's six seconds from the call's arrival when told it (timeoutsFrom): the caller hears at six seconds", { timeout: 20_000 }, async () => {
-  // A call that took the service 4 s to take in (its key, its charge) has 2 s left for its first request.
-  const startedAt = performance.now();
+it("a call that took the service longer than the start grace to take in (timeoutsFrom) is overload, and nothing is sent to the target", async () => {
+  const before = targets.requests.length;
+  // Before, its first request got the 2 s left of six, and the site was reported "Timed out after 6 s".
   const outcome = await checkSite(targets.url("/never"), env, undefined, { timeoutsFrom: sharedClockMs() - 4_000 });
-  const waitedMs = performance.now() - startedAt;
+  expect(outcome).toMatchObject({ kind: "overloaded", overload: { why: "late_start" } });
+  expect(targets.requests).toHaveLength(before);
+});
 
-  // The same answer as a full wait: the contract's sentence, nothing about the service's own delay.
+it("a call taken in within the start grace gives its first request the full six seconds from its start", { timeout: 20_000 }, async () => {
+  const startedAt = performance.now();
+  const outcome = await checkSite(targets.url("/never"), env, undefined, { timeoutsFrom: sharedClockMs() - LATE_START_GRACE_MS / 5 });
+  const waitedMs = performance.now() - startedAt;
   expect(outcome).toMatchObject({ kind: "result", result: { status: "down", failedStage: "http", responseTime: null, reason: "Timed out after 6 s waiting for a response" } });
-  expect(waitedMs).toBeGreaterThanOrEqual(1_900);
-  expect(waitedMs).toBeLessThan(5_000);
+  expect(waitedMs).toBeGreaterThanOrEqual(5_900);
+  expect(waitedMs).toBeLessThan(9_000);
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DiagnosticLimits } from "../../src/diagnostics/diagnostic-env.js";
 import { threadedDiagnostics } from "../../src/diagnostics/threaded-diagnostics.js";
-import { createThreadedProber, type ThreadedProber } from "../../src/probe/threaded-prober.js";
+import { createThreadedProber, ProbeThreadUnavailable, type ThreadedProber } from "../../src/probe/threaded-prober.js";
 import { USER_AGENT } from "../../src/version.js";
-import type { HoldJob } from "../fixtures/holding-diagnostic-thread.js";
+import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
+import type { CrashJob, HoldJob } from "../fixtures/holding-diagnostic-thread.js";
 import { startRawTarget } from "../fixtures/raw-targets.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
 import { until } from "../fixtures/until.js";
@@ -27,7 +28,6 @@ afterAll(async () => {
 });
 
 const HOLD_MS = 2_000;
-const hold: HoldJob = { holdMs: HOLD_MS };
 const limits = (overrides: Partial<DiagnosticLimits>): DiagnosticLimits => ({
   siteTimeoutMs: 6_000,
   traceHopTimeoutMs: 5_000,
@@ -36,36 +36,80 @@ const limits = (overrides: Partial<DiagnosticLimits>): DiagnosticLimits => ({
   ...overrides,
 });
 
-// Counted from the start on the thread, each would end a full timeout after the hold (3.5 s); counted from the call, at the hold's end.
-/** Holds the one thread, then makes the call (it waits behind the hold); how long the call took from when it was made. */
-async function behindHold<T>(call: () => Promise<T>): Promise<{ readonly outcome: T; readonly elapsedMs: number }> {
+/** Holds the one thread for `holdMs`, then makes the call (it waits behind the hold); how long the call took from when it was made. */
+async function behindHold<T>(call: () => Promise<T>, holdMs = HOLD_MS): Promise<{ readonly outcome: T; readonly elapsedMs: number }> {
   const calledAt = performance.now();
-  const held = prober.run(hold);
+  const held = prober.run({ holdMs } satisfies HoldJob);
   const outcome = await call();
   const elapsedMs = performance.now() - calledAt;
   await held;
   return { outcome, elapsedMs };
 }
 
-it("counts a trace's whole budget from the call when its thread is busy, not from when the thread starts it", async () => {
-  const diagnostics = threadedDiagnostics(prober);
-  const { outcome, elapsedMs } = await behindHold(() => diagnostics.traceRedirects(site.url("/silent"), limits({ traceTotalTimeoutMs: 1_500 }), undefined, {}));
-  if (outcome.kind !== "result") throw new Error(outcome.kind);
-  expect(outcome.result.chainStatus).toBe("timeout");
-  expect(outcome.result.warnings.map((warning) => warning.code)).toEqual(["trace_timeout"]);
-  expect(elapsedMs).toBeGreaterThanOrEqual(HOLD_MS - 50);
-  expect(elapsedMs).toBeLessThan(HOLD_MS + 1_000);
+// Behind a 2 s hold, the call could no longer give its target the full time: before this rule the
+// trace reported trace_timeout and the check "Timed out after 1.5 s connecting" without having sent a byte.
+it("a trace that waited behind a busy thread longer than the grace is overload, and nothing is sent to its target", async () => {
+  const target = await startRawTarget({ kind: "silent" });
+  try {
+    const diagnostics = threadedDiagnostics(prober);
+    const { outcome } = await behindHold(() => diagnostics.traceRedirects(target.url, limits({ tracePorts: [target.port], traceTotalTimeoutMs: 1_500 }), undefined, {}));
+    expect(outcome).toMatchObject({ kind: "overloaded", overload: { why: "late_start" } });
+    expect(target.connections()).toBe(0);
+  } finally {
+    await target.close();
+  }
 }, 20_000);
 
-it("counts a site check's first request timeout from the call when its thread is busy", async () => {
-  const diagnostics = threadedDiagnostics(prober);
-  const { outcome, elapsedMs } = await behindHold(() => diagnostics.checkSite(site.url("/silent"), limits({ siteTimeoutMs: 1_500 }), undefined, {}));
-  if (outcome.kind !== "result") throw new Error(outcome.kind);
-  // The deadline had passed when the thread got to it: the dial is cut at once, and the answer is the contract's sentence for it.
-  expect(outcome.result).toMatchObject({ status: "down", failedStage: "connect", reason: "Timed out after 1.5 s connecting to the server" });
-  expect(elapsedMs).toBeGreaterThanOrEqual(HOLD_MS - 50);
-  expect(elapsedMs).toBeLessThan(HOLD_MS + 1_000);
+it("a site check that waited behind a busy thread longer than the grace is overload, and nothing is sent to its target", async () => {
+  const target = await startRawTarget({ kind: "silent" });
+  try {
+    const diagnostics = threadedDiagnostics(prober);
+    const { outcome, elapsedMs } = await behindHold(() => diagnostics.checkSite(target.url, limits({ siteTimeoutMs: 1_500 }), undefined, {}));
+    expect(outcome).toMatchObject({ kind: "overloaded", overload: { why: "late_start" } });
+    expect(target.connections()).toBe(0);
+    // Answered when the thread got to it, not a timeout later.
+    expect(elapsedMs).toBeLessThan(HOLD_MS + 1_000);
+  } finally {
+    await target.close();
+  }
 }, 20_000);
+
+it("a check that started within the grace gets its full time, and its timeout is still the target's verdict", async () => {
+  const target = await startRawTarget({ kind: "silent" });
+  try {
+    const diagnostics = threadedDiagnostics(prober);
+    const holdMs = LATE_START_GRACE_MS / 10;
+    const { outcome, elapsedMs } = await behindHold(() => diagnostics.checkSite(target.url, limits({ siteTimeoutMs: 1_000 }), undefined, {}), holdMs);
+    if (outcome.kind !== "result") throw new Error(JSON.stringify(outcome));
+    expect(outcome.result).toMatchObject({ status: "down", failedStage: "http", reason: "Timed out after 1 s waiting for a response" });
+    expect(target.connections()).toBe(1);
+    // The whole second on the wire, after the hold.
+    expect(elapsedMs).toBeGreaterThanOrEqual(holdMs + 1_000 - 50);
+  } finally {
+    await target.close();
+  }
+}, 20_000);
+
+it.each(["exit", "throw"] as const)("a check in flight on a thread that dies (%s) is overload, sent once and never again, and the replacement runs the next", async (crash) => {
+  const target = await startRawTarget({ kind: "silent" });
+  try {
+    const diagnostics = threadedDiagnostics(prober);
+    const pending = diagnostics.checkSite(target.url, limits({ siteTimeoutMs: 10_000 }), undefined, {});
+    await until(() => (target.connections() === 1 ? true : undefined), 5_000);
+    await expect(prober.run({ crash } satisfies CrashJob)).rejects.toBeInstanceOf(ProbeThreadUnavailable);
+    expect(await pending).toMatchObject({ kind: "overloaded", overload: { why: "thread_lost" } });
+    await prober.ready();
+    const ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
+    try {
+      expect(await diagnostics.checkSite(ok.url, limits({}), undefined, {})).toMatchObject({ kind: "result", result: { status: "up" } });
+    } finally {
+      await ok.close();
+    }
+    expect(target.connections()).toBe(1);
+  } finally {
+    await target.close();
+  }
+}, 30_000);
 
 it("a caller's cancel reaches its diagnostic on the thread: the request in flight is closed there, not left to its timeout", async () => {
   const target = await startRawTarget({ kind: "silent" });

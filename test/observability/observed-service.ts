@@ -7,6 +7,7 @@ import type { AccessStore } from "../../src/access/store.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createMetrics, type Metrics } from "../../src/observability/metrics.js";
+import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import { diagnosticEnvFromConfig } from "../../src/diagnostics/diagnostic-env-from-config.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import type { ServerLimits } from "../../src/server/start-server.js";
@@ -44,6 +45,8 @@ export async function startObservedService(
     readonly wrapProber?: (prober: Prober) => Prober;
     /** What the service sees of its store, e.g. the same store with slower lookups; the test's `store` is the real one. */
     readonly wrapStore?: (store: AccessStore) => AccessStore;
+    /** Instead of the env built from the config, e.g. probe threads started from a test entry. */
+    readonly env?: (config: Config) => DiagnosticEnv;
   } = {},
 ): Promise<ObservedService> {
   const dir = mkdtempSync(join(tmpdir(), "sitediag-observed-"));
@@ -63,8 +66,10 @@ export async function startObservedService(
   const written: string[] = [];
   const logger = await createLogger({ level: config.logLevel, destination: { write: (line: string) => void written.push(line) } });
   const metrics = createMetrics({ processMetrics: options.processMetrics ?? false });
-  const built = diagnosticEnvFromConfig(config, undefined);
+  const built = options.env === undefined ? diagnosticEnvFromConfig(config, undefined) : options.env(config);
   const env = options.wrapProber === undefined ? built : { ...built, prober: options.wrapProber(built.prober) };
+  // As `serve`: the probe threads boot before the port takes checks.
+  await env.prober.ready?.();
   const service = await startService({ config, store: options.wrapStore?.(store) ?? store, env, logger, metrics, shutdownGraceMs: 5_000, ...(options.limits ? { limits: options.limits } : {}) });
   return {
     url: service.url,

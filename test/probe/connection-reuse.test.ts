@@ -330,6 +330,8 @@ describe("SITEDIAG_REUSE_CONNECTIONS=false", () => {
   it("dials every request, as blackbox_exporter does", async () => {
     const prober = loopbackProber({ reuseConnections: false });
     try {
+      // Made inside the test, after the setup's wait: on probe threads a hop sent during its boot would wait for it.
+      await prober.ready?.();
       answers = { "/from": moved("/to", `content-length: 0\r\n${KEEP}\r\n`), "/to": ok };
       const first = answered(await prober.hop(request("/from")));
       expect(first.keptConnection).toBeNull();

@@ -75,7 +75,7 @@ function llhttpVerdict(index: number): Promise<Verdict> {
 
 async function probeVerdict(index: number): Promise<Verdict> {
   const outcome = await prober.hop({ url: new URL(`http://127.0.0.1:${port()}/${index}`), method: "GET", timeoutMs: 5_000, ports: { kind: "fetch-safe" } });
-  if (outcome.kind === "refused") throw new Error(outcome.refusal.reason);
+  if (outcome.kind === "refused" || outcome.kind === "overloaded") throw new Error(JSON.stringify(outcome));
   if (outcome.kind === "failure") return { ok: false, code: outcome.failure.cause };
   const headers: Record<string, string[]> = {};
   for (const [name, value] of Object.entries(outcome.response.headers)) headers[name] = typeof value === "string" ? [value] : [...value];

@@ -232,6 +232,8 @@ describe("a same-origin redirect over HTTP/2", () => {
   it("SITEDIAG_REUSE_CONNECTIONS=false keeps no session", async () => {
     const dialling = loopbackProber({ ca: pki.caPem, reuseConnections: false });
     try {
+      // Made in the test, so the suite's setup did not wait for its probe thread's boot (seconds from source on a busy machine).
+      await dialling.ready?.();
       const before = h2.sessions();
       const { first, second } = await hopAfter("/old", "/new", dialling);
       expect(first.keptConnection).toBeNull();

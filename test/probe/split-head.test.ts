@@ -35,7 +35,7 @@ async function fetchWith(parts: readonly string[]): Promise<HopOutcome> {
 }
 
 function seen(outcome: HopOutcome): unknown {
-  if (outcome.kind !== "response") return outcome.kind === "failure" ? outcome.failure.reason : outcome.refusal.reason;
+  if (outcome.kind !== "response") return outcome.kind === "failure" ? outcome.failure.reason : outcome.kind === "refused" ? outcome.refusal.reason : outcome.overload.why;
   const { status, statusText, headers, bodyPrefix } = outcome.response;
   return { status, statusText, headers, body: bodyPrefix === null ? null : Buffer.from(bodyPrefix).toString("latin1") };
 }

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ThreadedProber } from "../../src/probe/threaded-prober.js";
+import { threadedDiagnostics } from "../../src/diagnostics/threaded-diagnostics.js";
+import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
+import { createThreadedProber, ProbeThreadUnavailable, type ThreadedProber } from "../../src/probe/threaded-prober.js";
+import { USER_AGENT } from "../../src/version.js";
+import type { CrashJob, HoldJob } from "../fixtures/holding-diagnostic-thread.js";
 import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
 import { until } from "../fixtures/until.js";
@@ -15,6 +19,12 @@ async function scrapeUntil(service: ObservedService, read: (text: string) => boo
     if (attempt > 500) throw new Error(`/metrics never showed what was awaited:\n${text}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The key's standing as the store has it now (credits used). */
+async function usageOf(service: ObservedService): Promise<{ readonly usage: number }> {
+  const usage = await service.store.usage(service.keyId, { budget: service.config.creditBudget, windowSeconds: service.config.creditWindowSeconds });
+  return { usage: usage.used };
 }
 
 const siteCheck = (service: ObservedService, target: string) =>
@@ -67,7 +77,7 @@ describe("the service on probe threads", () => {
     expect(sampleValue(text, "sitediag_probe_queue_waiting")).toBe(0);
   });
 
-  it("answers a check whose probe thread died with a defect (500), and serves the next one on its replacement", async () => {
+  it("answers a check whose probe thread died with a retryable 503, not a verdict, and serves the next one on its replacement", async () => {
     const prober = service.prober as ThreadedProber;
     const [thread] = prober.threads();
     if (thread === undefined) throw new Error("no probe thread");
@@ -76,11 +86,167 @@ describe("the service on probe threads", () => {
     await until(() => (silent.connections() > accepted ? true : undefined));
     await thread.terminate();
     const response = await pending;
-    expect(response.status).toBe(500);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("internal");
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unavailable");
+    await prober.ready();
     expect(prober.threads()).toHaveLength(1);
     expect(prober.threads()[0]).not.toBe(thread);
     expect((await siteCheck(service, ok.url)).status).toBe(200);
+  });
+});
+
+describe("the service when its probe thread keeps dying", () => {
+  // The test entry can be killed on demand. From the second death in a row a replacement waits 1 s: long enough to
+  // see the service not ready on a busy machine, short enough for seven deaths (the growth is threaded-prober.test's).
+  const entry = new URL("../fixtures/holding-diagnostic-thread.ts", import.meta.url);
+  const restart = { firstDelayMs: 1_000, maxDelayMs: 1_000, healthyAfterMs: 60_000 };
+  let service: ObservedService;
+  let prober: ThreadedProber;
+  let ok: RawTarget;
+  let silent: RawTarget;
+
+  beforeAll(async () => {
+    ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
+    silent = await startRawTarget({ kind: "silent" });
+    service = await startObservedService({
+      config: { probeThreads: 1 },
+      env: (config) => {
+        const limits = { siteTimeoutMs: config.siteTimeoutMs, traceHopTimeoutMs: config.traceHopTimeoutMs, traceTotalTimeoutMs: config.traceTotalTimeoutMs, tracePorts: [ok.port, silent.port] };
+        prober = createThreadedProber({ allowCidrs: config.allowCidrs, dnsServers: [], userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000, entry, restart });
+        return Object.assign({}, limits, { prober, threads: threadedDiagnostics(prober) });
+      },
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await ok?.close();
+    await silent?.close();
+  });
+
+  const readyz = async () => (await fetch(`${service.url}/readyz`)).status;
+  const used = (response: Response) => Number(response.headers.get("x-ratelimit-used"));
+  const connectCheck = (target: string) =>
+    fetch(`${service.url}/sitediag.v1.DiagnosticsService/CheckSite`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": service.key },
+      body: JSON.stringify({ url: target }),
+    });
+  /** Kills the thread (with a job that crashes it), and returns once it is dead: the job's answer says so. */
+  const kill = (crash: CrashJob["crash"]) => expect(prober.run({ crash } satisfies CrashJob)).rejects.toBeInstanceOf(ProbeThreadUnavailable);
+
+  it("a check in flight on the dying thread is 503 with Retry-After on REST, not charged, and sent to its target once", async () => {
+    const before = used(await siteCheck(service, ok.url));
+    const accepted = silent.connections();
+    const pending = siteCheck(service, silent.url);
+    await until(() => (silent.connections() > accepted ? true : undefined));
+    await kill("throw");
+    const response = await pending;
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("unavailable");
+    expect(body.error.message).toContain("nothing was charged");
+    // Its 2 credits came back: what the answer says is used is what it was before it.
+    expect(used(response)).toBe(before);
+    await prober.ready();
+    const after = await siteCheck(service, ok.url);
+    expect(after.status).toBe(200);
+    expect(used(after)).toBe(before + 2);
+    // Never run again by us: the target saw that one request only.
+    expect(silent.connections()).toBe(accepted + 1);
+  });
+
+  it("the same on Connect: Unavailable, not charged", async () => {
+    await prober.ready();
+    const { usage: before } = await usageOf(service);
+    const accepted = silent.connections();
+    const pending = connectCheck(silent.url);
+    await until(() => (silent.connections() > accepted ? true : undefined));
+    await kill("exit");
+    const response = await pending;
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as { code: string }).code).toBe("unavailable");
+    expect((await usageOf(service)).usage).toBe(before);
+    expect(silent.connections()).toBe(accepted + 1);
+  });
+
+  it("killed more times than the old limit, it always comes back: /readyz says not ready while none runs, checks are 503 then, and work once it is back", async () => {
+    const deathsBefore = sampleValue(await (await fetch(`${service.url}/metrics`)).text(), "sitediag_probe_thread_deaths_total") ?? 0;
+    for (let death = 1; death <= 7; death++) {
+      await prober.ready();
+      expect(await readyz()).toBe(200);
+      await kill(death % 2 === 0 ? "exit" : "throw");
+      // From the second death in a row its replacement waits out a backoff: nothing runs meanwhile.
+      if (death >= 2) {
+        expect(await readyz()).toBe(503);
+        const refused = await siteCheck(service, ok.url);
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get("retry-after")).toBe("1");
+      }
+    }
+    await prober.ready();
+    expect(await readyz()).toBe(200);
+    const health = await fetch(`${service.url}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(((await health.json()) as { status: string }).status).toBe("SERVING");
+    expect((await siteCheck(service, ok.url)).status).toBe(200);
+    // The live count is read on each loop-delay report, which the new thread sends within 0.1 s.
+    const text = await scrapeUntil(service, (scraped) => sampleValue(scraped, "sitediag_probe_threads_live") === 1);
+    expect(sampleValue(text, "sitediag_probe_thread_deaths_total")).toBe(deathsBefore + 7);
+    expect(sampleValue(text, "sitediag_probe_queue_rejections_total", { operation: "CheckSite", why: "no_thread" })).toBeGreaterThanOrEqual(6);
+  }, 60_000);
+
+  it("grpc.health.v1 says NOT_SERVING while no probe thread runs", async () => {
+    await prober.ready();
+    await kill("exit");
+    await kill("throw").catch(() => undefined);
+    // Two deaths in a row: the replacement waits out its backoff.
+    const health = await fetch(`${service.url}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(((await health.json()) as { status: string }).status).toBe("NOT_SERVING");
+    await prober.ready();
+  });
+
+  it("a check that could not start within the grace (its thread held) is 503 with Retry-After, not charged, and nothing is sent to its target", async () => {
+    await prober.ready();
+    const before = used(await siteCheck(service, ok.url));
+    const accepted = silent.connections();
+    const held = prober.run({ holdMs: LATE_START_GRACE_MS + 1_500 } satisfies HoldJob);
+    const response = await siteCheck(service, silent.url);
+    await held;
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unavailable");
+    expect(used(response)).toBe(before);
+    expect(silent.connections()).toBe(accepted);
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    expect(sampleValue(text, "sitediag_overload_answers_total", { operation: "CheckSite", why: "late_start" })).toBe(1);
+  });
+
+  it("a batch whose traces could not start within the grace streams each as unavailable, and its credits come back when it ends", async () => {
+    await prober.ready();
+    const { usage: before } = await usageOf(service);
+    const accepted = silent.connections();
+    const held = prober.run({ holdMs: LATE_START_GRACE_MS + 1_500 } satisfies HoldJob);
+    const response = await fetch(`${service.url}/api/v1/batch/redirect-check`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": service.key },
+      body: JSON.stringify({ items: [{ url: silent.url }, { url: `${silent.url}other` }] }),
+    });
+    const lines = (await response.text()).split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as { ok: boolean; error?: { code: string } });
+    await held;
+    expect(response.status).toBe(200);
+    // The head went out before the items ran: it shows the whole charge (2 traces, 5 credits each).
+    expect(response.headers.get("x-ratelimit-used")).toBe(String(before + 10));
+    expect(lines.map((line) => [line.ok, line.error?.code])).toEqual([
+      [false, "unavailable"],
+      [false, "unavailable"],
+    ]);
+    expect(silent.connections()).toBe(accepted);
+    // Given back as the stream ended, a moment after its last line may have been read.
+    for (let attempt = 0; (await usageOf(service)).usage !== before && attempt < 100; attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await usageOf(service)).usage).toBe(before);
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    expect(sampleValue(text, "sitediag_overload_answers_total", { operation: "TraceRedirectsBatch", why: "late_start" })).toBe(2);
   });
 });
 

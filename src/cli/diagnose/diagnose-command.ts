@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import type { DiagnosticEnv } from "../../diagnostics/diagnostic-env.js";
+import type { Overload } from "../../probe/overload.js";
 import type { PolicyRefusal } from "../../probe/refusal.js";
 import { diagnosticEnvFromConfig } from "../../diagnostics/diagnostic-env-from-config.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../command.js";
@@ -84,6 +85,12 @@ export function reportRefusal(refusal: PolicyRefusal, io: CommandIo): number {
   const range = refusal.range === undefined ? "" : `range ${refusal.range.cidr} (${refusal.range.name}, ${refusal.range.rfc})\n`;
   io.stderr.write(`refused (${refusal.rule}): ${refusal.reason}\ncode ${refusal.code}\n${range}nothing was sent to the target\n`);
   return EXIT.badInput;
+}
+
+/** Our own capacity kept the diagnostic from a verdict (it could not start in time); unreachable with the probe on this loop, said plainly if it ever is. */
+export function reportOverloaded(overload: Overload, io: CommandIo): number {
+  io.stderr.write(`no verdict (${overload.why}): ${overload.detail}; nothing about the target is known, try again\n`);
+  return EXIT.broken;
 }
 
 export function reportInterrupted(io: CommandIo): number {

@@ -12,6 +12,8 @@ export function answerCell(outcome: HopOutcome, paint: Paint): string {
     }
     case "refused":
       return paint.bad(`not sent: ${outcome.refusal.rule}`);
+    case "overloaded":
+      return paint.bad(`not sent: ${outcome.overload.why}`);
   }
 }
 

@@ -4,7 +4,7 @@ import type { ProbeLoad } from "../../probe/hop-types.js";
 /** Told when a check starts or stops waiting, and when one is turned away; metrics listen here. */
 export interface ProbeQueueObserver {
   waiting(count: number): void;
-  rejected(operation: string, why: "full" | "waited"): void;
+  rejected(operation: string, why: "full" | "waited" | "no_thread"): void;
 }
 
 export interface ProbeQueueOptions {
@@ -34,6 +34,8 @@ const RETRY_AFTER = "1";
  * until a report shows a loop back under the limit, in arrival order and a
  * few at a time. Beyond `max` waiting, or after `maxWaitMs`, it is refused
  * with Unavailable and a Retry-After; nothing has been charged by then.
+ * While no probe thread is running at all (each dead one is being replaced)
+ * a check is refused so at once: it could only fail after its charge.
  */
 export function createProbeQueue(options: ProbeQueueOptions): ProbeQueue {
   const { load } = options;
@@ -52,7 +54,12 @@ export function createProbeQueue(options: ProbeQueueOptions): ProbeQueue {
 
   return {
     pass(operation, onTurn) {
-      if (load === undefined || (waiting.length === 0 && !load.congested())) return Promise.resolve(null);
+      if (load === undefined) return Promise.resolve(null);
+      if (load.liveThreads() === 0) {
+        options.observer?.rejected(operation, "no_thread");
+        return Promise.resolve(refusal("no probe thread is running (a replacement is starting)"));
+      }
+      if (waiting.length === 0 && !load.congested()) return Promise.resolve(null);
       if (waiting.length >= options.max) {
         options.observer?.rejected(operation, "full");
         return Promise.resolve(refusal(`the probe threads are saturated and ${options.max} checks already wait`));

@@ -23,5 +23,7 @@ function hopLabels(outcome: HopTally): { outcome: string; stage: string } {
       return { outcome: outcome.failure.timedOut ? "timeout" : "failure", stage: outcome.failure.stage };
     case "refused":
       return { outcome: "refused", stage: "none" };
+    case "overloaded":
+      return { outcome: "overloaded", stage: "none" };
   }
 }

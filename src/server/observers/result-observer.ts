@@ -8,15 +8,19 @@ import {
   TraceRedirectsResponseSchema,
 } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import type { Metrics } from "../../observability/metrics.js";
+import { overloadObserverKey } from "../../service/overload-answer.js";
 
 /**
  * Last in the chain, right around the service: times the diagnostic alone
- * (not the key check or the charge) and counts what it found. Label values
+ * (not the key check or the charge) and counts what it found, and each
+ * diagnostic it answered as overload (a batch's items one by one). Label values
  * are the proto enum names, lower-cased ("up", "dns", "redirects_detected").
  */
-export function createResultObserver(metrics: Pick<Metrics, "diagnosticDuration" | "siteCheckResults" | "redirectTraceResults">): Interceptor {
+export function createResultObserver(metrics: Pick<Metrics, "diagnosticDuration" | "siteCheckResults" | "redirectTraceResults" | "overloadAnswers">): Interceptor {
   return (next) => async (req) => {
-    const stop = metrics.diagnosticDuration.startTimer({ operation: req.method.name });
+    const operation = req.method.name;
+    req.contextValues.set(overloadObserverKey, (overload) => metrics.overloadAnswers.inc({ operation, why: overload.why }));
+    const stop = metrics.diagnosticDuration.startTimer({ operation });
     try {
       const res = await next(req);
       if (!res.stream) countResult(res.message, metrics);

@@ -34,6 +34,7 @@ export function timedStore(store: AccessStore, metrics: Pick<Metrics, "storeDura
       if (outcome.kind === "admitted") metrics.creditsCharged.inc(cost);
       return outcome;
     },
+    refund: (receipt, credits) => timed("refund", () => store.refund(receipt, credits)),
     usage: (keyId, policy) => store.usage(keyId, policy),
     ping: () => timed("ping", () => store.ping()),
     close: () => store.close(),
