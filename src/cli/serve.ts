@@ -89,6 +89,7 @@ async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole)
   const logger = role.logger(await createLogger({ level: io.config.logLevel, destination: io.stdout, pretty: io.stdout.isTTY === true }));
   const env = diagnosticEnvFromConfig(io.config, ca, {
     // Once per death: the checks it held were answered 503 (retryable, not charged); the log says why, and when it comes back.
+    onProbeDefect: (defect) => logger.error({ host: defect.host, stage: defect.stage, err: defect.error }, "internal probe error: the hop failed on an error of our own"),
     onProbeThreadExit: (exit) =>
       logger.error({ probeThread: exit.thread, reason: exit.reason, inFlightLost: exit.lost, replaced: exit.replaced, restartInMs: exit.restartInMs }, "probe thread stopped"),
   });

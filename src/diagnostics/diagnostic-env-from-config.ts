@@ -1,6 +1,7 @@
 import type { Config } from "../config.js";
 import type { DiagnosticEnv, DiagnosticLimits } from "./diagnostic-env.js";
 import type { ProberOptions } from "../probe/hop-types.js";
+import type { DefectReporter } from "../probe/defect-log.js";
 import { createProber } from "../probe/prober.js";
 import { createThreadedProber, type ThreadExit } from "../probe/threaded-prober.js";
 import { USER_AGENT } from "../version.js";
@@ -9,6 +10,13 @@ import { DIAGNOSTIC_THREAD_ENTRY, threadedDiagnostics } from "./threaded-diagnos
 export interface EnvOptions {
   /** Told when a probe thread stops on its own (SITEDIAG_PROBE_THREADS > 0), for the log. */
   readonly onProbeThreadExit?: (event: ThreadExit) => void;
+  /**
+   * Told of a hop that met a defect of ours (internal_probe_error) when the
+   * hops run on this thread (SITEDIAG_PROBE_THREADS=0): the service's logger,
+   * or the CLI's stderr, whose stdout is the answer. Probe threads write the
+   * probe's own line (defect-log.ts) to the process's stdout, the service log.
+   */
+  readonly onProbeDefect?: DefectReporter;
 }
 
 /**
@@ -34,7 +42,7 @@ export function diagnosticEnvFromConfig(config: Config, ca: string | undefined, 
     ca,
     userAgent: USER_AGENT,
   };
-  if (config.probeThreads === 0) return Object.assign({}, limits, { prober: createProber(proberOptions) });
+  if (config.probeThreads === 0) return Object.assign({}, limits, { prober: createProber(proberOptions, options.onProbeDefect === undefined ? {} : { onDefect: options.onProbeDefect }) });
   const prober = createThreadedProber(proberOptions, {
     threads: config.probeThreads,
     maxLoopDelayMs: config.probeMaxLoopDelayMs,

@@ -65,7 +65,10 @@ export async function withDiagnosticEnv(io: CommandIo, run: (env: DiagnosticEnv,
   const ca = readConfiguredCa(io);
   if (ca === false) return EXIT.badInput;
   // One run, one caller: no other work shares this loop, so the probe stays on it (no thread to start).
-  const env = diagnosticEnvFromConfig(Object.assign({}, io.config, { probeThreads: 0 }), ca);
+  // A defect's line goes to stderr: stdout holds the answer (JSON with --json), which a log line would break.
+  const env = diagnosticEnvFromConfig(Object.assign({}, io.config, { probeThreads: 0 }), ca, {
+    onProbeDefect: (defect) => io.stderr.write(`internal probe error at ${defect.stage} for ${defect.host}: ${defect.error instanceof Error ? String(defect.error.cause ?? defect.error.message) : String(defect.error)}\n`),
+  });
   const stop = new AbortController();
   const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
   try {
