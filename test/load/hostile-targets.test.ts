@@ -15,20 +15,22 @@ import { runHostileFuzz } from "../fixtures/hostile-harness.js";
  *   SITEDIAG_FUZZ_REPLAY=heads:2718281828 npx vitest run --project load test/load/hostile-targets.test.ts
  *
  * SITEDIAG_FUZZ_SECONDS bounds the time spent starting cases (20 s unless
- * SITEDIAG_FUZZ_CASES is given, then none); SITEDIAG_FUZZ_FAMILIES=heads,h2
- * narrows the families; SITEDIAG_FUZZ_CONCURRENCY sets the cases in flight (6).
+ * SITEDIAG_FUZZ_CASES or SITEDIAG_FUZZ_REPLAY is given, then none);
+ * SITEDIAG_FUZZ_FAMILIES=heads,h2 narrows the families;
+ * SITEDIAG_FUZZ_CONCURRENCY sets the cases in flight (6; 1 for a replay).
  * It runs in the load group, alone: it bounds probe-loop stalls and the
  * healthy site's time, which must measure the probe, not other test files.
  */
 const env = process.env;
 const SEED = Number(env.SITEDIAG_FUZZ_SEED ?? "28");
 const CASES = env.SITEDIAG_FUZZ_CASES === undefined ? Number.POSITIVE_INFINITY : Number(env.SITEDIAG_FUZZ_CASES);
-const BUDGET_MS = env.SITEDIAG_FUZZ_SECONDS !== undefined ? Number(env.SITEDIAG_FUZZ_SECONDS) * 1_000 : env.SITEDIAG_FUZZ_CASES !== undefined ? Number.POSITIVE_INFINITY : 20_000;
 const REPLAY = env.SITEDIAG_FUZZ_REPLAY?.split(",").map((id) => id.trim()).filter((id) => id !== "");
+const BUDGET_MS = env.SITEDIAG_FUZZ_SECONDS !== undefined ? Number(env.SITEDIAG_FUZZ_SECONDS) * 1_000 : env.SITEDIAG_FUZZ_CASES !== undefined || REPLAY !== undefined ? Number.POSITIVE_INFINITY : 20_000;
 const ONLY = env.SITEDIAG_FUZZ_FAMILIES?.split(",").map((name) => name.trim());
 /** Where each case is noted as it starts and ends, for a crash that leaves no summary. */
 const JOURNAL = env.SITEDIAG_FUZZ_JOURNAL ?? join(tmpdir(), `sitediag-fuzz-${process.pid}.log`);
-const CONCURRENCY = Number(env.SITEDIAG_FUZZ_CONCURRENCY ?? "6");
+/** A replay runs its cases one at a time unless told. */
+const CONCURRENCY = Number(env.SITEDIAG_FUZZ_CONCURRENCY ?? (REPLAY === undefined ? "6" : "1"));
 /** The budget, plus the longest a case in flight can still take, plus booting the probe threads from source. */
 const TEST_TIMEOUT_MS = Number.isFinite(BUDGET_MS) ? BUDGET_MS + 60_000 : 24 * 3_600_000;
 
