@@ -14,7 +14,12 @@ import { type ServeProcess, startServeProcess } from "./service-process.js";
  * eight checks of silent names took all four threads of libuv's pool and an
  * unrelated hosts-file name then timed out behind them.
  */
-const SILENT_SERVER = "127.0.0.77";
+/**
+ * resolv.conf names no port, so the silent server needs port 53 of some
+ * loopback address: one free on this machine, since another copy of the
+ * suite (or anything else) may hold 53 on the first one tried.
+ */
+const SILENT_CANDIDATES = Array.from({ length: 16 }, (_, i) => `127.0.${77 + i}.77`);
 const namespacesWork = (() => {
   try {
     execFileSync("unshare", ["--mount", "--propagation", "private", "true"], { stdio: "ignore" });
@@ -28,22 +33,19 @@ if (!namespacesWork && process.env.CI !== undefined) throw new Error("CI must be
 describe.skipIf(!namespacesWork)("default resolver in a mount namespace (skipped: unshare --mount needs root)", () => {
   let dir: string;
   let silent: Socket;
+  let silentServer: string;
   let queries = 0;
   let targets: HttpTargets;
   let service: ServeProcess;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sitediag-resolver-"));
-    silent = createSocket("udp4");
+    [silent, silentServer] = await bindSilentServer();
     silent.on("message", () => (queries += 1)); // read, never answered
-    await new Promise<void>((resolve, reject) => {
-      silent.once("error", reject);
-      silent.bind(53, SILENT_SERVER, resolve);
-    });
     targets = await startHttpTargets({ routes: { "/up": { kind: "respond", status: 200 } } });
     const resolvConf = join(dir, "resolv.conf");
     const hosts = join(dir, "hosts");
-    writeFileSync(resolvConf, `nameserver ${SILENT_SERVER}\n`);
+    writeFileSync(resolvConf, `nameserver ${silentServer}\n`);
     writeFileSync(hosts, "127.0.0.1 localhost hosts-only.test\n");
     const mounts = `mount --bind ${resolvConf} /etc/resolv.conf && mount --bind ${hosts} /etc/hosts && exec "$0" "$@"`;
     service = await startServeProcess(
@@ -79,3 +81,25 @@ describe.skipIf(!namespacesWork)("default resolver in a mount namespace (skipped
     for (const result of await Promise.all(waiting)) expect(result.data).toMatchObject({ status: "down", failedStage: "dns" });
   });
 });
+
+/** A UDP socket on port 53 of the first candidate address that is free. */
+async function bindSilentServer(): Promise<[Socket, string]> {
+  let lastError: unknown;
+  for (const address of SILENT_CANDIDATES) {
+    const socket = createSocket("udp4");
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once("error", reject);
+        socket.bind(53, address, () => {
+          socket.off("error", reject);
+          resolve();
+        });
+      });
+      return [socket, address];
+    } catch (error) {
+      socket.close();
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
