@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_CLIENT_REDIRECT_BODY_BYTES, metaRefreshContent } from "../../src/diagnostics/client-redirect.js";
+import { interleavedMedians } from "../fixtures/interleaved-medians.js";
 
 /**
  * The meta-refresh scan reads markup as HTML's tokenizer does (issue 28, row 6):
@@ -64,27 +65,6 @@ describe("the scan costs work linear in the body, whatever the target wrote", ()
   // A plain 64 KiB page: the yardstick, measured in the same run on the same machine.
   const plain = fill('<p class="intro">Some text of a page, with <a href="/x?a=1&amp;b=2">a link</a> and <b>bold</b>.</p>\n<div id="d"><img src="/i.png" alt="pic"></div><!-- note -->\n');
 
-  /** Median time of `runs` scans of each, interleaved so both see the same load on a busy machine. */
-  function medians(text: string, runs: number): { readonly shape: number; readonly plain: number } {
-    const shape: number[] = [];
-    const base: number[] = [];
-    for (let run = -2; run < runs; run++) {
-      let start = performance.now();
-      metaRefreshContent(plain);
-      const plainMs = performance.now() - start;
-      start = performance.now();
-      metaRefreshContent(text);
-      const shapeMs = performance.now() - start;
-      // The first two runs only warm up.
-      if (run >= 0) {
-        base.push(plainMs);
-        shape.push(shapeMs);
-      }
-    }
-    const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-    return { shape: middle(shape), plain: middle(base) };
-  }
-
   // Measured here: every shape 0.4-10x the plain page; the regexes before spent 700 ms on the first (>1,000x).
   it.each([
     ["64 KiB of `<meta`", fill("<meta")],
@@ -98,7 +78,7 @@ describe("the scan costs work linear in the body, whatever the target wrote", ()
     ["bogus comments", fill("<!")],
     ["a `<` flood", fill("<")],
   ])("%s", (_label, text) => {
-    const { shape, plain: base } = medians(text, 9);
+    const { subject: shape, yardstick: base } = interleavedMedians(() => metaRefreshContent(text), () => metaRefreshContent(plain), 9);
     // Generous: a rescan for every tag costs thousands of times the plain page.
     expect(shape).toBeLessThan(Math.max(base, 0.05) * 50);
   });

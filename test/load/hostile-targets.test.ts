@@ -12,7 +12,7 @@ import { runHostileFuzz } from "../fixtures/hostile-harness.js";
  * checked). In CI: a fixed seed for a fixed time. On demand, longer or other:
  *
  *   SITEDIAG_FUZZ_SEED=123 SITEDIAG_FUZZ_CASES=5000 npx vitest run --project load test/load/hostile-targets.test.ts
- *   SITEDIAG_FUZZ_REPLAY=heads:1066059315 npx vitest run --project load test/load/hostile-targets.test.ts
+ *   SITEDIAG_FUZZ_REPLAY=heads:3548103992 npx vitest run --project load test/load/hostile-targets.test.ts
  *
  * SITEDIAG_FUZZ_SECONDS bounds the time spent starting cases (20 s unless
  * SITEDIAG_FUZZ_CASES or SITEDIAG_FUZZ_REPLAY is given, then none);

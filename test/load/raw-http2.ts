@@ -1,4 +1,5 @@
 import { connect, type Socket } from "node:net";
+import { FLAG, frame, frameReader, FRAME_TYPE, hpackString, literalField, PREFACE } from "../fixtures/h2-frames.js";
 
 /**
  * An HTTP/2 client that speaks the frames itself, as an attacker would: it
@@ -24,15 +25,8 @@ export interface RawHttp2 {
 export const RST_REFUSED_STREAM = 7;
 export const RST_CANCEL = 8;
 
-const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
-const HEADERS = 1;
-const DATA = 0;
-const RST_STREAM = 3;
-const SETTINGS = 4;
-const GOAWAY = 7;
-const END_STREAM = 0x1;
-const END_HEADERS = 0x4;
-const ACK = 0x1;
+const { headers: HEADERS, data: DATA, rstStream: RST_STREAM, settings: SETTINGS, goaway: GOAWAY } = FRAME_TYPE;
+const { endStream: END_STREAM, endHeaders: END_HEADERS, ack: ACK } = FLAG;
 
 export async function connectRawHttp2(port: number, host = "127.0.0.1"): Promise<RawHttp2> {
   const socket: Socket = connect({ host, port });
@@ -44,21 +38,13 @@ export async function connectRawHttp2(port: number, host = "127.0.0.1"): Promise
   const answered = new Set<number>();
   let closed = false;
   let announcedMax: number | undefined;
-  let pending = Buffer.alloc(0);
   let nextStream = 1;
 
   socket.on("error", () => (closed = true));
   socket.on("close", () => (closed = true));
-  socket.on("data", (chunk: Buffer) => {
-    pending = Buffer.concat([pending, chunk]);
-    while (pending.length >= 9) {
-      const length = pending.readUIntBE(0, 3);
-      if (pending.length < 9 + length) break;
-      const type = pending.readUInt8(3);
-      const flags = pending.readUInt8(4);
-      const stream = pending.readUInt32BE(5) & 0x7fffffff;
-      const payload = pending.subarray(9, 9 + length);
-      pending = pending.subarray(9 + length);
+  socket.on(
+    "data",
+    frameReader(({ type, flags, stream, payload }) => {
       if (type === SETTINGS && (flags & ACK) === 0) {
         for (let at = 0; at + 6 <= payload.length; at += 6) if (payload.readUInt16BE(at) === 0x3) announcedMax = payload.readUInt32BE(at + 2);
         socket.write(frame(SETTINGS, ACK, 0));
@@ -66,8 +52,8 @@ export async function connectRawHttp2(port: number, host = "127.0.0.1"): Promise
       if (type === RST_STREAM) resets.set(stream, payload.readUInt32BE(0));
       if (type === HEADERS) answered.add(stream);
       if (type === GOAWAY) closed = true;
-    }
-  });
+    }),
+  );
   socket.write(Buffer.concat([PREFACE, frame(SETTINGS, 0, 0)]));
 
   return {
@@ -78,7 +64,7 @@ export async function connectRawHttp2(port: number, host = "127.0.0.1"): Promise
         Buffer.from([0x83, 0x86]), // :method POST, :scheme http (static table)
         literal(4, path), // :path
         literal(1, `${host}:${port}`), // :authority
-        ...Object.entries(headers).map(([name, value]) => literalNewName(name, value)),
+        ...Object.entries(headers).map(([name, value]) => literalField(name, value)),
       ]);
       socket.write(frame(HEADERS, END_HEADERS, stream, block));
       return stream;
@@ -94,28 +80,7 @@ export async function connectRawHttp2(port: number, host = "127.0.0.1"): Promise
   };
 }
 
-function frame(type: number, flags: number, stream: number, payload: Buffer = Buffer.alloc(0)): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head.writeUInt8(type, 3);
-  head.writeUInt8(flags, 4);
-  head.writeUInt32BE(stream, 5);
-  return Buffer.concat([head, payload]);
-}
-
 /** HPACK literal without indexing, name from the static table (index below 15). */
 function literal(nameIndex: number, value: string): Buffer {
   return Buffer.concat([Buffer.from([nameIndex]), hpackString(value)]);
-}
-
-/** HPACK literal without indexing, new name. */
-function literalNewName(name: string, value: string): Buffer {
-  return Buffer.concat([Buffer.from([0x00]), hpackString(name), hpackString(value)]);
-}
-
-/** An HPACK string without Huffman coding; lengths up to 126 bytes, which is all these tests send. */
-function hpackString(text: string): Buffer {
-  const bytes = Buffer.from(text, "latin1");
-  if (bytes.length > 126) throw new Error("hpackString: value too long for a one-byte length");
-  return Buffer.concat([Buffer.from([bytes.length]), bytes]);
 }

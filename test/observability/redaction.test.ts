@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hostOf, redactUrl, redactValue } from "../../src/observability/redaction.js";
 import { requestIdFrom } from "../../src/observability/request-id.js";
+import { interleavedMedians } from "../fixtures/interleaved-medians.js";
 
 describe("redactUrl", () => {
   it("replaces the api_key value, whatever its case", () => {
@@ -61,28 +62,10 @@ describe("redactValue: every spelling a URL parser would read as credentials", (
 });
 
 describe("redactValue's cost is linear in the value (issue 28 audit)", () => {
-  /** Median time of `runs` redactions of each, interleaved so both see the same load on a busy machine. */
-  function medians(value: string, yardstick: string, runs: number): { readonly value: number; readonly yardstick: number } {
-    const times: number[] = [];
-    const base: number[] = [];
-    for (let run = -2; run < runs; run++) {
-      let start = performance.now();
-      redactValue(yardstick);
-      const baseMs = performance.now() - start;
-      start = performance.now();
-      redactValue(value);
-      if (run >= 0) {
-        times.push(performance.now() - start);
-        base.push(baseMs);
-      }
-    }
-    const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-    return { value: middle(times), yardstick: middle(base) };
-  }
-
   it("a 16 KiB value with an @ only at its start costs about what a short-runs one does (it was ~0.5 s: a rescan per position)", () => {
     const size = 16 * 1024;
-    const { value, yardstick } = medians(`@${"a".repeat(size)}`, "a/".repeat(size / 2), 7);
+    const [atStart, shortRuns] = [`@${"a".repeat(size)}`, "a/".repeat(size / 2)];
+    const { subject: value, yardstick } = interleavedMedians(() => redactValue(atStart), () => redactValue(shortRuns), 7);
     // Generous: the quadratic rescan cost hundreds of times the yardstick.
     expect(value).toBeLessThan(Math.max(yardstick, 0.05) * 30);
   });

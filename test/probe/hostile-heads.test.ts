@@ -5,7 +5,7 @@ import { failureCode } from "../../src/probe/failure-causes.js";
 import { headerValue } from "../../src/probe/header-map.js";
 import type { HopOutcome, HopResponse } from "../../src/probe/hop-types.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type RawH2Target, startRawH2Target } from "../fixtures/raw-h2-target.js";
+import { type RawH2Target, startRawH2Target } from "../fixtures/raw-h2-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
 
@@ -44,10 +44,12 @@ beforeAll(async () => {
       "/enough": { kind: "raw", data: rawHead("200 OK", many.slice(0, MAX_RESPONSE_HEADER_FIELDS - 2)) },
     },
   });
-  h2.proto = await startRawH2Target(pki.valid, [[":status", "200"], ...PROTO_FIELDS]);
-  h2.twoLocations = await startRawH2Target(pki.valid, [[":status", "301"], ["location", "/a"], ["location", "/b"]]);
-  h2.sameLocations = await startRawH2Target(pki.valid, [[":status", "200"], ["location", "/a"], ["location", "/a"]]);
-  h2.many = await startRawH2Target(pki.valid, [[":status", "200"], ...many]);
+  // HTTP/2 targets answering every request with exactly these fields, in order, repeats included, and no body.
+  const h2Head = (fields: readonly (readonly [string, string])[]) => startRawH2Target(pki.valid, () => [{ kind: "headers", fields, endStream: true }]);
+  h2.proto = await h2Head([[":status", "200"], ...PROTO_FIELDS]);
+  h2.twoLocations = await h2Head([[":status", "301"], ["location", "/a"], ["location", "/b"]]);
+  h2.sameLocations = await h2Head([[":status", "200"], ["location", "/a"], ["location", "/a"]]);
+  h2.many = await h2Head([[":status", "200"], ...many]);
   env = createTestEnv({ ca: pki.caPem, siteTimeoutMs: 5_000 });
 });
 
@@ -72,7 +74,7 @@ function codeOf(outcome: HopOutcome): string {
 
 const PROTOCOLS = [
   ["HTTP/1.1", () => http1.url("/proto"), "1.1"],
-  ["HTTP/2", () => h2.proto?.url("/") ?? "", "2"],
+  ["HTTP/2", () => h2.proto?.url ?? "", "2"],
 ] as const;
 
 describe.each(PROTOCOLS)("header fields named like Object.prototype's members over %s", (_name, url, version) => {
@@ -97,7 +99,7 @@ describe.each(PROTOCOLS)("header fields named like Object.prototype's members ov
 describe("two Location fields", () => {
   it.each([
     ["HTTP/1.1", () => http1.url("/two-locations")],
-    ["HTTP/2", () => h2.twoLocations?.url("/") ?? ""],
+    ["HTTP/2", () => h2.twoLocations?.url ?? ""],
   ] as const)("that differ are refused over %s as a browser refuses them", async (_name, url) => {
     expect(codeOf(await hop(url()))).toBe("http_conflicting_location");
     const outcome = await checkSite(url(), env, undefined, { details: true });
@@ -105,7 +107,7 @@ describe("two Location fields", () => {
   });
 
   it("that repeat one value are harmless over HTTP/2 too", async () => {
-    const response = responseOf(await hop(h2.sameLocations?.url("/") ?? ""));
+    const response = responseOf(await hop(h2.sameLocations?.url ?? ""));
     expect(response.locationHeader).toBe("/a");
   });
 });
@@ -113,7 +115,7 @@ describe("two Location fields", () => {
 describe("a head of more fields than the bound", () => {
   it.each([
     ["HTTP/1.1", () => http1.url("/many")],
-    ["HTTP/2", () => h2.many?.url("/") ?? ""],
+    ["HTTP/2", () => h2.many?.url ?? ""],
   ] as const)(`(${TOO_MANY} fields) is too large over %s`, async (_name, url) => {
     expect(codeOf(await hop(url()))).toBe("http_headers_too_large");
   });
