@@ -168,8 +168,42 @@ function watchSession(session: ClientHttp2Session, onGone: () => void): () => vo
   };
 }
 
-/** Ends a connection the hop or the keeper holds, its HTTP/2 session first. */
+/** Ends a connection the hop or the keeper holds; an HTTP/2 session is closed first, gracefully (closeSession). */
 export function closeConnection(connection: OpenConnection): void {
-  if (connection.protocol === "h2") connection.session.destroy();
+  if (connection.protocol === "h2") return closeSession(connection.session, connection.socket);
   connection.socket.destroy();
+}
+
+/**
+ * The longest an HTTP/2 session waits to write what it still owes (a stream's
+ * RST_STREAM, its GOAWAY) before it is destroyed anyway. A few bytes into a
+ * kernel buffer take microseconds; this bounds a session whose socket cannot
+ * take even those.
+ */
+const SESSION_CLOSE_MS = 1_000;
+
+/**
+ * Closes a session gracefully (GOAWAY, the frames it owes written), not by
+ * destroying it outright. A stream whose head nghttp2 refused part-way (a
+ * connection-specific field, an upper-case name) is reset with fields of that
+ * head still held; destroyed with the reset unwritten, Node leaves the stream
+ * to the garbage collector, and should the session be collected first the
+ * process aborts ("Assertion failed: (current_nghttp2_memory_) == (0)" in
+ * Http2Session's destructor: a hostile site's way to kill the service).
+ * Closed so, every stream is let go before its session.
+ */
+function closeSession(session: ClientHttp2Session, socket: Socket): void {
+  if (session.destroyed) {
+    socket.destroy();
+    return;
+  }
+  const timer = setTimeout(() => {
+    session.destroy();
+    socket.destroy();
+  }, SESSION_CLOSE_MS);
+  timer.unref();
+  session.close(() => {
+    clearTimeout(timer);
+    socket.destroy();
+  });
 }
