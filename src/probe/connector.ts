@@ -1,4 +1,3 @@
-import type { X509Certificate } from "node:crypto";
 import { connect as netConnect, type LookupFunction, type Socket } from "node:net";
 import { connect as tlsConnect, type SecureContext, type TLSSocket } from "node:tls";
 import { isIP } from "node:net";
@@ -6,6 +5,7 @@ import type { AddressPolicy } from "./address-policy.js";
 import { now, type HopTrace } from "./hop-trace.js";
 import { formatIp, parseIp } from "./ip-address.js";
 import type { ResolvedAddress } from "./resolver.js";
+import { peerChainOf } from "./peer-chain.js";
 import { describeTls, summariseTls } from "./tls-detail.js";
 import { verificationFailure } from "./tls-verification.js";
 import { guarded, type InternalProbeError } from "./probe-error.js";
@@ -187,26 +187,17 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
       guarded(() => {
         // The handshake is over whether or not the certificate passes: a failed verification still has its tls time.
         trace.tlsDoneAt = now();
-        // Node hands the peer certificate out once per socket: read once, for every use below.
-        const certificate = peerCertificateOf(secure);
-        const refused = verificationFailure(secure, certificate);
+        // Read once, for every use below, and never with getPeerX509Certificate(), which leaks the chain (peer-chain.ts).
+        const chain = peerChainOf(secure);
+        const refused = verificationFailure(secure, chain);
         // Kept whatever the verdict: the certificate a failed verification saw
         // is what a person debugging the site needs (details), and reading it
         // writes nothing to the connection.
-        trace.tlsDetail = describeTls(secure, certificate, refused?.code ?? null);
-        if (refused === null) trace.tls = summariseTls(secure, certificate);
+        trace.tlsDetail = describeTls(secure, chain, refused?.code ?? null);
+        if (refused === null) trace.tls = summariseTls(secure, chain.leaf);
         settle(refused);
       }, settle),
     );
     secure.on("error", guarded(settle, settle));
   });
-}
-
-/** The peer's certificate, or undefined when there is none or Node cannot hand it out. */
-function peerCertificateOf(socket: TLSSocket): X509Certificate | undefined {
-  try {
-    return socket.getPeerX509Certificate();
-  } catch {
-    return undefined;
-  }
 }

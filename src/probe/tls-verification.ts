@@ -1,6 +1,6 @@
-import type { X509Certificate } from "node:crypto";
 import type { TLSSocket } from "node:tls";
 import { certificateField } from "./certificate-text.js";
+import type { PeerChain } from "./peer-chain.js";
 
 /** A verification failure, coded as OpenSSL and Node code it (or CERT_CHAIN_INCOMPLETE, our own). */
 export class TlsVerificationError extends Error {
@@ -22,29 +22,22 @@ const ISSUER_NOT_FOUND: ReadonlySet<string> = new Set(["UNABLE_TO_VERIFY_LEAF_SI
  * cached copy, and most HTTP clients fail. A leaf of an issuer nobody trusts,
  * or a chain that was sent but ends in an unknown root, stays as OpenSSL
  * named it. Nothing is fetched: the probe dials only what it was asked to.
- * Node hands a socket's peer certificate out once (getPeerCertificate and
- * getPeerX509Certificate alike), so the caller reads it and passes it in.
+ * The caller reads the peer's chain once (peer-chain.ts) and passes it in.
  */
-export function verificationFailure(socket: TLSSocket, certificate: X509Certificate | undefined): TlsVerificationError | null {
+export function verificationFailure(socket: TLSSocket, chain: PeerChain): TlsVerificationError | null {
   if (socket.authorized) return null;
   // Node documents an Error, and stores the code string (verifyError.code).
   const raw: unknown = socket.authorizationError;
   const code = typeof raw === "string" ? raw : raw instanceof Error && "code" in raw && typeof raw.code === "string" ? raw.code : "UNABLE_TO_VERIFY_LEAF_SIGNATURE";
-  if (ISSUER_NOT_FOUND.has(code) && sentLeafAloneWithIssuerAddress(certificate)) return new TlsVerificationError("CERT_CHAIN_INCOMPLETE");
+  if (ISSUER_NOT_FOUND.has(code) && sentLeafAloneWithIssuerAddress(chain)) return new TlsVerificationError("CERT_CHAIN_INCOMPLETE");
   return new TlsVerificationError(code);
 }
 
-function sentLeafAloneWithIssuerAddress(leaf: X509Certificate | undefined): boolean {
-  if (leaf === undefined) return false;
-  // Node links the chain the server sent; a leaf sent alone whose issuer is unknown links to nothing, or to itself.
+function sentLeafAloneWithIssuerAddress(chain: PeerChain): boolean {
+  const leaf = chain.leaf;
+  // A leaf sent alone whose issuer is unknown links to nothing, or to itself (peer-chain.ts).
+  if (leaf === undefined || !chain.leafAlone) return false;
   // Every field read totally (certificate-text.ts): the leaf is the target's writing.
-  let issuer: X509Certificate | undefined;
-  try {
-    issuer = leaf.issuerCertificate ?? undefined;
-  } catch {
-    return false;
-  }
-  if (issuer !== undefined && certificateField(issuer, "fingerprint256") !== certificateField(leaf, "fingerprint256")) return false;
   if (certificateField(leaf, "subject") === certificateField(leaf, "issuer")) return false;
   return certificateField(leaf, "infoAccess").includes("CA Issuers");
 }

@@ -1,0 +1,68 @@
+import { X509Certificate } from "node:crypto";
+import type { TLSSocket } from "node:tls";
+
+/**
+ * The certificates a handshake's peer sent, read so that nothing outlives the
+ * connection. Node's getPeerX509Certificate() takes each certificate past the
+ * leaf out of the connection's chain, copies it, and never frees the original
+ * (Node 20.20, 22.23 and 24.21 alike): every HTTPS hop leaked what the server
+ * sent beside its leaf, a few KiB for an ordinary chain, 0.7 MiB for 72
+ * intermediates, never given back after full collections. getPeerCertificate(true)
+ * copies the chain instead and leaks nothing; the leaf is parsed again from
+ * its DER, so certificate-text.ts reads Node's X509Certificate strings as before.
+ */
+export interface PeerChain {
+  /** The leaf; undefined when the server sent none or Node cannot hand it out. */
+  readonly leaf: X509Certificate | undefined;
+  /**
+   * The leaf and the certificates linked above it, a root not counted (one
+   * the server sent and one found in the trust store look the same here):
+   * what the server sent for its chain, counted up to MAX_CHAIN_WALK. 0 without a leaf.
+   */
+  readonly length: number;
+  /** The leaf links to no issuer certificate but itself: its issuer was neither sent nor found in the trust store. */
+  readonly leafAlone: boolean;
+}
+
+/** Certificates in a chain the count walks, at most: no handshake carries more. */
+export const MAX_CHAIN_WALK = 64;
+
+const NO_CHAIN: PeerChain = { leaf: undefined, length: 0, leafAlone: true };
+
+/** Node hands a socket's chain out as it was at the handshake; read once, for every use. */
+export function peerChainOf(socket: TLSSocket): PeerChain {
+  let top: unknown;
+  try {
+    top = socket.getPeerCertificate(true);
+  } catch {
+    return NO_CHAIN;
+  }
+  const raw = rawOf(top);
+  if (raw === undefined) return NO_CHAIN;
+  let leaf: X509Certificate | undefined;
+  try {
+    leaf = new X509Certificate(raw);
+  } catch {
+    leaf = undefined;
+  }
+  // Node links the sent certificates in issuing order, then issuers from the trust store,
+  // and a self-issued last one to itself: that self-link is the root, which is not counted.
+  const seen = new Set<unknown>([top]);
+  let next = issuerOf(top);
+  const leafAlone = next === undefined || next === top;
+  while (next !== undefined && !seen.has(next) && issuerOf(next) !== next && seen.size < MAX_CHAIN_WALK) {
+    seen.add(next);
+    next = issuerOf(next);
+  }
+  return { leaf, length: seen.size, leafAlone };
+}
+
+function rawOf(certificate: unknown): Buffer | undefined {
+  if (typeof certificate !== "object" || certificate === null || !("raw" in certificate)) return undefined;
+  return Buffer.isBuffer(certificate.raw) && certificate.raw.length > 0 ? certificate.raw : undefined;
+}
+
+function issuerOf(certificate: unknown): unknown {
+  if (typeof certificate !== "object" || certificate === null || !("issuerCertificate" in certificate)) return undefined;
+  return certificate.issuerCertificate ?? undefined;
+}

@@ -1,0 +1,75 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Prober } from "../../src/probe/hop-types.js";
+import { createProber } from "../../src/probe/prober.js";
+import { USER_AGENT } from "../../src/version.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { oddCertificate } from "../fixtures/odd-certificates.js";
+import { seededRandom } from "../fixtures/seeded-random.js";
+import { getTestPki } from "../fixtures/test-ca.js";
+import { LOOPBACK_CIDRS } from "../fixtures/test-env.js";
+
+/**
+ * Reading a handshake's certificates must not cost memory that outlives the
+ * hop: a service checks HTTPS sites forever. Node's getPeerX509Certificate()
+ * takes each certificate the server sent past the leaf out of the
+ * connection's chain, copies it and never frees the original (Node 20.20,
+ * 22.23, 24.21), so every hop used to leak what the server sent beside its
+ * leaf: about 0.7 MiB a handshake with a chain of 72 intermediates, a few
+ * KiB with an ordinary one. 250 hops here grew RSS by about 180 MiB before
+ * the connector read the chain another way (peer-chain.ts); RSS is compared
+ * after full collections, in the prober's own thread, so what is left is
+ * what nothing can free.
+ */
+setFlagsFromString("--expose-gc");
+const collect = runInNewContext("gc") as () => void;
+
+/** Hops against the long chain; the warm-up ones first settle the allocator and the JIT. */
+const WARM_UP = 20;
+const HOPS = 250;
+/** Generous: garbage the collector has freed but the allocator keeps, never 250 chains (~180 MiB). */
+const MAX_GROWTH_MIB = 48;
+
+let target: HttpTargets;
+let prober: Prober;
+let intermediates = 0;
+
+beforeAll(async () => {
+  const pki = await getTestPki();
+  // A fixed seed: 72 intermediates, each sent with the leaf.
+  const chain = await oddCertificate(seededRandom(5), "long-chain");
+  intermediates = Number(/(\d+) intermediates/.exec(chain.name)?.[1] ?? 0);
+  target = await startHttpTargets({ tls: { key: chain.key, cert: chain.cert }, routes: { "/": { kind: "respond", status: 200 } } });
+  prober = createProber({ allowCidrs: LOOPBACK_CIDRS, dnsServers: [], ca: pki.caPem, userAgent: USER_AGENT, reuseConnections: false }, { onDefect: () => undefined });
+}, 60_000);
+
+afterAll(async () => {
+  await prober.close();
+  await target.close();
+});
+
+function rssMiB(): number {
+  collect();
+  collect();
+  return process.memoryUsage().rss / 2 ** 20;
+}
+
+describe("reading a peer's certificate chain", () => {
+  it(`leaves no memory behind: ${HOPS} HTTPS hops to a site sending a long chain grow RSS by under ${MAX_GROWTH_MIB} MiB`, async () => {
+    expect(intermediates).toBeGreaterThan(30);
+    const url = new URL(target.url("/", { secure: true }));
+    const hop = async () => {
+      const outcome = await prober.hop({ url, method: "GET", timeoutMs: 10_000, ports: { kind: "fetch-safe" } });
+      if (outcome.kind !== "response") throw new Error(`expected a response, got ${JSON.stringify(outcome).slice(0, 300)}`);
+      // The chain was read: the leaf and the chain's length are in the hop's details.
+      expect(outcome.response.tlsDetail?.certificate?.chainLength).toBe(Math.min(intermediates + 1, 64));
+    };
+    for (let i = 0; i < WARM_UP; i++) await hop();
+    const before = rssMiB();
+    for (let i = 0; i < HOPS; i++) await hop();
+    const growth = rssMiB() - before;
+    console.log(`RSS +${growth.toFixed(1)} MiB over ${HOPS} hops (${intermediates} intermediates)`);
+    expect(growth).toBeLessThan(MAX_GROWTH_MIB);
+  }, 120_000);
+});
