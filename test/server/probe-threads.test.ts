@@ -105,6 +105,7 @@ describe("the service when its probe thread keeps dying", () => {
   let prober: ThreadedProber;
   let ok: RawTarget;
   let silent: RawTarget;
+  let handedOver = 0;
 
   beforeAll(async () => {
     ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
@@ -114,7 +115,14 @@ describe("the service when its probe thread keeps dying", () => {
       env: (config) => {
         const limits = { siteTimeoutMs: config.siteTimeoutMs, traceHopTimeoutMs: config.traceHopTimeoutMs, traceTotalTimeoutMs: config.traceTotalTimeoutMs, tracePorts: [ok.port, silent.port] };
         prober = createThreadedProber({ allowCidrs: config.allowCidrs, dnsServers: [], userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000, entry, restart });
-        return Object.assign({}, limits, { prober, threads: threadedDiagnostics(prober) });
+        // The diagnostics' jobs are counted as they are handed to a thread: a held thread's test waits for them.
+        const counted = Object.assign(Object.create(prober) as ThreadedProber, {
+          run: (job: unknown, signal?: Parameters<ThreadedProber["run"]>[1]) => {
+            handedOver++;
+            return prober.run(job, signal);
+          },
+        });
+        return Object.assign({}, limits, { prober, threads: threadedDiagnostics(counted) });
       },
     });
   });
@@ -125,6 +133,23 @@ describe("the service when its probe thread keeps dying", () => {
   });
 
   const readyz = async () => (await fetch(`${service.url}/readyz`)).status;
+  /**
+   * Holds the one thread, makes `call`, and lets the thread go once `jobs`
+   * diagnostics of it have been handed over and the grace has passed since:
+   * each is then late however long the machine took to get it there.
+   */
+  const behindLateHold = async <T>(jobs: number, call: () => Promise<T>): Promise<T> => {
+    const gate = new SharedArrayBuffer(4);
+    const held = prober.run({ holdMs: 60_000, gate } satisfies HoldJob);
+    const before = handedOver;
+    const answer = call();
+    while (handedOver < before + jobs) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, LATE_START_GRACE_MS + 200));
+    Atomics.store(new Int32Array(gate), 0, 1);
+    Atomics.notify(new Int32Array(gate), 0);
+    await held;
+    return answer;
+  };
   const used = (response: Response) => Number(response.headers.get("x-ratelimit-used"));
   const connectCheck = (target: string) =>
     fetch(`${service.url}/sitediag.v1.DiagnosticsService/CheckSite`, {
@@ -210,9 +235,7 @@ describe("the service when its probe thread keeps dying", () => {
     await prober.ready();
     const before = used(await siteCheck(service, ok.url));
     const accepted = silent.connections();
-    const held = prober.run({ holdMs: LATE_START_GRACE_MS + 1_500 } satisfies HoldJob);
-    const response = await siteCheck(service, silent.url);
-    await held;
+    const response = await behindLateHold(1, () => siteCheck(service, silent.url));
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("1");
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unavailable");
@@ -226,14 +249,14 @@ describe("the service when its probe thread keeps dying", () => {
     await prober.ready();
     const { usage: before } = await usageOf(service);
     const accepted = silent.connections();
-    const held = prober.run({ holdMs: LATE_START_GRACE_MS + 1_500 } satisfies HoldJob);
-    const response = await fetch(`${service.url}/api/v1/batch/redirect-check`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": service.key },
-      body: JSON.stringify({ items: [{ url: silent.url }, { url: `${silent.url}other` }] }),
-    });
+    const response = await behindLateHold(2, () =>
+      fetch(`${service.url}/api/v1/batch/redirect-check`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": service.key },
+        body: JSON.stringify({ items: [{ url: silent.url }, { url: `${silent.url}other` }] }),
+      }),
+    );
     const lines = (await response.text()).split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as { ok: boolean; error?: { code: string } });
-    await held;
     expect(response.status).toBe(200);
     // The head went out before the items ran: it shows the whole charge (2 traces, 5 credits each).
     expect(response.headers.get("x-ratelimit-used")).toBe(String(before + 10));
