@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
@@ -34,5 +34,36 @@ describe("what a SQLite deployment loads", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/**
+ * What the runtime (dist/src and dist/gen) may import is what an install without
+ * devDependencies holds: a package only tests, bench or the page build use
+ * (undici, ajv, ...) sits in devDependencies and is missing in production.
+ */
+const ROOT = resolve(import.meta.dirname, "../..");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+  );
+}
+
+/** The packages a file names in import, export ... from, import() or require(); node: builtins and relative paths are not packages. */
+function packagesImportedBy(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*"((?:@[\w.-]+\/)?\w[\w.-]*)(?:\/[^"]*)?"/g)].map((match) => match[1] ?? "");
+}
+
+describe("what the runtime imports", () => {
+  it("imports only runtime dependencies (not undici, a devDependency)", () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const runtime = new Set(Object.keys(manifest.dependencies));
+    const offending = ["src", "gen"]
+      .flatMap((dir) => sourceFiles(join(ROOT, dir)))
+      .flatMap((file) => packagesImportedBy(file).filter((name) => !runtime.has(name)).map((name) => `${file.slice(ROOT.length + 1)} -> ${name}`));
+    expect(offending).toEqual([]);
+    expect(runtime.has("undici")).toBe(false);
   });
 });
