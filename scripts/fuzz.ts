@@ -17,7 +17,7 @@ const OPTIONS: Readonly<Record<string, string>> = {
   "--journal": "SITEDIAG_FUZZ_JOURNAL",
 };
 
-const env: NodeJS.ProcessEnv = Object.assign({}, process.env);
+const env: NodeJS.ProcessEnv = { ...process.env };
 const args = process.argv.slice(2);
 for (let at = 0; at < args.length; at += 2) {
   const [flag, inline] = (args[at] ?? "").split("=", 2) as [string, string | undefined];
