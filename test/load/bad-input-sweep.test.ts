@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { seededRandom as prng } from "../fixtures/seeded-random.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type AccessService, bounded, startAccessService } from "./access-service.js";
+import { type AccessTestService, startTestService } from "../fixtures/service-harness.js";
+import { bounded } from "./bounded-calls.js";
 import { HTTP2_GOAWAY, http2FrameTypes, parseHttp1, rawExchange, type RawReply } from "./raw-exchange.js";
 
 /** The REST envelope ({ok, error: {code, message}}) or, on the Connect door, Connect's error ({code, message}). */
@@ -22,7 +23,7 @@ describe("bad input sweep", () => {
   let forbiddenConnections = 0;
   let dns: DnsServer;
   let targets: HttpTargets;
-  let access: AccessService;
+  let access: AccessTestService;
   const agent = new Agent({ connections: 32 });
 
   beforeAll(async () => {
@@ -40,7 +41,8 @@ describe("bad input sweep", () => {
     targets = await startHttpTargets({
       routes: { "/up": { kind: "respond", status: 200 }, "/to-forbidden": { kind: "redirect", status: 302, location: `http://127.0.0.2:${forbiddenPort}/` } },
     });
-    access = await startAccessService({
+    access = await startTestService({
+      as: "access",
       config: { allowCidrs: ["127.0.0.1/32"], dnsServers: [dns.server], tracePorts: [targets.httpPort, forbiddenPort] },
     });
   });
@@ -52,8 +54,8 @@ describe("bad input sweep", () => {
     await new Promise<void>((resolve) => forbidden?.close(() => resolve()));
   });
 
-  async function rest(path: string, query: string, headers: Record<string, string> = { "x-api-key": access.apiKey }) {
-    const response = await request(`${access.service.url}${path}?${query}`, { dispatcher: agent, headers });
+  async function rest(path: string, query: string, headers: Record<string, string> = { "x-api-key": access.key }) {
+    const response = await request(`${access.url}${path}?${query}`, { dispatcher: agent, headers });
     const text = await response.body.text();
     let body: Envelope | undefined;
     try {
@@ -153,7 +155,7 @@ describe("bad input sweep", () => {
   }, 50_000);
 
   it("answers oversized and oddly encoded query strings with a JSON 4xx or a closed connection", async () => {
-    const key = `api_key=${access.apiKey}`;
+    const key = `api_key=${access.key}`;
     const queries = [
       "",
       "url=",
@@ -176,14 +178,14 @@ describe("bad input sweep", () => {
       "api_key=&url=x",
     ];
     for (const query of queries) {
-      const answer = await rest("/api/v1/is-site-down", query, query.includes("api_key=") ? {} : { "x-api-key": access.apiKey });
+      const answer = await rest("/api/v1/is-site-down", query, query.includes("api_key=") ? {} : { "x-api-key": access.key });
       expect({ query: query.slice(0, 80), ok: answer.status < 500 && (answer.status >= 400 || answer.status === 200) && wellFormed(answer) }).toEqual({
         query: query.slice(0, 80),
         ok: true,
       });
     }
     // Past the header limit the request never reaches a handler: Node's parser answers and closes.
-    const huge = await rawExchange(access.service.port, `GET /api/v1/is-site-down?url=${"a".repeat(70_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const huge = await rawExchange(access.port, `GET /api/v1/is-site-down?url=${"a".repeat(70_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(rawWellFormed(huge)).toBe(true);
     expect(forbiddenConnections).toBe(0);
   });
@@ -191,22 +193,22 @@ describe("bad input sweep", () => {
   it("answers odd headers with a JSON 4xx or a closed connection", async () => {
     const path = `/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/up"))}`;
     const requests = [
-      `GET ${path} HTTP/1.1\r\nHost: x\r\nx-api-key: ${access.apiKey}\r\nx-api-key: sd_other\r\nConnection: close\r\n\r\n`,
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nx-api-key: ${access.key}\r\nx-api-key: sd_other\r\nConnection: close\r\n\r\n`,
       `GET ${path} HTTP/1.1\r\nHost: x\r\nx-api-key: sd_\u00e9\u00e9\u00e9\r\nConnection: close\r\n\r\n`,
       `GET ${path} HTTP/1.1\r\nHost: x\r\nx-api-key: ${"k".repeat(20_000)}\r\nConnection: close\r\n\r\n`,
-      `GET ${path} HTTP/1.1\r\nHost: x\r\nx-api-key:\r\n ${access.apiKey}\r\nConnection: close\r\n\r\n`,
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nx-api-key:\r\n ${access.key}\r\nConnection: close\r\n\r\n`,
       `GET ${path} HTTP/1.1\r\nHost: x\r\nbad header: 1\r\nConnection: close\r\n\r\n`,
       `GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`,
       `GET ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n`,
-      `GET ${path} HTTP/1.1\r\nHost: x\r\nx-api-key: ${access.apiKey}\r\nContent-Type: application/grpc\r\nConnection: close\r\n\r\n`,
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nx-api-key: ${access.key}\r\nContent-Type: application/grpc\r\nConnection: close\r\n\r\n`,
       `GET ${path} HTTP/9.9\r\nHost: x\r\nConnection: close\r\n\r\n`,
       `BREW ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
       `GET ${path}\r\n\r\n`,
       "\u0016\u0003\u0001\u0000\u00a5\u0001\u0000\u0000\u00a1\u0003\u0003",
-      `POST /sitediag.v1.DiagnosticsService/CheckSite HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9\r\nx-api-key: ${access.apiKey}\r\nConnection: close\r\n\r\n{"url":}}`,
+      `POST /sitediag.v1.DiagnosticsService/CheckSite HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9\r\nx-api-key: ${access.key}\r\nConnection: close\r\n\r\n{"url":}}`,
     ];
     for (const raw of requests) {
-      const reply = await rawExchange(access.service.port, Buffer.from(raw, "latin1"));
+      const reply = await rawExchange(access.port, Buffer.from(raw, "latin1"));
       expect({ request: raw.slice(0, 60), wellFormed: rawWellFormed(reply), reply: reply.bytes.toString("latin1").slice(0, 200) }).toEqual({
         reply: reply.bytes.toString("latin1").slice(0, 200),
         request: raw.slice(0, 60),
@@ -237,7 +239,7 @@ describe("bad input sweep", () => {
       Buffer.from("PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n", "latin1"), // a preface that goes wrong at the end
     ];
     for (const attempt of attempts) {
-      const reply = await rawExchange(access.service.port, attempt, 3_000);
+      const reply = await rawExchange(access.port, attempt, 3_000);
       const http1 = parseHttp1(reply.bytes);
       // The broken preface is an HTTP/1.1 parse error (a bare 400 and close). HTTP/2 connection errors are
       // answered with GOAWAY (RFC 9113 §5.4.1), or by closing the connection outright.

@@ -6,7 +6,8 @@ import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type AccessService, bounded, startAccessService } from "./access-service.js";
+import { type AccessTestService, startTestService } from "../fixtures/service-harness.js";
+import { bounded } from "./bounded-calls.js";
 
 const REQUESTS = 2_000;
 const CONCURRENCY = 50;
@@ -23,7 +24,7 @@ function heapAfterGc(): number {
 
 describe("sustained mixed load through both doors", () => {
   let targets: HttpTargets;
-  let access: AccessService;
+  let access: AccessTestService;
   const agent = new Agent({ connections: CONCURRENCY });
   const rejections: unknown[] = [];
   const onRejection = (reason: unknown) => rejections.push(reason);
@@ -33,7 +34,7 @@ describe("sustained mixed load through both doors", () => {
     targets = await startHttpTargets({
       routes: { "/up": { kind: "respond", status: 200, body: "ok" }, "/old": { kind: "redirect", status: 301, location: "/up" } },
     });
-    access = await startAccessService({ config: { tracePorts: [targets.httpPort] } });
+    access = await startTestService({ as: "access", config: { tracePorts: [targets.httpPort] } });
   });
   afterAll(async () => {
     process.off("unhandledRejection", onRejection);
@@ -43,11 +44,11 @@ describe("sustained mixed load through both doors", () => {
   });
 
   it(`answers ${REQUESTS} REST, Connect and gRPC calls with no 5xx, no unhandled rejection, and gives its memory back`, async () => {
-    const headers = { "x-api-key": access.apiKey };
-    const connect = createClient(DiagnosticsService, createConnectTransport({ baseUrl: access.service.url, httpVersion: "1.1" }));
-    const grpc = createClient(DiagnosticsService, createGrpcTransport({ baseUrl: access.service.url }));
+    const headers = { "x-api-key": access.key };
+    const connect = createClient(DiagnosticsService, createConnectTransport({ baseUrl: access.url, httpVersion: "1.1" }));
+    const grpc = createClient(DiagnosticsService, createGrpcTransport({ baseUrl: access.url }));
     const rest = async (path: string, url: string) => {
-      const response = await request(`${access.service.url}/api/v1/${path}?url=${encodeURIComponent(url)}`, { dispatcher: agent, headers });
+      const response = await request(`${access.url}/api/v1/${path}?url=${encodeURIComponent(url)}`, { dispatcher: agent, headers });
       const body = (await response.body.json()) as { ok: boolean };
       return { status: response.statusCode, ok: body.ok };
     };

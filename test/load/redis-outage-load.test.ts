@@ -2,7 +2,7 @@ import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
-import { type AccessService, startAccessService } from "./access-service.js";
+import { type AccessTestService, startTestService } from "../fixtures/service-harness.js";
 
 const redis = redisAvailability();
 const CALLS_IN_BUDGET = 60;
@@ -12,13 +12,14 @@ const CONCURRENCY = 10;
 describe.skipIf(!redis.available)("Redis stopped and restarted under load", () => {
   let server: RedisServerFixture;
   let targets: HttpTargets;
-  let access: AccessService;
+  let access: AccessTestService;
   const agent = new Agent({ connections: CONCURRENCY });
 
   beforeAll(async () => {
     server = await startRedisServer();
     targets = await startHttpTargets({ routes: { "/up": { kind: "respond", status: 200 } } });
-    access = await startAccessService({
+    access = await startTestService({
+      as: "access",
       store: { kind: "redis", url: server.url() },
       storeOptions: { commandTimeoutMs: 500 },
       config: { creditBudget: BUDGET },
@@ -37,9 +38,9 @@ describe.skipIf(!redis.available)("Redis stopped and restarted under load", () =
     const deadline = Date.now() + 40_000;
     const worker = async () => {
       while (!stopLoad && Date.now() < deadline) {
-        const response = await request(`${access.service.url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/up"))}`, {
+        const response = await request(`${access.url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/up"))}`, {
           dispatcher: agent,
-          headers: { "x-api-key": access.apiKey },
+          headers: { "x-api-key": access.key },
         });
         await response.body.dump();
         statuses.push(response.statusCode);

@@ -1,7 +1,7 @@
 import http2 from "node:http2";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 import { sampleValue } from "../observability/prometheus-text.js";
 
 /**
@@ -10,10 +10,10 @@ import { sampleValue } from "../observability/prometheus-text.js";
  * slots go back, and the log does not call it a server defect (an alert
  * would fire for every impatient client).
  */
-let service: ObservedService;
+let service: ServeTestService;
 
 beforeAll(async () => {
-  service = await startObservedService();
+  service = await startTestService({ as: "serve" });
 });
 
 afterAll(async () => {

@@ -2,7 +2,7 @@ import http2 from "node:http2";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueKey } from "../../src/access/issue-key.js";
-import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 import { sampleValue } from "../observability/prometheus-text.js";
 
 /**
@@ -12,10 +12,11 @@ import { sampleValue } from "../observability/prometheus-text.js";
  * before the door could bind the slot to it.
  */
 const LOOKUP_MS = 1_000;
-let service: ObservedService;
+let service: ServeTestService;
 
 beforeAll(async () => {
-  service = await startObservedService({
+  service = await startTestService({
+    as: "serve",
     config: { maxInflight: 1 },
     wrapStore: (store) => ({
       ...store,

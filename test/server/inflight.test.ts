@@ -3,17 +3,17 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
-import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 import { sampleValue } from "../observability/prometheus-text.js";
 import { until } from "../fixtures/until.js";
 
 describe("SITEDIAG_MAX_INFLIGHT", () => {
   let silent: RawTarget;
-  let service: ObservedService;
+  let service: ServeTestService;
 
   beforeAll(async () => {
     silent = await startRawTarget({ kind: "silent" });
-    service = await startObservedService({ config: { maxInflight: 2, siteTimeoutMs: 1_500 } });
+    service = await startTestService({ as: "serve", config: { maxInflight: 2, siteTimeoutMs: 1_500 } });
   });
   afterAll(async () => {
     await service?.close();

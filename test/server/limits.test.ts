@@ -1,7 +1,7 @@
 import http2 from "node:http2";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 
 /** Opens a raw TCP connection, writes `data`, and resolves with everything read until the server closes it. */
 function rawExchange(port: number, data: string): Promise<{ text: string; closedAfterMs: number }> {
@@ -20,10 +20,10 @@ function rawExchange(port: number, data: string): Promise<{ text: string; closed
 }
 
 describe("request and connection limits", () => {
-  let service: ObservedService;
+  let service: ServeTestService;
   let port: number;
   beforeAll(async () => {
-    service = await startObservedService({ limits: { headersTimeoutMs: 400 } });
+    service = await startTestService({ as: "serve", limits: { headersTimeoutMs: 400 } });
     port = Number(new URL(service.url).port);
   });
   afterAll(async () => {

@@ -3,17 +3,17 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe("request logs", () => {
   let targets: HttpTargets;
-  let service: ObservedService;
+  let service: ServeTestService;
 
   beforeAll(async () => {
     targets = await startHttpTargets({ routes: { "/up": { kind: "respond", status: 200 } } });
-    service = await startObservedService();
+    service = await startTestService({ as: "serve" });
   });
   afterAll(async () => {
     await service?.close();

@@ -3,17 +3,17 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 import { parseSamples, sampleValue } from "../observability/prometheus-text.js";
 
 describe("GET /metrics", () => {
   let targets: HttpTargets;
-  let service: ObservedService;
+  let service: ServeTestService;
 
   beforeAll(async () => {
     targets = await startHttpTargets({ routes: { "/up": { kind: "respond", status: 200 } } });
     // Budget 9: a check (2), a trace (5) and a check (2) fit; the next check is a 429.
-    service = await startObservedService({ config: { creditBudget: 9, tracePorts: [targets.httpPort] }, processMetrics: true });
+    service = await startTestService({ as: "serve", config: { creditBudget: 9, tracePorts: [targets.httpPort] }, processMetrics: true });
   });
   afterAll(async () => {
     await service?.close();
@@ -80,7 +80,7 @@ describe("GET /metrics", () => {
   });
 
   it("moves /metrics to SITEDIAG_METRICS_PORT when it is set, off the main port", async () => {
-    const separate = await startObservedService({ config: { metricsPort: 0 } });
+    const separate = await startTestService({ as: "serve", config: { metricsPort: 0 } });
     try {
       expect(separate.metricsUrl).toBeDefined();
       expect((await fetch(`${separate.url}/metrics`)).status).toBe(404);

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
-import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 
 describe("GET /openapi.json", () => {
-  let service: ObservedService;
+  let service: ServeTestService;
   beforeAll(async () => {
-    service = await startObservedService();
+    service = await startTestService({ as: "serve" });
   });
   afterAll(async () => {
     await service?.close();

@@ -7,12 +7,12 @@ import type { CrashJob, HoldJob } from "../fixtures/holding-diagnostic-thread.js
 import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
 import { until } from "../fixtures/until.js";
-import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 import { sampleValue } from "../observability/prometheus-text.js";
 import { manualLoad } from "../fixtures/manual-load.js";
 
 /** Scrapes /metrics until `read` finds what it waits for. */
-async function scrapeUntil(service: ObservedService, read: (text: string) => boolean): Promise<string> {
+async function scrapeUntil(service: ServeTestService, read: (text: string) => boolean): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     const text = await (await fetch(`${service.url}/metrics`)).text();
     if (read(text)) return text;
@@ -22,23 +22,23 @@ async function scrapeUntil(service: ObservedService, read: (text: string) => boo
 }
 
 /** The key's standing as the store has it now (credits used). */
-async function usageOf(service: ObservedService): Promise<{ readonly usage: number }> {
+async function usageOf(service: ServeTestService): Promise<{ readonly usage: number }> {
   const usage = await service.store.usage(service.keyId, { budget: service.config.creditBudget, windowSeconds: service.config.creditWindowSeconds });
   return { usage: usage.used };
 }
 
-const siteCheck = (service: ObservedService, target: string) =>
+const siteCheck = (service: ServeTestService, target: string) =>
   fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`, { headers: { "x-api-key": service.key } });
 
 describe("the service on probe threads", () => {
-  let service: ObservedService;
+  let service: ServeTestService;
   let ok: RawTarget;
   let silent: RawTarget;
 
   beforeAll(async () => {
     ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
     silent = await startRawTarget({ kind: "silent" });
-    service = await startObservedService({ config: { probeThreads: 1 } });
+    service = await startTestService({ as: "serve", config: { probeThreads: 1 } });
   });
   afterAll(async () => {
     await service?.close();
@@ -101,7 +101,7 @@ describe("the service when its probe thread keeps dying", () => {
   // see the service not ready on a busy machine, short enough for seven deaths (the growth is threaded-prober.test's).
   const entry = new URL("../fixtures/holding-diagnostic-thread.ts", import.meta.url);
   const restart = { firstDelayMs: 1_000, maxDelayMs: 1_000, healthyAfterMs: 60_000 };
-  let service: ObservedService;
+  let service: ServeTestService;
   let prober: ThreadedProber;
   let ok: RawTarget;
   let silent: RawTarget;
@@ -110,7 +110,8 @@ describe("the service when its probe thread keeps dying", () => {
   beforeAll(async () => {
     ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
     silent = await startRawTarget({ kind: "silent" });
-    service = await startObservedService({
+    service = await startTestService({
+      as: "serve",
       config: { probeThreads: 1 },
       env: (config) => {
         const limits = { siteTimeoutMs: config.siteTimeoutMs, traceHopTimeoutMs: config.traceHopTimeoutMs, traceTotalTimeoutMs: config.traceTotalTimeoutMs, tracePorts: [ok.port, silent.port] };
@@ -278,12 +279,12 @@ describe("the service when its probe thread keeps dying", () => {
 
 describe("the service while the probe threads are saturated", () => {
   const manual = manualLoad();
-  let service: ObservedService;
+  let service: ServeTestService;
   let ok: RawTarget;
 
   beforeAll(async () => {
     ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
-    service = await startObservedService({ config: { probeQueue: 1 }, wrapProber: (prober) => ({ ...prober, load: manual.load }) });
+    service = await startTestService({ as: "serve", config: { probeQueue: 1 }, wrapProber: (prober) => ({ ...prober, load: manual.load }) });
   });
   afterAll(async () => {
     await service?.close();

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 
 /** The REST batch door: POST with a JSON body, answered as NDJSON flushed item by item, in the documented envelope. */
 let targets: HttpTargets;
-let service: ObservedService;
+let service: ServeTestService;
 
 beforeAll(async () => {
   targets = await startHttpTargets({
@@ -14,7 +14,7 @@ beforeAll(async () => {
       "/old": { kind: "redirect", status: 301, location: "/fast" },
     },
   });
-  service = await startObservedService({ config: { siteTimeoutMs: 3_000, tracePorts: [targets.httpPort] } });
+  service = await startTestService({ as: "serve", config: { siteTimeoutMs: 3_000, tracePorts: [targets.httpPort] } });
 }, 30_000);
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } f
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type ObservedService, startObservedService } from "../observability/observed-service.js";
+import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 
 /**
  * CheckSites and TraceRedirectsBatch through the real service (admission,
@@ -11,7 +11,7 @@ import { type ObservedService, startObservedService } from "../observability/obs
  * item that holds nothing back, cancellation, the up-front charge.
  */
 let targets: HttpTargets;
-let service: ObservedService;
+let service: ServeTestService;
 
 beforeAll(async () => {
   targets = await startHttpTargets({
@@ -24,7 +24,7 @@ beforeAll(async () => {
       "/new": { kind: "respond", status: 200 },
     },
   });
-  service = await startObservedService({ config: { siteTimeoutMs: 2_000, traceHopTimeoutMs: 2_000, tracePorts: [targets.httpPort] } });
+  service = await startTestService({ as: "serve", config: { siteTimeoutMs: 2_000, traceHopTimeoutMs: 2_000, tracePorts: [targets.httpPort] } });
 }, 30_000);
 
 afterAll(async () => {
