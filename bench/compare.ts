@@ -3,8 +3,8 @@
  * side by side. Short wrk runs alternate between them (A, B, A, B ...), each
  * charged with its own process tree's CPU, so the machine's drift falls on
  * both alike. On the 2-vCPU machines this project is measured on, the same
- * build measured twice in a row differs by up to a third; a change worth a
- * few percent shows only in the ratio of neighbouring runs. Everything on
+ * build measured twice in a row differs by far more than a change worth a
+ * few percent (docs/benchmarks.md), which shows only in the ratio of neighbouring runs. Everything on
  * loopback; never part of `npm test`.
  *
  *   COMPARE_PATH            the target's path (default /ok; /r/1 is 4 redirects)

@@ -45,7 +45,7 @@ export const BATCH = {
 } as const;
 
 /**
- * Not in the contract: what one check's cookie jar keeps (issue 28), as
+ * Not in the contract: what one check's cookie jar keeps, as
  * browsers bound theirs, so a site's Set-Cookie flood costs only its own check
  * a bounded amount. RFC 6265 6.1 asks for at least 50 a domain, 3000 in all
  * and 4096 bytes a cookie; a check lives for at most 21 requests, so 180 in
@@ -62,10 +62,10 @@ export const CHECK_COOKIES = {
   maxHeaderBytes: 8_192,
   /**
    * Set-Cookie lines of one response that are read at all. Parsing a line is
-   * about 10 us of CPU (tough-cookie, measured); no response can leave more
+   * the jar's costliest step (tough-cookie); no response can leave more
    * than `total` cookies in the jar, so later lines could only replace what
-   * the same response set. 180 lines bound a hostile answer to ~2 ms, and a
-   * 21-hop trace of them to ~40 ms.
+   * the same response set. So the CPU a hostile answer, or a 21-hop trace of
+   * them, can cost is bounded (figures: docs/benchmarks.md).
    */
   maxSetCookieLines: 180,
 } as const;

@@ -4,7 +4,7 @@ import type { Figure } from "../results.js";
 import type { BenchStack } from "../stack.js";
 import { median } from "../stats.js";
 
-/** Hops in flight at once, as the issue measured the exchanges in isolation. */
+/** Hops in flight at once, as the exchanges were first measured in isolation. */
 const CONCURRENCY = 32;
 
 /**

@@ -90,7 +90,7 @@ export async function runTimingFidelity(stack: BenchStack, client: Client): Prom
           unit: "ms",
           sitediag: percentile(sitediag.errors, p),
           blackbox: other === null ? null : percentile(other.errors, p),
-          // The goals of issue 12: under 3 ms (p50) and 15 ms (p99) at concurrency 100, and below blackbox_exporter.
+          // The timing goals: under 3 ms (p50) and 15 ms (p99) at concurrency 100, and below blackbox_exporter.
           ...(concurrency === 100 ? { goal: p === 50 ? "p50 < 3 ms, < blackbox" : "p99 < 15 ms, < blackbox" } : {}),
         });
         // No goal: the part of each error above that was the target's own, in the same run.

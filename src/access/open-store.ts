@@ -10,7 +10,7 @@ export async function openStore(location: StoreLocation, options: OpenStoreOptio
   switch (location.kind) {
     case "sqlite":
       return openSqliteStore(location.path, options);
-    // Loaded only for a Redis store: ioredis costs a SQLite deployment ~20 MiB of memory it never uses.
+    // Loaded only for a Redis store: a SQLite deployment never uses ioredis, and loaded it holds memory (docs/benchmarks.md).
     case "redis":
       return (await import("./redis-store.js")).openRedisStore({ kind: "server", url: location.url }, options);
     case "redis-cluster":

@@ -2,8 +2,8 @@ import type { FailureStage } from "../probe/failure.js";
 import type { PeerCertificate } from "../probe/hop-types.js";
 
 /**
- * What a person debugging a site wants beyond the contract's fields (issue
- * 13): every request the diagnostic made, the code of what went wrong, the
+ * What a person debugging a site wants beyond the contract's fields:
+ * every request the diagnostic made, the code of what went wrong, the
  * proxy that answered and a client-side redirect it did not follow. Neutral
  * data; the service renders it as the `Details` message.
  */

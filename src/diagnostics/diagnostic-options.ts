@@ -15,8 +15,8 @@ interface CallOptions {
    * Keep every request's full outcome in the result's `attempts` (true when
    * undefined): what the CLI's tables show. False leaves `attempts` empty;
    * the service asks for false, as it renders none of it, and from a probe
-   * thread those outcomes are most of what would cross back (measured: about
-   * 50 us of CPU per five-request check to clone and read them).
+   * thread those outcomes are most of what would cross back (cloned there,
+   * read here: docs/benchmarks.md).
    */
   readonly attempts?: boolean;
 }

@@ -7,7 +7,7 @@
  * position only moves forward and each character is looked at a bounded
  * number of times, so the cost is linear in the text whatever it holds (the
  * regular expressions this replaces rescanned to the end of the text for every
- * unterminated `<meta`: quadratic, ~0.5-1 s for 64 KiB of them).
+ * unterminated `<meta`: quadratic, docs/benchmarks.md has what that cost).
  *
  * Simplifications, none of which can make a scan cost more: a tag cut off by
  * the end of the text is dropped (as at the end of a document); script data's

@@ -36,8 +36,8 @@ export interface BudgetLimits {
  */
 export function startTraceBudget(limits: BudgetLimits, caller?: AbortWatch): TraceBudget {
   const startedAt = performance.now();
-  // One deadline ended by the timer or by the caller, linked by hand: AbortSignal.any costs ~17 us of CPU
-  // per trace (a composite signal tracked through weak references), and an AbortController's signal ~2 us on Node 20.
+  // One deadline ended by the timer or by the caller, linked by hand: AbortSignal.any tracks a composite signal
+  // through weak references, and even an AbortController's signal is dear on Node 20 (docs/benchmarks.md).
   const ended = createDeadline();
   let timerFired = false;
   const timer = setTimeout(() => {

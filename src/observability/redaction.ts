@@ -65,7 +65,7 @@ export function redactValue(value: string): string {
  * A run of characters a host or path would end, followed by `@`. Tried only
  * where such a run starts (the lookbehind): without it every position inside
  * a long run without an `@` rescanned the run to its end, quadratic in a
- * caller's 16 KiB query value (~0.5 s of the main thread per logged request).
+ * caller's 16 KiB query value: the main thread held per logged request (docs/benchmarks.md).
  */
 const USERINFO_LIKE = /(?<![^\s/\\?#@])[^\s/\\?#@]+@/g;
 

@@ -81,10 +81,10 @@ function checkRemote(socket: Socket, trace: HopTrace, policy: AddressPolicy): vo
 /**
  * The four options net.Socket sets itself, with the values it sets. Its
  * constructor copies the options with a spread and then adds these; on Node
- * 20 (V8 11.3) adding fields to a spread copy takes a slow path, which cost
- * about 7 us per dial (6.7 of them in this copy). Given here, they are
- * stores over fields the copy already has: 0.5 us. Node 22 and 24 are fast
- * either way.
+ * 20 (V8 11.3) adding fields to a spread copy takes a slow path, nearly all
+ * of what the constructor costs a dial. Given here, they are stores over
+ * fields the copy already has. Node 22 and 24 are fast either way (figures:
+ * docs/benchmarks.md).
  */
 const FIELDS_NODE_SETS = { allowHalfOpen: false, emitClose: false, autoDestroy: true, decodeStrings: false } as const;
 

@@ -18,11 +18,11 @@ export interface Deadline {
 }
 
 /**
- * A hop's deadline without an AbortSignal. Creating an AbortSignal costs
- * about 3.8 us of CPU in Node (an EventTarget set up for the whole web API),
- * and every hop needs one that nothing outside the probe ever sees: measured
- * under the 4-redirect load, signal creation and its listeners were about a
- * tenth of the probe thread's busy time. This keeps what the probe uses of
+ * A hop's deadline without an AbortSignal. Creating an AbortSignal sets up
+ * an EventTarget for the whole web API, and every hop needs one that nothing
+ * outside the probe ever sees: signal creation and its listeners were a
+ * visible share of the probe thread's busy time (docs/benchmarks.md). This
+ * keeps what the probe uses of
  * one: `aborted`, `reason`, and listeners that run once, in order, when it
  * aborts (none when added after). A listener that throws is reported as an
  * uncaught exception, as an EventTarget's is, after the others have run.

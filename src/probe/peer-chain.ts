@@ -6,8 +6,8 @@ import type { TLSSocket } from "node:tls";
  * connection. Node's getPeerX509Certificate() takes each certificate past the
  * leaf out of the connection's chain, copies it, and never frees the original
  * (Node 20.20, 22.23 and 24.21 alike): every HTTPS hop leaked what the server
- * sent beside its leaf, a few KiB for an ordinary chain, 0.7 MiB for 72
- * intermediates, never given back after full collections. getPeerCertificate(true)
+ * sent beside its leaf, more the longer the chain (docs/benchmarks.md),
+ * never given back after full collections. getPeerCertificate(true)
  * copies the chain instead and leaks nothing; the leaf is parsed again from
  * its DER, so certificate-text.ts reads Node's X509Certificate strings as before.
  */

@@ -20,12 +20,11 @@ import { type Batch, batchedSender, fromWire, type FromProbeThread, type ProbeTh
 export type JobRunner = (job: unknown, context: { readonly prober: LocalProber; readonly signal: AbortWatch }) => Promise<unknown>;
 
 /**
- * Two starts per turn, measured: 100 hops at once against one loopback site,
- * the median hop was reported 3.5-4.0 ms over the site's delay with 8 per
- * turn, 2.1-2.5 ms with 2 (each dial's request goes out sooner, and the site
- * sees them spread out); 1 per turn was closer still (1.4-1.9) but cost
- * 15-30% more CPU per check under steady load (more turns, smaller batches to
- * the main thread), where 2 cost the same as 8 within the noise.
+ * Two starts per turn: with more, each dial's request goes out later and the
+ * site sees a burst at once, which adds to every hop's reported time; with
+ * one, a steady load takes more turns and smaller batches to the main
+ * thread, and more CPU per check. Two cost the same CPU as eight (figures:
+ * docs/benchmarks.md).
  */
 const START_PER_TURN = 2;
 // The delay this loop adds to every timestamp it takes: how late a 10 ms timer

@@ -68,8 +68,8 @@ export function skipEmptyLines(buffer: Uint8Array, from: number): number {
  * Parses a complete head (status line, field lines, empty line) as found by
  * findHeadEnd, of at most `maxFields` field lines (folded lines join the
  * field before them and do not count). It reads by index into the one buffer and makes a string only
- * of each name and value: a view per line, name and value cost about 4 KiB of
- * garbage per head (a sixth of all a redirect trace allocated on its thread).
+ * of each name and value: a view per line, name and value were a large share
+ * of the garbage a redirect trace made on its thread (docs/benchmarks.md).
  */
 /** The rule a head with more than `maxFields` field lines breaks: the reader reports it as a head too large, not a malformed one. */
 export const TOO_MANY_FIELDS = "more field lines than allowed";

@@ -38,8 +38,8 @@ export type FromProbeThread =
 /**
  * Messages cross in batches: everything one loop turn has to say goes as one
  * postMessage (one wake-up of the other thread, one message event) instead
- * of one each. Measured on a direct hop, the bridge cost about 50 us of CPU
- * per hop unbatched.
+ * of one each: the wake-up, not the bytes, is what the bridge costs
+ * (figures: docs/benchmarks.md).
  */
 export type Batch<T> = readonly T[];
 

@@ -97,10 +97,9 @@ export interface ThreadedProber extends Prober {
  * A probe thread's young generation (V8's nursery), in MiB. A thread's garbage
  * is nearly all short-lived (a hop's buffers, promises, outcome objects), and
  * V8's default nursery lets it grow to tens of MiB before a scavenge: memory
- * held for nothing. Measured, alternating runs of the 4-redirect load: 8 MiB
- * cost 563-605 us per check against 626-636 with the default (a nursery that
- * stays in cache), and 1,000 checks in flight peaked at 182 MiB RSS against
- * 194-198 (4 MiB: 176 MiB and the same CPU).
+ * held for nothing. A nursery of a few MiB stays in cache: less CPU per check
+ * than the default, and less memory with many checks in flight (figures, 4 MiB
+ * against 8 and the default: docs/benchmarks.md).
  */
 const YOUNG_GENERATION_MB = 8;
 /** Loop delay reports per second from each thread: often enough to react within a tenth of a second. */
