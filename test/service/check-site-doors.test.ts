@@ -4,13 +4,12 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CheckSiteResponseSchema, DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { renderMessage } from "../../src/server/rest/rest-render.js";
-import { type RunningServer, startServer } from "../../src/server/start-server.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
+import { type TestService, startTestService } from "../fixtures/service-harness.js";
+import { createTestEnv } from "../fixtures/test-env.js";
 
 let targets: HttpTargets;
-let env: TestEnv;
-let server: RunningServer;
+let server: TestService;
 
 beforeAll(async () => {
   targets = await startHttpTargets({
@@ -21,13 +20,11 @@ beforeAll(async () => {
       "/broken": { kind: "respond", status: 503 },
     },
   });
-  env = createTestEnv({ siteTimeoutMs: 2_000 });
-  server = await startServer({ config: { host: "127.0.0.1", port: 0 }, env, shutdownGraceMs: 1_000 });
+  server = await startTestService({ env: () => createTestEnv({ siteTimeoutMs: 2_000 }), shutdownGraceMs: 1_000 });
 });
 
 afterAll(async () => {
   await server.close();
-  await env.close();
   await targets.close();
 });
 
