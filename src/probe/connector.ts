@@ -8,7 +8,7 @@ import type { ResolvedAddress } from "./resolver.js";
 import { peerChainOf } from "./peer-chain.js";
 import { describeTls, summariseTls } from "./tls-detail.js";
 import { verificationFailure } from "./tls-verification.js";
-import { guarded, type InternalProbeError } from "./probe-error.js";
+import { guarded, type InternalProbeError } from "./failure.js";
 import type { AbortWatch } from "./deadline.js";
 
 /** RFC 8305 §5: start the next address when the current one has not connected within 250 ms. */

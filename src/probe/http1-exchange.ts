@@ -3,7 +3,7 @@ import { bodyDrain, type BodyDrain } from "./body-drain.js";
 import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-prefix.js";
 import { hasNoBody, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "./hop-trace.js";
-import { guarded, ProbeProtocolError } from "./probe-error.js";
+import { guarded, ProbeProtocolError } from "./failure.js";
 import { isRedirectStatus } from "./redirect-status.js";
 import { findHeadEnd, parseResponseHead, skipEmptyLines, TOO_MANY_FIELDS, type ResponseHead } from "./response-head.js";
 
@@ -97,14 +97,14 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
         const end = findHeadEnd(view, headStart, scanFrom);
         // Every head so far counts: interim heads cannot be used to stream headers forever.
         if ((end === -1 ? length : end) > request.maxHeadBytes) {
-          throw new ProbeProtocolError("UND_ERR_HEADERS_OVERFLOW", `the response head passed ${request.maxHeadBytes} bytes`);
+          throw new ProbeProtocolError("RESPONSE_HEAD_TOO_LARGE", `the response head passed ${request.maxHeadBytes} bytes`);
         }
         if (end === -1) {
           scanFrom = length;
           return false;
         }
         const parsed = parseResponseHead(view.subarray(headStart, end), MAX_RESPONSE_HEADER_FIELDS);
-        if (!parsed.ok) throw new ProbeProtocolError(parsed.rule === TOO_MANY_FIELDS ? "UND_ERR_HEADERS_OVERFLOW" : "HTTP_PARSE_ERROR", parsed.rule);
+        if (!parsed.ok) throw new ProbeProtocolError(parsed.rule === TOO_MANY_FIELDS ? "RESPONSE_HEAD_TOO_LARGE" : "HTTP_PARSE_ERROR", parsed.rule);
         const { head } = parsed;
         headStart = end;
         scanFrom = end;
@@ -156,7 +156,7 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
     }, defect);
     const onEnd = guarded(() => {
       if (final !== null) return succeed(false);
-      fail(new ProbeProtocolError("UND_ERR_SOCKET", length === 0 ? "closed before any response byte" : "closed in the middle of the response head"));
+      fail(new ProbeProtocolError("CONNECTION_CLOSED", length === 0 ? "closed before any response byte" : "closed in the middle of the response head"));
     }, defect);
     const onError = guarded((error: unknown) => fail(error), defect);
     const onAbort = guarded(() => {

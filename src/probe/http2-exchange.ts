@@ -3,7 +3,7 @@ import type { TLSSocket } from "node:tls";
 import { joinBytes } from "./body-prefix.js";
 import { hasNoBody, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "./hop-trace.js";
-import { guarded, ProbeProtocolError } from "./probe-error.js";
+import { guarded, ProbeProtocolError } from "./failure.js";
 import type { ResponseHead } from "./response-head.js";
 
 /** Codes of connection errors that mean the peer went away, named as the HTTP/1.1 exchange names them. */
@@ -88,7 +88,7 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
       // A kept session the server has since closed refuses a new stream at once: no request went out.
       stream = session.request(headers, { endStream: true });
     } catch (error) {
-      return fail(new ProbeProtocolError("UND_ERR_SOCKET", `the connection could not carry the request: ${error instanceof Error ? error.message : String(error)}`));
+      return fail(new ProbeProtocolError("CONNECTION_CLOSED", `the connection could not carry the request: ${error instanceof Error ? error.message : String(error)}`));
     }
     open = stream;
     request.trace.requestSentAt = now();
@@ -134,7 +134,7 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
         const code = stream.rstCode;
         fail(
           code === undefined || code === constants.NGHTTP2_NO_ERROR || code === constants.NGHTTP2_CANCEL
-            ? new ProbeProtocolError("UND_ERR_SOCKET", "the stream closed before a response")
+            ? new ProbeProtocolError("CONNECTION_CLOSED", "the stream closed before a response")
             : code === constants.NGHTTP2_ENHANCE_YOUR_CALM
               ? headTooLarge()
               : new ProbeProtocolError("HTTP2_STREAM_ERROR", `the server reset the stream (code ${code})`),
@@ -186,7 +186,7 @@ function toHead(headers: IncomingHttpHeaders & IncomingHttpStatusHeader, rawHead
  * one request reads the same; no server has a reason to.)
  */
 function headTooLarge(): ProbeProtocolError {
-  return new ProbeProtocolError("UND_ERR_HEADERS_OVERFLOW", `the response head passed ${MAX_RESPONSE_HEADER_FIELDS} fields or the offered header list size`);
+  return new ProbeProtocolError("RESPONSE_HEAD_TOO_LARGE", `the response head passed ${MAX_RESPONSE_HEADER_FIELDS} fields or the offered header list size`);
 }
 
 /** Node's HTTP/2 errors, named by what they mean for the hop. */

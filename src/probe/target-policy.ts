@@ -1,10 +1,9 @@
 import { isIP } from "node:net";
+import { refusal, type PolicyRefusal } from "../failures.js";
 import { MAX_URL_LENGTH } from "../limits.js";
 import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
 import { FETCH_BAD_PORTS } from "./bad-ports.js";
 import type { PortRule } from "./hop-types.js";
-import { refusal } from "./input-refusal.js";
-import type { PolicyRefusal } from "./refusal.js";
 
 /**
  * Everything about a URL that can be decided before any DNS query. The host is

@@ -1,6 +1,7 @@
 import { errors } from "undici";
 import { describe, expect, it } from "vitest";
-import { CAUSES, describeFailure, errorCodeOf, STAGE_FALLBACKS, TIMEOUT_CAUSE } from "../../src/probe/failure-causes.js";
+import { CAUSES, STAGE_FALLBACKS } from "../../src/failures.js";
+import { describeFailure, errorCodeOf, TIMEOUT_CAUSE } from "../../src/probe/failure.js";
 import { formatIp, parseIp } from "../../src/probe/ip-address.js";
 
 const facts = { aborted: false, elapsedMs: 12, remoteAddress: null };
@@ -8,7 +9,7 @@ const facts = { aborted: false, elapsedMs: 12, remoteAddress: null };
 describe("errorCodeOf reads the cause chain, not the message", () => {
   it("prefers the deepest known code", () => {
     const inner = Object.assign(new Error("whatever text"), { code: "ECONNRESET" });
-    const outer = Object.assign(new Error("other side closed", { cause: inner }), { code: "UND_ERR_SOCKET" });
+    const outer = Object.assign(new Error("other side closed", { cause: inner }), { code: "CONNECTION_CLOSED" });
     expect(errorCodeOf(outer)).toBe("ECONNRESET");
   });
   it("names a parser error that carries no code", () => {
@@ -62,7 +63,7 @@ describe("describeFailure", () => {
     expect(describeFailure({ ...facts, phase: "tls", code: "ERR_SSL_WRONG_VERSION_NUMBER" })).toMatchObject({ stage: "tls", reason: "TLS handshake failed: the server did not answer with TLS" });
     expect(describeFailure({ ...facts, phase: "connect", code: "REMOTE_ADDRESS_MISMATCH" })).toMatchObject({ stage: "connect", reason: "Connection refused by policy: the peer was not the approved address" });
     expect(describeFailure({ ...facts, phase: "dns", code: "EBADNAME" })).toMatchObject({ stage: "dns", reason: "DNS lookup failed: the host name is not valid" });
-    expect(describeFailure({ ...facts, phase: "http", code: "UND_ERR_CLOSED" })).toMatchObject({ stage: "http", reason: "The server closed the connection without a response" });
+    expect(describeFailure({ ...facts, phase: "http", code: "CONNECTION_CLOSED" })).toMatchObject({ stage: "http", reason: "The server closed the connection without a response" });
   });
   it("every timeout cause is in the table and flagged as a timeout", () => {
     for (const cause of Object.values(TIMEOUT_CAUSE)) expect(CAUSES[cause]?.timedOut).toBe(true);

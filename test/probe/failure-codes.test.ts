@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseTargetInput } from "../../src/diagnostics/target-input.js";
-import { allFailureCodes, CAUSES, causeInfo, failureCode, inputRefusalCause, refusalCause, STAGE_FALLBACK_CODES } from "../../src/probe/failure-causes.js";
+import { allFailureCodes, CAUSES, causeInfo, failureCode, inputRefusalCause, refusalCause, STAGE_FALLBACK_CODES } from "../../src/failures.js";
 
 /** The codes of the README's table of failure codes, in order. */
 function readmeCodes(): string[] {
@@ -35,7 +35,7 @@ describe("stable failure codes", () => {
   it("a failure's code follows from its cause and stage, timeouts and unknown codes included", () => {
     expect(failureCode({ cause: "ENOTFOUND", stage: "dns" })).toBe("dns_no_such_host");
     expect(failureCode({ cause: "ECONNRESET", stage: "tls" })).toBe("tls_reset");
-    expect(failureCode({ cause: "UND_ERR_HEADERS_TIMEOUT", stage: "http" })).toBe("http_timeout");
+    expect(failureCode({ cause: "RESPONSE_HEAD_TIMEOUT", stage: "http" })).toBe("http_timeout");
     expect(failureCode({ cause: "HPE_INVALID_CONSTANT", stage: "http" })).toBe("http_invalid_response");
     expect(failureCode({ cause: "EWEIRD", stage: "connect" })).toBe("connect_failed");
     expect(causeInfo("ERR_TLS_CERT_ALTNAME_INVALID", "http").code).toBe("tls_hostname_mismatch");

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkSite } from "../../src/diagnostics/site-check.js";
 import { MAX_RESPONSE_HEADER_FIELDS } from "../../src/probe/exchange-types.js";
-import { failureCode } from "../../src/probe/failure-causes.js";
+import { failureCode } from "../../src/failures.js";
 import { headerValue } from "../../src/probe/header-map.js";
 import type { HopOutcome, HopResponse } from "../../src/probe/hop-types.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";

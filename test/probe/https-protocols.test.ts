@@ -154,7 +154,7 @@ describe("a server that offers only h2 in ALPN", () => {
 
   it("times out at the http stage, as over HTTP/1.1", async () => {
     const outcome = await prober.hop({ url: new URL(h2.url("/hang")), method: "GET", timeoutMs: 300, ports: { kind: "fetch-safe" } });
-    expect(outcome).toMatchObject({ kind: "failure", failure: { stage: "http", cause: "UND_ERR_HEADERS_TIMEOUT", timedOut: true } });
+    expect(outcome).toMatchObject({ kind: "failure", failure: { stage: "http", cause: "RESPONSE_HEAD_TIMEOUT", timedOut: true } });
   });
 
   it("redirect-check falls back from a refused HEAD to GET, as over HTTP/1.1", async () => {

@@ -87,7 +87,7 @@ describe("interim (1xx) responses are skipped until the final one", () => {
     const small = createProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [], userAgent: USER_AGENT, maxResponseHeadBytes: 1_024 });
     try {
       const outcome = await small.hop({ url: new URL(url("/heavy-interim")), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } });
-      expect(outcome).toMatchObject({ kind: "failure", failure: { stage: "http", cause: "UND_ERR_HEADERS_OVERFLOW" } });
+      expect(outcome).toMatchObject({ kind: "failure", failure: { stage: "http", cause: "RESPONSE_HEAD_TOO_LARGE" } });
       expect(await small.hop({ url: new URL(url("/continue")), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } })).toMatchObject({ kind: "response" });
     } finally {
       await small.close();

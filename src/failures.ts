@@ -1,6 +1,50 @@
-import { MAX_URL_LENGTH } from "../limits.js";
-import type { FailureStage, ProbeFailure } from "./failure.js";
-import type { RefusalRule } from "./refusal.js";
+/**
+ * The public table of failure and refusal codes: every stable `code`, the
+ * stage it belongs to and the sentence people read, for the probe's failures,
+ * the diagnostics' own conclusions and refusals of the caller's URL alike.
+ * Below every layer: the probe and the diagnostics each read their own rows
+ * here, and neither reaches into the other for its words.
+ */
+import { MAX_URL_LENGTH } from "./limits.js";
+
+/** The stage of a hop at which something went wrong (spec §2.2 failedStage). */
+export type FailureStage = "dns" | "connect" | "tls" | "http";
+
+/**
+ * The rules of the target policy. A refusal names the rule that made it, so a
+ * 400 (or a refused redirect) can always say why.
+ */
+export type RefusalRule =
+  | "invalid_url" // not parseable as an absolute URL
+  | "url_too_long" // over MAX_URL_LENGTH
+  | "scheme" // not http: or https:
+  | "credentials" // user:pass@ in the URL
+  | "port" // outside the diagnostic's allowed ports
+  | "bad_port" // a WHATWG Fetch "bad port" (SMTP, SSH, IRC ...)
+  | "non_public_address" // an IP literal, or any resolved address, that is not globally reachable
+  | "no_address"; // resolution gave no address at all
+
+/** The row of the address table that refused an address (src/probe/policy/address-ranges.ts). */
+export interface RefusedRange {
+  readonly cidr: string;
+  readonly name: string;
+  /** The document defining the block: "RFC 1918". */
+  readonly rfc: string;
+}
+
+export interface PolicyRefusal {
+  readonly rule: RefusalRule;
+  /**
+   * The stable code of the row in this table (`input_scheme`, ...): what a
+   * caller switches on, never the sentence. A redirect target refused by the same
+   * rule is reported with its own `redirect_refused_*` row instead.
+   */
+  readonly code: string;
+  /** Human sentence naming the rule: "Target 10.0.0.1 is not a public address". */
+  readonly reason: string;
+  /** Only for non_public_address: the block that refused the address. */
+  readonly range?: RefusedRange;
+}
 
 export interface CauseInfo {
   /** "input": a refusal of the caller's URL (a 400), decided before any stage ran. */
@@ -18,7 +62,7 @@ export interface CauseInfo {
    * here for its code.
    */
   readonly wordedBy?: "is-site-down" | "redirect-check" | "target-policy";
-  /** On input rows: the policy rule the refusal belongs to (refusal.ts). */
+  /** On input rows: the policy rule the refusal belongs to. */
   readonly rule?: RefusalRule;
 }
 
@@ -30,8 +74,9 @@ const INTERNAL_REASON = "The check failed on an error of sitediag's own, not of 
 /**
  * Every cause the engine names, with the stage it belongs to and the sentence
  * people read; the only table of failure sentences (is-site-down shows these
- * as they are). Codes are the ones Node, c-ares, OpenSSL and undici already
- * use, so a log line and a failure agree. A code that means different things
+ * as they are). Codes are the ones Node, c-ares and OpenSSL already use, so a
+ * log line and a failure agree; what the probe's own HTTP code names (a head
+ * too large, a connection closed unanswered) has a name of ours. A code that means different things
  * in different phases is keyed by the phase too ("tls:ECONNRESET"); that key
  * wins over the bare code. docs/probe.md lists the same table.
  */
@@ -54,7 +99,7 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   ENETUNREACH: { stage: "connect", code: "connect_network_unreachable", reason: "Network unreachable" },
   EADDRNOTAVAIL: { stage: "connect", code: "connect_address_unavailable", reason: "Address not available" },
   REMOTE_ADDRESS_MISMATCH: { stage: "connect", code: "connect_address_mismatch", reason: "Connection refused by policy: the peer was not the approved address" },
-  UND_ERR_CONNECT_TIMEOUT: { stage: "connect", code: "connect_timeout", reason: "Connection timed out", timedOut: true },
+  CONNECT_TIMEOUT: { stage: "connect", code: "connect_timeout", reason: "Connection timed out", timedOut: true },
   // TLS (OpenSSL verify codes and Node's TLS codes).
   CERT_HAS_EXPIRED: { stage: "tls", code: "tls_certificate_expired", reason: "TLS certificate has expired" },
   CERT_NOT_YET_VALID: { stage: "tls", code: "tls_certificate_not_yet_valid", reason: "TLS certificate is not yet valid" },
@@ -69,14 +114,13 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   ERR_SSL_WRONG_VERSION_NUMBER: { stage: "tls", code: "tls_not_tls", reason: "TLS handshake failed: the server did not answer with TLS" },
   "tls:ECONNRESET": { stage: "tls", code: "tls_reset", reason: "TLS handshake failed: the connection was reset" },
   ERR_TLS_HANDSHAKE_TIMEOUT: { stage: "tls", code: "tls_timeout", reason: "TLS handshake timed out", timedOut: true },
-  // HTTP (undici and llhttp codes; every HPE_* code reads as HTTP_PARSE_ERROR).
+  // HTTP (our own exchange's codes, and llhttp's: every HPE_* code reads as HTTP_PARSE_ERROR).
   "http:ECONNRESET": { stage: "http", code: "http_connection_closed", reason: "The server closed the connection without a response" },
-  UND_ERR_SOCKET: { stage: "http", code: "http_connection_closed", reason: "The server closed the connection without a response" },
-  UND_ERR_CLOSED: { stage: "http", code: "http_connection_closed", reason: "The server closed the connection without a response" },
+  CONNECTION_CLOSED: { stage: "http", code: "http_connection_closed", reason: "The server closed the connection without a response" },
   EPIPE: { stage: "http", code: "http_connection_closed", reason: "The server closed the connection without a response" },
-  UND_ERR_HEADERS_OVERFLOW: { stage: "http", code: "http_headers_too_large", reason: "The server sent response headers that are too large" },
+  RESPONSE_HEAD_TOO_LARGE: { stage: "http", code: "http_headers_too_large", reason: "The server sent response headers that are too large" },
   HTTP_PARSE_ERROR: { stage: "http", code: "http_invalid_response", reason: "The server sent an invalid HTTP response" },
-  UND_ERR_HEADERS_TIMEOUT: { stage: "http", code: "http_timeout", reason: "No complete response head within the timeout", timedOut: true },
+  RESPONSE_HEAD_TIMEOUT: { stage: "http", code: "http_timeout", reason: "No complete response head within the timeout", timedOut: true },
   // Browser fidelity (issue 18)
   CERT_CHAIN_INCOMPLETE: {
     stage: "tls",
@@ -88,14 +132,14 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   TOO_MANY_INTERIM_RESPONSES: { stage: "http", code: "http_too_many_interim_responses", reason: "The server sent too many interim (1xx) responses" },
   HTTP2_STREAM_ERROR: { stage: "http", code: "http_h2_stream_reset", reason: "The server reset the HTTP/2 stream without a response" },
   HTTP2_PROTOCOL_ERROR: { stage: "http", code: "http_h2_protocol_error", reason: "The server broke the HTTP/2 protocol" },
-  // A defect of ours inside a hop (probe-error.ts InternalProbeError): never the target's doing, and
+  // A defect of ours inside a hop (src/probe/failure.ts InternalProbeError): never the target's doing, and
   // never past its own check. One row per phase, so the failure's stage is the phase the hop had reached.
   "dns:INTERNAL_PROBE_ERROR": { stage: "dns", code: "internal_probe_error", reason: INTERNAL_REASON },
   "connect:INTERNAL_PROBE_ERROR": { stage: "connect", code: "internal_probe_error", reason: INTERNAL_REASON },
   "tls:INTERNAL_PROBE_ERROR": { stage: "tls", code: "internal_probe_error", reason: INTERNAL_REASON },
   INTERNAL_PROBE_ERROR: { stage: "http", code: "internal_probe_error", reason: INTERNAL_REASON },
   // Redirect targets the target policy refused (no packet was sent to them). Keys are
-  // REFUSED_ plus the rule (refusal.ts), in upper case; no error carries them.
+  // REFUSED_ plus the rule (RefusalRule), in upper case; no error carries them.
   REFUSED_NON_PUBLIC_ADDRESS: { stage: "http", code: "redirect_refused_non_public", reason: "Redirect to a non-public address was refused" },
   REFUSED_BAD_PORT: { stage: "http", code: "redirect_refused_bad_port", reason: "Redirect to a blocked port was refused" },
   REFUSED_PORT: { stage: "http", code: "redirect_refused_port", reason: "Redirect to a port that is not allowed was refused" },
@@ -104,7 +148,7 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   REFUSED_SCHEME: { stage: "http", code: "redirect_refused_scheme", reason: "Redirect to a non-HTTP URL cannot be followed" },
   REFUSED_INVALID_URL: { stage: "http", code: "redirect_refused_invalid_url", reason: "Redirect to an invalid URL was refused" },
   // Refusals of the caller's own URL: a 400, nothing sent. Keys are INPUT_ plus what was
-  // wrong; `rule` is the policy rule (refusal.ts). A row without `wordedBy` is the very
+  // wrong; `rule` is the policy rule (RefusalRule). A row without `wordedBy` is the very
   // sentence the caller reads; the others are worded with the specifics (the port, the address).
   INPUT_MISSING_URL: { stage: "input", rule: "invalid_url", code: "input_missing_url", reason: "The url parameter is required" },
   INPUT_NOT_ABSOLUTE: { stage: "input", rule: "invalid_url", code: "input_not_absolute", reason: "The URL must be absolute and include the scheme, as in https://example.com/" },
@@ -180,40 +224,6 @@ export function allFailureCodes(): ReadonlySet<string> {
   return new Set([...Object.values(CAUSES).map((info) => info.code), ...Object.values(STAGE_FALLBACK_CODES)]);
 }
 
-/** Every code CAUSES names, with or without a phase: what errorCodeOf looks for in a cause chain. */
-const KNOWN_CODES: ReadonlySet<string> = new Set(Object.keys(CAUSES).filter((key) => !key.startsWith("INPUT_")).map((key) => key.slice(key.indexOf(":") + 1)));
-
-/** What the hop's own deadline (or the caller's) reports, by the phase it cut short. */
-export const TIMEOUT_CAUSE: Readonly<Record<FailureStage, string>> = {
-  dns: "ETIMEOUT",
-  connect: "UND_ERR_CONNECT_TIMEOUT",
-  tls: "ERR_TLS_HANDSHAKE_TIMEOUT",
-  http: "UND_ERR_HEADERS_TIMEOUT",
-};
-
-export interface FailureFacts {
-  /** The phase the hop had reached when it failed. */
-  readonly phase: FailureStage;
-  /** The error code, read from the error and its `cause` chain. */
-  readonly code: string;
-  /** True when the hop's timer or the caller's signal ended it. */
-  readonly aborted: boolean;
-  readonly elapsedMs: number;
-  readonly remoteAddress: string | null;
-}
-
-/**
- * Names a failure from its code and the phase reached. A code owned by a
- * stage (a certificate error, a DNS rcode) names that stage; a code that can
- * happen anywhere (a reset, an unknown code) takes the phase's.
- */
-export function describeFailure(facts: FailureFacts): ProbeFailure {
-  const base = { elapsedMs: facts.elapsedMs, remoteAddress: facts.remoteAddress };
-  const cause = facts.aborted ? TIMEOUT_CAUSE[facts.phase] : facts.code;
-  const info = causeInfo(cause, facts.phase);
-  return Object.assign({}, base, { stage: info.stage, timedOut: facts.aborted || info.timedOut === true, cause, reason: info.reason });
-}
-
 /**
  * The row for a code met in a phase: the phase-qualified row, else the code's
  * own, else the phase's generic sentence. llhttp names each way a response
@@ -235,25 +245,18 @@ function row(key: string): CauseInfo | undefined {
   return Object.hasOwn(CAUSES, key) ? CAUSES[key] : undefined;
 }
 
-/** The stable code of a probe failure, from the cause and stage it already carries. */
-export function failureCode(failure: Pick<ProbeFailure, "cause" | "stage">): string {
+/** The stable code of a hop's failure, from the cause and stage it already carries. */
+export function failureCode(failure: { readonly cause: string; readonly stage: FailureStage }): string {
   return causeInfo(failure.cause, failure.stage).code;
 }
 
 /**
- * The most telling code in an error's `cause` chain: undici wraps socket and
- * parser errors, so the deepest code that names something we know wins.
+ * A refusal of the caller's URL from its row. `reason` is given only where the
+ * row is worded with specifics (a port, an address); otherwise it is the row's
+ * own. `range`: the address table's row that refused the address.
  */
-export function errorCodeOf(error: unknown): string {
-  const codes: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
-    if ("code" in current && typeof current.code === "string") codes.push(current.code);
-    // llhttp's errors as undici raises them often carry no code (its number is not mapped back to a name).
-    // Told by name: loading undici into the service for one instanceof cost each isolate ~15 MiB.
-    else if ("name" in current && current.name === "HTTPParserError") codes.push("HTTP_PARSE_ERROR");
-    current = "cause" in current ? current.cause : undefined;
-  }
-  const known = [...codes].reverse().find((code) => KNOWN_CODES.has(code) || code.startsWith("HPE_"));
-  return known ?? codes[0] ?? "UNKNOWN";
+export function refusal(key: `INPUT_${string}`, reason?: string, range?: { readonly cidr: string; readonly name: string; readonly source: string } | null): PolicyRefusal {
+  const info = inputRefusalCause(key);
+  const base = { rule: info.rule, code: info.code, reason: reason ?? info.reason };
+  return range === undefined || range === null ? base : Object.assign({}, base, { range: { cidr: range.cidr, name: range.name, rfc: range.source } });
 }
