@@ -1,4 +1,4 @@
-import type { AbortWatch } from "../probe/deadline.js";
+import type { AbortWatch } from "../probe/clock.js";
 import type { Prober } from "../probe/hop-types.js";
 import type { FailureStage } from "../failures.js";
 import type { RedirectTraceOutcome } from "./redirect-trace-types.js";

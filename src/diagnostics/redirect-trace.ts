@@ -1,4 +1,4 @@
-import type { AbortWatch } from "../probe/deadline.js";
+import type { AbortWatch } from "../probe/clock.js";
 import { REDIRECT_TRACE } from "../limits.js";
 import { failureCode, outcomeCause, refusalCause } from "../failures.js";
 import { lateStart } from "../probe/overload.js";

@@ -1,4 +1,4 @@
-import type { AbortWatch } from "../probe/deadline.js";
+import type { AbortWatch } from "../probe/clock.js";
 import { SITE_CHECK } from "../limits.js";
 import { createCheckCookies } from "./check-cookies.js";
 import type { ConnectionHandle, HopResponse, HopSpan, PortRule } from "../probe/hop-types.js";

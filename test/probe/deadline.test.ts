@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createDeadline } from "../../src/probe/deadline.js";
+import { createDeadline } from "../../src/probe/clock.js";
 
 describe("a hop's deadline", () => {
   it("runs its listeners once, in order, when aborted, and none that were removed", () => {

@@ -2,7 +2,7 @@ import { errors } from "undici";
 import { describe, expect, it } from "vitest";
 import { CAUSES, STAGE_FALLBACKS } from "../../src/failures.js";
 import { describeFailure, errorCodeOf, TIMEOUT_CAUSE } from "../../src/probe/failure.js";
-import { formatIp, parseIp } from "../../src/probe/ip-address.js";
+import { formatIp, parseIp } from "../../src/probe/policy/ip-address.js";
 
 const facts = { aborted: false, elapsedMs: 12, remoteAddress: null };
 

@@ -1,4 +1,4 @@
-import { sharedClockMs } from "../../probe/shared-clock.js";
+import { sharedClockMs } from "../../probe/clock.js";
 import { Code } from "@connectrpc/connect";
 import { codeFromHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
 import { DiagnosticsService } from "../../../gen/sitediag/v1/diagnostics_pb.js";

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
-import { createProber } from "../../src/probe/prober.js";
-import { USER_AGENT } from "../../src/version.js";
-import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
-import { seededRandom } from "../fixtures/seeded-random.js";
+import type { HopOutcome, Prober } from "../../../src/probe/hop-types.js";
+import { createProber } from "../../../src/probe/prober.js";
+import { USER_AGENT } from "../../../src/version.js";
+import { startRawTarget, type RawTarget } from "../../fixtures/raw-targets.js";
+import { seededRandom } from "../../fixtures/seeded-random.js";
 
 /*
  * The exchange reads a head from the first read in place and copies only when

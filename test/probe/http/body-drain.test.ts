@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bodyDrain, MAX_DRAIN_BYTES, type BodyDrain, type DrainState } from "../../src/probe/body-drain.js";
-import type { Framing } from "../../src/probe/body-prefix.js";
+import { bodyDrain, MAX_DRAIN_BYTES, type BodyDrain, type DrainState } from "../../../src/probe/http/body-drain.js";
+import type { Framing } from "../../../src/probe/http/body-prefix.js";
 
 /** Feeds the bytes in pieces of `step` and returns the state after each piece. */
 function feed(drain: BodyDrain, text: string, step = text.length): DrainState[] {

@@ -1,16 +1,16 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
-import type { HopOutcome, HopRequest, HopResponse, Prober } from "../../src/probe/hop-types.js";
-import { bodyDrain, type BodyDrain } from "../../src/probe/body-drain.js";
-import { createConnectionKeeper, KEPT_IDLE_MS } from "../../src/probe/kept-connections.js";
-import { createThreadedProber } from "../../src/probe/threaded-prober.js";
-import { USER_AGENT } from "../../src/version.js";
-import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
-import { checkedResult, createTestEnv, loopbackProber, traceResult, type TestEnv } from "../fixtures/test-env.js";
-import { until } from "../fixtures/until.js";
-import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
+import { ConfigError, loadConfig } from "../../../src/config.js";
+import type { HopOutcome, HopRequest, HopResponse, Prober } from "../../../src/probe/hop-types.js";
+import { bodyDrain, type BodyDrain } from "../../../src/probe/http/body-drain.js";
+import { createConnectionKeeper, KEPT_IDLE_MS } from "../../../src/probe/http/kept-connections.js";
+import { createThreadedProber } from "../../../src/probe/threaded-prober.js";
+import { USER_AGENT } from "../../../src/version.js";
+import { type DnsServer, startDnsServer } from "../../fixtures/dns-server.js";
+import { checkedResult, createTestEnv, loopbackProber, traceResult, type TestEnv } from "../../fixtures/test-env.js";
+import { until } from "../../fixtures/until.js";
+import { traceRedirects } from "../../../src/diagnostics/redirect-trace.js";
 
 /**
  * A same-origin redirect's next request goes over the connection already

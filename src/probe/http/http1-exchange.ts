@@ -1,10 +1,9 @@
 import type { Socket } from "node:net";
 import { bodyDrain, type BodyDrain } from "./body-drain.js";
 import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-prefix.js";
-import { hasNoBody, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
-import { now } from "./hop-trace.js";
-import { guarded, ProbeProtocolError } from "./failure.js";
-import { isRedirectStatus } from "./redirect-status.js";
+import { hasNoBody, isRedirectStatus, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
+import { now } from "../hop-trace.js";
+import { guarded, ProbeProtocolError } from "../failure.js";
 import { findHeadEnd, parseResponseHead, skipEmptyLines, TOO_MANY_FIELDS, type ResponseHead } from "./response-head.js";
 
 /**

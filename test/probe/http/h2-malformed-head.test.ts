@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 
-const RUN = fileURLToPath(new URL("../fixtures/h2-malformed-head-run.ts", import.meta.url));
+const RUN = fileURLToPath(new URL("../../fixtures/h2-malformed-head-run.ts", import.meta.url));
 
 /**
  * A target that answers over HTTP/2 with a head nghttp2 refuses part-way

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createAddressPolicy } from "../../src/probe/address-policy.js";
-import { IPV4_EMBEDDING_RANGES, IPV4_RANGES, IPV6_RANGES } from "../../src/probe/address-ranges.js";
-import { cidrContains, cidrLast, formatIp, parseCidr } from "../../src/probe/ip-address.js";
+import { createAddressPolicy } from "../../../src/probe/policy/address-policy.js";
+import { IPV4_EMBEDDING_RANGES, IPV4_RANGES, IPV6_RANGES } from "../../../src/probe/policy/address-ranges.js";
+import { cidrContains, cidrLast, formatIp, parseCidr } from "../../../src/probe/policy/ip-address.js";
 
 const policy = createAddressPolicy([]);
 

@@ -1,7 +1,7 @@
 import type { BodyDrain } from "./body-drain.js";
-import type { HopTrace } from "./hop-trace.js";
+import type { HopTrace } from "../hop-trace.js";
 import type { ResponseHead } from "./response-head.js";
-import type { AbortWatch } from "./deadline.js";
+import type { AbortWatch } from "../clock.js";
 
 /**
  * At most this many interim (1xx) responses before the final one. RFC 9110
@@ -63,4 +63,14 @@ export interface Exchanged {
 /** Statuses whose responses have no body (RFC 9110 §6.4.1), besides any answer to HEAD. */
 export function hasNoBody(method: "GET" | "HEAD", status: number): boolean {
   return method === "HEAD" || status < 200 || status === 204 || status === 304;
+}
+
+/**
+ * The statuses Fetch treats as redirects (WHATWG Fetch, "redirect status").
+ * 300, 304, 305 and 306 are answers in their own right and end the chain.
+ */
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+export function isRedirectStatus(status: number): boolean {
+  return REDIRECT_STATUSES.has(status);
 }

@@ -2,9 +2,9 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { createServer, type Server, type TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
-import { getTestPki, type KeyPair, type TestPki } from "../fixtures/test-ca.js";
-import { loopbackProber } from "../fixtures/test-env.js";
+import type { HopOutcome, Prober } from "../../../src/probe/hop-types.js";
+import { getTestPki, type KeyPair, type TestPki } from "../../fixtures/test-ca.js";
+import { loopbackProber } from "../../fixtures/test-env.js";
 
 /**
  * A bare TLS listener: it completes handshakes and counts every application

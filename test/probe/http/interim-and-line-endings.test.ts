@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_INTERIM_RESPONSES } from "../../src/probe/exchange-types.js";
-import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
-import { createProber } from "../../src/probe/prober.js";
-import { USER_AGENT } from "../../src/version.js";
-import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
-import { checkedResult, createTestEnv, loopbackProber, type TestEnv } from "../fixtures/test-env.js";
+import { MAX_INTERIM_RESPONSES } from "../../../src/probe/http/exchange-types.js";
+import type { HopOutcome, Prober } from "../../../src/probe/hop-types.js";
+import { createProber } from "../../../src/probe/prober.js";
+import { USER_AGENT } from "../../../src/version.js";
+import { type RawTarget, startRawTarget } from "../../fixtures/raw-targets.js";
+import { checkedResult, createTestEnv, loopbackProber, type TestEnv } from "../../fixtures/test-env.js";
 
 /**
  * Heads browsers and curl accept, and the contradictions Chromium refuses,

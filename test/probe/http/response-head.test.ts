@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findHeadEnd, parseResponseHead, skipEmptyLines } from "../../src/probe/response-head.js";
+import { findHeadEnd, parseResponseHead, skipEmptyLines } from "../../../src/probe/http/response-head.js";
 
 const bytes = (text: string) => Buffer.from(text, "latin1");
 

@@ -2,8 +2,8 @@ import { type ClientHttp2Session, type ClientHttp2Stream, connect, constants, ty
 import type { TLSSocket } from "node:tls";
 import { joinBytes } from "./body-prefix.js";
 import { hasNoBody, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
-import { now } from "./hop-trace.js";
-import { guarded, ProbeProtocolError } from "./failure.js";
+import { now } from "../hop-trace.js";
+import { guarded, ProbeProtocolError } from "../failure.js";
 import type { ResponseHead } from "./response-head.js";
 
 /** Codes of connection errors that mean the peer went away, named as the HTTP/1.1 exchange names them. */

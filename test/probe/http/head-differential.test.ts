@@ -2,10 +2,10 @@ import { once } from "node:events";
 import { get, STATUS_CODES } from "node:http";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Prober } from "../../src/probe/hop-types.js";
-import { generateHead, mutateHead, asLlhttpReads } from "../fixtures/head-corpus.js";
-import { seededRandom } from "../fixtures/seeded-random.js";
-import { loopbackProber } from "../fixtures/test-env.js";
+import type { Prober } from "../../../src/probe/hop-types.js";
+import { generateHead, mutateHead, asLlhttpReads } from "../../fixtures/head-corpus.js";
+import { seededRandom } from "../../fixtures/seeded-random.js";
+import { loopbackProber } from "../../fixtures/test-env.js";
 
 /**
  * The probe's head reader against llhttp (Node's own HTTP client parser, in

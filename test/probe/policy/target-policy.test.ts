@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PortRule, Prober } from "../../src/probe/hop-types.js";
-import { createProber } from "../../src/probe/prober.js";
-import { USER_AGENT } from "../../src/version.js";
-import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
-import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
+import type { PortRule, Prober } from "../../../src/probe/hop-types.js";
+import { createProber } from "../../../src/probe/prober.js";
+import { USER_AGENT } from "../../../src/version.js";
+import { startDnsServer, type DnsServer } from "../../fixtures/dns-server.js";
+import { startRawTarget, type RawTarget } from "../../fixtures/raw-targets.js";
 
 const FETCH_SAFE: PortRule = { kind: "fetch-safe" };
 const WEB_ONLY: PortRule = { kind: "only", ports: [80, 443] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cidrContains, formatIp, parseCidr, parseIp } from "../../src/probe/ip-address.js";
-import { seededRandom } from "../fixtures/seeded-random.js";
+import { cidrContains, formatIp, parseCidr, parseIp } from "../../../src/probe/policy/ip-address.js";
+import { seededRandom } from "../../fixtures/seeded-random.js";
 
 const SEED = 0x1f00d;
 

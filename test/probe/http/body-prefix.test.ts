@@ -1,10 +1,10 @@
 import { once } from "node:events";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bodyFraming, bodyPrefixReader } from "../../src/probe/body-prefix.js";
-import type { Prober } from "../../src/probe/hop-types.js";
-import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
-import { loopbackProber } from "../fixtures/test-env.js";
+import { bodyFraming, bodyPrefixReader } from "../../../src/probe/http/body-prefix.js";
+import type { Prober } from "../../../src/probe/hop-types.js";
+import { type RawTarget, startRawTarget } from "../../fixtures/raw-targets.js";
+import { loopbackProber } from "../../fixtures/test-env.js";
 
 /** The optional body prefix of a hop (for a colleague looking for a meta refresh in the first 64 KiB of HTML). */
 const page = "<html><head><meta http-equiv=\"refresh\" content=\"0; url=/next\"></head></html>";

@@ -3,8 +3,8 @@ import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { threadId } from "node:worker_threads";
 import type { BodyDrain } from "./body-drain.js";
-import type { ConnectionHandle, TlsDetail, TlsSummary } from "./hop-types.js";
-import { guarded } from "./failure.js";
+import type { ConnectionHandle, TlsDetail, TlsSummary } from "../hop-types.js";
+import { guarded } from "../failure.js";
 
 /**
  * How long a connection kept after a same-origin redirect waits for the hop

@@ -1,7 +1,7 @@
 import type { TLSSocket } from "node:tls";
 import type { X509Certificate } from "node:crypto";
 import { altNameEntries, certificateField, isoDate, nameLine, nameParts, shownText } from "./certificate-text.js";
-import type { PeerCertificate, TlsDetail, TlsSummary } from "./hop-types.js";
+import type { PeerCertificate, TlsDetail, TlsSummary } from "../hop-types.js";
 import type { PeerChain } from "./peer-chain.js";
 
 // What the hop keeps of a handshake's certificate. The certificate is the
