@@ -1,5 +1,5 @@
 import cluster from "node:cluster";
-import { ensureFirstKey } from "../access/first-key.js";
+import { ensureFirstKey } from "../access/issue-key.js";
 import type { AccessStore } from "../access/store.js";
 import { createLogger, type Logger } from "../observability/logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";

@@ -1,4 +1,5 @@
 import { isMessage, type Message } from "@bufbuild/protobuf";
+import { createContextKey } from "@connectrpc/connect";
 import { CheckSitesRequestSchema, DiagnosticsService, TraceRedirectsBatchRequestSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { batchSizeProblem } from "../batch-size.js";
 import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
@@ -33,4 +34,31 @@ function batchSize(message: Message): number | undefined {
   if (isMessage(message, CheckSitesRequestSchema)) return message.urls.length;
   if (isMessage(message, TraceRedirectsBatchRequestSchema)) return message.items.length;
   return undefined;
+}
+
+/**
+ * What a charged call may give back: a diagnostic the service could not run
+ * for its own reasons (overload: it could not start in time, its probe thread
+ * died) is not paid for. The service says so once per diagnostic it could not
+ * run (`unit`); the access interceptor gives the total back to the store once,
+ * when the call is over, so a call is refunded at most what it was charged,
+ * in one store write.
+ */
+export interface CallRefund {
+  /** One diagnostic of this call was not run: its unit price comes back (at most the call's whole price in all). */
+  unit(): void;
+}
+
+export const callRefundKey = createContextKey<CallRefund | undefined>(undefined, { description: "gives back the price of a diagnostic the service could not run" });
+
+/** The tab of one charged call: `credits` over `units` diagnostics. */
+export function refundTab(credits: number, units: number): CallRefund & { owed(): number } {
+  const unitCredits = units > 0 ? credits / units : credits;
+  let given = 0;
+  return {
+    unit: () => {
+      given = Math.min(units, given + 1);
+    },
+    owed: () => Math.round(given * unitCredits),
+  };
 }
