@@ -4,7 +4,7 @@ import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
-import { USER_AGENT } from "../../src/version.js";
+import { USER_AGENT } from "../../src/package-info.js";
 import { startDnsServer } from "../fixtures/dns-server.js";
 import { getTestPki, type KeyPair } from "../fixtures/test-ca.js";
 import { startRawTarget, type RawBehaviour, type RawTarget } from "../fixtures/raw-targets.js";

@@ -6,7 +6,7 @@ import type { HopOutcome, HopRequest, HopResponse, Prober } from "../../../src/p
 import { bodyDrain, type BodyDrain } from "../../../src/probe/http/body-drain.js";
 import { createConnectionKeeper, KEPT_IDLE_MS } from "../../../src/probe/http/kept-connections.js";
 import { createThreadedProber } from "../../../src/probe/threaded-prober.js";
-import { USER_AGENT } from "../../../src/version.js";
+import { USER_AGENT } from "../../../src/package-info.js";
 import { type DnsServer, startDnsServer } from "../../fixtures/dns-server.js";
 import { checkedResult, createTestEnv, loopbackProber, traceResult, type TestEnv } from "../../fixtures/test-env.js";
 import { until } from "../../fixtures/until.js";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_INTERIM_RESPONSES } from "../../../src/probe/http/exchange-types.js";
 import type { HopOutcome, Prober } from "../../../src/probe/hop-types.js";
 import { createProber } from "../../../src/probe/prober.js";
-import { USER_AGENT } from "../../../src/version.js";
+import { USER_AGENT } from "../../../src/package-info.js";
 import { type RawTarget, startRawTarget } from "../../fixtures/raw-targets.js";
 import { checkedResult, createTestEnv, loopbackProber, type TestEnv } from "../../fixtures/test-env.js";
 
