@@ -1,3 +1,5 @@
+// Time as the probe reads it: the clocks a hop and a call are timed on, and the deadlines that end them.
+
 /**
  * Milliseconds since the epoch, fractional, on a clock every thread of the
  * process reads alike: each thread's performance.timeOrigin is its own start
@@ -6,6 +8,11 @@
  */
 export function sharedClockMs(): number {
   return performance.timeOrigin + performance.now();
+}
+
+/** Monotonic milliseconds, fractional, on this thread's own clock: what a hop's trace is timed on. */
+export function now(): number {
+  return performance.now();
 }
 
 /**

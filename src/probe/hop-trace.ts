@@ -46,8 +46,3 @@ export function startTrace(now: number): HopTrace {
     defect: null,
   };
 }
-
-/** Monotonic milliseconds, fractional. */
-export function now(): number {
-  return performance.now();
-}

@@ -2,7 +2,6 @@ import { errors } from "undici";
 import { describe, expect, it } from "vitest";
 import { CAUSES, STAGE_FALLBACKS } from "../../src/failures.js";
 import { describeFailure, errorCodeOf, TIMEOUT_CAUSE } from "../../src/probe/failure.js";
-import { formatIp, parseIp } from "../../src/probe/policy/ip-address.js";
 
 const facts = { aborted: false, elapsedMs: 12, remoteAddress: null };
 
@@ -74,20 +73,5 @@ describe("describeFailure", () => {
       expect(code).toMatch(/^[A-Z][A-Z0-9_]*$/);
       if (qualifier !== null) expect(info.stage).toBe(qualifier);
     }
-  });
-});
-
-describe("ip-address", () => {
-  it.each([
-    ["::ffff:1.2.3.4", "::ffff:102:304"],
-    ["2001:DB8:0:0:0:0:0:1", "2001:db8::1"],
-    ["::", "::"],
-    ["fe80::", "fe80::"],
-    ["010.1.1.1", null],
-    ["1.2.3", null],
-    ["255.255.255.255", "255.255.255.255"],
-  ] as const)("%s -> %s", (text, canonical) => {
-    const ip = parseIp(text);
-    expect(ip === null ? null : formatIp(ip)).toBe(canonical);
   });
 });

@@ -2,14 +2,14 @@ import { connect as netConnect, type LookupFunction, type Socket } from "node:ne
 import { connect as tlsConnect, type SecureContext, type TLSSocket } from "node:tls";
 import { isIP } from "node:net";
 import type { AddressPolicy } from "../policy/address-policy.js";
-import { now, type HopTrace } from "../hop-trace.js";
+import type { HopTrace } from "../hop-trace.js";
 import { formatIp, parseIp } from "../policy/ip-address.js";
 import type { ResolvedAddress } from "../resolver.js";
 import { peerChainOf } from "./peer-chain.js";
 import { describeTls, summariseTls } from "./tls-detail.js";
 import { verificationFailure } from "./tls-verification.js";
 import { guarded, type InternalProbeError } from "../failure.js";
-import type { AbortWatch } from "../clock.js";
+import { type AbortWatch, now } from "../clock.js";
 
 /** RFC 8305 §5: start the next address when the current one has not connected within 250 ms. */
 export const CONNECTION_ATTEMPT_DELAY_MS = 250;

@@ -2,7 +2,7 @@ import type { Socket } from "node:net";
 import { bodyDrain, type BodyDrain } from "./body-drain.js";
 import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-prefix.js";
 import { hasNoBody, isRedirectStatus, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
-import { now } from "../hop-trace.js";
+import { now } from "../clock.js";
 import { guarded, ProbeProtocolError } from "../failure.js";
 import { findHeadEnd, parseResponseHead, skipEmptyLines, TOO_MANY_FIELDS, type ResponseHead } from "./response-head.js";
 

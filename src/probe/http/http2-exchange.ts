@@ -2,7 +2,7 @@ import { type ClientHttp2Session, type ClientHttp2Stream, connect, constants, ty
 import type { TLSSocket } from "node:tls";
 import { joinBytes } from "./body-prefix.js";
 import { hasNoBody, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
-import { now } from "../hop-trace.js";
+import { now } from "../clock.js";
 import { guarded, ProbeProtocolError } from "../failure.js";
 import type { ResponseHead } from "./response-head.js";
 

@@ -82,3 +82,18 @@ describe("parseIp and formatIp, against a URL's own serialiser (seeded)", () => 
     }
   });
 });
+
+describe("ip-address", () => {
+  it.each([
+    ["::ffff:1.2.3.4", "::ffff:102:304"],
+    ["2001:DB8:0:0:0:0:0:1", "2001:db8::1"],
+    ["::", "::"],
+    ["fe80::", "fe80::"],
+    ["010.1.1.1", null],
+    ["1.2.3", null],
+    ["255.255.255.255", "255.255.255.255"],
+  ] as const)("%s -> %s", (text, canonical) => {
+    const ip = parseIp(text);
+    expect(ip === null ? null : formatIp(ip)).toBe(canonical);
+  });
+});
