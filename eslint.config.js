@@ -14,17 +14,17 @@ const LEADING_SPREAD_RULE = {
 // Header names are the target's choice: on an ordinary object a field named
 // __proto__ or constructor finds Object.prototype's, and a site that was up read as a
 // failed request. Maps are built without a prototype and read by own property
-// (src/probe/header-map.ts); a map that crossed a thread arrives as an ordinary object.
+// (src/probe/http/header-map.ts); a map that crossed a thread arrives as an ordinary object.
 const HEADER_MAP_RULES = [
   {
     selector: "VariableDeclarator[id.name=/headers$/i][init.type='ObjectExpression']",
-    message: "A header map keyed by names a target chose must not be an object literal: a field named __proto__ or constructor would find Object.prototype's. Use headerMapOf() (src/probe/header-map.ts), Object.create(null), Object.fromEntries or a Map.",
+    message: "A header map keyed by names a target chose must not be an object literal: a field named __proto__ or constructor would find Object.prototype's. Use headerMapOf() (src/probe/http/header-map.ts), Object.create(null), Object.fromEntries or a Map.",
   },
   {
     // A name held in an UPPER_CASE constant is our own (API_KEY_HEADER), not the target's.
     selector:
       "MemberExpression[computed=true][property.type!='Literal']:not([property.name=/^[A-Z][A-Z0-9_]*$/])[object.name=/^headers$/i], MemberExpression[computed=true][property.type!='Literal']:not([property.name=/^[A-Z][A-Z0-9_]*$/])[object.property.name=/^headers$/i]",
-    message: "headers[name] with a name from outside finds Object.prototype's members (constructor, __proto__) on an ordinary object, and a header map that crossed a thread is one: read with headerValue() (src/probe/header-map.ts, Object.hasOwn), or use a Map.",
+    message: "headers[name] with a name from outside finds Object.prototype's members (constructor, __proto__) on an ordinary object, and a header map that crossed a thread is one: read with headerValue() (src/probe/http/header-map.ts, Object.hasOwn), or use a Map.",
   },
 ];
 

@@ -18,7 +18,7 @@ const SLOW = [
   "test/diagnostics/redirect-trace-timeouts.test.ts",
   "test/openapi/generation.test.ts",
   // Checks in a child process, so that a native abort fails the test, not the runner.
-  "test/probe/h2-malformed-head.test.ts",
+  "test/probe/http/h2-malformed-head.test.ts",
   // A real browser against `sitediag serve` as its own process.
   "test/web/page.test.ts",
 ];
@@ -46,9 +46,9 @@ const THREADED = [
   "test/diagnostics/redirect-trace-details.test.ts",
   "test/diagnostics/check-cookies.test.ts",
   // A kept connection lives on the thread that made it: the next hop must be sent there.
-  "test/probe/connection-reuse.test.ts",
+  "test/probe/http/connection-reuse.test.ts",
   // HTTP/2 over the bridge, and a kept session held by the thread that opened it.
-  "test/probe/https-protocols.test.ts",
+  "test/probe/http/https-protocols.test.ts",
   // Certificates and heads a hostile site writes (issue 28): the probe thread that reads them survives.
   "test/diagnostics/odd-certificates.test.ts",
   "test/probe/hostile-heads.test.ts",

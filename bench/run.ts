@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import { VERSION } from "../src/version.js";
+import { VERSION } from "../src/package-info.js";
 import { benchOptions } from "./bench-options.js";
 import { createClient } from "./http-client.js";
 import { type Figure, ratio, renderTable } from "./results.js";

@@ -2,11 +2,10 @@ import type { Message } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor, type StreamRequest, type UnaryRequest } from "@connectrpc/connect";
 import { createAsyncIterable } from "@connectrpc/connect/protocol";
 import type { Config } from "../config.js";
-import { unauthenticated, unavailableIfStoreDown } from "./access-errors.js";
+import { unauthenticated, unavailableIfStoreDown } from "./key-gate.js";
 import { API_KEY_HEADER, digestApiKey, isWellFormedApiKey } from "./api-key.js";
-import { callRefundKey, refundTab } from "./call-refund.js";
 import type { CreditPolicy, Usage } from "./credit-log.js";
-import { type Price, priceOf } from "./method-costs.js";
+import { callRefundKey, type Price, priceOf, refundTab } from "./call-price.js";
 import type { AccessStore, ChargeOutcome, ChargeReceipt } from "./store.js";
 import { setUsageHeaders, usageHeaders } from "./usage-headers.js";
 
@@ -26,7 +25,7 @@ export interface AccessInterceptorDeps {
  * ResourceExhausted (429) and nothing charged; otherwise charged, and only
  * then does the handler validate its parameters, so a bad url still costs.
  * A diagnostic the service then could not run for its own reasons (overload,
- * a dead probe thread) is given back (call-refund.ts): once the call is over,
+ * a dead probe thread) is given back (call-price.ts): once the call is over,
  * in one store write, and a unary call's usage headers say what is left after it.
  * The REST door turns `api_key` into this header, so both doors share it.
  */

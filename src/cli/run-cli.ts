@@ -1,5 +1,5 @@
 import { ConfigError, type Environment, loadConfig } from "../config.js";
-import { VERSION } from "../version.js";
+import { VERSION } from "../package-info.js";
 import { type Command, type CommandIo, EXIT_OK, EXIT_USAGE } from "./command.js";
 
 /** What the process offers the CLI; CommandIo minus the configuration, which runCli loads. */

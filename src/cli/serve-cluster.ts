@@ -1,8 +1,8 @@
 import cluster, { type Worker } from "node:cluster";
-import { ensureFirstKey } from "../access/first-key.js";
+import { ensureFirstKey } from "../access/issue-key.js";
 import { isWorkerMessage, type ListeningMessage, type StopMessage } from "../server/ops/cluster-messages.js";
 import { createMetricsAnswerer } from "../server/ops/cluster-metrics.js";
-import { VERSION } from "../version.js";
+import { VERSION } from "../package-info.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK } from "./command.js";
 import { messageOf, openConfiguredStore } from "./configured-store.js";
 

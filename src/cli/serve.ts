@@ -1,5 +1,5 @@
 import cluster from "node:cluster";
-import { ensureFirstKey } from "../access/first-key.js";
+import { ensureFirstKey } from "../access/issue-key.js";
 import type { AccessStore } from "../access/store.js";
 import { createLogger, type Logger } from "../observability/logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";
@@ -8,7 +8,7 @@ import { builtPageDir } from "../server/ops/page-assets.js";
 import { announceListening, onWorkerStopRequest } from "../server/ops/cluster-worker.js";
 import { diagnosticEnvFromConfig } from "../diagnostics/diagnostic-env-from-config.js";
 import { type RunningService, startService } from "../server/start-service.js";
-import { VERSION } from "../version.js";
+import { VERSION } from "../package-info.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
 import { serveCluster } from "./serve-cluster.js";
 import { messageOf, openConfiguredStore } from "./configured-store.js";

@@ -1,4 +1,4 @@
-import type { FailureStage } from "../probe/failure.js";
+import type { FailureStage } from "../failures.js";
 import type { PeerCertificate } from "../probe/hop-types.js";
 
 /**
@@ -8,7 +8,7 @@ import type { PeerCertificate } from "../probe/hop-types.js";
  * data; the service renders it as the `Details` message.
  */
 export interface DiagnosticDetails {
-  /** Stable code (failure-causes.ts) of how the diagnostic ended badly; null when it did not. */
+  /** Stable code (src/failures.ts) of how the diagnostic ended badly; null when it did not. */
   readonly code: string | null;
   readonly requests: readonly RequestRecord[];
   readonly proxy: ProxyMatch | null;

@@ -4,7 +4,7 @@ import type { ProberOptions } from "../probe/hop-types.js";
 import type { DefectReporter } from "../probe/defect-log.js";
 import { createProber } from "../probe/prober.js";
 import { createThreadedProber, type ThreadExit } from "../probe/threaded-prober.js";
-import { USER_AGENT } from "../version.js";
+import { USER_AGENT } from "../package-info.js";
 import { DIAGNOSTIC_THREAD_ENTRY, threadedDiagnostics } from "./threaded-diagnostics.js";
 
 export interface EnvOptions {

@@ -1,6 +1,6 @@
-import type { AbortWatch } from "../probe/deadline.js";
+import type { AbortWatch } from "../probe/clock.js";
 import type { Prober } from "../probe/hop-types.js";
-import type { FailureStage } from "../probe/failure.js";
+import type { FailureStage } from "../failures.js";
 import type { RedirectTraceOutcome } from "./redirect-trace-types.js";
 import type { SiteCheckOptions, TraceOptions } from "./diagnostic-options.js";
 import type { SiteCheckOutcome } from "./site-check-result.js";

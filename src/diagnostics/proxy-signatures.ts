@@ -1,5 +1,5 @@
 import type { ProxyKind, ProxyMatch } from "./details-types.js";
-import { type HeaderMap, headerValue } from "../probe/header-map.js";
+import { type HeaderMap, headerValue } from "../probe/http/header-map.js";
 
 /**
  * Response headers that show a content-delivery or security proxy answered in

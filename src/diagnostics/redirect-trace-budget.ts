@@ -1,4 +1,4 @@
-import { type AbortWatch, createDeadline } from "../probe/deadline.js";
+import { type AbortWatch, createDeadline } from "../probe/clock.js";
 import type { HopSpan } from "../probe/hop-types.js";
 
 /**

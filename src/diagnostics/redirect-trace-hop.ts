@@ -1,7 +1,7 @@
 import type { ProbeFailure } from "../probe/failure.js";
 import type { ConnectionHandle, HopFailureTrace, HopOutcome, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
 import type { Overload } from "../probe/overload.js";
-import type { PolicyRefusal } from "../probe/refusal.js";
+import type { PolicyRefusal } from "../failures.js";
 import type { TraceBudget } from "./redirect-trace-budget.js";
 
 /** Why a request ran out of time: its own per-request timeout, or the whole trace's budget. */

@@ -1,5 +1,5 @@
 import type { Overload } from "../probe/overload.js";
-import type { PolicyRefusal } from "../probe/refusal.js";
+import type { PolicyRefusal } from "../failures.js";
 import type { DiagnosticDetails } from "./details-types.js";
 import type { RequestAttempt } from "./request-attempt.js";
 import type { TraceWarning } from "./warnings.js";

@@ -1,5 +1,5 @@
 // The probe keeps a connection only for a redirect, so the one definition of a redirect status lives there.
-export { isRedirectStatus } from "../probe/redirect-status.js";
+export { isRedirectStatus } from "../probe/http/exchange-types.js";
 
 /** Redirects that say "this may change": the chain can differ tomorrow. */
 const TEMPORARY_STATUSES: ReadonlySet<number> = new Set([302, 303, 307]);

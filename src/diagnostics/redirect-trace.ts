@@ -1,6 +1,6 @@
-import type { AbortWatch } from "../probe/deadline.js";
+import type { AbortWatch } from "../probe/clock.js";
 import { REDIRECT_TRACE } from "../limits.js";
-import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
+import { failureCode, outcomeCause, refusalCause } from "../failures.js";
 import { lateStart } from "../probe/overload.js";
 import type { ConnectionHandle, HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
 import { cookieKey, createCheckCookies } from "./check-cookies.js";
@@ -91,7 +91,7 @@ type Walk =
       readonly warnings: readonly TraceWarning[];
       /** Why the walk stopped before a final response; null when it reached one. */
       readonly stopReason: TraceWarning | null;
-      /** The stable code of how the walk ended badly (failure-causes.ts); null when it ended well. */
+      /** The stable code of how the walk ended badly (src/failures.ts); null when it ended well. */
       readonly code: string | null;
       /** One per position that sent a request, in order: what answered it, or how it failed. */
       readonly records: readonly RequestRecord[];

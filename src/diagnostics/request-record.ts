@@ -1,4 +1,4 @@
-import { failureCode } from "../probe/failure-causes.js";
+import { failureCode } from "../failures.js";
 import type { ProbeFailure } from "../probe/failure.js";
 import type { HopFailureTrace, HopResponse, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
 import type { CertificateRecord, RequestRecord, TlsRecord } from "./details-types.js";

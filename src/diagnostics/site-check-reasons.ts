@@ -2,12 +2,11 @@
  * The `reason` texts that are is-site-down's own (spec §2.2: "complete list:
  * not shown"): server answers, redirect defects and refusals, and timeouts,
  * which name the configured timeout. Every other failure reads the probe's
- * sentence (`ProbeFailure.reason`, from src/probe/failure-causes.ts). A reason
+ * sentence (`ProbeFailure.reason`, from src/failures.ts). A reason
  * is chosen from the structured outcome; nothing matches these strings later.
  */
-import { causeInfo, outcomeCause, refusalCause } from "../probe/failure-causes.js";
-import type { FailureStage, ProbeFailure } from "../probe/failure.js";
-import type { RefusalRule } from "../probe/refusal.js";
+import { causeInfo, outcomeCause, refusalCause, type FailureStage, type RefusalRule } from "../failures.js";
+import type { ProbeFailure } from "../probe/failure.js";
 
 /** A timeout: what we were waiting for at each stage. */
 const TIMEOUT_WAITS: Readonly<Record<FailureStage, string>> = {

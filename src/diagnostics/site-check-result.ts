@@ -1,6 +1,5 @@
-import type { FailureStage } from "../probe/failure.js";
 import type { Overload } from "../probe/overload.js";
-import type { PolicyRefusal } from "../probe/refusal.js";
+import type { FailureStage, PolicyRefusal } from "../failures.js";
 import type { DiagnosticDetails } from "./details-types.js";
 import type { RequestAttempt } from "./request-attempt.js";
 

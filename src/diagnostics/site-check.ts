@@ -1,12 +1,10 @@
-import type { AbortWatch } from "../probe/deadline.js";
+import type { AbortWatch } from "../probe/clock.js";
 import { SITE_CHECK } from "../limits.js";
-import type { FailureStage } from "../probe/failure.js";
 import { createCheckCookies } from "./check-cookies.js";
 import type { ConnectionHandle, HopResponse, HopSpan, PortRule } from "../probe/hop-types.js";
-import type { PolicyRefusal } from "../probe/refusal.js";
 import { type DiagnosticEnv, limitsOf } from "./diagnostic-env.js";
 import type { SiteCheckOptions } from "./diagnostic-options.js";
-import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
+import { failureCode, outcomeCause, refusalCause, type FailureStage, type PolicyRefusal } from "../failures.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import type { DiagnosticDetails, RequestRecord } from "./details-types.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";

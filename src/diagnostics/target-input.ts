@@ -1,6 +1,5 @@
 import { MAX_URL_LENGTH } from "../limits.js";
-import { refusal } from "../probe/input-refusal.js";
-import type { PolicyRefusal } from "../probe/refusal.js";
+import { refusal, type PolicyRefusal } from "../failures.js";
 
 export type ParsedInput = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly refusal: PolicyRefusal };
 
@@ -42,7 +41,7 @@ export function parseTargetInput(raw: string, rules: InputRules): ParsedInput {
   return { ok: true, url };
 }
 
-/** The refusal of the row `key` of the one table (failure-causes.ts), worded with `reason` where the row needs specifics. */
+/** The refusal of the row `key` of the one table (src/failures.ts), worded with `reason` where the row needs specifics. */
 function refuse(key: `INPUT_${string}`, reason?: string): ParsedInput {
   return { ok: false, refusal: refusal(key, reason) };
 }

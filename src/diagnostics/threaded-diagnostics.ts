@@ -1,5 +1,4 @@
-import type { AbortWatch } from "../probe/deadline.js";
-import { sharedClockMs } from "../probe/shared-clock.js";
+import { type AbortWatch, sharedClockMs } from "../probe/clock.js";
 import type { Overload } from "../probe/overload.js";
 import { ProbeThreadUnavailable, type ThreadedProber } from "../probe/threaded-prober.js";
 import type { DiagnosticThreads, HopTally } from "./diagnostic-env.js";

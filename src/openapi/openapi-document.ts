@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { packageRoot } from "../package-root.js";
+import { packageRoot } from "../package-info.js";
 
 /**
  * Where `buf generate` writes the document (buf.gen.yaml), relative to the

@@ -1,6 +1,6 @@
 /**
  * The one line a hop writes about a defect of ours (InternalProbeError,
- * probe-error.ts). A probe thread has no logger of the service's (pino lives
+ * failure.ts). A probe thread has no logger of the service's (pino lives
  * on the main thread, configured there), so the line is written in the
  * service log's form (pino's JSON fields, level 50 "error", `service:
  * "sitediag"`) to the process's stdout, where `serve` writes its own lines;
@@ -9,7 +9,7 @@
  */
 import { hostname } from "node:os";
 import { threadId } from "node:worker_threads";
-import type { FailureStage } from "./failure.js";
+import type { FailureStage } from "../failures.js";
 
 /** What the hop knows of the defect when it ends. */
 export interface HopDefect {

@@ -1,4 +1,4 @@
-import type { FailureStage } from "./failure.js";
+import type { FailureStage } from "../failures.js";
 import type { TlsDetail, TlsSummary } from "./hop-types.js";
 
 /**
@@ -24,7 +24,7 @@ export interface HopTrace {
   tlsDetail: TlsDetail | null;
   /** The request went over the connection the check's previous hop kept: no dial, no handshake. */
   connectionReused: boolean;
-  /** The first defect of ours the hop met (probe-error.ts isDefect); the hop logs it once as it ends. */
+  /** The first defect of ours the hop met (failure.ts isDefect); the hop logs it once as it ends. */
   defect: { readonly error: unknown } | null;
 }
 
@@ -45,9 +45,4 @@ export function startTrace(now: number): HopTrace {
     connectionReused: false,
     defect: null,
   };
-}
-
-/** Monotonic milliseconds, fractional. */
-export function now(): number {
-  return performance.now();
 }

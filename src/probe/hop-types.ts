@@ -1,8 +1,8 @@
-import type { AbortWatch } from "./deadline.js";
-import type { HeaderMap } from "./header-map.js";
+import type { AbortWatch } from "./clock.js";
+import type { HeaderMap } from "./http/header-map.js";
+import type { PolicyRefusal } from "../failures.js";
 import type { ProbeFailure } from "./failure.js";
 import type { Overload } from "./overload.js";
-import type { PolicyRefusal } from "./refusal.js";
 
 /** Which ports a diagnostic may visit. */
 export type PortRule =

@@ -1,25 +1,22 @@
 import { STATUS_CODES } from "node:http";
 import { isIP } from "node:net";
 import type { SecureContext, TLSSocket } from "node:tls";
-import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
-import { openPinned, type PinnedConnection } from "./connector.js";
-import { MAX_BODY_PREFIX_BYTES, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
-import { causeInfo, describeFailure, errorCodeOf } from "./failure-causes.js";
-import { exchangeHttp1 } from "./http1-exchange.js";
-import { exchangeHttp2, openHttp2Session } from "./http2-exchange.js";
+import { refusedAddressDetail, type AddressPolicy } from "./policy/address-policy.js";
+import { openPinned, type PinnedConnection } from "./connect/connector.js";
+import { isRedirectStatus, MAX_BODY_PREFIX_BYTES, type ExchangeRequest, type Exchanged } from "./http/exchange-types.js";
+import { causeInfo, refusal } from "../failures.js";
+import { describeFailure, errorCodeOf, isDefect } from "./failure.js";
+import { exchangeHttp1 } from "./http/http1-exchange.js";
+import { exchangeHttp2, openHttp2Session } from "./http/http2-exchange.js";
 import type { HopOutcome, HopRequest, HopResponse, HopTimings, PartialTimings } from "./hop-types.js";
-import { now, startTrace, type HopTrace } from "./hop-trace.js";
-import { refusal } from "./input-refusal.js";
-import { type AbortWatch, createDeadline, type Deadline } from "./deadline.js";
-import { isRedirectStatus } from "./redirect-status.js";
-import { headerMapOf, headerValue } from "./header-map.js";
+import { startTrace, type HopTrace } from "./hop-trace.js";
+import { type AbortWatch, createDeadline, type Deadline, now } from "./clock.js";
+import { headerMapOf, headerValue, locationText } from "./http/header-map.js";
 import { lateStart } from "./overload.js";
-import { locationText } from "./location-header.js";
 import type { DefectReporter } from "./defect-log.js";
-import { isDefect } from "./probe-error.js";
-import { closeConnection, type ConnectionKeeper, type Keepable, type KeptOrigin, type OpenConnection } from "./kept-connections.js";
+import { closeConnection, type ConnectionKeeper, type Keepable, type KeptOrigin, type OpenConnection } from "./http/kept-connections.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
-import { effectivePort, hostOf, screenUrl } from "./target-policy.js";
+import { effectivePort, hostOf, screenUrl } from "./policy/target-policy.js";
 
 /**
  * What browsers accept for a response head (Chromium: 256 KiB): sites behind
@@ -29,7 +26,7 @@ import { effectivePort, hostOf, screenUrl } from "./target-policy.js";
  */
 export const DEFAULT_MAX_RESPONSE_HEAD_BYTES = 256 * 1024;
 
-/** The CAUSES key of a defect of ours met inside a hop (failure-causes.ts, code internal_probe_error). */
+/** The CAUSES key of a defect of ours met inside a hop (src/failures.ts, code internal_probe_error). */
 const INTERNAL_PROBE_ERROR = "INTERNAL_PROBE_ERROR";
 
 export interface HopDeps {

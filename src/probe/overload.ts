@@ -1,4 +1,4 @@
-import { sharedClockMs } from "./shared-clock.js";
+import { sharedClockMs } from "./clock.js";
 
 /**
  * Why a check got no verdict from us: the service's own capacity failed it,

@@ -8,7 +8,7 @@
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { type AbortWatch, createDeadline } from "./deadline.js";
+import { type AbortWatch, createDeadline } from "./clock.js";
 import { createProber, type LocalProber } from "./prober.js";
 import { type Batch, batchedSender, fromWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
 

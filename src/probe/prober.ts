@@ -1,13 +1,12 @@
 import { createSecureContext, rootCertificates } from "node:tls";
-import { createAddressPolicy } from "./address-policy.js";
-import type { Deadline } from "./deadline.js";
+import { createAddressPolicy } from "./policy/address-policy.js";
+import { type Deadline, sharedClockMs } from "./clock.js";
 import { DEFAULT_MAX_RESPONSE_HEAD_BYTES, type HopDeps, runHop } from "./hop.js";
 import type { HopRequest, Prober, ProberOptions, TimedHopOutcome } from "./hop-types.js";
-import { createConnectionKeeper, MAX_KEPT } from "./kept-connections.js";
+import { createConnectionKeeper, MAX_KEPT } from "./http/kept-connections.js";
 import { type DefectReporter, logDefect } from "./defect-log.js";
 import { createResolver } from "./resolver.js";
-import { sharedClockMs } from "./shared-clock.js";
-import { screenUrl } from "./target-policy.js";
+import { screenUrl } from "./policy/target-policy.js";
 
 /** The prober of one loop, with the hop a probe thread runs under a deadline of its own. */
 export interface LocalProber extends Prober {

@@ -1,9 +1,24 @@
 import { promises as dns } from "node:dns";
-import { type HostsTable, normaliseName, watchedHostsFile } from "./hosts-file.js";
-import type { Resolution, ResolvedAddress, Resolver } from "./resolution-types.js";
-import type { AbortWatch } from "./deadline.js";
+import { readFile, stat } from "node:fs/promises";
+import { isIP } from "node:net";
+import type { AbortWatch } from "./clock.js";
 
-export type { Resolution, ResolvedAddress, Resolver } from "./resolution-types.js";
+/** What resolving a target name gives: the contract between the resolver, the hosts file and the hop. */
+export interface ResolvedAddress {
+  readonly address: string;
+  readonly family: 4 | 6;
+}
+
+export type Resolution =
+  | { readonly ok: true; readonly addresses: readonly ResolvedAddress[] }
+  /** `code` is the resolver's own error code: ENOTFOUND, ENODATA, ESERVFAIL, EREFUSED, ETIMEOUT, EAI_AGAIN ... */
+  | { readonly ok: false; readonly code: string }
+  | { readonly ok: false; readonly code: "ABORTED" };
+
+/** Turns a host name into every A and AAAA address, once; the caller pins what it gets. */
+export interface Resolver {
+  resolve(host: string, signal: AbortWatch): Promise<Resolution>;
+}
 
 export interface ResolverOptions {
   /** SITEDIAG_DNS_SERVERS; empty for the servers of /etc/resolv.conf. */
@@ -96,4 +111,72 @@ function raceAbort(lookup: Promise<Resolution>, signal: AbortWatch): Promise<Res
 export function errorCode(error: unknown): string {
   if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") return error.code;
   return "UNKNOWN";
+}
+
+/** Answers from a hosts file, by lower-case name without a trailing dot. */
+export type HostsTable = ReadonlyMap<string, readonly ResolvedAddress[]>;
+
+/**
+ * Parses hosts(5): an address, then names, `#` to the end of a line a
+ * comment. Lines whose first field is not an IP literal are skipped, as the
+ * C library skips them; a name listed twice collects every address, in file
+ * order, as getaddrinfo returns them.
+ */
+export function parseHostsFile(text: string): HostsTable {
+  const table = new Map<string, ResolvedAddress[]>();
+  for (const line of text.split(/\r?\n/)) {
+    const [address, ...names] = (line.split("#", 1)[0] ?? "").trim().split(/\s+/);
+    if (address === undefined || names.length === 0) continue;
+    const family = isIP(address);
+    if (family === 0) continue;
+    for (const name of names) {
+      const key = normaliseName(name);
+      const entries = table.get(key) ?? [];
+      if (!entries.some((entry) => entry.address === address)) entries.push({ address, family: family === 6 ? 6 : 4 });
+      table.set(key, entries);
+    }
+  }
+  return table;
+}
+
+export function normaliseName(name: string): string {
+  return name.toLowerCase().replace(/\.$/, "");
+}
+
+// The C library reads the file on every lookup; re-reading at most this often keeps edits visible without a read per check.
+const RECHECK_MS = 2_000;
+
+/**
+ * The hosts file as the system consults it before DNS, re-read when its
+ * modification time changes. A missing or unreadable file is an empty table:
+ * the system resolver carries on with DNS in that case too.
+ */
+export function watchedHostsFile(path: string): () => Promise<HostsTable> {
+  let table: HostsTable = new Map();
+  let loadedMtimeMs = -1;
+  let checkedAt = -Infinity;
+  let pending: Promise<HostsTable> | undefined;
+
+  const refresh = async (): Promise<HostsTable> => {
+    try {
+      const { mtimeMs } = await stat(path);
+      if (mtimeMs !== loadedMtimeMs) {
+        table = parseHostsFile(await readFile(path, "utf8"));
+        loadedMtimeMs = mtimeMs;
+      }
+    } catch {
+      table = new Map();
+      loadedMtimeMs = -1;
+    }
+    checkedAt = performance.now();
+    return table;
+  };
+
+  return () => {
+    if (performance.now() - checkedAt < RECHECK_MS) return Promise.resolve(table);
+    pending ??= refresh().finally(() => {
+      pending = undefined;
+    });
+    return pending;
+  };
 }

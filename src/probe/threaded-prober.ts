@@ -1,12 +1,12 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
-import type { AbortWatch } from "./deadline.js";
-import { createAddressPolicy } from "./address-policy.js";
+import type { AbortWatch } from "./clock.js";
+import { createAddressPolicy } from "./policy/address-policy.js";
 import type { HopRequest, LoopDelayReport, ProbeLoad, Prober, ProberOptions, TimedHopOutcome } from "./hop-types.js";
 import type { Overload } from "./overload.js";
-import { sharedClockMs } from "./shared-clock.js";
-import { screenUrl } from "./target-policy.js";
+import { sharedClockMs } from "./clock.js";
+import { screenUrl } from "./policy/target-policy.js";
 import { type Batch, batchedSender, toWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
 
 export interface ThreadingOptions {

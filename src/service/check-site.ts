@@ -11,7 +11,7 @@ import {
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { checkSite } from "../diagnostics/site-check.js";
 import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
-import type { FailureStage } from "../probe/failure.js";
+import type { FailureStage } from "../failures.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
 import { timeoutsFromOf } from "./timeouts-from.js";

@@ -1,6 +1,6 @@
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { Overload } from "../probe/overload.js";
-import type { PolicyRefusal } from "../probe/refusal.js";
+import type { PolicyRefusal } from "../failures.js";
 import { overloadAnswer } from "./overload-answer.js";
 
 /** How both diagnostics end: a result, a refusal of the caller's input, a caller who went away, or our own overload. */

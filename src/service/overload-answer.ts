@@ -1,5 +1,5 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
-import { callRefundKey } from "../access/call-refund.js";
+import { callRefundKey } from "../access/call-price.js";
 import type { Overload } from "../probe/overload.js";
 
 /** Seconds a caller is told to wait: the probe queue's own (a replacement thread boots, a burst drains, within about one). */

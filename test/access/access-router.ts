@@ -2,7 +2,7 @@ import { Code, ConnectError, createClient, createRouterTransport, type Client } 
 import { create } from "@bufbuild/protobuf";
 import { CheckSiteResponseSchema, CheckSitesResponseSchema, DiagnosticsService, TraceRedirectsResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { createAccessInterceptor, type AccessInterceptorDeps } from "../../src/access/access-interceptor.js";
-import { callRefundKey } from "../../src/access/call-refund.js";
+import { callRefundKey } from "../../src/access/call-price.js";
 
 /** What a call came back with: the usage headers (from response headers or error metadata) and the error, if any. */
 export interface CallResult {

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CheckSitesRequestSchema, DiagnosticsService, TraceRedirectsBatchRequestSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { priceOf } from "../../src/access/method-costs.js";
+import { priceOf } from "../../src/access/call-price.js";
 import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
 import { newKey, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
 

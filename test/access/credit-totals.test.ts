@@ -1,4 +1,4 @@
-import { Database } from "../../src/access/sqlite-driver.js";
+import { Database } from "../../src/access/sqlite-store.js";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Charge } from "../../src/access/credit-log.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { digestApiKey } from "../../src/access/api-key.js";
-import { ensureFirstKey } from "../../src/access/first-key.js";
+import { ensureFirstKey } from "../../src/access/issue-key.js";
 import type { AccessStore } from "../../src/access/store.js";
 import { keysCommand } from "../../src/cli/keys.js";
 import { loadConfig } from "../../src/config.js";

@@ -1,4 +1,4 @@
-import { Database } from "../../src/access/sqlite-driver.js";
+import { Database } from "../../src/access/sqlite-store.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/access/store.js";
 import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";

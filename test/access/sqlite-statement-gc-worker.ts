@@ -2,7 +2,7 @@
 // many statements while allocating garbage across timer turns, so V8 finishes
 // some collections from its own tasks, where no JS context is entered: the
 // moment better-sqlite3 12 on Node >= 24.19 aborted the process.
-import { Database } from "../../src/access/sqlite-driver.js";
+import { Database } from "../../src/access/sqlite-store.js";
 
 const db = new Database(":memory:");
 const ROUNDS = 300;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/commands.js";
 import { runCli } from "../../src/cli/run-cli.js";
-import { VERSION } from "../../src/version.js";
+import { VERSION } from "../../src/package-info.js";
 import { createCliIo } from "./cli-io.js";
 
 describe("sitediag command dispatch", () => {

@@ -4,7 +4,7 @@ import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import { REDIRECT_TRACE } from "../../src/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
-import { sharedClockMs } from "../../src/probe/shared-clock.js";
+import { sharedClockMs } from "../../src/probe/clock.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
 import { traceEnv, traceResult as trace, loopbackProber } from "../fixtures/test-env.js";
 

@@ -10,8 +10,8 @@ import {
   serverErrorReason,
   tooManyRedirectsReason,
 } from "../../src/diagnostics/site-check-reasons.js";
-import { CAUSES, describeFailure, STAGE_FALLBACKS } from "../../src/probe/failure-causes.js";
-import type { FailureStage, ProbeFailure } from "../../src/probe/failure.js";
+import { CAUSES, STAGE_FALLBACKS, type FailureStage } from "../../src/failures.js";
+import { describeFailure, type ProbeFailure } from "../../src/probe/failure.js";
 
 /** A failure as the probe reports it for this code met in this phase (or cut short there). */
 function failure(phase: FailureStage, code: string, aborted = false): ProbeFailure {
@@ -24,14 +24,14 @@ describe("site check reasons", () => {
     expect(failureReason(failure("dns", "ENOTFOUND"), 6_000)).toBe("DNS lookup failed: no such host");
     expect(failureReason(failure("connect", "ECONNREFUSED"), 6_000)).toBe("Connection refused");
     expect(failureReason(failure("tls", "CERT_HAS_EXPIRED"), 6_000)).toBe("TLS certificate has expired");
-    expect(failureReason(failure("http", "UND_ERR_HEADERS_TIMEOUT", true), 6_000)).toBe("Timed out after 6 s waiting for a response");
+    expect(failureReason(failure("http", "RESPONSE_HEAD_TIMEOUT", true), 6_000)).toBe("Timed out after 6 s waiting for a response");
     expect(tooManyRedirectsReason(5)).toBe("Too many redirects: still redirecting after 5 requests");
     expect(redirectRefusalReason("non_public_address")).toBe("Redirect to a non-public address was refused");
   });
 
   it("says which stage a timeout cut short", () => {
     expect(failureReason(failure("dns", "ETIMEOUT", true), 6_000)).toBe("Timed out after 6 s resolving the host name");
-    expect(failureReason(failure("connect", "UND_ERR_CONNECT_TIMEOUT", true), 6_000)).toBe("Timed out after 6 s connecting to the server");
+    expect(failureReason(failure("connect", "CONNECT_TIMEOUT", true), 6_000)).toBe("Timed out after 6 s connecting to the server");
     expect(failureReason(failure("tls", "ERR_TLS_HANDSHAKE_TIMEOUT", true), 6_000)).toBe("Timed out after 6 s during the TLS handshake");
   });
 

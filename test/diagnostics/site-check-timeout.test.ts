@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { checkSite } from "../../src/diagnostics/site-check.js";
 import { SITE_CHECK } from "../../src/limits.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
-import { sharedClockMs } from "../../src/probe/shared-clock.js";
+import { sharedClockMs } from "../../src/probe/clock.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DiagnosticLimits } from "../../src/diagnostics/diagnostic-env.js";
 import { threadedDiagnostics } from "../../src/diagnostics/threaded-diagnostics.js";
 import { createThreadedProber, ProbeThreadUnavailable, type ThreadedProber } from "../../src/probe/threaded-prober.js";
-import { USER_AGENT } from "../../src/version.js";
+import { USER_AGENT } from "../../src/package-info.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
 import type { CrashJob, HoldJob } from "../fixtures/holding-diagnostic-thread.js";
 import { startRawTarget } from "../fixtures/raw-targets.js";

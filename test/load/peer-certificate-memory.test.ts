@@ -3,7 +3,7 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
-import { USER_AGENT } from "../../src/version.js";
+import { USER_AGENT } from "../../src/package-info.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { oddCertificate } from "../fixtures/odd-certificates.js";
 import { seededRandom } from "../fixtures/seeded-random.js";

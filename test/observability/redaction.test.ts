@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hostOf, redactUrl, redactValue } from "../../src/observability/redaction.js";
-import { requestIdFrom } from "../../src/observability/request-id.js";
+import { hostOf, redactUrl, redactValue, requestIdFrom } from "../../src/observability/redaction.js";
 import { interleavedMedians } from "../fixtures/interleaved-medians.js";
 
 describe("redactUrl", () => {

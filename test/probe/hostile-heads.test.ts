@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkSite } from "../../src/diagnostics/site-check.js";
-import { MAX_RESPONSE_HEADER_FIELDS } from "../../src/probe/exchange-types.js";
-import { failureCode } from "../../src/probe/failure-causes.js";
-import { headerValue } from "../../src/probe/header-map.js";
+import { MAX_RESPONSE_HEADER_FIELDS } from "../../src/probe/http/exchange-types.js";
+import { failureCode } from "../../src/failures.js";
+import { headerValue } from "../../src/probe/http/header-map.js";
 import type { HopOutcome, HopResponse } from "../../src/probe/hop-types.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RawH2Target, startRawH2Target } from "../fixtures/raw-h2-targets.js";

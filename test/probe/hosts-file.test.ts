@@ -3,8 +3,7 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseHostsFile } from "../../src/probe/hosts-file.js";
-import { createResolver } from "../../src/probe/resolver.js";
+import { createResolver, parseHostsFile } from "../../src/probe/resolver.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 
 describe("parseHostsFile", () => {

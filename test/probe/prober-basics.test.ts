@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProber } from "../../src/probe/prober.js";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
-import { USER_AGENT } from "../../src/version.js";
+import { USER_AGENT } from "../../src/package-info.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
-import { USER_AGENT } from "../../src/version.js";
+import { USER_AGENT } from "../../src/package-info.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
 

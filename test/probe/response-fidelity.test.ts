@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { locationText } from "../../src/probe/location-header.js";
+import { locationText } from "../../src/probe/http/header-map.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
 import { checkedResult, createTestEnv, type TestEnv } from "../fixtures/test-env.js";

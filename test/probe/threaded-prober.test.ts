@@ -2,9 +2,9 @@ import { once } from "node:events";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HopRequest } from "../../src/probe/hop-types.js";
-import { sharedClockMs } from "../../src/probe/shared-clock.js";
+import { sharedClockMs } from "../../src/probe/clock.js";
 import { createThreadedProber, type ThreadExit, type ThreadedProber } from "../../src/probe/threaded-prober.js";
-import { USER_AGENT } from "../../src/version.js";
+import { USER_AGENT } from "../../src/package-info.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
 import { until } from "../fixtures/until.js";
 

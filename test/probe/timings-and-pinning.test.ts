@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAddressPolicy } from "../../src/probe/address-policy.js";
-import { ConnectorError, openPinned } from "../../src/probe/connector.js";
+import { createAddressPolicy } from "../../src/probe/policy/address-policy.js";
+import { ConnectorError, openPinned } from "../../src/probe/connect/connector.js";
 import { startTrace } from "../../src/probe/hop-trace.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
-import { USER_AGENT } from "../../src/version.js";
+import { USER_AGENT } from "../../src/package-info.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
 
 let prober: Prober;

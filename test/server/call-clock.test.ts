@@ -5,7 +5,7 @@ import { createInflightLimit } from "../../src/server/admission/inflight-limit.j
 import { createProbeQueue } from "../../src/server/admission/probe-queue.js";
 import { attachCallRecord, type CallRecord } from "../../src/server/observers/call-record.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
-import { sharedClockMs } from "../../src/probe/shared-clock.js";
+import { sharedClockMs } from "../../src/probe/clock.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { manualLoad } from "../fixtures/manual-load.js";
 import { type TestService, startTestService } from "../fixtures/service-harness.js";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { threadedDiagnostics } from "../../src/diagnostics/threaded-diagnostics.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
 import { createThreadedProber, ProbeThreadUnavailable, type ThreadedProber } from "../../src/probe/threaded-prober.js";
-import { USER_AGENT } from "../../src/version.js";
+import { USER_AGENT } from "../../src/package-info.js";
 import type { CrashJob, HoldJob } from "../fixtures/holding-diagnostic-thread.js";
 import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";

@@ -1,4 +1,4 @@
-import { type BatchLine, type BatchLineProblem, readBatchLines } from "../../batch-lines.js";
+import { type BatchLine, type BatchLineProblem, readBatchLines } from "../../batch.js";
 
 /** One row of a batch file: a URL, and where its chain should end. */
 export type BatchRow = BatchLine;

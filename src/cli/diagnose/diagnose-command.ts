@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import type { DiagnosticEnv } from "../../diagnostics/diagnostic-env.js";
 import type { Overload } from "../../probe/overload.js";
-import type { PolicyRefusal } from "../../probe/refusal.js";
+import type { PolicyRefusal } from "../../failures.js";
 import { diagnosticEnvFromConfig } from "../../diagnostics/diagnostic-env-from-config.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../command.js";
 import { readConfiguredCa } from "../configured-ca.js";

@@ -1,7 +1,7 @@
 import type { ConnectError } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
 import type { KeyGate } from "../../access/key-gate.js";
-import { sharedClockMs } from "../../probe/shared-clock.js";
+import { sharedClockMs } from "../../probe/clock.js";
 import type { NodeResponse } from "../json-response.js";
 import { callRecordOf } from "../observers/call-record.js";
 import type { Door } from "../rpc/door.js";

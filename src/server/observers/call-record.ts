@@ -1,5 +1,5 @@
 import { type ContextValues, createContextKey, createContextValues } from "@connectrpc/connect";
-import { sharedClockMs } from "../../probe/shared-clock.js";
+import { sharedClockMs } from "../../probe/clock.js";
 import { callClockKey } from "../../service/timeouts-from.js";
 import { type Door, doorKey } from "../rpc/door.js";
 

@@ -1,4 +1,4 @@
-import { sharedClockMs } from "../../probe/shared-clock.js";
+import { sharedClockMs } from "../../probe/clock.js";
 import { Code } from "@connectrpc/connect";
 import { codeFromHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
 import { DiagnosticsService } from "../../../gen/sitediag/v1/diagnostics_pb.js";
@@ -8,8 +8,7 @@ import { restRoutesOf } from "../rest/rest-routes.js";
 import { attachCallRecord, type CallRecord } from "./call-record.js";
 import type { Logger } from "../../observability/logger.js";
 import type { Metrics } from "../../observability/metrics.js";
-import { hostOf, redactUrl } from "../../observability/redaction.js";
-import { REQUEST_ID_HEADER, requestIdFrom } from "../../observability/request-id.js";
+import { hostOf, redactUrl, REQUEST_ID_HEADER, requestIdFrom } from "../../observability/redaction.js";
 
 export interface RequestObserverDeps {
   readonly logger: Logger;

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join } from "node:path";
-import { packageRoot } from "../../package-root.js";
+import { packageRoot } from "../../package-info.js";
 
 /** Where `npm run build` writes the page (scripts/build-page.ts), relative to the package root. */
 export const PAGE_DIR = join("dist", "web");
