@@ -2,7 +2,7 @@ import http2 from "node:http2";
 import net from "node:net";
 import { DEFAULT_INTAKE } from "../../src/config.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DualProtocolListener, listenDualProtocol } from "../../src/server/listener/dual-protocol-listener.js";
+import { type DualProtocolListener, listenDualProtocol } from "../../src/server/door/dual-protocol-listener.js";
 import { startHttpTargets } from "../fixtures/http-targets.js";
 import { startTestService } from "../fixtures/service-harness.js";
 

@@ -1,5 +1,6 @@
 import { isMessage, type Message } from "@bufbuild/protobuf";
-import type { Interceptor } from "@connectrpc/connect";
+import { ConnectError, type Interceptor } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
 import {
   ChainStatus,
   CheckSiteResponseSchema,
@@ -8,7 +9,28 @@ import {
   TraceRedirectsResponseSchema,
 } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import type { Metrics } from "../../observability/metrics.js";
+import { callKey } from "../../service/call.js";
 import { overloadObserverKey } from "../../service/overload-answer.js";
+
+/**
+ * First in the chain on every door: tells the call's report what only the
+ * RPC layer knows, the target and the outcome code, whether the call is
+ * answered by the service or refused by a later interceptor (credits).
+ */
+export function createCallObserver(): Interceptor {
+  return (next) => async (req) => {
+    const report = req.contextValues.get(callKey)?.report;
+    if (report !== undefined && !req.stream && "url" in req.message && typeof req.message.url === "string") report.target = req.message.url;
+    try {
+      const res = await next(req);
+      if (report !== undefined) report.outcome = "ok";
+      return res;
+    } catch (error) {
+      if (report !== undefined) report.outcome = codeToString(ConnectError.from(error).code);
+      throw error;
+    }
+  };
+}
 
 /**
  * Last in the chain, right around the service: times the diagnostic alone
