@@ -4,8 +4,6 @@ import { sharedClockMs } from "../../probe/shared-clock.js";
 import type { Admission } from "../door/call.js";
 import type { ProbeQueue } from "./probe-queue.js";
 
-export type { Admission, Admitted } from "../door/call.js";
-
 /**
  * What a diagnostic request must pass from its headers alone, on every door,
  * before anything of its body is read: a slot under the in-flight cap

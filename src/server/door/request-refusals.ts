@@ -3,6 +3,10 @@ import type { CorsPolicy } from "./cors-policy.js";
 import { errorBody, metaFor, type NodeRequest, type NodeResponse, sendJson } from "./json-answer.js";
 import { pathOf } from "./route-table.js";
 
+// Requests refused before any route sees them: a target over the limit, and
+// what Node's HTTP/1.1 parser rejects. Both answer with the port's JSON error
+// envelope, naming the tool of the path when there is one.
+
 /**
  * Answers 414 with a JSON error for a request target (path and query) longer
  * than `maxBytes`, before any route sees it, and says so (true). Anything
