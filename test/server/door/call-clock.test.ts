@@ -2,14 +2,14 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import type { Interceptor } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdmission, createInflightLimit } from "../../src/server/admission/admission.js";
-import { createProbeQueue } from "../../src/server/admission/probe-queue.js";
-import { type Arrival, takeIn } from "../../src/server/door/call.js";
-import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
-import { sharedClockMs } from "../../src/probe/shared-clock.js";
-import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { manualLoad } from "../fixtures/manual-load.js";
-import { type TestService, startTestService } from "../fixtures/service-harness.js";
+import { createAdmission, createInflightLimit } from "../../../src/server/admission/admission.js";
+import { createProbeQueue } from "../../../src/server/admission/probe-queue.js";
+import { type Arrival, takeIn } from "../../../src/server/door/call.js";
+import { LATE_START_GRACE_MS } from "../../../src/probe/overload.js";
+import { sharedClockMs } from "../../../src/probe/shared-clock.js";
+import { type HttpTargets, startHttpTargets } from "../../fixtures/http-targets.js";
+import { manualLoad } from "../../fixtures/manual-load.js";
+import { type TestService, startTestService } from "../../fixtures/service-harness.js";
 
 /**
  * A call's timeouts count from its arrival (Call.timeoutsFrom, service/call.ts), and a
