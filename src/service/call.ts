@@ -1,4 +1,5 @@
 import { createContextKey, type HandlerContext } from "@connectrpc/connect";
+import type { Overload } from "../probe/overload.js";
 
 /** Which of the service's doors a call came through; for logs and metrics, never for behaviour. */
 export type Door = "rest" | "connect" | "grpc" | "grpc-web";
@@ -12,10 +13,10 @@ export interface CallRoute {
 }
 
 /**
- * What became of a call, for its log line and its request metric, told by
- * whoever learns it (the observing interceptor, or the door when admission
- * refused the call) and read by the request observer alone once the
- * response is over. On the gRPC door the outcome travels in a trailer the
+ * What became of a call, for its log line and its metrics, told by whoever
+ * learns it (the observing interceptor, the door when admission refused the
+ * call, the service for each overload answer) and read by the request
+ * observer alone. On the gRPC door the outcome travels in a trailer the
  * HTTP layer never parses, so it has to be told.
  */
 export interface CallReport {
@@ -23,6 +24,8 @@ export interface CallReport {
   outcome: string | undefined;
   /** The target URL the caller asked about, as given; only its host is ever logged, worked out when the line is written. */
   target: string | null;
+  /** Told of each diagnostic of the call answered as overload (a batch's items one by one): the overload metric. */
+  readonly overloaded: (overload: Overload) => void;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type ConnectError, type ContextValues, createContextValues } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
+import type { Overload } from "../../probe/overload.js";
 import { sharedClockMs } from "../../probe/shared-clock.js";
 import { type Call, callKey, type CallReport, type Door } from "../../service/call.js";
 import type { NodeRequest, NodeResponse } from "./json-answer.js";
@@ -17,9 +18,12 @@ export interface Arrival {
   readonly report: CallReport;
 }
 
-export function arrivalNow(id = ""): Arrival {
-  return { id, arrivedAt: sharedClockMs(), report: { outcome: undefined, target: null } };
+/** A request arriving now; `overloaded` is told of each overload answer of its call (nobody, by default). */
+export function arrivalNow(id = "", overloaded: (overload: Overload) => void = ignore): Arrival {
+  return { id, arrivedAt: sharedClockMs(), report: { outcome: undefined, target: null, overloaded } };
 }
+
+function ignore(): void {}
 
 /** The port's request handler below the request observer: each request comes with its arrival. */
 export type DoorHandler = (request: NodeRequest, response: NodeResponse, arrival: Arrival) => void;

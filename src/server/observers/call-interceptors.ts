@@ -10,7 +10,6 @@ import {
 } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import type { Metrics } from "../../observability/metrics.js";
 import { callKey } from "../../service/call.js";
-import { overloadObserverKey } from "../../service/overload-answer.js";
 
 /**
  * First in the chain on every door: tells the call's report what only the
@@ -34,15 +33,12 @@ export function createCallObserver(): Interceptor {
 
 /**
  * Last in the chain, right around the service: times the diagnostic alone
- * (not the key check or the charge) and counts what it found, and each
- * diagnostic it answered as overload (a batch's items one by one). Label values
+ * (not the key check or the charge) and counts what it found. Label values
  * are the proto enum names, lower-cased ("up", "dns", "redirects_detected").
  */
-export function createResultObserver(metrics: Pick<Metrics, "diagnosticDuration" | "siteCheckResults" | "redirectTraceResults" | "overloadAnswers">): Interceptor {
+export function createResultObserver(metrics: Pick<Metrics, "diagnosticDuration" | "siteCheckResults" | "redirectTraceResults">): Interceptor {
   return (next) => async (req) => {
-    const operation = req.method.name;
-    req.contextValues.set(overloadObserverKey, (overload) => metrics.overloadAnswers.inc({ operation, why: overload.why }));
-    const stop = metrics.diagnosticDuration.startTimer({ operation });
+    const stop = metrics.diagnosticDuration.startTimer({ operation: req.method.name });
     try {
       const res = await next(req);
       if (!res.stream) countResult(res.message, metrics);

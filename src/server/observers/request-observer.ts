@@ -11,7 +11,7 @@ import { REQUEST_ID_HEADER, requestIdFrom } from "../../observability/request-id
 
 export interface RequestObserverDeps {
   readonly logger: Logger;
-  readonly metrics: Pick<Metrics, "requests">;
+  readonly metrics: Pick<Metrics, "requests" | "overloadAnswers">;
 }
 
 /** Paths polled by orchestrators and scrapers: logged at debug, so they do not drown the calls. */
@@ -23,21 +23,24 @@ const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
  * the door; hands the door the request's arrival, whose report the door and
  * the observing interceptor tell what became of the call; and when the
  * response is over writes one log line and, for diagnostic calls, counts the
- * request by door, operation and outcome code.
+ * request by door, operation and outcome code. Each diagnostic the call
+ * answers as overload (a batch's items one by one) is counted as it is told.
  */
-export function observeRequests(door: DoorHandler, routes: RouteTable, deps: RequestObserverDeps): NodeRequestHandler {
+export function observeRequests(serve: DoorHandler, routes: RouteTable, deps: RequestObserverDeps): NodeRequestHandler {
   return (request, response) => {
-    const arrival = arrivalNow(requestIdFrom(request.headers[REQUEST_ID_HEADER]));
+    const target = request.url ?? "/";
+    const path = pathOf(target);
+    const { door, operation } = diagnosticOf(routes, path, request);
+    const arrival = arrivalNow(requestIdFrom(request.headers[REQUEST_ID_HEADER]), (overload) => {
+      if (operation !== undefined) deps.metrics.overloadAnswers.inc({ operation, why: overload.why });
+    });
     const startedAt = process.hrtime.bigint();
     const { report } = arrival;
     // Set before the handler runs, so it survives into every door's response head (writeHead merges).
     response.setHeader(REQUEST_ID_HEADER, arrival.id);
-    const target = request.url ?? "/";
-    const path = pathOf(target);
     response.once("close", () => {
       const finished = response.writableFinished;
       const status = response.statusCode;
-      const { door, operation } = diagnosticOf(routes, path, request);
       const outcome = report.outcome ?? fallbackOutcome(finished, status, door);
       if (door !== undefined && operation !== undefined) deps.metrics.requests.inc({ door, operation, code: outcome });
       const level = QUIET_PATHS.has(path) && outcome === "ok" ? "debug" : "info";
@@ -57,7 +60,7 @@ export function observeRequests(door: DoorHandler, routes: RouteTable, deps: Req
       };
       deps.logger[level](line, finished ? "request" : "request abandoned by the client");
     });
-    door(request, response, arrival);
+    serve(request, response, arrival);
   };
 }
 
