@@ -1,17 +1,19 @@
 import { setMaxListeners } from "node:events";
 import type { Interceptor } from "@connectrpc/connect";
 import { type Config, DEFAULT_INTAKE } from "../config.js";
+import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
-import type { Admission } from "./admission/admission.js";
-import { createCorsPolicy } from "./cors-policy.js";
-import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./listener/dual-protocol-listener.js";
-import { createHttpHandler, type PlainHttpRoute } from "./http-handler.js";
-import { isReady, type ReadinessCheck } from "./ops/readiness.js";
-import { limitRequestTarget } from "./listener/request-target-limit.js";
-import { restRoutesOf } from "./rest/rest-routes.js";
+import { createDiagnosticsService } from "../service/diagnostics-service.js";
+import { type Admission, arrivalNow, type DoorHandler } from "./door/call.js";
+import { createCorsPolicy } from "./door/cors-policy.js";
+import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./door/dual-protocol-listener.js";
+import { createRouteTable, type PlainHttpRoute, type RouteTable } from "./door/route-table.js";
+import { createHttpHandler } from "./http-handler.js";
+import { isReady, type ReadinessCheck } from "./ops/plain-routes.js";
+import { createLocalCalls } from "./rest/local-calls.js";
 import { createRpcRouter } from "./rpc/rpc-router.js";
 
-export type { PlainHttpRoute } from "./http-handler.js";
+export type { PlainHttpRoute } from "./door/route-table.js";
 
 export interface ServerOptions {
   /** HOST and PORT come from here (port 0 picks a free one). */
@@ -34,8 +36,12 @@ export interface ServerOptions {
   readonly plainRoutes?: readonly PlainHttpRoute[];
   /** Connection and request limits; defaults suit a public endpoint. */
   readonly limits?: Partial<ServerLimits>;
-  /** Wraps the port's request handler, outermost (request ids, access logs, request metrics). */
-  readonly wrapHandler?: (handler: NodeRequestHandler) => NodeRequestHandler;
+  /**
+   * Wraps the port's request handler, outermost (request ids, access logs,
+   * request metrics): it gives each request its arrival, and may ask the
+   * route table what a path is. Default: a bare arrival, no id.
+   */
+  readonly wrapHandler?: (door: DoorHandler, routes: RouteTable) => NodeRequestHandler;
   /** Told about the server's own defects (a handler that threw something unexpected). Default: stderr. */
   readonly onDefect?: (error: unknown) => void;
   /**
@@ -99,32 +105,30 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const onDefect = options.onDefect ?? ((error: unknown) => console.error("sitediag: server defect", error));
 
   const limits = Object.assign({}, DEFAULT_LIMITS, options.limits);
-  const rpc = createRpcRouter({
-    env: options.env,
-    interceptors: options.interceptors ?? [],
-    ready,
-    shutdownSignal: shutdown.signal,
-    maxRequestBytes: limits.maxRequestBytes,
-  });
-  const routes = createHttpHandler({
-    rpc,
-    plainRoutes: options.plainRoutes ?? [],
+  const interceptors = [...(options.interceptors ?? [])];
+  const diagnostics = createDiagnosticsService(options.env);
+  const router = createRpcRouter({ diagnostics, interceptors, ready, shutdownSignal: shutdown.signal, maxRequestBytes: limits.maxRequestBytes });
+  // The REST door's way in: the very implementation and interceptors the RPC doors serve, called in memory.
+  const local = createLocalCalls(shutdown.signal);
+  local.service(DiagnosticsService, diagnostics, interceptors);
+  const routes = createRouteTable({ rpcHandlers: router.handlers, diagnostics: DiagnosticsService, plainRoutes: options.plainRoutes ?? [] });
+  const door = createHttpHandler({
+    routes,
+    local,
     cors: createCorsPolicy(options.exposeHeaders ?? []),
     ready,
     closing: () => closing,
     onDefect,
     admission: options.admission,
     maxRequestBytes: limits.maxRequestBytes,
+    maxUrlBytes: limits.maxUrlBytes,
   });
-  const tools = new Map(restRoutesOf([...new Set(rpc.router.handlers.map((handler) => handler.service))]).map((route) => [route.path, route.tool]));
-  const toolOfPath = (path: string) => tools.get(path) ?? null;
-  const limited = limitRequestTarget(routes, limits.maxUrlBytes, toolOfPath);
-  const handler = options.wrapHandler?.(limited) ?? limited;
+  const handler = options.wrapHandler?.(door, routes) ?? ((request, response) => door(request, response, arrivalNow()));
   const listener = await listenDualProtocol(Object.assign({}, limits, {
     host: options.config.host,
     port: options.config.port,
     handler,
-    toolOfPath,
+    toolOfPath: routes.toolOf,
   }));
 
   let closed: Promise<void> | undefined;

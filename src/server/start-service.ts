@@ -4,22 +4,18 @@ import type { AccessStore } from "../access/store.js";
 import { USAGE_HEADER_NAMES } from "../access/usage-headers.js";
 import type { Config } from "../config.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
-import { createCallObserver } from "./observers/call-observer.js";
 import { countingProber, countThreadHops } from "./observers/counting-prober.js";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
 import { observeRequests } from "./observers/request-observer.js";
-import { createResultObserver } from "./observers/result-observer.js";
+import { createCallObserver, createResultObserver } from "./observers/call-interceptors.js";
 import { timedStore } from "./observers/timed-store.js";
-import { createAdmission } from "./admission/admission.js";
-import { createInflightLimit, type InflightObserver } from "./admission/inflight-limit.js";
+import { createAdmission, createInflightLimit, type InflightObserver } from "./admission/admission.js";
 import { createProbeQueue } from "./admission/probe-queue.js";
 import type { ProbeLoad } from "../probe/hop-types.js";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener.js";
-import { metricsRoute } from "./ops/metrics-route.js";
-import { openApiRoute } from "./ops/openapi-route.js";
-import { loadPageFiles } from "./ops/page-assets.js";
-import { pageRoutes } from "./ops/page-route.js";
+import { metricsRoute, openApiRoute } from "./ops/plain-routes.js";
+import { loadPageFiles, pageRoutes } from "./ops/page.js";
 import { type ServerLimits, startServer } from "./start-server.js";
 
 export interface ServiceDeps {
@@ -88,7 +84,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
       ...(separateMetrics ? [] : [metricsRoute(metrics)]),
       ...(deps.pageDir === undefined ? [] : pageRoutes(loadPageFiles(deps.pageDir))),
     ],
-    wrapHandler: (handler) => observeRequests(handler, { logger, metrics }),
+    wrapHandler: (door, routes) => observeRequests(door, routes, { logger, metrics }),
     onDefect,
     ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: deps.shutdownGraceMs }),
     limits: Object.assign({}, config.intake, deps.limits),

@@ -1,3 +1,8 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
+import { type BatchItemError, BatchItemErrorSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
+
 /**
  * Runs `work` for every item with at most `concurrency` running at once, and
  * yields each result as soon as it is ready (completion order, so one slow
@@ -53,4 +58,16 @@ export async function* completionOrder<I, O>(
   } finally {
     signal.removeEventListener("abort", wakeUp);
   }
+}
+
+export { batchSizeProblem } from "../batch.js";
+
+/** An item's error as the stream carries it: the Connect code name and the message, as the error envelope has them. */
+export function itemError(error: ConnectError): BatchItemError {
+  return create(BatchItemErrorSchema, { code: codeToString(error.code), message: error.rawMessage });
+}
+
+/** What a single-URL handler threw, as the item error it becomes; the item's own failure never fails the stream. */
+export function asItemError(reason: unknown): BatchItemError {
+  return itemError(reason instanceof ConnectError ? reason : new ConnectError("The item could not be completed", Code.Internal));
 }

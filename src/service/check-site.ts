@@ -14,7 +14,7 @@ import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
 import type { FailureStage } from "../failures.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
-import { timeoutsFromOf } from "./timeouts-from.js";
+import { callOf } from "./call.js";
 
 const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
   dns: FailedStage.DNS,
@@ -31,7 +31,7 @@ const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
 export function createCheckSiteHandler(env: DiagnosticEnv) {
   return async (request: CheckSiteRequest, context: HandlerContext): Promise<CheckSiteResponse> => {
     // The message carries nothing of each request's full outcome: not asked for, not carried back from a probe thread.
-    const options = { details: request.details === true, timeoutsFrom: timeoutsFromOf(context), attempts: false };
+    const options = { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom, attempts: false };
     return answerDiagnostic(() => checkSite(request.url, env, context.signal, options), siteCheckMessage, "The check could not be completed", context);
   };
 }

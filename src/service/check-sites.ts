@@ -8,8 +8,7 @@ import {
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { BATCH } from "../limits.js";
-import { asItemError, batchSizeProblem } from "./batch-items.js";
-import { completionOrder } from "./batch-stream.js";
+import { asItemError, batchSizeProblem, completionOrder } from "./batch-stream.js";
 import { createCheckSiteHandler } from "./check-site.js";
 
 /**

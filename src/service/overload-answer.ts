@@ -1,12 +1,10 @@
-import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { callRefundKey } from "../access/call-price.js";
 import type { Overload } from "../probe/overload.js";
+import { callOf } from "./call.js";
 
 /** Seconds a caller is told to wait: the probe queue's own (a replacement thread boots, a burst drains, within about one). */
 export const OVERLOAD_RETRY_AFTER = "1";
-
-/** Told of every diagnostic answered as overload (the metric); set on the call by the server. */
-export const overloadObserverKey = createContextKey<((overload: Overload) => void) | undefined>(undefined, { description: "told of each overload answer" });
 
 /**
  * The one answer to a diagnostic our own capacity kept from a verdict:
@@ -18,7 +16,7 @@ export const overloadObserverKey = createContextKey<((overload: Overload) => voi
  */
 export function overloadAnswer(overload: Overload, context: HandlerContext): ConnectError {
   context.values.get(callRefundKey)?.unit();
-  context.values.get(overloadObserverKey)?.(overload);
+  callOf(context)?.report.overloaded(overload);
   const message = `the service could not run this check in time (${overload.detail}); nothing is known about the target; retry in ${OVERLOAD_RETRY_AFTER} second (nothing was charged)`;
   return new ConnectError(message, Code.Unavailable, { "retry-after": OVERLOAD_RETRY_AFTER }, undefined, overload);
 }

@@ -11,9 +11,8 @@ import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { traceRedirects, type TraceOptions } from "../diagnostics/redirect-trace.js";
 import { judgeExpectation } from "../diagnostics/trace-expectation.js";
 import { BATCH } from "../limits.js";
-import { asItemError, batchSizeProblem, itemError } from "./batch-items.js";
 import { overloadAnswer } from "./overload-answer.js";
-import { completionOrder } from "./batch-stream.js";
+import { asItemError, batchSizeProblem, completionOrder, itemError } from "./batch-stream.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 
 /**

@@ -52,10 +52,44 @@ describe("the import graph of src/", () => {
     ["probe", ["probe", "(top)", "(gen)"]],
     ["diagnostics", ["diagnostics", "probe", "(top)", "(gen)"]],
     ["access", ["access", "(top)", "(gen)"]],
+    // The service validates input, runs the diagnostics and maps results to messages; it never knows the server that calls it.
+    ["service", ["service", "runner", "diagnostics", "probe", "access", "(top)", "(gen)"]],
+    // The server composes everything below it; only the command line is above it.
+    ["server", ["server", "service", "runner", "diagnostics", "probe", "access", "observability", "openapi", "(top)", "(gen)"]],
   ] as const)("%s imports only from %j", (layer, allowed) => {
     const offending = [...graph.entries()]
       .filter(([file]) => layerOf(file) === layer)
       .flatMap(([file, targets]) => targets.filter((target) => !(allowed as readonly string[]).includes(layerOf(target))).map((target) => `${file} -> ${target}`));
+    expect(offending).toEqual([]);
+  });
+
+  /** The sub-layer of a file under server/: its folder there, "(composition)" for the files that compose the server (start-server.ts). */
+  const serverLayerOf = (path: string): string | undefined => {
+    const [top, folder, file] = path.split("/");
+    if (top !== "server") return undefined;
+    return file === undefined ? "(composition)" : folder;
+  };
+
+  // server/ is layered too: door/ (the listener, early answers, the envelope, the Call and the route table) at the bottom,
+  // each door and concern above it, never one beside another; the files directly in server/ compose them.
+  it.each([
+    ["door", ["door"]],
+    ["rest", ["rest", "door"]],
+    ["rpc", ["rpc", "door"]],
+    ["ops", ["ops", "door"]],
+    ["admission", ["admission", "door"]],
+    ["observers", ["observers", "door"]],
+  ] as const)("server/%s imports within server/ only from %j", (layer, allowed) => {
+    const offending = [...graph.entries()]
+      .filter(([file]) => serverLayerOf(file) === layer)
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((target) => {
+            const targetLayer = serverLayerOf(target);
+            return targetLayer !== undefined && !(allowed as readonly string[]).includes(targetLayer);
+          })
+          .map((target) => `${file} -> ${target}`),
+      );
     expect(offending).toEqual([]);
   });
 

@@ -3,7 +3,7 @@ import { Code, ConnectError, createHandlerContext } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, TraceRedirectsRequestSchema, TraceRedirectsResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { Prober } from "../../src/probe/hop-types.js";
-import { metaFor, successBody } from "../../src/server/rest/rest-envelope.js";
+import { metaFor, successBody } from "../../src/server/door/json-answer.js";
 import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { createTraceRedirectsHandler } from "../../src/service/trace-redirects.js";
 import { closedLoopbackPort } from "../fixtures/http-targets.js";

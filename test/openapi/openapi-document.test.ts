@@ -6,7 +6,7 @@ import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { rest_null_when_empty, rest_omit_when_absent, rest_value } from "../../gen/sitediag/v1/options_pb.js";
 import { API_VERSION } from "../../src/limits.js";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
-import { restRoutesOf } from "../../src/server/rest/rest-routes.js";
+import { restRoutesOf } from "../../src/server/door/route-table.js";
 
 // The document is checked against the runtime descriptors in gen/, read with
 // the generated extensions: a second path to the same proto, independent of

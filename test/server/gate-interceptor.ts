@@ -1,5 +1,6 @@
 import { ConnectError, type Interceptor, type UnaryRequest } from "@connectrpc/connect";
-import { type Door, doorKey } from "../../src/server/rpc/door.js";
+import { type Door } from "../../src/server/door/call.js";
+import { callKey } from "../../src/service/call.js";
 
 /** What a test gate saw of one call that reached the interceptors. */
 export interface GateVisit {
@@ -16,7 +17,7 @@ export interface GateVisit {
 export function createGate(decide: (request: UnaryRequest) => ConnectError | Headers | undefined = () => undefined) {
   const visits: GateVisit[] = [];
   const interceptor: Interceptor = (next) => async (request) => {
-    visits.push({ door: request.contextValues.get(doorKey), method: request.method.name, apiKey: request.header.get("x-api-key") });
+    visits.push({ door: request.contextValues.get(callKey)?.door ?? "connect", method: request.method.name, apiKey: request.header.get("x-api-key") });
     if (request.stream) return next(request);
     const decision = decide(request);
     if (decision instanceof ConnectError) throw decision;

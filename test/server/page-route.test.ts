@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BuiltPage, buildPage } from "../../scripts/build-page.js";
-import { loadPageFiles } from "../../src/server/ops/page-assets.js";
-import { PAGE_CONTENT_SECURITY_POLICY, pageRoutes } from "../../src/server/ops/page-route.js";
+import { loadPageFiles, PAGE_CONTENT_SECURITY_POLICY, pageRoutes } from "../../src/server/ops/page.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
 
 describe("the page's static routes", () => {

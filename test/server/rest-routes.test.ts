@@ -9,8 +9,8 @@ import { describe, expect, it } from "vitest";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import { HttpRuleSchema } from "../../gen/google/api/http_pb.js";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { messageFromQuery } from "../../src/server/rest/rest-query.js";
-import { restRoutesOf } from "../../src/server/rest/rest-routes.js";
+import { messageFromQuery } from "../../src/server/rest/rest-input.js";
+import { restRoutesOf } from "../../src/server/door/route-table.js";
 
 type Rule = MessageInitShape<typeof HttpRuleSchema>;
 

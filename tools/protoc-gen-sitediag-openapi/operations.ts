@@ -1,5 +1,5 @@
 import type { DescMessage, DescMethod } from "@bufbuild/protobuf";
-import { deriveRoutes, type RouteRule } from "../../src/server/rest/rest-route-rules.js";
+import { deriveRoutes, type RouteRule } from "../../src/server/door/rest-route-rules.js";
 import { commentText, firstSentence } from "./comments.js";
 import { API_KEY_PARAMETER, ERROR_STATUSES, SECURITY_REQUIREMENT, responseHeaders } from "./http-contract.js";
 import { componentRef, type JsonObject } from "./json-value.js";
@@ -8,7 +8,7 @@ import { SUCCESS_EXAMPLES } from "./examples.js";
 import type { Problem } from "./problem.js";
 import type { ProtoOptions } from "./proto-options.js";
 
-/** One REST route, as the server derives it (src/server/rest-route-rules.ts is the one reading of google.api.http). */
+/** One REST route, as the server derives it (src/server/door/rest-route-rules.ts is the one reading of google.api.http). */
 export type Route = RouteRule;
 
 /** The routes of the given methods; methods without an http rule are not REST routes. */

@@ -1,18 +1,17 @@
-import { sharedClockMs } from "../../probe/clock.js";
 import { Code } from "@connectrpc/connect";
 import { codeFromHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
-import { DiagnosticsService } from "../../../gen/sitediag/v1/diagnostics_pb.js";
-import { type Door, rpcDoorOf } from "../rpc/door.js";
-import type { NodeRequestHandler } from "../listener/dual-protocol-listener.js";
-import { restRoutesOf } from "../rest/rest-routes.js";
-import { attachCallRecord, type CallRecord } from "./call-record.js";
+import { arrivalNow, type Door, type DoorHandler, rpcDoorOf } from "../door/call.js";
+import type { NodeRequestHandler } from "../door/dual-protocol-listener.js";
+import type { NodeRequest } from "../door/json-answer.js";
+import { pathOf, type RouteTable } from "../door/route-table.js";
 import type { Logger } from "../../observability/logger.js";
 import type { Metrics } from "../../observability/metrics.js";
 import { hostOf, redactUrl, REQUEST_ID_HEADER, requestIdFrom } from "../../observability/redaction.js";
 
+
 export interface RequestObserverDeps {
   readonly logger: Logger;
-  readonly metrics: Pick<Metrics, "requests">;
+  readonly metrics: Pick<Metrics, "requests" | "overloadAnswers">;
 }
 
 /** Paths polled by orchestrators and scrapers: logged at debug, so they do not drown the calls. */
@@ -21,54 +20,56 @@ const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 /**
  * Wraps the port's request handler: gives every request an id (the caller's
  * sane x-request-id, else a new one) and echoes it on the response, whatever
- * the door; runs the handler with a call record the interceptors fill in;
- * and when the response is over writes one log line and, for diagnostic
- * calls, counts the request by door, operation and outcome code.
+ * the door; hands the door the request's arrival, whose report the door and
+ * the observing interceptor tell what became of the call; and when the
+ * response is over writes one log line and, for diagnostic calls, counts the
+ * request by door, operation and outcome code. Each diagnostic the call
+ * answers as overload (a batch's items one by one) is counted as it is told.
  */
-export function observeRequests(handler: NodeRequestHandler, deps: RequestObserverDeps): NodeRequestHandler {
-  const diagnosticPaths = diagnosticPathsOf();
+export function observeRequests(serve: DoorHandler, routes: RouteTable, deps: RequestObserverDeps): NodeRequestHandler {
   return (request, response) => {
-    const record: CallRecord = {
-      requestId: requestIdFrom(request.headers[REQUEST_ID_HEADER]),
-      startedAt: process.hrtime.bigint(),
-      door: undefined,
-      operation: undefined,
-      outcome: undefined,
-      target: null,
-      timeoutsFrom: sharedClockMs(),
-    };
-    // Set before the handler runs, so it survives into every door's response head (writeHead merges).
-    response.setHeader(REQUEST_ID_HEADER, record.requestId);
     const target = request.url ?? "/";
-    const path = target.split("?", 1)[0] ?? "/";
+    const path = pathOf(target);
+    const { door, operation } = diagnosticOf(routes, path, request);
+    const arrival = arrivalNow(requestIdFrom(request.headers[REQUEST_ID_HEADER]), (overload) => {
+      if (operation !== undefined) deps.metrics.overloadAnswers.inc({ operation, why: overload.why });
+    });
+    const startedAt = process.hrtime.bigint();
+    const { report } = arrival;
+    // Set before the handler runs, so it survives into every door's response head (writeHead merges).
+    response.setHeader(REQUEST_ID_HEADER, arrival.id);
     response.once("close", () => {
       const finished = response.writableFinished;
       const status = response.statusCode;
-      const known = diagnosticPaths.get(path);
-      const door = record.door ?? (known?.door === "rest" ? "rest" : known === undefined ? undefined : rpcDoorOf(headerText(request.headers["content-type"])));
-      const operation = record.operation ?? known?.operation;
-      const outcome = record.outcome ?? fallbackOutcome(finished, status, door);
+      const outcome = report.outcome ?? fallbackOutcome(finished, status, door);
       if (door !== undefined && operation !== undefined) deps.metrics.requests.inc({ door, operation, code: outcome });
       const level = QUIET_PATHS.has(path) && outcome === "ok" ? "debug" : "info";
       // Redacting the URL parses it; no need when the line would be dropped (LOG_LEVEL=warn and above).
       if (!deps.logger.isLevelEnabled(level)) return;
       const line = {
-        requestId: record.requestId,
+        requestId: arrival.id,
         door: door ?? null,
         operation: operation ?? null,
         outcome,
         status,
-        durationMs: Number((process.hrtime.bigint() - record.startedAt) / 1000n) / 1000,
-        targetHost: record.target === null ? null : hostOf(record.target),
+        durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
+        targetHost: report.target === null ? null : hostOf(report.target),
         method: request.method,
         url: redactUrl(target),
         httpVersion: request.httpVersion,
       };
       deps.logger[level](line, finished ? "request" : "request abandoned by the client");
     });
-    attachCallRecord(request, record);
-    handler(request, response);
+    serve(request, response, arrival);
   };
+}
+
+/** The door and operation of a diagnostic path, as its Call names them (from the route table); none for any other path. */
+function diagnosticOf(routes: RouteTable, path: string, request: NodeRequest): { readonly door: Door | undefined; readonly operation: string | undefined } {
+  const route = routes.routeOf(path);
+  if (route?.kind === "rest") return { door: "rest", operation: route.diagnostic.operation };
+  if (route?.kind === "rpc" && route.diagnostic !== null) return { door: rpcDoorOf(request.headers["content-type"]), operation: route.diagnostic.operation };
+  return { door: undefined, operation: undefined };
 }
 
 /**
@@ -90,15 +91,3 @@ const ROUTE_ERROR_CODES: ReadonlyMap<number, Code> = new Map([
   [414, Code.InvalidArgument],
   [431, Code.InvalidArgument],
 ]);
-
-/** The HTTP paths of DiagnosticsService on each door, for calls refused before any interceptor ran. */
-function diagnosticPathsOf(): ReadonlyMap<string, { readonly door: "rest" | "rpc"; readonly operation: string }> {
-  const paths = new Map<string, { readonly door: "rest" | "rpc"; readonly operation: string }>();
-  for (const route of restRoutesOf([DiagnosticsService])) paths.set(route.path, { door: "rest", operation: route.method.name });
-  for (const method of DiagnosticsService.methods) paths.set(`/${DiagnosticsService.typeName}/${method.name}`, { door: "rpc", operation: method.name });
-  return paths;
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}

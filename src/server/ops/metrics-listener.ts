@@ -1,10 +1,10 @@
 import http from "node:http";
 import type net from "node:net";
 import type { Metrics } from "../../observability/metrics.js";
-import { baseUrlOf } from "../listener/dual-protocol-listener.js";
-import { sendJson } from "../json-response.js";
-import { METRICS_PATH, sendExposition } from "./metrics-route.js";
-import { errorBody, metaFor } from "../rest/rest-envelope.js";
+import { baseUrlOf } from "../door/dual-protocol-listener.js";
+import { errorBody, metaFor, sendJson } from "../door/json-answer.js";
+import { pathOf } from "../door/route-table.js";
+import { METRICS_PATH, sendExposition } from "./plain-routes.js";
 
 export interface MetricsListener {
   readonly url: string;
@@ -24,7 +24,7 @@ export async function listenForMetrics(options: {
   readonly onDefect: (error: unknown) => void;
 }): Promise<MetricsListener> {
   const server = http.createServer({ headersTimeout: 10_000, keepAliveTimeout: 5_000, requestTimeout: 30_000 }, (request, response) => {
-    const path = (request.url ?? "/").split("?", 1)[0];
+    const path = pathOf(request.url ?? "/");
     if (path !== METRICS_PATH) return sendJson(response, 404, errorBody("not_found", `only ${METRICS_PATH} is served on this port`, metaFor(null)));
     if (request.method !== "GET" && request.method !== "HEAD") {
       return sendJson(response, 405, errorBody("unimplemented", "use GET", metaFor(null)), new Headers({ allow: "GET, HEAD" }));

@@ -1,26 +1,36 @@
-import type { DescMethodServerStreaming, DescMethodUnary, Message } from "@bufbuild/protobuf";
+import { isMessage, type JsonObject, type DescMethodServerStreaming, type DescMethodUnary, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ContextValues } from "@connectrpc/connect";
+import {
+  CheckSiteResponseSchema,
+  CheckSitesResponseSchema,
+  TraceExpectationSchema,
+  TraceRedirectsBatchResponseSchema,
+  TraceRedirectsResponseSchema,
+} from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { API_KEY_HEADER, API_KEY_QUERY_PARAMETER as API_KEY_PARAMETER } from "../../access/api-key.js";
-import { BATCH } from "../../limits.js";
-import { inputProblemKey } from "../../service/diagnostics-service.js";
-import { type Admission, releaseWithAnswer } from "../admission/admission.js";
-import { callContextValues } from "../observers/call-record.js";
+import { type Admission, type Arrival, callContextValues, takeIn } from "../door/call.js";
+import {
+  errorBody,
+  errorBodyOf,
+  httpStatusOf,
+  metaFor,
+  type NodeRequest,
+  type NodeResponse,
+  type RestMeta,
+  sendJson,
+  setHeadersOn,
+  successBody,
+} from "../door/json-answer.js";
+import type { DiagnosticRoute, RestRoute } from "../door/route-table.js";
 import { applicationHeadersOf, copyApplicationHeaders, isApplicationHeader } from "./forwarded-headers.js";
-import { type NodeRequest, sendJson, type NodeResponse, setHeadersOn } from "../json-response.js";
-import { errorBody, errorBodyOf, httpStatusOf, metaFor, successBody } from "./rest-envelope.js";
-import { messageFromQuery } from "./rest-query.js";
 import type { LocalCalls } from "./local-calls.js";
+import { messageFromBody, messageFromQuery } from "./rest-input.js";
 import { renderMessage, RestRenderError } from "./rest-render.js";
-import type { RestRoute } from "./rest-routes.js";
-import { messageFromBody } from "./rest-body.js";
-import { batchLine } from "./rest-ndjson.js";
 
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
-export type { NodeRequest } from "../json-response.js";
-
-/** Serves one request of a REST route; `headers` are added to whatever it answers (CORS). */
-export type RestAdapter = (route: RestRoute, request: NodeRequest, response: NodeResponse, headers: Headers) => Promise<void>;
+/** Serves one request of a REST route, arrived as `arrival`; `headers` are added to whatever it answers (CORS). */
+export type RestAdapter = (route: RestRoute, diagnostic: DiagnosticRoute, request: NodeRequest, response: NodeResponse, headers: Headers, arrival: Arrival) => Promise<void>;
 
 export interface RestAdapterOptions {
   readonly calls: LocalCalls;
@@ -43,7 +53,7 @@ export interface RestAdapterOptions {
  */
 export function createRestAdapter(options: RestAdapterOptions): RestAdapter {
   const { calls, onDefect, admission } = options;
-  return async (route, request, response, headers) => {
+  return async (route, diagnostic, request, response, headers, arrival) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const meta = metaFor(route.tool);
     const keys = url.searchParams.getAll(API_KEY_PARAMETER);
@@ -59,32 +69,29 @@ export function createRestAdapter(options: RestAdapterOptions): RestAdapter {
     // beyond Latin-1 (a pasted smart quote, an emoji) cannot be a header at
     // all, and like every other malformed key it is refused as a missing one.
     if (!callHeaders.has(API_KEY_HEADER) && presented !== null && HEADER_SAFE.test(presented)) callHeaders.set(API_KEY_HEADER, presented);
+    // A bad parameter goes on the Call: the service rejects it after the charge, as the contract has it.
+    const query = route.verb === "GET" ? messageFromQuery(route.method.input, url.searchParams, [API_KEY_PARAMETER]) : undefined;
 
-    const admitted = admission === undefined ? undefined : await admission.admit(request, "rest", route.method.name, presented, route.streaming ? BATCH.concurrency : 1);
-    if (admitted !== undefined && !admitted.ok) {
-      sendJson(response, httpStatusOf(admitted.error.code), errorBodyOf(admitted.error, meta), copyApplicationHeaders(admitted.error.metadata, headers));
+    const intake = await takeIn(admission, arrival, response, "rest", diagnostic, presented, query?.problem);
+    if (!intake.ok) {
+      sendJson(response, httpStatusOf(intake.error.code), errorBodyOf(intake.error, meta), copyApplicationHeaders(intake.error.metadata, headers));
       return;
     }
-    if (admitted !== undefined) releaseWithAnswer(response, admitted.release);
     try {
-      const contextValues = callContextValues(request, "rest");
       let input: Message;
-      if (route.verb === "GET") {
-        const { message, problem } = messageFromQuery(route.method.input, url.searchParams, [API_KEY_PARAMETER]);
-        // A bad parameter is rejected by the service after the charge, as the contract has it.
-        if (problem !== undefined) contextValues.set(inputProblemKey, problem);
-        input = message;
+      if (query !== undefined) {
+        input = query.message;
       } else {
         // A body that is no request has no price to charge: refused here, nothing charged.
         const body = await messageFromBody(route.method.input, request, options.maxRequestBytes);
         if (!body.ok) return sendJson(response, body.status, errorBody(body.code, body.message, meta), headers);
         input = body.message;
       }
-      const call: RestCall = { calls, route, request, response, headers, callHeaders, contextValues, input, meta, onDefect };
+      const call: RestCall = { calls, route, request, response, headers, callHeaders, contextValues: callContextValues(intake.call), input, meta, onDefect };
       await (route.streaming ? streamAndAnswer(call) : callAndAnswer(call));
     } finally {
       // Over once the adapter is: whatever it answered is written, or its client is gone.
-      admitted?.release();
+      intake.release();
     }
   };
 }
@@ -100,7 +107,7 @@ interface RestCall {
   readonly callHeaders: Headers;
   readonly contextValues: ContextValues;
   readonly input: Message;
-  readonly meta: ReturnType<typeof metaFor>;
+  readonly meta: RestMeta;
   readonly onDefect: (error: unknown) => void;
 }
 
@@ -169,6 +176,30 @@ async function streamAndAnswer({ calls, route, response, headers, callHeaders, c
     writeText(response, `${JSON.stringify(errorBodyOf(asConnectError(reason, onDefect), meta))}\n`);
   }
   response.end();
+}
+
+/**
+ * One NDJSON line of a REST batch answer: the documented envelope of the
+ * item's operation, with its place in the request beside it. An item with a
+ * result is `{"ok": true, "data", "meta", "index", "url"}` (data exactly as
+ * the single-URL route's; a trace item adds "expectation", null when none
+ * was asked); an item without one is the error envelope with "index" and "url".
+ */
+function batchLine(item: Message, meta: RestMeta): JsonObject {
+  if (isMessage(item, CheckSitesResponseSchema)) {
+    const place = { index: item.index, url: item.url };
+    if (item.outcome.case === "result") return Object.assign({}, successBody(renderMessage(CheckSiteResponseSchema, item.outcome.value), meta), place);
+    return Object.assign({}, errorBody(item.outcome.value?.code ?? "internal", item.outcome.value?.message ?? "no result", meta), place);
+  }
+  if (isMessage(item, TraceRedirectsBatchResponseSchema)) {
+    const place = { index: item.index, url: item.url };
+    if (item.outcome.case === "result") {
+      const expectation = item.expectation === undefined ? null : renderMessage(TraceExpectationSchema, item.expectation);
+      return Object.assign({}, successBody(renderMessage(TraceRedirectsResponseSchema, item.outcome.value), meta), { expectation }, place);
+    }
+    return Object.assign({}, errorBody(item.outcome.value?.code ?? "internal", item.outcome.value?.message ?? "no result", meta), place);
+  }
+  throw new TypeError(`${item.$typeName} is not a batch item`);
 }
 
 /** Both response kinds take a string; their overload sets differ too much for TypeScript to call the union directly. */

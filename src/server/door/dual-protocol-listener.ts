@@ -2,7 +2,7 @@ import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import { closeAfterEarlyAnswer } from "./early-answer.js";
-import { answerClientError } from "./http1-client-error.js";
+import { answerClientError } from "./request-refusals.js";
 import { closeSessionAfterConnectionError } from "./http2-error-close.js";
 
 /** The handler both protocols share; Node's http2 compatibility API lets one function serve both. */

@@ -1,5 +1,6 @@
 import { isMessage, type Message } from "@bufbuild/protobuf";
-import type { Interceptor } from "@connectrpc/connect";
+import { ConnectError, type Interceptor } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
 import {
   ChainStatus,
   CheckSiteResponseSchema,
@@ -8,19 +9,36 @@ import {
   TraceRedirectsResponseSchema,
 } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import type { Metrics } from "../../observability/metrics.js";
-import { overloadObserverKey } from "../../service/overload-answer.js";
+import { callKey } from "../../service/call.js";
+
+/**
+ * First in the chain on every door: tells the call's report what only the
+ * RPC layer knows, the target and the outcome code, whether the call is
+ * answered by the service or refused by a later interceptor (credits).
+ */
+export function createCallObserver(): Interceptor {
+  return (next) => async (req) => {
+    const report = req.contextValues.get(callKey)?.report;
+    if (report !== undefined && !req.stream && "url" in req.message && typeof req.message.url === "string") report.target = req.message.url;
+    try {
+      const res = await next(req);
+      if (report !== undefined) report.outcome = "ok";
+      return res;
+    } catch (error) {
+      if (report !== undefined) report.outcome = codeToString(ConnectError.from(error).code);
+      throw error;
+    }
+  };
+}
 
 /**
  * Last in the chain, right around the service: times the diagnostic alone
- * (not the key check or the charge) and counts what it found, and each
- * diagnostic it answered as overload (a batch's items one by one). Label values
+ * (not the key check or the charge) and counts what it found. Label values
  * are the proto enum names, lower-cased ("up", "dns", "redirects_detected").
  */
-export function createResultObserver(metrics: Pick<Metrics, "diagnosticDuration" | "siteCheckResults" | "redirectTraceResults" | "overloadAnswers">): Interceptor {
+export function createResultObserver(metrics: Pick<Metrics, "diagnosticDuration" | "siteCheckResults" | "redirectTraceResults">): Interceptor {
   return (next) => async (req) => {
-    const operation = req.method.name;
-    req.contextValues.set(overloadObserverKey, (overload) => metrics.overloadAnswers.inc({ operation, why: overload.why }));
-    const stop = metrics.diagnosticDuration.startTimer({ operation });
+    const stop = metrics.diagnosticDuration.startTimer({ operation: req.method.name });
     try {
       const res = await next(req);
       if (!res.stream) countResult(res.message, metrics);

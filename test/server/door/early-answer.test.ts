@@ -1,9 +1,9 @@
 import http2 from "node:http2";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_INTAKE } from "../../src/config.js";
-import { type DualProtocolListener, listenDualProtocol, type NodeRequestHandler } from "../../src/server/listener/dual-protocol-listener.js";
-import { requestBody } from "../../src/server/listener/request-body.js";
+import { DEFAULT_INTAKE } from "../../../src/config.js";
+import { type DualProtocolListener, listenDualProtocol, type NodeRequestHandler } from "../../../src/server/door/dual-protocol-listener.js";
+import { requestBody } from "../../../src/server/door/request-body.js";
 
 /**
  * closeAfterEarlyAnswer and requestBody on the listener itself, with a

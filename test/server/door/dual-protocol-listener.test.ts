@@ -1,10 +1,10 @@
 import http2 from "node:http2";
 import net from "node:net";
-import { DEFAULT_INTAKE } from "../../src/config.js";
+import { DEFAULT_INTAKE } from "../../../src/config.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DualProtocolListener, listenDualProtocol } from "../../src/server/listener/dual-protocol-listener.js";
-import { startHttpTargets } from "../fixtures/http-targets.js";
-import { startTestService } from "../fixtures/service-harness.js";
+import { type DualProtocolListener, listenDualProtocol } from "../../../src/server/door/dual-protocol-listener.js";
+import { startHttpTargets } from "../../fixtures/http-targets.js";
+import { startTestService } from "../../fixtures/service-harness.js";
 
 const LIMITS = { ...DEFAULT_INTAKE, maxHeaderBytes: 16_384, headersTimeoutMs: 500, keepAliveTimeoutMs: 1_000, http2IdleTimeoutMs: 5_000 };
 

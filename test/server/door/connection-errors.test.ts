@@ -1,8 +1,8 @@
 import http2 from "node:http2";
 import net from "node:net";
-import { DEFAULT_INTAKE } from "../../src/config.js";
+import { DEFAULT_INTAKE } from "../../../src/config.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DualProtocolListener, listenDualProtocol } from "../../src/server/listener/dual-protocol-listener.js";
+import { type DualProtocolListener, listenDualProtocol } from "../../../src/server/door/dual-protocol-listener.js";
 
 // The connection-error check runs every 200 ms here (1 s by default), so a test waits a fraction of the default.
 const ERROR_CHECK_MS = 200;

@@ -1,17 +1,18 @@
+import { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
 import type { Interceptor } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdmission } from "../../src/server/admission/admission.js";
-import { createInflightLimit } from "../../src/server/admission/inflight-limit.js";
-import { createProbeQueue } from "../../src/server/admission/probe-queue.js";
-import { attachCallRecord, type CallRecord } from "../../src/server/observers/call-record.js";
-import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
-import { sharedClockMs } from "../../src/probe/clock.js";
-import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { manualLoad } from "../fixtures/manual-load.js";
-import { type TestService, startTestService } from "../fixtures/service-harness.js";
+import { createAdmission, createInflightLimit } from "../../../src/server/admission/admission.js";
+import { createProbeQueue } from "../../../src/server/admission/probe-queue.js";
+import { type Arrival, arrivalNow, takeIn } from "../../../src/server/door/call.js";
+import { LATE_START_GRACE_MS } from "../../../src/probe/overload.js";
+import { sharedClockMs } from "../../../src/probe/clock.js";
+import { type HttpTargets, startHttpTargets } from "../../fixtures/http-targets.js";
+import { manualLoad } from "../../fixtures/manual-load.js";
+import { type TestService, startTestService } from "../../fixtures/service-harness.js";
 
 /**
- * A call's timeouts count from its arrival (service/timeouts-from.ts), and a
+ * A call's timeouts count from its arrival (Call.timeoutsFrom, service/call.ts), and a
  * target is judged only on its full time: a call whose intake (key, charge)
  * took longer than the start grace is answered as overload, before anything
  * is sent; one taken in within it gives its first request the whole timeout.
@@ -70,21 +71,20 @@ describe("admission", () => {
     const manual = manualLoad();
     const admission = createAdmission(createInflightLimit({ max: 10 }), () => Promise.resolve(null), createProbeQueue({ load: manual.load, max: 10, maxWaitMs: 60_000 }));
     const arrivedAt = sharedClockMs() - 5_000;
-    const record = (): CallRecord => ({ requestId: "r", startedAt: 0n, door: undefined, operation: undefined, outcome: undefined, target: null, timeoutsFrom: arrivedAt });
+    const arrival = (): Arrival => Object.assign(arrivalNow("r"), { arrivedAt });
+    const response = () => new ServerResponse(new IncomingMessage(new Socket()));
+    const route = { operation: "CheckSite", tool: "is-site-down", weight: 1 };
 
-    const atOnce = { record: record() };
-    attachCallRecord(atOnce, atOnce.record);
-    const passed = await admission.admit(atOnce, "rest", "CheckSite", "key");
-    expect(passed.ok).toBe(true);
-    expect(atOnce.record.timeoutsFrom).toBe(arrivedAt);
+    const atOnce = await takeIn(admission, arrival(), response(), "rest", route, "key");
+    expect(atOnce.ok).toBe(true);
+    expect(atOnce.ok ? atOnce.call.timeoutsFrom : undefined).toBe(arrivedAt);
 
-    const waiting = { record: record() };
-    attachCallRecord(waiting, waiting.record);
     manual.report(true);
-    const admitted = admission.admit(waiting, "rest", "CheckSite", "key");
+    const waiting = takeIn(admission, arrival(), response(), "rest", route, "key");
     await new Promise((resolve) => setImmediate(resolve));
     manual.report(false);
-    expect((await admitted).ok).toBe(true);
-    expect(waiting.record.timeoutsFrom).toBeGreaterThan(arrivedAt + 4_000);
+    const admitted = await waiting;
+    expect(admitted.ok).toBe(true);
+    expect(admitted.ok ? admitted.call.timeoutsFrom : undefined).toBeGreaterThan(arrivedAt + 4_000);
   });
 });

@@ -17,7 +17,7 @@ const UNREAD_BODY_RESET_MS = 500;
  * every request of both protocols through here before any door sees it;
  * the doors only stop reading (requestBody never destroys the request) and
  * answer, and their in-flight slots go back with the answer, not with the
- * close that follows it (releaseWithAnswer, admission.ts).
+ * close that follows it (releaseWithAnswer, call.ts).
  *
  * - HTTP/1.1: the connection cannot serve another request, since the rest
  *   of this body would come first, so the answer says `Connection: close`.

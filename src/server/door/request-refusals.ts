@@ -1,6 +1,28 @@
 import type { Duplex } from "node:stream";
-import { errorBody, metaFor } from "../rest/rest-envelope.js";
-import { pathOf } from "./request-path.js";
+import type { CorsPolicy } from "./cors-policy.js";
+import { errorBody, metaFor, type NodeRequest, type NodeResponse, sendJson } from "./json-answer.js";
+import { pathOf } from "./route-table.js";
+
+// Requests refused before any route sees them: a target over the limit, and
+// what Node's HTTP/1.1 parser rejects. Both answer with the port's JSON error
+// envelope, naming the tool of the path when there is one.
+
+/**
+ * Answers 414 with a JSON error for a request target (path and query) longer
+ * than `maxBytes`, before any route sees it, and says so (true). Anything
+ * shorter reaches its route, where the diagnostic judges the url (a url over
+ * MAX_URL_LENGTH is a charged 400 naming its tool, as the contract wants for
+ * an invalid url); the cap only bounds what the server holds. The 414 still
+ * names the tool the path belongs to (`toolOf`), so a caller sees which
+ * operation refused it.
+ */
+export function refusedLongTarget(request: NodeRequest, response: NodeResponse, maxBytes: number, toolOf: (path: string) => string | null, cors: CorsPolicy): boolean {
+  const target = request.url ?? "/";
+  if (Buffer.byteLength(target, "utf8") <= maxBytes) return false;
+  const message = `the request target is longer than ${maxBytes} bytes`;
+  sendJson(response, 414, errorBody("invalid_argument", message, metaFor(toolOf(pathOf(target)))), cors.simpleHeaders());
+  return true;
+}
 
 interface ParserRefusal {
   readonly status: number;
