@@ -24,9 +24,9 @@ const SLOW = [
 ];
 
 /**
- * Probe and diagnostics behaviours run a second time with every hop on a
- * probe thread (SITEDIAG_PROBE_THREADS as `serve` runs by default): the
- * worker bridge must change nothing a diagnostic can see.
+ * Probe and diagnostics behaviours run a second time with every diagnostic
+ * run whole on a probe thread (SITEDIAG_PROBE_THREADS as `serve` runs by
+ * default): the worker bridge must change nothing a diagnostic can see.
  */
 const THREADED = [
   "test/probe/response-fidelity.test.ts",
@@ -45,9 +45,9 @@ const THREADED = [
   "test/diagnostics/site-check-details.test.ts",
   "test/diagnostics/redirect-trace-details.test.ts",
   "test/diagnostics/check-cookies.test.ts",
-  // A kept connection lives on the thread that made it: the next hop must be sent there.
+  // A kept connection lives on the thread that made it: a check's next hop runs there with it.
   "test/probe/connection-reuse.test.ts",
-  // HTTP/2 over the bridge, and a kept session held by the thread that opened it.
+  // HTTP/2 over the bridge, and a kept session used by the check on the thread that opened it.
   "test/probe/https-protocols.test.ts",
   // Certificates and heads a hostile site writes (issue 28): the probe thread that reads them survives.
   "test/diagnostics/odd-certificates.test.ts",

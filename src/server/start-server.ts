@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { Interceptor } from "@connectrpc/connect";
 import { type Config, DEFAULT_INTAKE } from "../config.js";
-import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import type { Admission } from "./admission/admission.js";
 import { createCorsPolicy } from "./cors-policy.js";
 import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./listener/dual-protocol-listener.js";
@@ -16,8 +16,8 @@ export type { PlainHttpRoute } from "./http-handler.js";
 export interface ServerOptions {
   /** HOST and PORT come from here (port 0 picks a free one). */
   readonly config: Pick<Config, "host" | "port">;
-  /** What the diagnostics run with: the prober and the limits in force. */
-  readonly env: DiagnosticEnv;
+  /** Where the diagnostics run (in this process, or on probe threads), with the limits in force. */
+  readonly runner: DiagnosticRunner;
   /**
    * Run around every DiagnosticsService call on every door (REST, Connect,
    * gRPC, gRPC-Web), in order: authentication, credits, limits. Health and
@@ -100,7 +100,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const limits = Object.assign({}, DEFAULT_LIMITS, options.limits);
   const rpc = createRpcRouter({
-    env: options.env,
+    runner: options.runner,
     interceptors: options.interceptors ?? [],
     ready,
     shutdownSignal: shutdown.signal,

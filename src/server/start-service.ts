@@ -3,9 +3,8 @@ import { createKeyGate } from "../access/key-gate.js";
 import type { AccessStore } from "../access/store.js";
 import { USAGE_HEADER_NAMES } from "../access/usage-headers.js";
 import type { Config } from "../config.js";
-import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { createCallObserver } from "./observers/call-observer.js";
-import { countingProber, countThreadHops } from "./observers/counting-prober.js";
+import { countOutboundHops } from "./observers/outbound-hops.js";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
 import { observeRequests } from "./observers/request-observer.js";
@@ -14,7 +13,8 @@ import { timedStore } from "./observers/timed-store.js";
 import { createAdmission } from "./admission/admission.js";
 import { createInflightLimit, type InflightObserver } from "./admission/inflight-limit.js";
 import { createProbeQueue } from "./admission/probe-queue.js";
-import type { ProbeLoad } from "../probe/hop-types.js";
+import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
+import type { ProbeLoad } from "../runner/probe-threads.js";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener.js";
 import { metricsRoute } from "./ops/metrics-route.js";
 import { openApiRoute } from "./ops/openapi-route.js";
@@ -27,8 +27,8 @@ export interface ServiceDeps {
   readonly config: Config;
   /** The access store as opened; it is timed here, and closed by whoever opened it. */
   readonly store: AccessStore;
-  /** What the diagnostics run with; its prober is counted here, and closed by whoever made it. */
-  readonly env: DiagnosticEnv;
+  /** Where the diagnostics run; its hops are counted here, and it is closed by whoever made it. */
+  readonly runner: DiagnosticRunner;
   readonly logger: Logger;
   readonly metrics: Metrics;
   /** Default 30 s, the longest diagnostic. */
@@ -60,9 +60,9 @@ export interface RunningService {
 export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const { config, logger, metrics } = deps;
   const store = timedStore(deps.store, metrics);
-  const env: DiagnosticEnv = Object.assign({}, deps.env, { prober: countingProber(deps.env.prober, metrics) });
-  const stopHopCount = deps.env.threads === undefined ? () => undefined : countThreadHops(deps.env.threads, metrics);
-  const load = deps.env.prober.load;
+  const { runner } = deps;
+  const stopHopCount = countOutboundHops(runner, metrics);
+  const load = runner.load;
   const stopLoopMetrics = load === undefined ? () => undefined : exportLoopDelay(load, metrics);
   const stopThreadMetrics = load === undefined ? () => undefined : exportThreadLife(load, metrics);
   const probeQueue = createProbeQueue({
@@ -77,7 +77,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
 
   const server = await startServer({
     config,
-    env,
+    runner,
     admission,
     interceptors: [createCallObserver(), createAccessInterceptor({ store, config }), createResultObserver(metrics)],
     // Not ready while no probe thread runs: every check would be refused until a replacement boots.

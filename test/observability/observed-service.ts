@@ -7,9 +7,8 @@ import type { AccessStore } from "../../src/access/store.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createMetrics, type Metrics } from "../../src/observability/metrics.js";
-import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
-import { diagnosticEnvFromConfig } from "../../src/diagnostics/diagnostic-env-from-config.js";
-import type { Prober } from "../../src/probe/hop-types.js";
+import type { DiagnosticRunner } from "../../src/runner/diagnostic-runner.js";
+import { diagnosticRunnerFromConfig } from "../../src/runner/runner-from-config.js";
 import type { ServerLimits } from "../../src/server/start-server.js";
 import { startService } from "../../src/server/start-service.js";
 
@@ -22,8 +21,8 @@ export interface ObservedService {
   readonly config: Config;
   readonly metrics: Metrics;
   readonly store: AccessStore;
-  /** The prober the service runs with (on probe threads when config.probeThreads > 0). */
-  readonly prober: Prober;
+  /** Where the service runs its diagnostics (on probe threads when config.probeThreads > 0). */
+  readonly runner: DiagnosticRunner;
   /** Every log line written so far, parsed. */
   logLines(): Record<string, unknown>[];
   /** Every log line written so far, as written. */
@@ -41,12 +40,12 @@ export async function startObservedService(
     readonly config?: Partial<Config>;
     readonly limits?: Partial<ServerLimits>;
     readonly processMetrics?: boolean;
-    /** Around the prober built from the config, e.g. to give it a load to report. */
-    readonly wrapProber?: (prober: Prober) => Prober;
+    /** Around the runner built from the config, e.g. to give it a load to report. */
+    readonly wrapRunner?: (runner: DiagnosticRunner) => DiagnosticRunner;
     /** What the service sees of its store, e.g. the same store with slower lookups; the test's `store` is the real one. */
     readonly wrapStore?: (store: AccessStore) => AccessStore;
-    /** Instead of the env built from the config, e.g. probe threads started from a test entry. */
-    readonly env?: (config: Config) => DiagnosticEnv;
+    /** Instead of the runner built from the config, e.g. on probe threads started from a test entry. */
+    readonly runner?: (config: Config) => DiagnosticRunner;
   } = {},
 ): Promise<ObservedService> {
   const dir = mkdtempSync(join(tmpdir(), "sitediag-observed-"));
@@ -66,11 +65,11 @@ export async function startObservedService(
   const written: string[] = [];
   const logger = await createLogger({ level: config.logLevel, destination: { write: (line: string) => void written.push(line) } });
   const metrics = createMetrics({ processMetrics: options.processMetrics ?? false });
-  const built = options.env === undefined ? diagnosticEnvFromConfig(config, undefined) : options.env(config);
-  const env = options.wrapProber === undefined ? built : { ...built, prober: options.wrapProber(built.prober) };
+  const built = options.runner === undefined ? diagnosticRunnerFromConfig(config, undefined) : options.runner(config);
+  const runner = options.wrapRunner === undefined ? built : options.wrapRunner(built);
   // As `serve`: the probe threads boot before the port takes checks.
-  await env.prober.ready?.();
-  const service = await startService({ config, store: options.wrapStore?.(store) ?? store, env, logger, metrics, shutdownGraceMs: 5_000, ...(options.limits ? { limits: options.limits } : {}) });
+  await runner.ready();
+  const service = await startService({ config, store: options.wrapStore?.(store) ?? store, runner, logger, metrics, shutdownGraceMs: 5_000, ...(options.limits ? { limits: options.limits } : {}) });
   return {
     url: service.url,
     metricsUrl: service.metricsUrl,
@@ -79,12 +78,12 @@ export async function startObservedService(
     config,
     metrics,
     store,
-    prober: env.prober,
+    runner,
     logLines: () => written.join("").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>),
     logText: () => written.join(""),
     close: async () => {
       await service.close();
-      await env.prober.close();
+      await runner.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },

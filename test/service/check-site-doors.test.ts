@@ -6,7 +6,7 @@ import { CheckSiteResponseSchema, DiagnosticsService } from "../../gen/sitediag/
 import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
+import { type TestEnv, createTestEnv, runnerOf } from "../fixtures/test-env.js";
 
 let targets: HttpTargets;
 let env: TestEnv;
@@ -22,7 +22,7 @@ beforeAll(async () => {
     },
   });
   env = createTestEnv({ siteTimeoutMs: 2_000 });
-  server = await startServer({ config: { host: "127.0.0.1", port: 0 }, env, shutdownGraceMs: 1_000 });
+  server = await startServer({ config: { host: "127.0.0.1", port: 0 }, runner: runnerOf(env), shutdownGraceMs: 1_000 });
 });
 
 afterAll(async () => {

@@ -2,8 +2,8 @@ import { type ConnectRouter, createConnectRouter, type Interceptor } from "@conn
 import { compressionGzip } from "@connectrpc/connect-node";
 import { Health } from "../../../gen/grpc/health/v1/health_pb.js";
 import { DiagnosticsService } from "../../../gen/sitediag/v1/diagnostics_pb.js";
-import type { DiagnosticEnv } from "../../diagnostics/diagnostic-env.js";
 import { BATCH } from "../../limits.js";
+import type { DiagnosticRunner } from "../../runner/diagnostic-runner.js";
 import { createDiagnosticsService } from "../../service/diagnostics-service.js";
 import { createDescriptorIndex } from "./descriptor-index.js";
 import { createHealthService } from "./health-service.js";
@@ -11,7 +11,7 @@ import { createLocalCalls, type LocalCalls } from "../rest/local-calls.js";
 import { reflectionServices, registerReflection } from "./reflection-service.js";
 
 export interface RpcRouterOptions {
-  readonly env: DiagnosticEnv;
+  readonly runner: DiagnosticRunner;
   /** Run around every DiagnosticsService call, whichever door it came through. */
   readonly interceptors: readonly Interceptor[];
   readonly ready: () => Promise<boolean>;
@@ -56,7 +56,7 @@ export function createRpcRouter(options: RpcRouterOptions): RpcRouter {
     shutdownSignal: options.shutdownSignal,
   });
   const local = createLocalCalls(options.shutdownSignal);
-  const diagnostics = createDiagnosticsService(options.env);
+  const diagnostics = createDiagnosticsService(options.runner);
   const interceptors = [...options.interceptors];
   router.service(DiagnosticsService, diagnostics, { interceptors });
   local.service(DiagnosticsService, diagnostics, interceptors);
