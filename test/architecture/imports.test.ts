@@ -51,6 +51,7 @@ describe("the import graph of src/", () => {
     ["observability", ["observability", "(top)", "(gen)"]],
     ["probe", ["probe", "(top)", "(gen)"]],
     ["diagnostics", ["diagnostics", "probe", "(top)", "(gen)"]],
+    ["runner", ["runner", "diagnostics", "probe", "(top)", "(gen)"]],
     ["access", ["access", "(top)", "(gen)"]],
   ] as const)("%s imports only from %j", (layer, allowed) => {
     const offending = [...graph.entries()]
