@@ -38,8 +38,8 @@ export interface HopRequest {
   readonly cookie?: string;
   /**
    * When the hop was asked for, on the shared clock (shared-clock.ts). Set by
-   * a prober that hands hops to another loop, and by a check for its first
-   * request (when the call arrived). A hop that starts more than
+   * a check for its first request (when the call arrived, or when it was
+   * handed to a probe thread). A hop that starts more than
    * LATE_START_GRACE_MS after it (a burst queued on a probe thread, a thread
    * booting) is `overloaded` before it sends anything; one that starts within
    * it gets its whole timeoutMs from its start. The wait is not in its span.
