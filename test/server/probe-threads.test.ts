@@ -98,7 +98,7 @@ describe("the service on probe threads", () => {
 
 describe("the service when its probe thread keeps dying", () => {
   // The test entry can be killed on demand. From the second death in a row a replacement waits 1 s: long enough to
-  // see the service not ready on a busy machine, short enough for seven deaths (the growth is threaded-prober.test's).
+  // see the service not ready on a busy machine, short enough for seven deaths (the growth is runner/probe-threads.test's).
   const entry = new URL("../fixtures/holding-diagnostic-thread.ts", import.meta.url);
   const restart = { firstDelayMs: 1_000, maxDelayMs: 1_000, healthyAfterMs: 60_000 };
   let service: ObservedService;
