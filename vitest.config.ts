@@ -24,9 +24,9 @@ const SLOW = [
 ];
 
 /**
- * Probe and diagnostics behaviours run a second time with every hop on a
- * probe thread (SITEDIAG_PROBE_THREADS as `serve` runs by default): the
- * worker bridge must change nothing a diagnostic can see.
+ * Probe and diagnostics behaviours run a second time with every diagnostic
+ * run whole on a probe thread (SITEDIAG_PROBE_THREADS as `serve` runs by
+ * default): the worker bridge must change nothing a diagnostic can see.
  */
 const THREADED = [
   "test/probe/response-fidelity.test.ts",

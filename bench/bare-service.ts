@@ -5,15 +5,15 @@
  * same environment as `sitediag serve`; stops on SIGTERM.
  */
 import { loadConfig } from "../src/config.js";
-import { diagnosticEnvFromConfig } from "../src/diagnostics/diagnostic-env-from-config.js";
+import { diagnosticRunnerFromConfig } from "../src/runner/runner-from-config.js";
 import { startServer } from "../src/server/start-server.js";
 
 const config = loadConfig();
-const env = diagnosticEnvFromConfig(config, undefined);
-const server = await startServer({ config, env, interceptors: [] });
+const runner = diagnosticRunnerFromConfig(config, undefined);
+const server = await startServer({ config, runner, interceptors: [] });
 process.once("SIGTERM", () => {
   void server.close().then(async () => {
-    await env.prober.close();
+    await runner.close();
     process.exit(0);
   });
 });

@@ -1,5 +1,4 @@
 import { CheckSiteResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { checkSite } from "../diagnostics/site-check.js";
 import { renderMessage } from "../server/rest/rest-render.js";
 import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
@@ -27,9 +26,9 @@ export const checkCommand = {
   name: "check",
   summary: "is this site up or down, and why? (is-site-down, run from here)",
   run: (argv, io) =>
-    runDiagnoseCommand(argv, io, HELP, async ({ args, env, paint, signal }) => {
+    runDiagnoseCommand(argv, io, HELP, async ({ args, runner, paint, signal }) => {
       // The report always shows details; --json only when asked, so it stays the API's plain answer.
-      const outcome = await checkSite(args.target, env, signal, { details: !args.json || args.details });
+      const outcome = await runner.checkSite(args.target, signal, { details: !args.json || args.details });
       if (outcome.kind === "refused") return reportRefusal(outcome.refusal, io);
       if (outcome.kind === "cancelled") return reportInterrupted(io);
       if (outcome.kind === "overloaded") return reportOverloaded(outcome.overload, io);

@@ -6,7 +6,7 @@ import { createMetrics, type Metrics } from "../observability/metrics.js";
 import { clusterWideMetrics } from "../server/ops/cluster-metrics.js";
 import { builtPageDir } from "../server/ops/page.js";
 import { announceListening, onWorkerStopRequest } from "../server/ops/cluster-messages.js";
-import { diagnosticEnvFromConfig } from "../diagnostics/diagnostic-env-from-config.js";
+import { diagnosticRunnerFromConfig } from "../runner/runner-from-config.js";
 import { type RunningService, startService } from "../server/start-service.js";
 import { VERSION } from "../package-info.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
@@ -87,30 +87,30 @@ async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole)
   const store = await openConfiguredStore(io);
   if (store === undefined) return EXIT_FAILED;
   const logger = role.logger(await createLogger({ level: io.config.logLevel, destination: io.stdout, pretty: io.stdout.isTTY === true }));
-  const env = diagnosticEnvFromConfig(io.config, ca, {
+  const runner = diagnosticRunnerFromConfig(io.config, ca, {
     // Once per death: the checks it held were answered 503 (retryable, not charged); the log says why, and when it comes back.
     onProbeDefect: (defect) => logger.error({ host: defect.host, stage: defect.stage, err: defect.error }, "internal probe error: the hop failed on an error of our own"),
     onProbeThreadExit: (exit) =>
       logger.error({ probeThread: exit.thread, reason: exit.reason, inFlightLost: exit.lost, replaced: exit.replaced, restartInMs: exit.restartInMs }, "probe thread stopped"),
   });
   // Listening before the probe threads have booted would count their boot against the first checks' deadlines.
-  await env.prober.ready?.();
+  await runner.ready();
   const pageDir = builtPageDir();
   // Running from the sources without a build (tsx) is fine for the API; only the page is missing then.
   if (pageDir === undefined) logger.info("the page is not built (npm run build writes dist/web): / answers 404");
   let server: RunningService;
   try {
-    server = await startService({ config: io.config, store, env, logger, pageDir, metrics: role.metrics(createMetrics({ processMetrics: true })) });
+    server = await startService({ config: io.config, store, runner, logger, pageDir, metrics: role.metrics(createMetrics({ processMetrics: true })) });
   } catch (error) {
     io.stderr.write(`sitediag: cannot listen on ${io.config.host}:${io.config.port}: ${messageOf(error)}\n`);
-    await Promise.all([env.prober.close(), store.close()]);
+    await Promise.all([runner.close(), store.close()]);
     return EXIT_FAILED;
   }
   logger.info({ url: server.url, metricsUrl: server.metricsUrl ?? null, store: store.kind, version: VERSION }, "listening");
   await role.announce(io, server, store);
   return untilStopped(io, role, async () => {
     await server.close();
-    await Promise.all([env.prober.close(), store.close()]);
+    await Promise.all([runner.close(), store.close()]);
   });
 }
 

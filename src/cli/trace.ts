@@ -1,5 +1,4 @@
 import { TraceRedirectsResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { traceRedirects } from "../diagnostics/redirect-trace.js";
 import { renderMessage } from "../server/rest/rest-render.js";
 import { toTraceRedirectsResponse } from "../service/trace-redirects.js";
 import type { Command, CommandIo } from "./command.js";
@@ -43,9 +42,9 @@ export const traceCommand = {
 } satisfies Command;
 
 function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
-  return runDiagnoseCommand(argv, io, HELP, async ({ args, env, paint, signal }) => {
+  return runDiagnoseCommand(argv, io, HELP, async ({ args, runner, paint, signal }) => {
     // The report always shows details; --json only when asked, so it stays the API's plain answer.
-    const outcome = await traceRedirects(args.target, env, signal, { details: !args.json || args.details });
+    const outcome = await runner.traceRedirects(args.target, signal, { details: !args.json || args.details });
     switch (outcome.kind) {
       case "refused":
         return reportRefusal(outcome.refusal, io);

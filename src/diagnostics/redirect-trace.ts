@@ -9,7 +9,7 @@ import type { ClientRedirect, DiagnosticDetails, RequestRecord } from "./details
 import type { RequestAttempt } from "./request-attempt.js";
 import { proxyMatch } from "./proxy-signatures.js";
 import { answeredRecord, failedRecord } from "./request-record.js";
-import { type DiagnosticEnv, limitsOf } from "./diagnostic-env.js";
+import type { DiagnosticEnv } from "./diagnostic-env.js";
 import type { TraceOptions } from "./diagnostic-options.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings } from "./redirect-trace-chain-warnings.js";
@@ -26,11 +26,9 @@ export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop
  * redirect-check (spec §2.3, §4.2): follows a URL hop by hop with HEAD (GET
  * when HEAD is refused), up to REDIRECT_TRACE.maxRedirects redirects, within
  * a per-request timeout and a whole-trace budget. Refuses only an unusable
- * starting input; everything that goes wrong later is a result. With
- * diagnostic threads in the env, the whole trace runs on one of them.
+ * starting input; everything that goes wrong later is a result.
  */
 export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: AbortWatch, options: TraceOptions = {}): Promise<RedirectTraceOutcome> {
-  if (env.threads !== undefined) return env.threads.traceRedirects(raw, limitsOf(env), signal, options);
   const parsed = parseTargetInput(raw, { allowBareDomain: true });
   if (!parsed.ok) return { kind: "refused", refusal: parsed.refusal };
   const ports: PortRule = { kind: "only", ports: env.tracePorts };

@@ -2,7 +2,7 @@ import type { AbortWatch } from "../probe/clock.js";
 import { SITE_CHECK } from "../limits.js";
 import { createCheckCookies } from "./check-cookies.js";
 import type { ConnectionHandle, HopResponse, HopSpan, PortRule } from "../probe/hop-types.js";
-import { type DiagnosticEnv, limitsOf } from "./diagnostic-env.js";
+import type { DiagnosticEnv } from "./diagnostic-env.js";
 import type { SiteCheckOptions } from "./diagnostic-options.js";
 import { failureCode, outcomeCause, refusalCause, type FailureStage, type PolicyRefusal } from "../failures.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
@@ -35,11 +35,9 @@ const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
  * redirects for at most SITE_CHECK.maxRequests requests, each limited to
  * env.siteTimeoutMs. Never throws for the target's sake: a down target is a
  * result, and a check `signal` ended is `cancelled` (the same dialect as
- * redirect-check). Throws only when the prober breaks. With diagnostic
- * threads in the env, the whole check runs on one of them.
+ * redirect-check). Throws only when the prober breaks.
  */
 export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortWatch, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
-  if (env.threads !== undefined) return env.threads.checkSite(raw, limitsOf(env), signal, options);
   const start = screenInput(raw, env);
   if (!start.ok) return { kind: "refused", refusal: start.refusal };
 

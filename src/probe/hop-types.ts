@@ -38,8 +38,8 @@ export interface HopRequest {
   readonly cookie?: string;
   /**
    * When the hop was asked for, on the shared clock (shared-clock.ts). Set by
-   * a prober that hands hops to another loop, and by a check for its first
-   * request (when the call arrived). A hop that starts more than
+   * a check for its first request (when the call arrived, or when it was
+   * handed to a probe thread). A hop that starts more than
    * LATE_START_GRACE_MS after it (a burst queued on a probe thread, a thread
    * booting) is `overloaded` before it sends anything; one that starts within
    * it gets its whole timeoutMs from its start. The wait is not in its span.
@@ -207,35 +207,6 @@ export interface HopSpan {
 /** A hop's outcome with the span it took on the thread that ran it. */
 export type TimedHopOutcome = HopOutcome & { readonly span: HopSpan };
 
-/**
- * What a prober's engine can say about its own load. Present on probers whose
- * hops run on loops of their own (probe threads), where the delay of those
- * loops is what would make a timestamp late.
- */
-export interface ProbeLoad {
-  /** Each probe thread's event-loop delay over its last report window. */
-  loopDelays(): readonly LoopDelayReport[];
-  /** True while every probe loop's median delay is beyond the limit: a hop started now would be timed late. */
-  congested(): boolean;
-  /** Called after every report; returns the unsubscribe. */
-  onReport(listener: () => void): () => void;
-  /** Probe threads booted and running now; 0 while every one is dead or still booting (the service is not ready). */
-  liveThreads(): number;
-  /** Called each time a probe thread dies (the metric); returns the unsubscribe. */
-  onThreadExit(listener: () => void): () => void;
-}
-
-/** One probe thread's event-loop delay over one report window (perf_hooks.monitorEventLoopDelay), in milliseconds. */
-export interface LoopDelayReport {
-  /** Which probe thread (0 .. threads - 1); a replacement keeps the number of the thread it replaces. */
-  readonly thread: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
-  /** Hops and jobs (whole checks) in flight on that thread when the report was read. */
-  readonly inFlight: number;
-}
-
 /** The one thing in the project that opens outbound connections. */
 export interface Prober {
   /**
@@ -245,12 +216,8 @@ export interface Prober {
   screen(url: URL, ports: PortRule): PolicyRefusal | null;
   /** One request, to an address approved by the policy and pinned for the connection. Rejects only on a defect. */
   hop(request: HopRequest): Promise<TimedHopOutcome>;
-  /** Releases resolvers and anything else held; a threaded prober first lets the hops in flight finish. */
+  /** Releases resolvers and anything else held. */
   close(): Promise<void>;
-  /** Present when hops run on loops of their own (SITEDIAG_PROBE_THREADS > 0). */
-  readonly load?: ProbeLoad;
-  /** Resolves once the prober can start a hop at once (probe threads booted); absent when it always can. */
-  ready?(): Promise<void>;
 }
 
 export interface ProberOptions {

@@ -1,18 +1,12 @@
 import { createSecureContext, rootCertificates } from "node:tls";
 import { createAddressPolicy } from "./policy/address-policy.js";
-import { type Deadline, sharedClockMs } from "./clock.js";
+import { sharedClockMs } from "./clock.js";
 import { DEFAULT_MAX_RESPONSE_HEAD_BYTES, type HopDeps, runHop } from "./hop.js";
 import type { HopRequest, Prober, ProberOptions, TimedHopOutcome } from "./hop-types.js";
 import { createConnectionKeeper, MAX_KEPT } from "./http/kept-connections.js";
 import { type DefectReporter, logDefect } from "./defect-log.js";
 import { createResolver } from "./resolver.js";
 import { screenUrl } from "./policy/target-policy.js";
-
-/** The prober of one loop, with the hop a probe thread runs under a deadline of its own. */
-export interface LocalProber extends Prober {
-  /** `hop`, ended when `deadline` is aborted (a cancel message) as well as by its own timeout. */
-  hopWith(request: HopRequest, deadline: Deadline): Promise<TimedHopOutcome>;
-}
 
 /** What a prober tells its owner beyond its outcomes; none of it can cross to a probe thread, which uses the defaults. */
 export interface ProberHooks {
@@ -25,7 +19,7 @@ export interface ProberHooks {
  * server passes SITEDIAG_ALLOW_CIDRS and SITEDIAG_DNS_SERVERS through); the
  * engine reads no environment itself, proxy variables included.
  */
-export function createProber(options: ProberOptions, hooks: ProberHooks = {}): LocalProber {
+export function createProber(options: ProberOptions, hooks: ProberHooks = {}): Prober {
   const addresses = createAddressPolicy(options.allowCidrs);
   const resolver = createResolver({ servers: options.dnsServers, hostsFile: options.hostsFile });
   // Built once: a context made from ~150 root certificates costs milliseconds,
@@ -49,7 +43,6 @@ export function createProber(options: ProberOptions, hooks: ProberHooks = {}): L
     // rather than blaming the site.
     // The span is read on the loop that ran the hop: on a probe thread, a loop that does nothing else.
     hop: (request) => timedHop(request, deps),
-    hopWith: (request, deadline) => timedHop(request, deps, deadline),
     // Nothing is held between hops but a connection kept for a check's next hop, which closing lets go.
     close: () => {
       keeper.close();
@@ -58,9 +51,9 @@ export function createProber(options: ProberOptions, hooks: ProberHooks = {}): L
   };
 }
 
-async function timedHop(request: HopRequest, deps: HopDeps, deadline?: Deadline): Promise<TimedHopOutcome> {
+async function timedHop(request: HopRequest, deps: HopDeps): Promise<TimedHopOutcome> {
   const startedAt = sharedClockMs();
-  const { outcome, endedAt } = await runHop(request, deps, deadline);
+  const { outcome, endedAt } = await runHop(request, deps);
   // endedAt is this thread's performance.now(); the shared clock is the same reading on the epoch scale.
   return Object.assign({}, outcome, { span: { startedAt, endedAt: performance.timeOrigin + endedAt } });
 }

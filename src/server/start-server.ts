@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { Interceptor } from "@connectrpc/connect";
 import { type Config, DEFAULT_INTAKE } from "../config.js";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { createDiagnosticsService } from "../service/diagnostics-service.js";
 import { type Admission, arrivalNow, type DoorHandler } from "./door/call.js";
 import { createCorsPolicy } from "./door/cors-policy.js";
@@ -18,8 +18,8 @@ export type { PlainHttpRoute } from "./door/route-table.js";
 export interface ServerOptions {
   /** HOST and PORT come from here (port 0 picks a free one). */
   readonly config: Pick<Config, "host" | "port">;
-  /** What the diagnostics run with: the prober and the limits in force. */
-  readonly env: DiagnosticEnv;
+  /** Where the diagnostics run (in this process, or on probe threads), with the limits in force. */
+  readonly runner: DiagnosticRunner;
   /**
    * Run around every DiagnosticsService call on every door (REST, Connect,
    * gRPC, gRPC-Web), in order: authentication, credits, limits. Health and
@@ -106,7 +106,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const limits = Object.assign({}, DEFAULT_LIMITS, options.limits);
   const interceptors = [...(options.interceptors ?? [])];
-  const diagnostics = createDiagnosticsService(options.env);
+  const diagnostics = createDiagnosticsService(options.runner);
   const router = createRpcRouter({ diagnostics, interceptors, ready, shutdownSignal: shutdown.signal, maxRequestBytes: limits.maxRequestBytes });
   // The REST door's way in: the very implementation and interceptors the RPC doors serve, called in memory.
   const local = createLocalCalls(shutdown.signal);

@@ -3,8 +3,7 @@ import { createKeyGate } from "../access/key-gate.js";
 import type { AccessStore } from "../access/store.js";
 import { USAGE_HEADER_NAMES } from "../access/usage-headers.js";
 import type { Config } from "../config.js";
-import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
-import { countingProber, countThreadHops } from "./observers/counting-prober.js";
+import { countOutboundHops } from "./observers/outbound-hops.js";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
 import { observeRequests } from "./observers/request-observer.js";
@@ -12,7 +11,8 @@ import { createCallObserver, createResultObserver } from "./observers/call-inter
 import { timedStore } from "./observers/timed-store.js";
 import { createAdmission, createInflightLimit, type InflightObserver } from "./admission/admission.js";
 import { createProbeQueue } from "./admission/probe-queue.js";
-import type { ProbeLoad } from "../probe/hop-types.js";
+import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
+import type { ProbeLoad } from "../runner/probe-threads.js";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener.js";
 import { metricsRoute, openApiRoute } from "./ops/plain-routes.js";
 import { loadPageFiles, pageRoutes } from "./ops/page.js";
@@ -23,8 +23,8 @@ export interface ServiceDeps {
   readonly config: Config;
   /** The access store as opened; it is timed here, and closed by whoever opened it. */
   readonly store: AccessStore;
-  /** What the diagnostics run with; its prober is counted here, and closed by whoever made it. */
-  readonly env: DiagnosticEnv;
+  /** Where the diagnostics run; its hops are counted here, and it is closed by whoever made it. */
+  readonly runner: DiagnosticRunner;
   readonly logger: Logger;
   readonly metrics: Metrics;
   /** Default 30 s, the longest diagnostic. */
@@ -56,9 +56,9 @@ export interface RunningService {
 export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const { config, logger, metrics } = deps;
   const store = timedStore(deps.store, metrics);
-  const env: DiagnosticEnv = Object.assign({}, deps.env, { prober: countingProber(deps.env.prober, metrics) });
-  const stopHopCount = deps.env.threads === undefined ? () => undefined : countThreadHops(deps.env.threads, metrics);
-  const load = deps.env.prober.load;
+  const { runner } = deps;
+  const stopHopCount = countOutboundHops(runner, metrics);
+  const load = runner.load;
   const stopLoopMetrics = load === undefined ? () => undefined : exportLoopDelay(load, metrics);
   const stopThreadMetrics = load === undefined ? () => undefined : exportThreadLife(load, metrics);
   const probeQueue = createProbeQueue({
@@ -73,7 +73,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
 
   const server = await startServer({
     config,
-    env,
+    runner,
     admission,
     interceptors: [createCallObserver(), createAccessInterceptor({ store, config }), createResultObserver(metrics)],
     // Not ready while no probe thread runs: every check would be refused until a replacement boots.

@@ -8,10 +8,9 @@ import {
   RedirectHopSchema,
   SiteStatus,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
-import { checkSite } from "../diagnostics/site-check.js";
 import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
 import type { FailureStage } from "../failures.js";
+import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
 import { callOf } from "./call.js";
@@ -28,11 +27,11 @@ const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
  * Validation lives in the diagnostic and runs here, after the access layer has
  * charged credits (spec §5: credits are charged before parameters are validated).
  */
-export function createCheckSiteHandler(env: DiagnosticEnv) {
+export function createCheckSiteHandler(runner: DiagnosticRunner) {
   return async (request: CheckSiteRequest, context: HandlerContext): Promise<CheckSiteResponse> => {
     // The message carries nothing of each request's full outcome: not asked for, not carried back from a probe thread.
     const options = { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom, attempts: false };
-    return answerDiagnostic(() => checkSite(request.url, env, context.signal, options), siteCheckMessage, "The check could not be completed", context);
+    return answerDiagnostic(() => runner.checkSite(request.url, context.signal, options), siteCheckMessage, "The check could not be completed", context);
   };
 }
 

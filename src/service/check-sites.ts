@@ -6,8 +6,8 @@ import {
   type CheckSitesResponse,
   CheckSitesResponseSchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { BATCH } from "../limits.js";
+import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { asItemError, batchSizeProblem, completionOrder } from "./batch-stream.js";
 import { createCheckSiteHandler } from "./check-site.js";
 
@@ -17,8 +17,8 @@ import { createCheckSiteHandler } from "./check-site.js";
  * result streamed as it completes. Credits were charged for the whole batch
  * before this runs.
  */
-export function createCheckSitesHandler(env: DiagnosticEnv) {
-  const checkOne = createCheckSiteHandler(env);
+export function createCheckSitesHandler(runner: DiagnosticRunner) {
+  const checkOne = createCheckSiteHandler(runner);
   return async function* (request: CheckSitesRequest, context: HandlerContext): AsyncGenerator<CheckSitesResponse> {
     const problem = batchSizeProblem(request.urls.length);
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);

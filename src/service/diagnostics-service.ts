@@ -1,6 +1,6 @@
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import type { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
+import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { callOf } from "./call.js";
 import { createCheckSiteHandler } from "./check-site.js";
 import { createCheckSitesHandler } from "./check-sites.js";
@@ -8,12 +8,12 @@ import { createTraceRedirectsBatchHandler } from "./trace-redirects-batch.js";
 import { createTraceRedirectsHandler } from "./trace-redirects.js";
 
 /** The DiagnosticsService implementation every door calls. */
-export function createDiagnosticsService(env: DiagnosticEnv): ServiceImpl<typeof DiagnosticsService> {
+export function createDiagnosticsService(runner: DiagnosticRunner): ServiceImpl<typeof DiagnosticsService> {
   return {
-    checkSite: rejectingInputProblems(createCheckSiteHandler(env)),
-    traceRedirects: rejectingInputProblems(createTraceRedirectsHandler(env)),
-    checkSites: createCheckSitesHandler(env),
-    traceRedirectsBatch: createTraceRedirectsBatchHandler(env),
+    checkSite: rejectingInputProblems(createCheckSiteHandler(runner)),
+    traceRedirects: rejectingInputProblems(createTraceRedirectsHandler(runner)),
+    checkSites: createCheckSitesHandler(runner),
+    traceRedirectsBatch: createTraceRedirectsBatchHandler(runner),
   };
 }
 

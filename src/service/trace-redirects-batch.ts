@@ -7,10 +7,10 @@ import {
   type TraceRedirectsBatchResponse,
   TraceRedirectsBatchResponseSchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
-import { traceRedirects, type TraceOptions } from "../diagnostics/redirect-trace.js";
+import type { RedirectTraceOutcome, TraceOptions } from "../diagnostics/redirect-trace.js";
 import { judgeExpectation } from "../diagnostics/trace-expectation.js";
 import { BATCH } from "../limits.js";
+import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { overloadAnswer } from "./overload-answer.js";
 import { asItemError, batchSizeProblem, completionOrder, itemError } from "./batch-stream.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
@@ -21,11 +21,11 @@ import { toTraceRedirectsResponse } from "./trace-redirects.js";
  * once, each streamed as it completes, with its expectation judged when it
  * named one. Credits were charged for the whole batch before this runs.
  */
-export function createTraceRedirectsBatchHandler(env: DiagnosticEnv) {
+export function createTraceRedirectsBatchHandler(runner: DiagnosticRunner) {
   return async function* (request: TraceRedirectsBatchRequest, context: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
     const problem = batchSizeProblem(request.items.length);
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
-    yield* traceBatch(request.items, env, context.signal, { details: request.details === true, attempts: false }, context);
+    yield* traceBatch(request.items, runner, context.signal, { details: request.details === true, attempts: false }, context);
   };
 }
 
@@ -37,21 +37,21 @@ export type BatchEntry = Pick<TraceBatchEntry, "url" | "expectedFinalUrl">;
  * item as it completes; the CLI's `trace --batch` runs this too. `context`:
  * the call's, under the service (an item answered as overload is given back there).
  */
-export function traceBatch(entries: readonly BatchEntry[], env: DiagnosticEnv, signal: AbortSignal, options: TraceOptions = {}, context?: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
-  return completionOrder(entries, BATCH.concurrency, signal, (entry, index) => traceBatchItem(entry, index, env, signal, options, context));
+export function traceBatch(entries: readonly BatchEntry[], runner: DiagnosticRunner, signal: AbortSignal, options: TraceOptions = {}, context?: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
+  return completionOrder(entries, BATCH.concurrency, signal, (entry, index) => traceBatchItem(entry, index, runner, signal, options, context));
 }
 
 async function traceBatchItem(
   { url, expectedFinalUrl }: BatchEntry,
   index: number,
-  env: DiagnosticEnv,
+  runner: DiagnosticRunner,
   signal: AbortSignal,
   options: TraceOptions,
   context: HandlerContext | undefined,
 ): Promise<TraceRedirectsBatchResponse> {
-  let outcome: Awaited<ReturnType<typeof traceRedirects>>;
+  let outcome: RedirectTraceOutcome;
   try {
-    outcome = await traceRedirects(url, env, signal, options);
+    outcome = await runner.traceRedirects(url, signal, options);
   } catch (reason) {
     return create(TraceRedirectsBatchResponseSchema, { index, url, outcome: { case: "error", value: asItemError(reason) } });
   }

@@ -9,16 +9,16 @@ import {
   type TraceRedirectsRequest,
   type TraceRedirectsResponse,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
-import { traceRedirects, type ChainStatusId, type RedirectTraceResult } from "../diagnostics/redirect-trace.js";
+import type { ChainStatusId, RedirectTraceResult } from "../diagnostics/redirect-trace.js";
 import { rest_value } from "../../gen/sitediag/v1/options_pb.js";
+import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
 
 /** The TraceRedirects RPC: validate the input, run the trace, map the result to the message (which has no use for `attempts`). */
-export function createTraceRedirectsHandler(env: DiagnosticEnv) {
+export function createTraceRedirectsHandler(runner: DiagnosticRunner) {
   return async (request: TraceRedirectsRequest, context: HandlerContext): Promise<TraceRedirectsResponse> => {
-    return answerDiagnostic(() => traceRedirects(request.url, env, context.signal, { details: request.details === true, attempts: false }), toTraceRedirectsResponse, "The trace could not be completed", context);
+    return answerDiagnostic(() => runner.traceRedirects(request.url, context.signal, { details: request.details === true, attempts: false }), toTraceRedirectsResponse, "The trace could not be completed", context);
   };
 }
 

@@ -51,6 +51,7 @@ describe("the import graph of src/", () => {
     ["observability", ["observability", "(top)", "(gen)"]],
     ["probe", ["probe", "(top)", "(gen)"]],
     ["diagnostics", ["diagnostics", "probe", "(top)", "(gen)"]],
+    ["runner", ["runner", "diagnostics", "probe", "(top)", "(gen)"]],
     ["access", ["access", "(top)", "(gen)"]],
     // The service validates input, runs the diagnostics and maps results to messages; it never knows the server that calls it.
     ["service", ["service", "runner", "diagnostics", "probe", "access", "(top)", "(gen)"]],

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticDetails } from "../../src/diagnostics/details-types.js";
-import { checkSite } from "../../src/diagnostics/site-check.js";
-import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import { CERTIFICATE_TEXT } from "../../src/limits.js";
-import type { ThreadedProber } from "../../src/probe/threaded-prober.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type OddCertificate, oddCertificates } from "../fixtures/odd-certificates.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { type TestEnv, checkedResult, createTestEnv } from "../fixtures/test-env.js";
+import { type TestEnv, checkedResult, createTestEnv, checkSite, probeThreadsOf, traceRedirects } from "../fixtures/test-env.js";
 
 /**
  * A site's certificate is its own writing. Whatever its fields say, a check
@@ -41,8 +38,7 @@ afterAll(async () => {
 });
 
 function threadIds(): readonly number[] {
-  const prober = env.prober as Partial<ThreadedProber>;
-  return prober.threads === undefined ? [] : prober.threads().map((worker) => worker.threadId);
+  return probeThreadsOf(env.prober)?.workers().map((worker) => worker.threadId) ?? [];
 }
 
 /** What an answer may copy of a certificate: a bounded, printable value in every field. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
+import type { RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { routeChain, startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
-import { traceEnv, traceResult, loopbackProber } from "../fixtures/test-env.js";
+import { traceEnv, traceResult, loopbackProber, traceRedirects } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let other: TraceTarget;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { DiagnosticDetails } from "../../src/diagnostics/details-types.js";
-import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
+import type { RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { loopbackProber, traceEnv, traceResult } from "../fixtures/test-env.js";
+import { loopbackProber, traceEnv, traceResult, traceRedirects } from "../fixtures/test-env.js";
 
 let targets: HttpTargets;
 let expired: HttpTargets;

@@ -8,7 +8,7 @@ import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { createTraceRedirectsHandler } from "../../src/service/trace-redirects.js";
 import { closedLoopbackPort } from "../fixtures/http-targets.js";
 import { startTraceTarget, zeroTimings, type TraceTarget } from "../fixtures/trace-targets.js";
-import { traceEnv, loopbackProber } from "../fixtures/test-env.js";
+import { traceEnv, loopbackProber, runnerOf } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let prober: Prober;
@@ -36,7 +36,7 @@ function context() {
 }
 
 async function traceMessage(url: string) {
-  const handler = createTraceRedirectsHandler(traceEnv(prober, { tracePorts: [site.port, closedPort] }));
+  const handler = createTraceRedirectsHandler(runnerOf(traceEnv(prober, { tracePorts: [site.port, closedPort] })));
   return handler(create(TraceRedirectsRequestSchema, { url }), context());
 }
 
@@ -108,7 +108,7 @@ describe("TraceRedirects message", () => {
   });
 
   it("turns an input refusal into InvalidArgument carrying the refusal", async () => {
-    const handler = createTraceRedirectsHandler(traceEnv(prober, { tracePorts: [site.port, 80] }));
+    const handler = createTraceRedirectsHandler(runnerOf(traceEnv(prober, { tracePorts: [site.port, 80] })));
     const error = await handler(create(TraceRedirectsRequestSchema, { url: "http://10.0.0.1/" }), context()).then(
       () => null,
       (reason: unknown) => reason,

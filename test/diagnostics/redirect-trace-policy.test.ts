@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import { MAX_URL_LENGTH } from "../../src/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { closedLoopbackPort } from "../fixtures/http-targets.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
-import { traceEnv, traceResult, loopbackProber } from "../fixtures/test-env.js";
+import { traceEnv, traceResult, loopbackProber, traceRedirects } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let prober: Prober;

@@ -1,12 +1,11 @@
 import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import { REDIRECT_TRACE } from "../../src/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
 import { sharedClockMs } from "../../src/probe/clock.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
-import { traceEnv, traceResult as trace, loopbackProber } from "../fixtures/test-env.js";
+import { traceEnv, traceResult as trace, loopbackProber, traceRedirects } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let prober: Prober;

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { checkSite } from "../../src/diagnostics/site-check.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
+import { type TestEnv, createTestEnv, checkSite } from "../fixtures/test-env.js";
 
 let targets: HttpTargets;
 let env: TestEnv;

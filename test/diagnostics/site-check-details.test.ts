@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticDetails, RequestRecord } from "../../src/diagnostics/details-types.js";
-import { checkSite } from "../../src/diagnostics/site-check.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
 import { getTestPki, type TestPki } from "../fixtures/test-ca.js";
-import { type TestEnv, checkedResult, createTestEnv } from "../fixtures/test-env.js";
+import { type TestEnv, checkedResult, createTestEnv, checkSite } from "../fixtures/test-env.js";
 
 const SHORT_TIMEOUT_MS = 400;
 

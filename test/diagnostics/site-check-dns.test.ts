@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkSite } from "../../src/diagnostics/site-check.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv, checkedResult } from "../fixtures/test-env.js";
+import { type TestEnv, createTestEnv, checkedResult, checkSite } from "../fixtures/test-env.js";
 
 // Every name is answered by the DNS fixture on loopback; nothing reaches a real resolver.
 const SHORT_TIMEOUT_MS = 500;

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkSite } from "../../src/diagnostics/site-check.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv, checkedResult } from "../fixtures/test-env.js";
+import { type TestEnv, createTestEnv, checkedResult, checkSite } from "../fixtures/test-env.js";
 
 const SHORT_TIMEOUT_MS = 400;
 

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { checkSite } from "../../src/diagnostics/site-check.js";
 import { SITE_CHECK } from "../../src/limits.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
 import { sharedClockMs } from "../../src/probe/clock.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
+import { type TestEnv, createTestEnv, checkSite } from "../fixtures/test-env.js";
 
 // The one test at the contract's own timeout (spec §4.1 behaviour 2: six seconds).
 let targets: HttpTargets;

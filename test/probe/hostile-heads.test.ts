@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkSite } from "../../src/diagnostics/site-check.js";
 import { MAX_RESPONSE_HEADER_FIELDS } from "../../src/probe/http/exchange-types.js";
 import { failureCode } from "../../src/failures.js";
 import { headerValue } from "../../src/probe/http/header-map.js";
@@ -7,7 +6,7 @@ import type { HopOutcome, HopResponse } from "../../src/probe/hop-types.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RawH2Target, startRawH2Target } from "../fixtures/raw-h2-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
+import { type TestEnv, createTestEnv, checkSite } from "../fixtures/test-env.js";
 
 /**
  * Header fields a hostile site chooses (issue 28, rows 7 and 8, item 4), over

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { threadedDiagnostics } from "../../src/diagnostics/threaded-diagnostics.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
-import { createThreadedProber, ProbeThreadUnavailable, type ThreadedProber } from "../../src/probe/threaded-prober.js";
+import { createProbeThreads, ProbeThreadUnavailable, type ProbeThreads } from "../../src/runner/probe-threads.js";
+import { createThreadedRunner, type ThreadedRunner } from "../../src/runner/threaded-runner.js";
 import { USER_AGENT } from "../../src/package-info.js";
 import type { CrashJob, HoldJob } from "../fixtures/holding-diagnostic-thread.js";
 import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
@@ -78,8 +78,8 @@ describe("the service on probe threads", () => {
   });
 
   it("answers a check whose probe thread died with a retryable 503, not a verdict, and serves the next one on its replacement", async () => {
-    const prober = service.prober as ThreadedProber;
-    const [thread] = prober.threads();
+    const prober = (service.runner as ThreadedRunner).threads;
+    const [thread] = prober.workers();
     if (thread === undefined) throw new Error("no probe thread");
     const accepted = silent.connections();
     const pending = siteCheck(service, silent.url);
@@ -90,19 +90,19 @@ describe("the service on probe threads", () => {
     expect(response.headers.get("retry-after")).toBe("1");
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unavailable");
     await prober.ready();
-    expect(prober.threads()).toHaveLength(1);
-    expect(prober.threads()[0]).not.toBe(thread);
+    expect(prober.workers()).toHaveLength(1);
+    expect(prober.workers()[0]).not.toBe(thread);
     expect((await siteCheck(service, ok.url)).status).toBe(200);
   });
 });
 
 describe("the service when its probe thread keeps dying", () => {
   // The test entry can be killed on demand. From the second death in a row a replacement waits 1 s: long enough to
-  // see the service not ready on a busy machine, short enough for seven deaths (the growth is threaded-prober.test's).
+  // see the service not ready on a busy machine, short enough for seven deaths (the growth is runner/probe-threads.test's).
   const entry = new URL("../fixtures/holding-diagnostic-thread.ts", import.meta.url);
   const restart = { firstDelayMs: 1_000, maxDelayMs: 1_000, healthyAfterMs: 60_000 };
   let service: ServeTestService;
-  let prober: ThreadedProber;
+  let prober: ProbeThreads;
   let ok: RawTarget;
   let silent: RawTarget;
   let handedOver = 0;
@@ -113,17 +113,17 @@ describe("the service when its probe thread keeps dying", () => {
     service = await startTestService({
       as: "serve",
       config: { probeThreads: 1 },
-      env: (config) => {
+      runner: (config) => {
         const limits = { siteTimeoutMs: config.siteTimeoutMs, traceHopTimeoutMs: config.traceHopTimeoutMs, traceTotalTimeoutMs: config.traceTotalTimeoutMs, tracePorts: [ok.port, silent.port] };
-        prober = createThreadedProber({ allowCidrs: config.allowCidrs, dnsServers: [], userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000, entry, restart });
+        prober = createProbeThreads({ allowCidrs: config.allowCidrs, dnsServers: [], userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000, entry, restart });
         // The diagnostics' jobs are counted as they are handed to a thread: a held thread's test waits for them.
-        const counted = Object.assign(Object.create(prober) as ThreadedProber, {
-          run: (job: unknown, signal?: Parameters<ThreadedProber["run"]>[1]) => {
+        const counted = Object.assign(Object.create(prober) as ProbeThreads, {
+          run: (job: unknown, signal?: Parameters<ProbeThreads["run"]>[1]) => {
             handedOver++;
             return prober.run(job, signal);
           },
         });
-        return Object.assign({}, limits, { prober, threads: threadedDiagnostics(counted) });
+        return createThreadedRunner(counted, limits);
       },
     });
   });
@@ -284,7 +284,7 @@ describe("the service while the probe threads are saturated", () => {
 
   beforeAll(async () => {
     ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
-    service = await startTestService({ as: "serve", config: { probeQueue: 1 }, wrapProber: (prober) => ({ ...prober, load: manual.load }) });
+    service = await startTestService({ as: "serve", config: { probeQueue: 1 }, wrapRunner: (runner) => ({ ...runner, load: manual.load }) });
   });
   afterAll(async () => {
     await service?.close();

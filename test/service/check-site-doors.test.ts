@@ -6,7 +6,7 @@ import { CheckSiteResponseSchema, DiagnosticsService } from "../../gen/sitediag/
 import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
 import { type TestService, startTestService } from "../fixtures/service-harness.js";
-import { createTestEnv } from "../fixtures/test-env.js";
+import { createTestEnv, runnerOf } from "../fixtures/test-env.js";
 
 let targets: HttpTargets;
 let server: TestService;
@@ -20,7 +20,7 @@ beforeAll(async () => {
       "/broken": { kind: "respond", status: 503 },
     },
   });
-  server = await startTestService({ env: () => createTestEnv({ siteTimeoutMs: 2_000 }), shutdownGraceMs: 1_000 });
+  server = await startTestService({ runner: () => runnerOf(createTestEnv({ siteTimeoutMs: 2_000 })), shutdownGraceMs: 1_000 });
 });
 
 afterAll(async () => {

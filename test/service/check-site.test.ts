@@ -8,11 +8,13 @@ import {
   FailedStage,
   SiteStatus,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
+import { createLocalRunner } from "../../src/runner/local-runner.js";
 import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { createCheckSiteHandler, siteCheckMessage } from "../../src/service/check-site.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
+import { type TestEnv, createTestEnv, runnerOf } from "../fixtures/test-env.js";
 
 const UP: SiteCheckResult = {
   requestedUrl: "https://site.test/start",
@@ -184,14 +186,14 @@ describe("CheckSite handler", () => {
   const request = (url: string) => create(CheckSiteRequestSchema, { url });
 
   it("answers an up site with the message", async () => {
-    const handler = createCheckSiteHandler(env);
+    const handler = createCheckSiteHandler(runnerOf(env));
     const response = await handler(request(targets.url("/ok")), context());
     expect(response).toMatchObject({ status: SiteStatus.UP, statusCode: 200, finalUrl: targets.url("/ok"), redirectHops: [] });
   });
 
   it("answers a down site with the message, never an error", async () => {
     const port = await closedLoopbackPort();
-    const handler = createCheckSiteHandler(env);
+    const handler = createCheckSiteHandler(runnerOf(env));
     const response = await handler(request(`http://127.0.0.1:${port}/`), context());
     expect(response).toMatchObject({ status: SiteStatus.DOWN, failedStage: FailedStage.CONNECT, reason: "Connection refused" });
   });
@@ -202,7 +204,7 @@ describe("CheckSite handler", () => {
     ["http://10.0.0.1/", "non_public_address"],
     ["http://127.0.0.1:25/", "bad_port"],
   ])("refuses %j as InvalidArgument carrying the rule's reason", async (url, rule) => {
-    const handler = createCheckSiteHandler(env);
+    const handler = createCheckSiteHandler(runnerOf(env));
     const error = await handler(request(url), context()).then(
       () => null,
       (thrown: unknown) => thrown,
@@ -217,16 +219,15 @@ describe("CheckSite handler", () => {
   it("reports a check that breaks for an internal reason as Internal (a 500), not as a down site", async () => {
     // The real prober rejects only on a defect of ours; this one stands for such a defect.
     // It runs on this thread (a thread's defect is the probe-threads test's).
-    const { threads: _onThreads, ...here } = env;
-    const broken: TestEnv = {
-      ...here,
+    const broken: DiagnosticEnv = {
+      ...env,
       prober: {
         screen: () => null,
         hop: () => Promise.reject(new Error("resolver state corrupted")),
         close: () => Promise.resolve(),
       },
     };
-    const error = await createCheckSiteHandler(broken)(request(targets.url("/ok")), context()).then(
+    const error = await createCheckSiteHandler(createLocalRunner(broken))(request(targets.url("/ok")), context()).then(
       () => null,
       (thrown: unknown) => thrown,
     );
@@ -237,7 +238,7 @@ describe("CheckSite handler", () => {
 
   it("reports a check ended by the caller as Canceled, not Internal", async () => {
     targets.route("/hang", { kind: "hang" });
-    const handler = createCheckSiteHandler(env);
+    const handler = createCheckSiteHandler(runnerOf(env));
     const ctx = context();
     setTimeout(() => ctx.abort(new Error("client went away")), 50);
     const error = await handler(request(targets.url("/hang")), ctx).then(

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, TraceRedirectsRequestSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { createTraceRedirectsHandler } from "../../src/service/trace-redirects.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv } from "../fixtures/test-env.js";
+import { type TestEnv, createTestEnv, runnerOf } from "../fixtures/test-env.js";
 
 describe("TraceRedirects handler", () => {
   let targets: HttpTargets;
@@ -31,7 +31,7 @@ describe("TraceRedirects handler", () => {
   const request = (url: string) => create(TraceRedirectsRequestSchema, { url });
 
   it("answers a healthy chain with the message", async () => {
-    const response = await createTraceRedirectsHandler(env)(request(targets.url("/ok")), context());
+    const response = await createTraceRedirectsHandler(runnerOf(env))(request(targets.url("/ok")), context());
     expect(response).toMatchObject({ redirects: 0, finalStatus: 200, chain: [{ hop: 1, status: 200 }] });
   });
 
@@ -41,7 +41,7 @@ describe("TraceRedirects handler", () => {
       ...env,
       prober: { screen: () => null, hop: () => Promise.reject(new Error("resolver state corrupted")), close: () => Promise.resolve() },
     };
-    const error = await createTraceRedirectsHandler(broken)(request(targets.url("/ok")), context()).then(
+    const error = await createTraceRedirectsHandler(runnerOf(broken))(request(targets.url("/ok")), context()).then(
       () => null,
       (thrown: unknown) => thrown,
     );

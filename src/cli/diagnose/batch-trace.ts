@@ -5,7 +5,7 @@ import { renderMessage } from "../../server/rest/rest-render.js";
 import { traceBatch } from "../../service/trace-redirects-batch.js";
 import type { CommandIo } from "../command.js";
 import { itemFailed, renderBatchSummary } from "../report/batch-report.js";
-import { EXIT, reportInterrupted, withDiagnosticEnv } from "./diagnose-command.js";
+import { EXIT, reportInterrupted, withDiagnosticRunner } from "./diagnose-command.js";
 import { createPaint, wantsColour } from "../report/paint.js";
 import { MAX_BATCH_FILE_BYTES, parseBatchFile } from "./batch-file.js";
 
@@ -38,9 +38,9 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
   }
   const json = values.json === true;
   const progress = io.stderr.isTTY === true && !json;
-  return withDiagnosticEnv(io, async (env, signal) => {
+  return withDiagnosticRunner(io, async (runner, signal) => {
     const items: TraceRedirectsBatchResponse[] = [];
-    for await (const item of traceBatch(file.rows, env, signal)) {
+    for await (const item of traceBatch(file.rows, runner, signal)) {
       items.push(item);
       if (json) io.stdout.write(`${JSON.stringify(ndjsonLine(item))}\n`);
       if (progress) io.stderr.write(`\rtraced ${items.length}/${file.rows.length}, ${items.filter(itemFailed).length} to look at`);

@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
-import type { DiagnosticEnv } from "../../diagnostics/diagnostic-env.js";
 import type { Overload } from "../../probe/overload.js";
 import type { PolicyRefusal } from "../../failures.js";
-import { diagnosticEnvFromConfig } from "../../diagnostics/diagnostic-env-from-config.js";
+import type { DiagnosticRunner } from "../../runner/diagnostic-runner.js";
+import { diagnosticRunnerFromConfig } from "../../runner/runner-from-config.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../command.js";
 import { readConfiguredCa } from "../configured-ca.js";
 import { createPaint, type Paint, wantsColour } from "../report/paint.js";
@@ -28,7 +28,8 @@ export interface DiagnoseArgs {
 
 export interface DiagnoseRun {
   readonly args: DiagnoseArgs;
-  readonly env: DiagnosticEnv;
+  /** In this process: one run, one caller. */
+  readonly runner: DiagnosticRunner;
   readonly paint: Paint;
   /** Aborted by the first stop signal. */
   readonly signal: AbortSignal;
@@ -36,9 +37,9 @@ export interface DiagnoseRun {
 
 /**
  * The part `check` and `trace` share: parse `[--json] URL`, build the
- * DiagnosticEnv from the Config as `serve` does (allowCidrs, dnsServers, the
- * CA file, timeouts, trace ports), turn a stop signal into an abort, run, and
- * close the prober whatever happens.
+ * runner from the Config as `serve` does (allowCidrs, dnsServers, the CA
+ * file, timeouts, trace ports), turn a stop signal into an abort, run, and
+ * close the runner whatever happens.
  */
 export async function runDiagnoseCommand(argv: readonly string[], io: CommandIo, help: string, diagnose: (run: DiagnoseRun) => Promise<number>): Promise<number> {
   const parsed = parseDiagnoseArgs(argv);
@@ -51,35 +52,35 @@ export async function runDiagnoseCommand(argv: readonly string[], io: CommandIo,
     return EXIT.badInput;
   }
   const paint = createPaint(!parsed.args.json && wantsColour(io.stdout, io.env ?? process.env));
-  return withDiagnosticEnv(io, (env, signal) => diagnose({ args: parsed.args, env, paint, signal }));
+  return withDiagnosticRunner(io, (runner, signal) => diagnose({ args: parsed.args, runner, paint, signal }));
 }
 
 /**
- * What every local diagnostic command shares: the DiagnosticEnv built from
- * the Config as `serve` builds it (allowCidrs, dnsServers, the CA file,
- * timeouts, trace ports), a stop signal turned into an abort, and the prober
- * closed whatever happens. A run that throws because of the signal reports
+ * What every local diagnostic command shares: the runner built from the
+ * Config as `serve` builds it (allowCidrs, dnsServers, the CA file, timeouts,
+ * trace ports) but in this process, a stop signal turned into an abort, and
+ * the runner closed whatever happens. A run that throws because of the signal reports
  * the interruption; one that returns says so itself.
  */
-export async function withDiagnosticEnv(io: CommandIo, run: (env: DiagnosticEnv, signal: AbortSignal) => Promise<number>): Promise<number> {
+export async function withDiagnosticRunner(io: CommandIo, run: (runner: DiagnosticRunner, signal: AbortSignal) => Promise<number>): Promise<number> {
   const ca = readConfiguredCa(io);
   if (ca === false) return EXIT.badInput;
   // One run, one caller: no other work shares this loop, so the probe stays on it (no thread to start).
   // A defect's line goes to stderr: stdout holds the answer (JSON with --json), which a log line would break.
-  const env = diagnosticEnvFromConfig(Object.assign({}, io.config, { probeThreads: 0 }), ca, {
+  const runner = diagnosticRunnerFromConfig(Object.assign({}, io.config, { probeThreads: 0 }), ca, {
     onProbeDefect: (defect) => io.stderr.write(`internal probe error at ${defect.stage} for ${defect.host}: ${defect.error instanceof Error ? String(defect.error.cause ?? defect.error.message) : String(defect.error)}\n`),
   });
   const stop = new AbortController();
   const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
   try {
-    return await run(env, stop.signal);
+    return await run(runner, stop.signal);
   } catch (error) {
     // A diagnostic throws only when its signal ends it (or on a defect, which goes on up).
     if (!stop.signal.aborted) throw error;
     return reportInterrupted(io);
   } finally {
     unsubscribe();
-    await env.prober.close();
+    await runner.close();
   }
 }
 

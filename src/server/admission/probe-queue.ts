@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { ProbeLoad } from "../../probe/hop-types.js";
+import type { ProbeLoad } from "../../runner/probe-threads.js";
 
 /** Told when a check starts or stops waiting, and when one is turned away; metrics listen here. */
 export interface ProbeQueueObserver {

@@ -5,12 +5,9 @@ import { ConfigError, loadConfig } from "../../../src/config.js";
 import type { HopOutcome, HopRequest, HopResponse, Prober } from "../../../src/probe/hop-types.js";
 import { bodyDrain, type BodyDrain } from "../../../src/probe/http/body-drain.js";
 import { createConnectionKeeper, KEPT_IDLE_MS } from "../../../src/probe/http/kept-connections.js";
-import { createThreadedProber } from "../../../src/probe/threaded-prober.js";
-import { USER_AGENT } from "../../../src/package-info.js";
 import { type DnsServer, startDnsServer } from "../../fixtures/dns-server.js";
-import { checkedResult, createTestEnv, loopbackProber, traceResult, type TestEnv } from "../../fixtures/test-env.js";
+import { checkedResult, createTestEnv, loopbackProber, traceResult, type TestEnv, traceRedirects } from "../../fixtures/test-env.js";
 import { until } from "../../fixtures/until.js";
-import { traceRedirects } from "../../../src/diagnostics/redirect-trace.js";
 
 /**
  * A same-origin redirect's next request goes over the connection already
@@ -305,24 +302,6 @@ describe("redirect-check with details asks its final page again over the final h
     expect(seen.map((request) => request.path)).toEqual(["/one", "/page"]);
     expect(connectionsOf(seen)).toEqual([1, 1]);
     await closedSoon(seen[0]?.connection ?? -1);
-  });
-});
-
-describe("on probe threads", () => {
-  it("the next hop is sent to the thread that holds its connection", async () => {
-    const prober = createThreadedProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [], userAgent: USER_AGENT }, { threads: 2, maxLoopDelayMs: 1_000 });
-    try {
-      await prober.ready();
-      answers = { "/from": moved("/to", `content-length: 0\r\n${KEEP}\r\n`), "/to": ok };
-      // Eight first hops at once take the threads in turn; the second hops, sent in the other order, would
-      // each land on the other thread by the least-loaded choice alone.
-      const firsts = await Promise.all(Array.from({ length: 8 }, async () => answered(await prober.hop(request("/from")))));
-      const seconds = await Promise.all([...firsts].reverse().map(async (first) => answered(await prober.hop(request("/to", { reuse: first.keptConnection ?? undefined })))));
-      expect(seconds.map((response) => response.connectionReused)).toEqual(Array(8).fill(true));
-      expect(new Set(seen.map((request) => request.connection)).size).toBe(8);
-    } finally {
-      await prober.close();
-    }
   });
 });
 

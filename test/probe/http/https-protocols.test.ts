@@ -3,10 +3,9 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream } fr
 import type { AddressInfo } from "node:net";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { traceRedirects } from "../../../src/diagnostics/redirect-trace.js";
 import type { HopOutcome, Prober } from "../../../src/probe/hop-types.js";
 import { getTestPki, type KeyPair, type TestPki } from "../../fixtures/test-ca.js";
-import { checkedResult, createTestEnv, loopbackProber, traceEnv, traceResult, type TestEnv } from "../../fixtures/test-env.js";
+import { checkedResult, createTestEnv, loopbackProber, traceEnv, traceResult, type TestEnv, traceRedirects } from "../../fixtures/test-env.js";
 
 /**
  * HTTPS as browsers speak it (issue 18): ALPN offers h2 and http/1.1, the

@@ -1,23 +1,43 @@
 /**
  * The body of one probe thread (node:worker_threads): a loop that does
- * nothing but run hops, or whole jobs made of hops that a layer above hands
- * it (one diagnostic), so every timestamp a hop takes is read as soon as its
- * socket event happens, whatever the main thread is busy with. It owns its
- * own prober (resolvers, sockets, timers), reports its loop delay, and
- * answers each hop or job as plain data.
+ * nothing but run whole diagnostics handed to it, so every timestamp a hop
+ * takes is read as soon as its socket event happens, whatever the main
+ * thread is busy with. It owns its own prober (resolvers, sockets, timers),
+ * reports its loop delay, and answers each job as plain data.
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { type AbortWatch, createDeadline } from "./clock.js";
-import { createProber, type LocalProber } from "./prober.js";
-import { type Batch, batchedSender, fromWire, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
+import { type AbortWatch, createDeadline } from "../probe/clock.js";
+import type { HopOutcome, Prober } from "../probe/hop-types.js";
+import { createProber } from "../probe/prober.js";
+import type { DiagnosticAnswer, DiagnosticJob, HopTally } from "./diagnostic-runner.js";
+import { runDiagnostic } from "./local-runner.js";
+import { type Batch, batchedSender, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
 
 /**
- * Runs one job of the layer above on this thread's prober: `job` as the main
- * thread sent it; `signal` aborts when the caller cancels. Its answer must be
- * plain data (it is cloned back).
+ * Runs one job on this thread's prober: `job` as the main thread sent it;
+ * `signal` aborts when the caller cancels. Its answer must be plain data (it
+ * is cloned back).
  */
-export type JobRunner = (job: unknown, context: { readonly prober: LocalProber; readonly signal: AbortWatch }) => Promise<unknown>;
+export type JobRunner = (job: unknown, context: { readonly prober: Prober; readonly signal: AbortWatch }) => Promise<unknown>;
+
+/**
+ * The job runner of a diagnostic thread: runs the diagnostic whole with the
+ * thread's own prober, as the local runner does, and answers its outcome
+ * with how each of its hops ended (for the hop metric on the main thread).
+ */
+export const runDiagnosticJob: JobRunner = async (job, { prober, signal }) => {
+  const hops: HopTally[] = [];
+  // The main thread sends a diagnostic thread nothing but DiagnosticJobs (threaded-runner.ts).
+  const outcome = await runDiagnostic(job as DiagnosticJob, prober, signal, (hop) => hops.push(tallyOf(hop)));
+  return { outcome, hops } satisfies DiagnosticAnswer;
+};
+
+/** Only what counting reads, so the answer does not carry each outcome twice. */
+function tallyOf(outcome: HopOutcome): HopTally {
+  if (outcome.kind !== "failure") return { kind: outcome.kind };
+  return { kind: "failure", failure: { stage: outcome.failure.stage, timedOut: outcome.failure.timedOut } };
+}
 
 /**
  * Two starts per turn: with more, each dial's request goes out later and the
@@ -32,13 +52,13 @@ const START_PER_TURN = 2;
 // resolution itself is taken off.
 const RESOLUTION_MS = 10;
 
-/** Serves hops, and jobs when given a runner, on this worker thread until it is terminated. */
-export function hostProbeThread(runJob?: JobRunner): void {
+/** Serves jobs with `runJob` on this worker thread until it is terminated. */
+export function hostProbeThread(runJob: JobRunner = runDiagnosticJob): void {
   if (parentPort === null) throw new Error("a probe thread runs only as a worker thread");
   const port: MessagePort = parentPort;
   const data = workerData as ProbeThreadData;
   const prober = createProber(data.options);
-  /** What a cancel message ends: a hop's deadline, or a job's controller. */
+  /** What a cancel message ends: a job's controller, whose signal the job reads. */
   const running = new Map<number, { abort(reason?: unknown): void }>();
   const postAlone = (message: FromProbeThread): void => {
     try {
@@ -57,7 +77,7 @@ export function hostProbeThread(runJob?: JobRunner): void {
   });
 
   /**
-   * Hops and jobs that arrived and are not started yet. A burst of calls
+   * Jobs that arrived and are not started yet. A burst of calls
    * arrives as one batch of messages; starting them all in one go (screening,
    * a dial each) would hold this loop for as long, and every hop already in
    * flight would read its timestamps that much late. So a few are started
@@ -69,7 +89,7 @@ export function hostProbeThread(runJob?: JobRunner): void {
     for (const work of waiting.splice(0, START_PER_TURN)) void answer(work.id, work.start);
     if (waiting.length > 0) setImmediate(startSome);
   };
-  /** Every hop or job gets exactly one answer: its outcome, or the defect that kept it from one (one that cannot be cloned included). */
+  /** Every job gets exactly one answer: its own, or the defect that kept it from one (one that cannot be cloned included). */
   const answer = async (id: number, start: () => Promise<FromProbeThread>): Promise<void> => {
     try {
       post(await start());
@@ -85,21 +105,11 @@ export function hostProbeThread(runJob?: JobRunner): void {
       running.get(message.id)?.abort(new Error("cancelled by the caller"));
       return;
     }
-    // The hop's own deadline, or the job's (a diagnostic reads it as its signal): a cancel message aborts it directly.
-    const { id } = message;
-    let start: () => Promise<FromProbeThread>;
-    if (message.type === "hop") {
-      const deadline = createDeadline();
-      running.set(id, deadline);
-      start = async () => ({ type: "outcome", id, outcome: await prober.hopWith(fromWire(message.request), deadline) });
-    } else {
-      const cancel = createDeadline();
-      running.set(id, cancel);
-      start = async () => {
-        if (runJob === undefined) throw new Error("this probe thread runs hops only");
-        return { type: "answer", id, answer: await runJob(message.job, { prober, signal: cancel.signal }) };
-      };
-    }
+    // The job's own controller (a diagnostic reads it as its signal): a cancel message aborts it directly.
+    const { id, job } = message;
+    const cancel = createDeadline();
+    running.set(id, cancel);
+    const start = async (): Promise<FromProbeThread> => ({ type: "answer", id, answer: await runJob(job, { prober, signal: cancel.signal }) });
     waiting.push({ id, start });
     if (waiting.length === 1) setImmediate(startSome);
   };

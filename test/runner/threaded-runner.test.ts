@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DiagnosticLimits } from "../../src/diagnostics/diagnostic-env.js";
-import { threadedDiagnostics } from "../../src/diagnostics/threaded-diagnostics.js";
-import { createThreadedProber, ProbeThreadUnavailable, type ThreadedProber } from "../../src/probe/threaded-prober.js";
-import { USER_AGENT } from "../../src/package-info.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
+import { createProbeThreads, ProbeThreadUnavailable, type ProbeThreads } from "../../src/runner/probe-threads.js";
+import { createThreadedRunner } from "../../src/runner/threaded-runner.js";
+import { USER_AGENT } from "../../src/package-info.js";
 import type { CrashJob, HoldJob } from "../fixtures/holding-diagnostic-thread.js";
 import { startRawTarget } from "../fixtures/raw-targets.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
@@ -11,23 +11,24 @@ import { until } from "../fixtures/until.js";
 import { LOOPBACK_CIDRS } from "../fixtures/test-env.js";
 
 // One thread, so the held thread is the one each diagnostic goes to.
-let prober: ThreadedProber;
+let threads: ProbeThreads;
 let site: TraceTarget;
 
 beforeAll(async () => {
   site = await startTraceTarget();
   site.route("/silent", { kind: "silent" });
   const entry = new URL("../fixtures/holding-diagnostic-thread.ts", import.meta.url);
-  prober = createThreadedProber({ allowCidrs: LOOPBACK_CIDRS, dnsServers: [], userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000, entry });
-  await prober.ready();
+  threads = createProbeThreads({ allowCidrs: LOOPBACK_CIDRS, dnsServers: [], userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000, entry });
+  await threads.ready();
 }, 30_000);
 
 afterAll(async () => {
-  await prober.close();
+  await threads.close();
   await site.close();
 });
 
 const HOLD_MS = 2_000;
+const runnerWith = (overrides: Partial<DiagnosticLimits>) => createThreadedRunner(threads, limits(overrides));
 const limits = (overrides: Partial<DiagnosticLimits>): DiagnosticLimits => ({
   siteTimeoutMs: 6_000,
   traceHopTimeoutMs: 5_000,
@@ -39,7 +40,7 @@ const limits = (overrides: Partial<DiagnosticLimits>): DiagnosticLimits => ({
 /** Holds the one thread for `holdMs`, then makes the call (it waits behind the hold); how long the call took from when it was made. */
 async function behindHold<T>(call: () => Promise<T>, holdMs = HOLD_MS): Promise<{ readonly outcome: T; readonly elapsedMs: number }> {
   const calledAt = performance.now();
-  const held = prober.run({ holdMs } satisfies HoldJob);
+  const held = threads.run({ holdMs } satisfies HoldJob);
   const outcome = await call();
   const elapsedMs = performance.now() - calledAt;
   await held;
@@ -51,8 +52,7 @@ async function behindHold<T>(call: () => Promise<T>, holdMs = HOLD_MS): Promise<
 it("a trace that waited behind a busy thread longer than the grace is overload, and nothing is sent to its target", async () => {
   const target = await startRawTarget({ kind: "silent" });
   try {
-    const diagnostics = threadedDiagnostics(prober);
-    const { outcome } = await behindHold(() => diagnostics.traceRedirects(target.url, limits({ tracePorts: [target.port], traceTotalTimeoutMs: 1_500 }), undefined, {}));
+    const { outcome } = await behindHold(() => runnerWith({ tracePorts: [target.port], traceTotalTimeoutMs: 1_500 }).traceRedirects(target.url, undefined, {}));
     expect(outcome).toMatchObject({ kind: "overloaded", overload: { why: "late_start" } });
     expect(target.connections()).toBe(0);
   } finally {
@@ -63,8 +63,7 @@ it("a trace that waited behind a busy thread longer than the grace is overload, 
 it("a site check that waited behind a busy thread longer than the grace is overload, and nothing is sent to its target", async () => {
   const target = await startRawTarget({ kind: "silent" });
   try {
-    const diagnostics = threadedDiagnostics(prober);
-    const { outcome, elapsedMs } = await behindHold(() => diagnostics.checkSite(target.url, limits({ siteTimeoutMs: 1_500 }), undefined, {}));
+    const { outcome, elapsedMs } = await behindHold(() => runnerWith({ siteTimeoutMs: 1_500 }).checkSite(target.url, undefined, {}));
     expect(outcome).toMatchObject({ kind: "overloaded", overload: { why: "late_start" } });
     expect(target.connections()).toBe(0);
     // Answered when the thread got to it, not a timeout later.
@@ -77,9 +76,8 @@ it("a site check that waited behind a busy thread longer than the grace is overl
 it("a check that started within the grace gets its full time, and its timeout is still the target's verdict", async () => {
   const target = await startRawTarget({ kind: "silent" });
   try {
-    const diagnostics = threadedDiagnostics(prober);
     const holdMs = LATE_START_GRACE_MS / 10;
-    const { outcome, elapsedMs } = await behindHold(() => diagnostics.checkSite(target.url, limits({ siteTimeoutMs: 1_000 }), undefined, {}), holdMs);
+    const { outcome, elapsedMs } = await behindHold(() => runnerWith({ siteTimeoutMs: 1_000 }).checkSite(target.url, undefined, {}), holdMs);
     if (outcome.kind !== "result") throw new Error(JSON.stringify(outcome));
     expect(outcome.result).toMatchObject({ status: "down", failedStage: "http", reason: "Timed out after 1 s waiting for a response" });
     expect(target.connections()).toBe(1);
@@ -93,15 +91,14 @@ it("a check that started within the grace gets its full time, and its timeout is
 it.each(["exit", "throw"] as const)("a check in flight on a thread that dies (%s) is overload, sent once and never again, and the replacement runs the next", async (crash) => {
   const target = await startRawTarget({ kind: "silent" });
   try {
-    const diagnostics = threadedDiagnostics(prober);
-    const pending = diagnostics.checkSite(target.url, limits({ siteTimeoutMs: 10_000 }), undefined, {});
+    const pending = runnerWith({ siteTimeoutMs: 10_000 }).checkSite(target.url, undefined, {});
     await until(() => (target.connections() === 1 ? true : undefined), 5_000);
-    await expect(prober.run({ crash } satisfies CrashJob)).rejects.toBeInstanceOf(ProbeThreadUnavailable);
+    await expect(threads.run({ crash } satisfies CrashJob)).rejects.toBeInstanceOf(ProbeThreadUnavailable);
     expect(await pending).toMatchObject({ kind: "overloaded", overload: { why: "thread_lost" } });
-    await prober.ready();
+    await threads.ready();
     const ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
     try {
-      expect(await diagnostics.checkSite(ok.url, limits({}), undefined, {})).toMatchObject({ kind: "result", result: { status: "up" } });
+      expect(await runnerWith({}).checkSite(ok.url, undefined, {})).toMatchObject({ kind: "result", result: { status: "up" } });
     } finally {
       await ok.close();
     }
@@ -114,10 +111,9 @@ it.each(["exit", "throw"] as const)("a check in flight on a thread that dies (%s
 it("a caller's cancel reaches its diagnostic on the thread: the request in flight is closed there, not left to its timeout", async () => {
   const target = await startRawTarget({ kind: "silent" });
   try {
-    const diagnostics = threadedDiagnostics(prober);
     const caller = new AbortController();
     const reason = new Error("client went away");
-    const pending = diagnostics.checkSite(target.url, limits({ siteTimeoutMs: 6_000 }), caller.signal, {});
+    const pending = runnerWith({ siteTimeoutMs: 6_000 }).checkSite(target.url, caller.signal, {});
     await until(() => (target.connections() === 1 ? true : undefined), 5_000);
     const abortedAt = performance.now();
     caller.abort(reason);

@@ -1,13 +1,15 @@
 import type { Config } from "../config.js";
-import type { DiagnosticEnv, DiagnosticLimits } from "./diagnostic-env.js";
+import type { DiagnosticLimits } from "../diagnostics/diagnostic-env.js";
 import type { ProberOptions } from "../probe/hop-types.js";
 import type { DefectReporter } from "../probe/defect-log.js";
 import { createProber } from "../probe/prober.js";
-import { createThreadedProber, type ThreadExit } from "../probe/threaded-prober.js";
 import { USER_AGENT } from "../package-info.js";
-import { DIAGNOSTIC_THREAD_ENTRY, threadedDiagnostics } from "./threaded-diagnostics.js";
+import type { DiagnosticRunner } from "./diagnostic-runner.js";
+import { createLocalRunner } from "./local-runner.js";
+import { createProbeThreads, type ThreadExit } from "./probe-threads.js";
+import { createThreadedRunner } from "./threaded-runner.js";
 
-export interface EnvOptions {
+export interface RunnerOptions {
   /** Told when a probe thread stops on its own (SITEDIAG_PROBE_THREADS > 0), for the log. */
   readonly onProbeThreadExit?: (event: ThreadExit) => void;
   /**
@@ -20,13 +22,12 @@ export interface EnvOptions {
 }
 
 /**
- * What the diagnostics run with, built from the configuration: the one
- * prober (with the CA certificates read from SITEDIAG_CA_FILE, when set) and
- * the limits in force. With SITEDIAG_PROBE_THREADS > 0 each diagnostic runs
- * whole on one of that many threads, with the thread's own prober; with 0,
- * on this thread.
+ * Where the diagnostics run, built from the configuration: the prober (with
+ * the CA certificates read from SITEDIAG_CA_FILE, when set) and the limits in
+ * force. With SITEDIAG_PROBE_THREADS > 0 each diagnostic runs whole on one of
+ * that many threads, each with a prober of its own; with 0, on this thread.
  */
-export function diagnosticEnvFromConfig(config: Config, ca: string | undefined, options: EnvOptions = {}): DiagnosticEnv {
+export function diagnosticRunnerFromConfig(config: Config, ca: string | undefined, options: RunnerOptions = {}): DiagnosticRunner {
   const limits: DiagnosticLimits = {
     siteTimeoutMs: config.siteTimeoutMs,
     traceHopTimeoutMs: config.traceHopTimeoutMs,
@@ -42,12 +43,14 @@ export function diagnosticEnvFromConfig(config: Config, ca: string | undefined, 
     ca,
     userAgent: USER_AGENT,
   };
-  if (config.probeThreads === 0) return Object.assign({}, limits, { prober: createProber(proberOptions, options.onProbeDefect === undefined ? {} : { onDefect: options.onProbeDefect }) });
-  const prober = createThreadedProber(proberOptions, {
+  if (config.probeThreads === 0) {
+    const prober = createProber(proberOptions, options.onProbeDefect === undefined ? {} : { onDefect: options.onProbeDefect });
+    return createLocalRunner(Object.assign({}, limits, { prober }));
+  }
+  const threads = createProbeThreads(proberOptions, {
     threads: config.probeThreads,
     maxLoopDelayMs: config.probeMaxLoopDelayMs,
-    entry: DIAGNOSTIC_THREAD_ENTRY,
     ...(options.onProbeThreadExit === undefined ? {} : { onThreadExit: options.onProbeThreadExit }),
   });
-  return Object.assign({}, limits, { prober, threads: threadedDiagnostics(prober) });
+  return createThreadedRunner(threads, limits);
 }

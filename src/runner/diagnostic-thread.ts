@@ -4,7 +4,6 @@
  * reading of its result happen on this loop, and the main thread hears of
  * the check twice (asked, answered) however many hops it makes.
  */
-import { hostProbeThread } from "../probe/probe-thread-host.js";
-import { runDiagnosticJob } from "./diagnostic-jobs.js";
+import { hostProbeThread } from "./thread-host.js";
 
-hostProbeThread(runDiagnosticJob);
+hostProbeThread();
