@@ -2,7 +2,7 @@ import type { AbortWatch } from "../probe/deadline.js";
 import type { Prober } from "../probe/hop-types.js";
 import type { FailureStage } from "../probe/failure.js";
 import type { RedirectTraceOutcome } from "./redirect-trace-types.js";
-import type { SiteCheckOptions, TraceOptions } from "./diagnostic-options.js";
+import type { SiteCheckOptions, TraceOptions } from "./diagnostic-call.js";
 import type { SiteCheckOutcome } from "./site-check-result.js";
 
 /** The limits a diagnostic runs under. */

@@ -2,7 +2,7 @@ import type { HopOutcome } from "../probe/hop-types.js";
 import { observedProber } from "../probe/observed-prober.js";
 import type { JobRunner } from "../probe/probe-thread-host.js";
 import type { DiagnosticLimits, HopTally } from "./diagnostic-env.js";
-import type { SiteCheckOptions, TraceOptions } from "./diagnostic-options.js";
+import type { SiteCheckOptions, TraceOptions } from "./diagnostic-call.js";
 import { traceRedirects } from "./redirect-trace.js";
 import type { RedirectTraceOutcome } from "./redirect-trace-types.js";
 import { checkSite } from "./site-check.js";

@@ -1,5 +1,4 @@
-import type { Overload } from "../probe/overload.js";
-import type { PolicyRefusal } from "../probe/refusal.js";
+import type { DiagnosticOutcome } from "./diagnostic-call.js";
 import type { DiagnosticDetails } from "./details-types.js";
 import type { RequestAttempt } from "./request-attempt.js";
 import type { TraceWarning } from "./warnings.js";
@@ -63,14 +62,7 @@ export interface RedirectTraceResult {
 }
 
 /**
- * What a trace comes to. Only an unusable *starting* input is refused; anything
- * that goes wrong later is a result with a partial chain. `cancelled` means the
- * caller's own signal ended the work, so nobody is waiting for a result.
- * `overloaded`: our own capacity kept it from a verdict (it started too late
- * for its full time, or its thread died); retryable, never about the target.
+ * How a trace ends (diagnostic-call.ts). Only an unusable *starting* input is
+ * refused; anything that goes wrong later is a result with a partial chain.
  */
-export type RedirectTraceOutcome =
-  | { readonly kind: "result"; readonly result: RedirectTraceResult }
-  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
-  | { readonly kind: "cancelled"; readonly reason: unknown }
-  | { readonly kind: "overloaded"; readonly overload: Overload };
+export type RedirectTraceOutcome = DiagnosticOutcome<RedirectTraceResult>;

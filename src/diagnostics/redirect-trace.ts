@@ -10,7 +10,7 @@ import type { RequestAttempt } from "./request-attempt.js";
 import { proxyMatch } from "./proxy-signatures.js";
 import { answeredRecord, failedRecord } from "./request-record.js";
 import { type DiagnosticEnv, limitsOf } from "./diagnostic-env.js";
-import type { TraceOptions } from "./diagnostic-options.js";
+import type { TraceOptions } from "./diagnostic-call.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings } from "./redirect-trace-chain-warnings.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
@@ -19,7 +19,7 @@ import { isRedirectStatus, loopKey } from "./redirect-trace-url.js";
 import { parseTargetInput } from "./target-input.js";
 import { traceWarning, type TraceWarning } from "./warnings.js";
 
-export type { TraceOptions } from "./diagnostic-options.js";
+export type { TraceOptions } from "./diagnostic-call.js";
 export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop } from "./redirect-trace-types.js";
 
 /**

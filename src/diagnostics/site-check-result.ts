@@ -1,6 +1,5 @@
 import type { FailureStage } from "../probe/failure.js";
-import type { Overload } from "../probe/overload.js";
-import type { PolicyRefusal } from "../probe/refusal.js";
+import type { DiagnosticOutcome } from "./diagnostic-call.js";
 import type { DiagnosticDetails } from "./details-types.js";
 import type { RequestAttempt } from "./request-attempt.js";
 
@@ -35,14 +34,5 @@ export interface SiteCheckResult {
   readonly details?: DiagnosticDetails;
 }
 
-/**
- * A check ran (whatever the target's state), or its input was refused before
- * anything was sent to the target (a 400 naming the rule), or the caller's
- * signal ended it, or our own capacity kept it from a verdict (`overloaded`:
- * retryable, never a word about the target). The same outcomes as redirect-check's.
- */
-export type SiteCheckOutcome =
-  | { readonly kind: "result"; readonly result: SiteCheckResult }
-  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
-  | { readonly kind: "cancelled"; readonly reason: unknown }
-  | { readonly kind: "overloaded"; readonly overload: Overload };
+/** How a check ends (diagnostic-call.ts): its result, or a refusal of its input, a cancellation or our own overload. */
+export type SiteCheckOutcome = DiagnosticOutcome<SiteCheckResult>;

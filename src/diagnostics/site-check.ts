@@ -5,7 +5,7 @@ import { createCheckCookies } from "./check-cookies.js";
 import type { ConnectionHandle, HopResponse, HopSpan, PortRule } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import { type DiagnosticEnv, limitsOf } from "./diagnostic-env.js";
-import type { SiteCheckOptions } from "./diagnostic-options.js";
+import type { SiteCheckOptions } from "./diagnostic-call.js";
 import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import type { DiagnosticDetails, RequestRecord } from "./details-types.js";
@@ -25,7 +25,7 @@ import {
 import { parseTargetInput } from "./target-input.js";
 import type { SiteCheckAttempt, SiteCheckOutcome, SiteCheckResult, SiteRedirectHop } from "./site-check-result.js";
 
-export type { SiteCheckOptions } from "./diagnostic-options.js";
+export type { SiteCheckOptions } from "./diagnostic-call.js";
 
 /** is-site-down may visit any port but the ones browsers refuse (WHATWG Fetch "bad ports"). */
 const FETCH_SAFE: PortRule = { kind: "fetch-safe" };

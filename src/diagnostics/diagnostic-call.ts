@@ -1,4 +1,8 @@
-/** What a caller may ask of each diagnostic beyond its input; plain data, so a call can cross to a diagnostic thread as it is. */
+import type { Overload } from "../probe/overload.js";
+import type { PolicyRefusal } from "../probe/refusal.js";
+
+// What a caller gives each diagnostic beyond its input, and what it gets back:
+// plain data both ways, so a call and its outcome can cross to a diagnostic thread as they are.
 
 /** What both diagnostics take alike. */
 interface CallOptions {
@@ -36,3 +40,19 @@ export interface TraceOptions extends CallOptions {
    */
   readonly details?: boolean;
 }
+
+/**
+ * How both diagnostics end. A `result` whatever the target's state (a down
+ * site, a broken chain); `refused` when the caller's starting input may not
+ * be visited (a 400 naming the rule: anything that goes wrong later is a
+ * result); `cancelled` when the caller's own signal ended the work, so nobody
+ * is waiting; `overloaded` when our own capacity kept it from a verdict (it
+ * started too late for its full time, or its thread died): retryable, never a
+ * word about the target. The service maps each kind to its answer once
+ * (service/diagnostic-answer.ts).
+ */
+export type DiagnosticOutcome<R> =
+  | { readonly kind: "result"; readonly result: R }
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  | { readonly kind: "cancelled"; readonly reason: unknown }
+  | { readonly kind: "overloaded"; readonly overload: Overload };
