@@ -1,5 +1,5 @@
 import type { FailureStage } from "../probe/failure.js";
-import type { PeerCertificate } from "../probe/hop-types.js";
+import type { HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
 
 /**
  * What a person debugging a site wants beyond the contract's fields (issue
@@ -26,28 +26,16 @@ export interface RequestRecord {
   readonly ipFamily: 4 | 6 | null;
   readonly httpVersion: string | null;
   readonly status: number | null;
-  readonly timings: RequestTimings;
+  readonly timings: HopTimings;
   /** Sent over the connection of the redirect before it (same origin, kept alive): no connect and no TLS handshake in its time. */
   readonly connectionReused: boolean;
   readonly tls: TlsRecord | null;
   readonly failure: RequestFailureRecord | null;
 }
 
-/** Milliseconds, 0.1 ms precision; null for a phase that did not happen. */
-export interface RequestTimings {
-  readonly dnsMs: number | null;
-  readonly connectMs: number | null;
-  readonly tlsMs: number | null;
-  readonly firstByteMs: number | null;
-  readonly totalMs: number;
-}
-
-export interface TlsRecord {
-  readonly protocol: string | null;
-  readonly cipher: string | null;
-  readonly alpn: string | null;
+/** The hop's TLS session, its certificate dated from the check. */
+export interface TlsRecord extends Omit<TlsDetail, "certificate"> {
   readonly certificate: CertificateRecord | null;
-  readonly verifyError: string | null;
 }
 
 export interface CertificateRecord extends PeerCertificate {

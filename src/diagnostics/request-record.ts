@@ -19,9 +19,9 @@ export function answeredRecord(sent: SentAs, response: HopResponse, now: number 
     ipFamily: response.remoteFamily,
     httpVersion: response.httpVersion,
     status: response.status,
-    timings: { ...response.timings },
+    timings: response.timings,
     connectionReused: response.connectionReused,
-    tls: tlsRecord(response.tlsDetail, now),
+    tls: tlsRecord(response.tls, now),
     failure: null,
   });
 }
@@ -36,7 +36,7 @@ export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFail
     ipFamily: failure.remoteAddress === null ? null : trace.remoteFamily,
     httpVersion: null,
     status: null,
-    timings: Object.assign({}, trace.timings, { totalMs: failure.elapsedMs }),
+    timings: trace.timings,
     connectionReused: trace.connectionReused,
     tls: tlsRecord(trace.tls, now),
     failure: { stage: failure.stage, code: failureCode(failure), reason, timedOut: failure.timedOut, elapsedMs: failure.elapsedMs },

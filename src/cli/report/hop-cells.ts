@@ -1,4 +1,4 @@
-import type { HopOutcome, TlsSummary } from "../../probe/hop-types.js";
+import type { HopOutcome, PeerCertificate, TlsDetail } from "../../probe/hop-types.js";
 import type { Paint } from "./paint.js";
 
 /** What a request came to, in a few words: the status line, or how it failed or why it was not sent. */
@@ -35,13 +35,13 @@ export function tlsLines(requests: readonly { readonly label: string; readonly o
   return requests
     .flatMap(({ label, outcome }) => {
       const tls = outcome?.kind === "response" ? outcome.response.tls : null;
-      return tls === null ? [] : [`  ${paint.dim(`tls ${label}`)}  ${describeTls(tls)}\n`];
+      return tls === null || tls.certificate === null ? [] : [`  ${paint.dim(`tls ${label}`)}  ${describeTls(tls, tls.certificate)}\n`];
     })
     .join("");
 }
 
-function describeTls(tls: TlsSummary): string {
-  return `${tls.protocol}, subject ${tls.subject || "(none)"}, issuer ${tls.issuer || "(none)"}, valid ${day(tls.validFrom)} to ${day(tls.validTo)}`;
+function describeTls(tls: TlsDetail, certificate: PeerCertificate): string {
+  return `${tls.protocol ?? "unknown"}, subject ${certificate.subjectName || "(none)"}, issuer ${certificate.issuerName || "(none)"}, valid ${day(certificate.validFrom)} to ${day(certificate.validTo)}`;
 }
 
 function day(iso: string): string {
