@@ -1,5 +1,6 @@
 import type { FailureStage } from "../probe/failure.js";
 import type { HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
+import type { PolicyRefusal } from "../probe/refusal.js";
 
 /**
  * What a person debugging a site wants beyond the contract's fields (issue
@@ -15,7 +16,11 @@ export interface DiagnosticDetails {
   readonly clientRedirect: ClientRedirect | null;
 }
 
-/** One HTTP request a diagnostic made, with what came back or how it failed. */
+/**
+ * One HTTP request a diagnostic made, with what came back or how it failed:
+ * the one record of a request, which the API (the `Details` message), the
+ * page (from the API's answer) and the CLI's tables all render.
+ */
 export interface RequestRecord {
   readonly url: string;
   /** The method whose answer (or failure) this reports. */
@@ -31,6 +36,33 @@ export interface RequestRecord {
   readonly connectionReused: boolean;
   readonly tls: TlsRecord | null;
   readonly failure: RequestFailureRecord | null;
+  /** Only when the call asked for a report (CallOptions.report): what a report for people shows beyond the API's fields. */
+  readonly report?: RequestReport;
+}
+
+/**
+ * What a report for people (the CLI's tables) shows of a request beyond the
+ * API's fields. With a report, the position a diagnostic stopped at without
+ * its answer is recorded too (`stopped`), always last: the API never asks
+ * for a report, so its list holds only requests that answered or failed.
+ */
+export interface RequestReport {
+  /**
+   * "position": it answered or failed a position of the check or the chain;
+   * "final-page": a trace's extra GET of its final page (details' look for a
+   * client-side redirect), which is no position; "stopped": the position was
+   * refused by the target policy (`refusal`), or a trace ran out of budget
+   * before the GET its HEAD's answer called for (the HEAD's answer kept).
+   */
+  readonly kind: "position" | "final-page" | "stopped";
+  /** The reason phrase of the response; null without one. */
+  readonly statusText: string | null;
+  /** The response's Location, resolved; null without one. */
+  readonly location: string | null;
+  /** The probe's cause of a failure (ECONNREFUSED, ...); null unless it failed. */
+  readonly cause: string | null;
+  /** Why a stopped position was not requested; null for a request that was sent. */
+  readonly refusal: PolicyRefusal | null;
 }
 
 /** The hop's TLS session, its certificate dated from the check. */

@@ -16,13 +16,12 @@ interface CallOptions {
    */
   readonly timeoutsFrom?: number | undefined;
   /**
-   * Keep every request's full outcome in the result's `attempts` (true when
-   * undefined): what the CLI's tables show. False leaves `attempts` empty;
-   * the service asks for false, as it renders none of it, and from a probe
-   * thread those outcomes are most of what would cross back (measured: about
-   * 50 us of CPU per five-request check to clone and read them).
+   * With details: give each request record its `report` (the reason phrase,
+   * the Location, the probe's cause) and record the position the diagnostic
+   * stopped at without its answer, for a report for people (the CLI's
+   * tables). The service never asks: it renders none of it.
    */
-  readonly attempts?: boolean;
+  readonly report?: boolean;
 }
 
 export interface SiteCheckOptions extends CallOptions {

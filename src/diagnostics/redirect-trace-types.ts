@@ -1,6 +1,5 @@
 import type { DiagnosticOutcome } from "./diagnostic-call.js";
 import type { DiagnosticDetails } from "./details-types.js";
-import type { RequestAttempt } from "./request-attempt.js";
 import type { TraceWarning } from "./warnings.js";
 
 /**
@@ -51,12 +50,6 @@ export interface RedirectTraceResult {
   readonly chainStatus: ChainStatusId;
   readonly chain: readonly TraceHop[];
   readonly warnings: readonly TraceWarning[];
-  /**
-   * One per chain position that sent a request or had it refused, with the
-   * prober's full outcome (beyond the contract, for the CLI); a position past
-   * the end of `chain` is the request that failed or was refused.
-   */
-  readonly attempts: readonly RequestAttempt[];
   /** Only when the trace was asked for details: absent otherwise, so the plain result keeps its shape. */
   readonly details?: DiagnosticDetails;
 }

@@ -1,7 +1,6 @@
 import type { FailureStage } from "../probe/failure.js";
 import type { DiagnosticOutcome } from "./diagnostic-call.js";
 import type { DiagnosticDetails } from "./details-types.js";
-import type { RequestAttempt } from "./request-attempt.js";
 
 /** One redirecting response (spec §2.2 redirectHops item). */
 export interface SiteRedirectHop {
@@ -9,10 +8,7 @@ export interface SiteRedirectHop {
   readonly status: number;
 }
 
-/** One request the check made (or had refused), kept for callers that show more than the contract. */
-export type SiteCheckAttempt = RequestAttempt;
-
-/** Spec §2.2, field for field, with null where the contract says null, plus detail for a CLI. */
+/** Spec §2.2, field for field, with null where the contract says null. */
 export interface SiteCheckResult {
   /** The caller's string, exactly as given. */
   readonly requestedUrl: string;
@@ -28,8 +24,6 @@ export interface SiteCheckResult {
   readonly proxyBlocked: boolean;
   /** The provider behind proxyBlocked; null when proxyBlocked is false. */
   readonly proxyProvider: string | null;
-  /** Every request in order, with its full outcome (timings, addresses, TLS). */
-  readonly attempts: readonly SiteCheckAttempt[];
   /** Only when the check was asked for details: absent otherwise, so the plain result keeps its shape. */
   readonly details?: DiagnosticDetails;
 }

@@ -10,7 +10,7 @@ import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import type { DiagnosticDetails, RequestRecord } from "./details-types.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
-import { answeredRecord, failedRecord } from "./request-record.js";
+import { answeredRecord, failedRecord, stoppedRecord } from "./request-record.js";
 import { isRedirectStatus } from "./redirect-trace-url.js";
 import {
   NO_ADDRESS_REASON,
@@ -23,7 +23,7 @@ import {
   tooManyRedirectsReason,
 } from "./site-check-reasons.js";
 import { parseTargetInput } from "./target-input.js";
-import type { SiteCheckAttempt, SiteCheckOutcome, SiteCheckResult, SiteRedirectHop } from "./site-check-result.js";
+import type { SiteCheckOutcome, SiteCheckResult, SiteRedirectHop } from "./site-check-result.js";
 
 export type { SiteCheckOptions } from "./diagnostic-call.js";
 
@@ -46,6 +46,7 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
   if (!start.ok) return { kind: "refused", refusal: start.refusal };
 
   const details = options.details === true;
+  const report = details && options.report === true ? "position" : null;
   const run = createRun(raw, details);
   const cookies = createCheckCookies();
   let url = start.url;
@@ -70,11 +71,11 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
     // Our delay, not the site's: no verdict, and no request of this check is sent again.
     if (outcome.kind === "overloaded") return { kind: "overloaded", overload: outcome.overload };
     run.spent(outcome.span);
-    if (options.attempts !== false) run.attempts.push({ url: url.href, method: "GET", outcome });
     if (outcome.kind === "response") cookies.take(url, outcome.response);
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
 
     if (outcome.kind === "refused") {
+      if (report !== null) run.records.push(stoppedRecord(sent, outcome));
       if (outcome.refusal.rule === "no_address") return run.failed(url, "dns", NO_ADDRESS_REASON, NO_ADDRESS_CODE);
       // The first target is the caller's input: refusing it is a 400, not a down site.
       if (request === 1) return { kind: "refused", refusal: outcome.refusal };
@@ -82,13 +83,13 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
     }
     if (outcome.kind === "failure") {
       const reason = failureReason(outcome.failure, env.siteTimeoutMs);
-      if (details) run.records.push(failedRecord(sent, outcome.failure, outcome.trace, reason));
+      if (details) run.records.push(failedRecord(sent, outcome.failure, outcome.trace, reason, report));
       return run.failed(url, outcome.failure.stage, reason, failureCode(outcome.failure));
     }
 
     const response = outcome.response;
     // Records are read only by details: a plain check does not build them.
-    if (details) run.records.push(answeredRecord(sent, response));
+    if (details) run.records.push(answeredRecord(sent, response, report));
     // Only Fetch's redirect statuses are followed, and only these keep a check from being `up`.
     if (!isRedirectStatus(response.status)) return run.answered(response);
     run.redirects.push({ url: response.url, status: response.status });
@@ -130,7 +131,6 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   // (a probe thread's): a check that waited for this thread, between hops or
   // for a slot, is not reported slower than the site answered.
   let requestsMs = 0;
-  const attempts: SiteCheckAttempt[] = [];
   const redirects: SiteRedirectHop[] = [];
   const records: RequestRecord[] = [];
 
@@ -149,7 +149,6 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   });
 
   return {
-    attempts,
     redirects,
     records,
 
@@ -164,7 +163,6 @@ function createRun(requestedUrl: string, withDetails: boolean) {
       return checked({
         requestedUrl,
         redirectHops: redirectHops(),
-        attempts: [...attempts],
         finalUrl: response.url,
         status: down ? "down" : "up",
         statusCode: response.status,
@@ -182,7 +180,6 @@ function createRun(requestedUrl: string, withDetails: boolean) {
       return checked({
         requestedUrl,
         redirectHops: redirectHops(),
-        attempts: [...attempts],
         finalUrl: response.url,
         status: "down",
         statusCode: response.status,
@@ -205,7 +202,6 @@ function createRun(requestedUrl: string, withDetails: boolean) {
       return checked({
         requestedUrl,
         redirectHops: redirectHops(),
-        attempts: [...attempts],
         finalUrl: afterRedirects ? url.href : null,
         status: "down",
         statusCode: null,

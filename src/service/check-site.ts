@@ -31,7 +31,7 @@ const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
 export function createCheckSiteHandler(env: DiagnosticEnv) {
   return async (request: CheckSiteRequest, context: HandlerContext): Promise<CheckSiteResponse> => {
     // The message carries nothing of each request's full outcome: not asked for, not carried back from a probe thread.
-    const options = { details: request.details === true, timeoutsFrom: timeoutsFromOf(context), attempts: false };
+    const options = { details: request.details === true, timeoutsFrom: timeoutsFromOf(context) };
     return answerDiagnostic(() => checkSite(request.url, env, context.signal, options), siteCheckMessage, "The check could not be completed", context);
   };
 }

@@ -26,7 +26,7 @@ export function createTraceRedirectsBatchHandler(env: DiagnosticEnv) {
   return async function* (request: TraceRedirectsBatchRequest, context: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
     const problem = batchSizeProblem(request.items.length);
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
-    yield* traceBatch(request.items, env, context.signal, { details: request.details === true, attempts: false }, context);
+    yield* traceBatch(request.items, env, context.signal, { details: request.details === true }, context);
   };
 }
 

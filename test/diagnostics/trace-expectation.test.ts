@@ -26,7 +26,6 @@ function trace(chain: TraceHop[], chainStatus: RedirectTraceResult["chainStatus"
     chainStatus,
     chain,
     warnings: [],
-    attempts: [],
   };
 }
 

@@ -26,7 +26,6 @@ const UP: SiteCheckResult = {
   redirectHops: [{ url: "https://site.test/start", status: 301 }],
   proxyBlocked: false,
   proxyProvider: null,
-  attempts: [],
 };
 
 const DOWN_NOTHING_RECEIVED: SiteCheckResult = {
@@ -41,7 +40,6 @@ const DOWN_NOTHING_RECEIVED: SiteCheckResult = {
   redirectHops: null,
   proxyBlocked: false,
   proxyProvider: null,
-  attempts: [],
 };
 
 describe("siteCheckMessage", () => {

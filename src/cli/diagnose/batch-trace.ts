@@ -4,9 +4,9 @@ import { TraceRedirectsResponseSchema, type TraceRedirectsBatchResponse } from "
 import { renderMessage } from "../../server/rest/rest-render.js";
 import { traceBatch } from "../../service/trace-redirects-batch.js";
 import type { CommandIo } from "../command.js";
-import { itemFailed, renderBatchSummary } from "../report/batch-report.js";
+import { itemFailed, renderBatchSummary } from "../report/diagnostic-report.js";
 import { EXIT, reportInterrupted, withDiagnosticEnv } from "./diagnose-command.js";
-import { createPaint, wantsColour } from "../report/paint.js";
+import { createPaint, wantsColour } from "../report/terminal-text.js";
 import { MAX_BATCH_FILE_BYTES, parseBatchFile } from "./batch-file.js";
 
 /**
