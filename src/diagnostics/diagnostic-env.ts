@@ -1,7 +1,7 @@
 import type { AbortWatch } from "../probe/deadline.js";
 import type { Prober } from "../probe/hop-types.js";
 import type { FailureStage } from "../probe/failure.js";
-import type { RedirectTraceOutcome } from "./redirect-trace-types.js";
+import type { RedirectTraceOutcome } from "./redirect-trace-result.js";
 import type { SiteCheckOptions, TraceOptions } from "./diagnostic-call.js";
 import type { SiteCheckOutcome } from "./site-check-result.js";
 

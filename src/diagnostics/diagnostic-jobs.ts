@@ -4,7 +4,7 @@ import type { JobRunner } from "../probe/probe-thread-host.js";
 import type { DiagnosticLimits, HopTally } from "./diagnostic-env.js";
 import type { SiteCheckOptions, TraceOptions } from "./diagnostic-call.js";
 import { traceRedirects } from "./redirect-trace.js";
-import type { RedirectTraceOutcome } from "./redirect-trace-types.js";
+import type { RedirectTraceOutcome } from "./redirect-trace-result.js";
 import { checkSite } from "./site-check.js";
 import type { SiteCheckOutcome } from "./site-check-result.js";
 

@@ -5,21 +5,17 @@ import { lateStart } from "../probe/overload.js";
 import type { ConnectionHandle, HopResponse, PortRule } from "../probe/hop-types.js";
 import { cookieKey, createCheckCookies } from "./check-cookies.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
-import type { ClientRedirect, DiagnosticDetails, RequestRecord } from "./details-types.js";
+import { answeredRecord, type ClientRedirect, type DiagnosticDetails, failedRecord, type ReportKind, type RequestRecord, stoppedRecord } from "./diagnostic-details.js";
 import { proxyMatch } from "./proxy-signatures.js";
-import { answeredRecord, failedRecord, type ReportKind, stoppedRecord } from "./request-record.js";
 import { type DiagnosticEnv, limitsOf } from "./diagnostic-env.js";
-import type { TraceOptions } from "./diagnostic-call.js";
+import { parseTargetInput, type TraceOptions } from "./diagnostic-call.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
-import { chainWarnings } from "./redirect-trace-chain-warnings.js";
+import { chainWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
-import type { ChainEnding, ChainStatusId, RedirectTraceOutcome, TraceHop } from "./redirect-trace-types.js";
-import { isRedirectStatus, loopKey } from "./redirect-trace-url.js";
-import { parseTargetInput } from "./target-input.js";
-import { traceWarning, type TraceWarning } from "./warnings.js";
+import { type ChainEnding, type ChainStatusId, type RedirectTraceOutcome, type TraceHop, traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 
 export type { TraceOptions } from "./diagnostic-call.js";
-export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop } from "./redirect-trace-types.js";
+export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop } from "./redirect-trace-result.js";
 
 /**
  * redirect-check (spec §2.3, §4.2): follows a URL hop by hop with HEAD (GET

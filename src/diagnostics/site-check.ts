@@ -5,13 +5,12 @@ import { createCheckCookies } from "./check-cookies.js";
 import type { ConnectionHandle, HopResponse, HopSpan, PortRule } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../probe/refusal.js";
 import { type DiagnosticEnv, limitsOf } from "./diagnostic-env.js";
-import type { SiteCheckOptions } from "./diagnostic-call.js";
+import { parseTargetInput, type SiteCheckOptions } from "./diagnostic-call.js";
 import { failureCode, outcomeCause, refusalCause } from "../probe/failure-causes.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
-import type { DiagnosticDetails, RequestRecord } from "./details-types.js";
+import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, stoppedRecord } from "./diagnostic-details.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
-import { answeredRecord, failedRecord, stoppedRecord } from "./request-record.js";
-import { isRedirectStatus } from "./redirect-trace-url.js";
+import { isRedirectStatus } from "./redirect-chain.js";
 import {
   NO_ADDRESS_REASON,
   REDIRECT_DEFECT_CODES,
@@ -21,9 +20,10 @@ import {
   redirectRefusalReason,
   serverErrorReason,
   tooManyRedirectsReason,
-} from "./site-check-reasons.js";
-import { parseTargetInput } from "./target-input.js";
-import type { SiteCheckOutcome, SiteCheckResult, SiteRedirectHop } from "./site-check-result.js";
+  type SiteCheckOutcome,
+  type SiteCheckResult,
+  type SiteRedirectHop,
+} from "./site-check-result.js";
 
 export type { SiteCheckOptions } from "./diagnostic-call.js";
 

@@ -9,7 +9,7 @@ import {
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticEnv } from "../diagnostics/diagnostic-env.js";
 import { traceRedirects, type TraceOptions } from "../diagnostics/redirect-trace.js";
-import { judgeExpectation } from "../diagnostics/trace-expectation.js";
+import { judgeExpectation } from "../diagnostics/redirect-chain.js";
 import { BATCH } from "../limits.js";
 import { asItemError, batchSizeProblem, itemError } from "./batch-items.js";
 import { overloadAnswer } from "./overload-answer.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiagnosticDetails } from "../../src/diagnostics/details-types.js";
+import type { DiagnosticDetails } from "../../src/diagnostics/diagnostic-details.js";
 import { checkSite } from "../../src/diagnostics/site-check.js";
 import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
 import { CERTIFICATE_TEXT } from "../../src/limits.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
-import type { DiagnosticDetails } from "../../src/diagnostics/details-types.js";
+import type { DiagnosticDetails } from "../../src/diagnostics/diagnostic-details.js";
 import { traceRedirects, type RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";

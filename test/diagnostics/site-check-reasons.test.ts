@@ -9,7 +9,7 @@ import {
   redirectRefusalReason,
   serverErrorReason,
   tooManyRedirectsReason,
-} from "../../src/diagnostics/site-check-reasons.js";
+} from "../../src/diagnostics/site-check-result.js";
 import { CAUSES, describeFailure, STAGE_FALLBACKS } from "../../src/probe/failure-causes.js";
 import type { FailureStage, ProbeFailure } from "../../src/probe/failure.js";
 

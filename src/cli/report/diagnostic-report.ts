@@ -1,5 +1,5 @@
 import { ChainStatus, type TraceRedirectsBatchResponse } from "../../../gen/sitediag/v1/diagnostics_pb.js";
-import type { RequestRecord } from "../../diagnostics/details-types.js";
+import type { RequestRecord } from "../../diagnostics/diagnostic-details.js";
 import type { ChainStatusId, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
 import type { SiteCheckResult } from "../../diagnostics/site-check-result.js";
 import { chainStatusWording } from "../../service/trace-redirects.js";

@@ -1,4 +1,4 @@
-import type { CertificateRecord, DiagnosticDetails, RequestRecord, TlsRecord } from "../../diagnostics/details-types.js";
+import type { CertificateRecord, DiagnosticDetails, RequestRecord, TlsRecord } from "../../diagnostics/diagnostic-details.js";
 import type { HopTimings } from "../../probe/hop-types.js";
 import type { Paint } from "./terminal-text.js";
 
