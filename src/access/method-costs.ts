@@ -1,6 +1,6 @@
 import { isMessage, type Message } from "@bufbuild/protobuf";
 import { CheckSitesRequestSchema, DiagnosticsService, TraceRedirectsBatchRequestSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { batchSizeProblem } from "../batch-size.js";
+import { batchSizeProblem } from "../batch.js";
 import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
 
 /**

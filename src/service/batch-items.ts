@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
 import { type BatchItemError, BatchItemErrorSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 
-export { batchSizeProblem } from "../batch-size.js";
+export { batchSizeProblem } from "../batch.js";
 
 /** An item's error as the stream carries it: the Connect code name and the message, as the error envelope has them. */
 export function itemError(error: ConnectError): BatchItemError {

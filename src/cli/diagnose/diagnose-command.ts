@@ -3,8 +3,7 @@ import type { DiagnosticEnv } from "../../diagnostics/diagnostic-env.js";
 import type { Overload } from "../../probe/overload.js";
 import type { PolicyRefusal } from "../../probe/refusal.js";
 import { diagnosticEnvFromConfig } from "../../diagnostics/diagnostic-env-from-config.js";
-import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../command.js";
-import { readConfiguredCa } from "../configured-ca.js";
+import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readConfiguredCa } from "../command.js";
 import { createPaint, type Paint, wantsColour } from "../report/terminal-text.js";
 
 /** Exit codes of `sitediag check` and `sitediag trace`. */
