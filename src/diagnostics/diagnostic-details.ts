@@ -32,6 +32,7 @@ export interface RequestRecord {
   readonly ipFamily: 4 | 6 | null;
   readonly httpVersion: string | null;
   readonly status: number | null;
+  /** The probe's own timings of the request (null for a phase that did not happen), shown as they are. */
   readonly timings: HopTimings;
   /** Sent over the connection of the redirect before it (same origin, kept alive): no connect and no TLS handshake in its time. */
   readonly connectionReused: boolean;
