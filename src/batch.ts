@@ -1,5 +1,7 @@
-/** What a batch is: its lines (a URL, and for a trace where its chain should end) and its size rule. */
 import { BATCH } from "./limits.js";
+
+// What a batch is, below every layer: its lines as people write them (the
+// CLI's files, the page's pasted batches) and the size rule every batch is held to.
 
 /** One line of a batch: a URL, and for a trace where its chain should end. */
 export interface BatchLine {
@@ -42,8 +44,8 @@ export function readBatchLines(text: string): BatchLines {
 /**
  * The fields of one CSV line (RFC 4180 quoting: a field may be double-quoted,
  * "" inside quotes is a quote, so a URL holding a comma survives); undefined
- * when a quote is left open. Pure and dependency-free: the CLI's batch files
- * and the page's pasted batches read their lines with this one function.
+ * when a quote is left open. The CLI's batch files and the page's pasted
+ * batches read their lines with this one function.
  */
 export function csvFields(line: string): string[] | undefined {
   const fields: string[] = [];

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { COMMANDS } from "./cli/commands.js";
-import { runCli } from "./cli/run-cli.js";
+import { COMMANDS, runCli } from "./cli/run-cli.js";
 
 const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 

@@ -3,7 +3,7 @@ import { renderMessage } from "../server/rest/rest-render.js";
 import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
 import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
-import { renderSiteCheck } from "./report/site-check-report.js";
+import { renderSiteCheck } from "./report/diagnostic-report.js";
 
 const HELP = `usage: sitediag check [--json] URL
        sitediag check --json --details URL
@@ -27,8 +27,8 @@ export const checkCommand = {
   summary: "is this site up or down, and why? (is-site-down, run from here)",
   run: (argv, io) =>
     runDiagnoseCommand(argv, io, HELP, async ({ args, runner, paint, signal }) => {
-      // The report always shows details; --json only when asked, so it stays the API's plain answer.
-      const outcome = await runner.checkSite(args.target, signal, { details: !args.json || args.details });
+      // The report always shows details, each request with its report facts; --json only when asked, so it stays the API's plain answer.
+      const outcome = await runner.checkSite(args.target, signal, { details: !args.json || args.details, report: !args.json });
       if (outcome.kind === "refused") return reportRefusal(outcome.refusal, io);
       if (outcome.kind === "cancelled") return reportInterrupted(io);
       if (outcome.kind === "overloaded") return reportOverloaded(outcome.overload, io);

@@ -6,7 +6,7 @@ import { checkKeyName, issueKey } from "../access/issue-key.js";
 import { openStore } from "../access/open-store.js";
 import { StoreUnavailableError, type AccessStore, type KeyRecord } from "../access/store.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
-import { textTable } from "./report/text-table.js";
+import { textTable } from "./report/terminal-text.js";
 
 
 const HELP = `usage:

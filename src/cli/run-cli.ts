@@ -1,6 +1,13 @@
 import { ConfigError, type Environment, loadConfig } from "../config.js";
 import { VERSION } from "../package-info.js";
+import { checkCommand } from "./check.js";
 import { type Command, type CommandIo, EXIT_OK, EXIT_USAGE } from "./command.js";
+import { keysCommand } from "./keys.js";
+import { serveCommand } from "./serve.js";
+import { traceCommand } from "./trace.js";
+
+/** Every subcommand of the `sitediag` bin, in the order `sitediag --help` lists them. Add new ones here. */
+export const COMMANDS: readonly Command[] = [serveCommand, keysCommand, checkCommand, traceCommand];
 
 /** What the process offers the CLI; CommandIo minus the configuration, which runCli loads. */
 export type ProcessIo = Omit<CommandIo, "config" | "env"> & { readonly env: Environment };

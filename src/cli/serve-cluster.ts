@@ -3,8 +3,7 @@ import { ensureFirstKey } from "../access/issue-key.js";
 import { isWorkerMessage, type ListeningMessage, type StopMessage } from "../server/ops/cluster-messages.js";
 import { createMetricsAnswerer } from "../server/ops/cluster-metrics.js";
 import { VERSION } from "../package-info.js";
-import { type CommandIo, EXIT_FAILED, EXIT_OK } from "./command.js";
-import { messageOf, openConfiguredStore } from "./configured-store.js";
+import { type CommandIo, EXIT_FAILED, EXIT_OK, messageOf, openConfiguredStore } from "./command.js";
 
 /** A worker that dies gets a successor after this delay, doubled for each recent death, up to the cap. */
 const RESTART_BASE_MS = 250;

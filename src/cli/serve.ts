@@ -9,10 +9,8 @@ import { announceListening, onWorkerStopRequest } from "../server/ops/cluster-me
 import { diagnosticRunnerFromConfig } from "../runner/runner-from-config.js";
 import { type RunningService, startService } from "../server/start-service.js";
 import { VERSION } from "../package-info.js";
-import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
+import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, messageOf, openConfiguredStore, readConfiguredCa } from "./command.js";
 import { serveCluster } from "./serve-cluster.js";
-import { messageOf, openConfiguredStore } from "./configured-store.js";
-import { readConfiguredCa } from "./configured-ca.js";
 
 const HELP = `usage: sitediag serve
 

@@ -4,7 +4,7 @@ import { toTraceRedirectsResponse } from "../service/trace-redirects.js";
 import type { Command, CommandIo } from "./command.js";
 import { runBatchTrace } from "./diagnose/batch-trace.js";
 import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
-import { HEALTHY_CHAINS, renderTrace } from "./report/trace-report.js";
+import { HEALTHY_CHAINS, renderTrace } from "./report/diagnostic-report.js";
 
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --json --details URL
@@ -43,8 +43,8 @@ export const traceCommand = {
 
 function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
   return runDiagnoseCommand(argv, io, HELP, async ({ args, runner, paint, signal }) => {
-    // The report always shows details; --json only when asked, so it stays the API's plain answer.
-    const outcome = await runner.traceRedirects(args.target, signal, { details: !args.json || args.details });
+    // The report always shows details, each request with its report facts; --json only when asked, so it stays the API's plain answer.
+    const outcome = await runner.traceRedirects(args.target, signal, { details: !args.json || args.details, report: !args.json });
     switch (outcome.kind) {
       case "refused":
         return reportRefusal(outcome.refusal, io);

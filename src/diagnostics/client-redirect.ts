@@ -5,7 +5,7 @@
  * the caller bounds the bytes (MAX_CLIENT_REDIRECT_BODY_BYTES) before any parsing.
  */
 import type { ResponseHeaders } from "./proxy-signatures.js";
-import type { ClientRedirect } from "./details-types.js";
+import type { ClientRedirect } from "./diagnostic-details.js";
 import { metaRefreshContent } from "./meta-refresh-scan.js";
 
 export { metaRefreshContent } from "./meta-refresh-scan.js";

@@ -1,4 +1,4 @@
-import type { ProxyKind, ProxyMatch } from "./details-types.js";
+import type { ProxyKind, ProxyMatch } from "./diagnostic-details.js";
 import { type HeaderMap, headerValue } from "../probe/http/header-map.js";
 
 /**

@@ -2,25 +2,20 @@ import type { AbortWatch } from "../probe/clock.js";
 import { REDIRECT_TRACE } from "../limits.js";
 import { failureCode, outcomeCause, refusalCause } from "../failures.js";
 import { lateStart } from "../probe/overload.js";
-import type { ConnectionHandle, HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
+import type { ConnectionHandle, HopResponse, PortRule } from "../probe/hop-types.js";
 import { cookieKey, createCheckCookies } from "./check-cookies.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
-import type { ClientRedirect, DiagnosticDetails, RequestRecord } from "./details-types.js";
-import type { RequestAttempt } from "./request-attempt.js";
+import { answeredRecord, type ClientRedirect, type DiagnosticDetails, failedRecord, type ReportKind, type RequestRecord, stoppedRecord } from "./diagnostic-details.js";
 import { proxyMatch } from "./proxy-signatures.js";
-import { answeredRecord, failedRecord } from "./request-record.js";
 import type { DiagnosticEnv } from "./diagnostic-env.js";
-import type { TraceOptions } from "./diagnostic-options.js";
+import { parseTargetInput, type TraceOptions } from "./diagnostic-call.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
-import { chainWarnings } from "./redirect-trace-chain-warnings.js";
+import { chainWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
-import type { ChainEnding, ChainStatusId, RedirectTraceOutcome, TraceHop } from "./redirect-trace-types.js";
-import { isRedirectStatus, loopKey } from "./redirect-trace-url.js";
-import { parseTargetInput } from "./target-input.js";
-import { traceWarning, type TraceWarning } from "./warnings.js";
+import { type ChainEnding, type ChainStatusId, type RedirectTraceOutcome, type TraceHop, traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 
-export type { TraceOptions } from "./diagnostic-options.js";
-export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop } from "./redirect-trace-types.js";
+export type { TraceOptions } from "./diagnostic-call.js";
+export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop } from "./redirect-trace-result.js";
 
 /**
  * redirect-check (spec §2.3, §4.2): follows a URL hop by hop with HEAD (GET
@@ -40,11 +35,12 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
 
   const budget = startTraceBudget({ hopTimeoutMs: env.traceHopTimeoutMs, totalTimeoutMs: env.traceTotalTimeoutMs }, signal);
   try {
-    const walk = await walkChain(parsed.url, env, ports, budget, { withRecords: options.details === true, withAttempts: options.attempts !== false });
+    const report = options.details === true && options.report === true;
+    const walk = await walkChain(parsed.url, env, ports, budget, { withRecords: options.details === true, report });
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     if (walk.kind === "refused" || walk.kind === "overloaded") return walk;
     const { chain, ending } = walk;
-    const extra = options.details === true ? await lookForClientRedirect(walk, env, ports, budget) : null;
+    const extra = options.details === true ? await lookForClientRedirect(walk, env, ports, budget, report ? "final-page" : null) : null;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     const noticed = extra?.warning === undefined || extra.warning === null ? walk.warnings : [...walk.warnings, extra.warning];
     // The reason the walk stopped, when it stopped early, is always the last warning.
@@ -70,7 +66,6 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
         chainStatus: ending.status,
         chain,
         warnings,
-        attempts: walk.attempts,
         // Present only when asked for, so a plain result keeps exactly its shape.
         ...(details === undefined ? {} : { details }),
       },
@@ -91,22 +86,20 @@ type Walk =
       readonly stopReason: TraceWarning | null;
       /** The stable code of how the walk ended badly (src/failures.ts); null when it ended well. */
       readonly code: string | null;
-      /** One per position that sent a request, in order: what answered it, or how it failed. */
+      /** One per position that sent a request, in order: what answered it, or how it failed (with a report, also the position it stopped at). */
       readonly records: readonly RequestRecord[];
       /** The last response of the walk, whatever it was. */
       readonly lastResponse: HopResponse | null;
-      /** One per position that sent a request or had it refused, with the prober's outcome. */
-      readonly attempts: readonly RequestAttempt[];
     }
   | Extract<RedirectTraceOutcome, { kind: "refused" }>
   | Extract<RedirectTraceOutcome, { kind: "overloaded" }>;
 
-async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, keep: { readonly withRecords: boolean; readonly withAttempts: boolean }): Promise<Walk> {
+async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, keep: { readonly withRecords: boolean; readonly report: boolean }): Promise<Walk> {
   const { withRecords } = keep;
+  const report: ReportKind = keep.report ? "position" : null;
   const chain: TraceHop[] = [];
   const warnings: TraceWarning[] = [];
   const records: RequestRecord[] = [];
-  const attempts: RequestAttempt[] = [];
   let lastResponse: HopResponse | null = null;
   const visited = new Map<string, string>();
   const stop = (status: ChainStatusId, finalUrl: string, stopReason: TraceWarning, code: string): Walk => ({
@@ -118,7 +111,6 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     code,
     records,
     lastResponse,
-    attempts,
   });
 
   // A URL asked again with the cookies it set is a new request, as in a browser; asked again with the same cookies, a loop.
@@ -137,8 +129,10 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     if (attempt.kind === "response") cookies.take(target, attempt.response);
     // Our capacity failed it (a probe thread died): no verdict on the chain, and nothing is sent again.
     if (attempt.kind === "overloaded") return { kind: "overloaded", overload: attempt.overload };
-    const outcome = outcomeOf(attempt);
-    if (outcome !== null && keep.withAttempts) attempts.push({ url: target.href, method: attempt.kind === "refused" || attempt.kind === "out-of-time" ? "HEAD" : attempt.method, outcome });
+    if (report !== null) {
+      const stoppedBy = attempt.kind === "refused" ? ({ kind: "refused", refusal: attempt.refusal } as const) : attempt.kind === "out-of-time" ? attempt.head : null;
+      if (stoppedBy !== null) records.push(stoppedRecord({ url: target.href, method: "HEAD", headFallback: false }, stoppedBy));
+    }
 
     if (attempt.kind === "refused") {
       // A name with no address at all is an unknown host, which the contract
@@ -167,12 +161,12 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     }
     const sent = { url: target.href, method: attempt.method, headFallback: attempt.headNote !== null };
     if (attempt.kind === "failure") {
-      if (withRecords) records.push(failedRecord(sent, attempt.failure, attempt.trace));
+      if (withRecords) records.push(failedRecord(sent, attempt.failure, attempt.trace, attempt.failure.reason, report));
       return stop(...failureEnding(target, attempt, env));
     }
 
     // Records are read only by details: a plain trace does not build them.
-    if (withRecords) records.push(answeredRecord(sent, attempt.response));
+    if (withRecords) records.push(answeredRecord(sent, attempt.response, report));
     lastResponse = attempt.response;
     const hop = toTraceHop(position, target, attempt.response);
     chain.push(hop);
@@ -191,7 +185,6 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
         code: null,
         records,
         lastResponse,
-        attempts,
       };
     }
     if (response.locationHeader === null) {
@@ -261,7 +254,7 @@ interface ClientRedirectLook {
  * make by itself there (spec 4.2.4: reported, not followed). The final hop's
  * own Refresh header counts too. Within the trace's budget, like every request.
  */
-async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget): Promise<ClientRedirectLook | null> {
+async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, report: ReportKind): Promise<ClientRedirectLook | null> {
   const final = walk.lastResponse;
   const lastHop = walk.chain.at(-1);
   if (walk.stopReason !== null || final === null || lastHop === undefined || final.status < 200 || final.status > 299) return null;
@@ -275,10 +268,10 @@ async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, en
     const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: next.timeoutMs, ports, signal: budget.signal, bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, ...(reuse === null ? {} : { reuse }) });
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
     if (outcome.kind === "response") {
-      record = answeredRecord(sent, outcome.response);
+      record = answeredRecord(sent, outcome.response, report);
       found = clientRedirectOf(outcome.response.status, outcome.response.headers, outcome.response.bodyPrefix, outcome.response.url);
     } else if (outcome.kind === "failure") {
-      record = failedRecord(sent, outcome.failure, outcome.trace);
+      record = failedRecord(sent, outcome.failure, outcome.trace, outcome.failure.reason, report);
     }
   }
   const warning =
@@ -290,20 +283,6 @@ async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, en
           lastHop.hop,
         );
   return { record, clientRedirect: found, warning };
-}
-
-/** The outcome a position reports: the request that answered or failed, the refusal, or the HEAD sent before time ran out. */
-function outcomeOf(attempt: Exclude<HopAttempt, { kind: "overloaded" }>): HopOutcome | null {
-  switch (attempt.kind) {
-    case "response":
-      return { kind: "response", response: attempt.response };
-    case "failure":
-      return { kind: "failure", failure: attempt.failure, trace: attempt.trace };
-    case "refused":
-      return { kind: "refused", refusal: attempt.refusal };
-    case "out-of-time":
-      return attempt.head;
-  }
 }
 
 function parseUrl(text: string): URL | null {

@@ -3,13 +3,12 @@ import { SITE_CHECK } from "../limits.js";
 import { createCheckCookies } from "./check-cookies.js";
 import type { ConnectionHandle, HopResponse, HopSpan, PortRule } from "../probe/hop-types.js";
 import type { DiagnosticEnv } from "./diagnostic-env.js";
-import type { SiteCheckOptions } from "./diagnostic-options.js";
+import { parseTargetInput, type SiteCheckOptions } from "./diagnostic-call.js";
 import { failureCode, outcomeCause, refusalCause, type FailureStage, type PolicyRefusal } from "../failures.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
-import type { DiagnosticDetails, RequestRecord } from "./details-types.js";
+import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, stoppedRecord } from "./diagnostic-details.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
-import { answeredRecord, failedRecord } from "./request-record.js";
-import { isRedirectStatus } from "./redirect-trace-url.js";
+import { isRedirectStatus } from "./redirect-chain.js";
 import {
   NO_ADDRESS_REASON,
   REDIRECT_DEFECT_CODES,
@@ -19,11 +18,12 @@ import {
   redirectRefusalReason,
   serverErrorReason,
   tooManyRedirectsReason,
-} from "./site-check-reasons.js";
-import { parseTargetInput } from "./target-input.js";
-import type { SiteCheckAttempt, SiteCheckOutcome, SiteCheckResult, SiteRedirectHop } from "./site-check-result.js";
+  type SiteCheckOutcome,
+  type SiteCheckResult,
+  type SiteRedirectHop,
+} from "./site-check-result.js";
 
-export type { SiteCheckOptions } from "./diagnostic-options.js";
+export type { SiteCheckOptions } from "./diagnostic-call.js";
 
 /** is-site-down may visit any port but the ones browsers refuse (WHATWG Fetch "bad ports"). */
 const FETCH_SAFE: PortRule = { kind: "fetch-safe" };
@@ -42,6 +42,7 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
   if (!start.ok) return { kind: "refused", refusal: start.refusal };
 
   const details = options.details === true;
+  const report = details && options.report === true ? "position" : null;
   const run = createRun(raw, details);
   const cookies = createCheckCookies();
   let url = start.url;
@@ -66,11 +67,11 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
     // Our delay, not the site's: no verdict, and no request of this check is sent again.
     if (outcome.kind === "overloaded") return { kind: "overloaded", overload: outcome.overload };
     run.spent(outcome.span);
-    if (options.attempts !== false) run.attempts.push({ url: url.href, method: "GET", outcome });
     if (outcome.kind === "response") cookies.take(url, outcome.response);
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
 
     if (outcome.kind === "refused") {
+      if (report !== null) run.records.push(stoppedRecord(sent, outcome));
       if (outcome.refusal.rule === "no_address") return run.failed(url, "dns", NO_ADDRESS_REASON, NO_ADDRESS_CODE);
       // The first target is the caller's input: refusing it is a 400, not a down site.
       if (request === 1) return { kind: "refused", refusal: outcome.refusal };
@@ -78,13 +79,13 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
     }
     if (outcome.kind === "failure") {
       const reason = failureReason(outcome.failure, env.siteTimeoutMs);
-      if (details) run.records.push(failedRecord(sent, outcome.failure, outcome.trace, reason));
+      if (details) run.records.push(failedRecord(sent, outcome.failure, outcome.trace, reason, report));
       return run.failed(url, outcome.failure.stage, reason, failureCode(outcome.failure));
     }
 
     const response = outcome.response;
     // Records are read only by details: a plain check does not build them.
-    if (details) run.records.push(answeredRecord(sent, response));
+    if (details) run.records.push(answeredRecord(sent, response, report));
     // Only Fetch's redirect statuses are followed, and only these keep a check from being `up`.
     if (!isRedirectStatus(response.status)) return run.answered(response);
     run.redirects.push({ url: response.url, status: response.status });
@@ -126,7 +127,6 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   // (a probe thread's): a check that waited for this thread, between hops or
   // for a slot, is not reported slower than the site answered.
   let requestsMs = 0;
-  const attempts: SiteCheckAttempt[] = [];
   const redirects: SiteRedirectHop[] = [];
   const records: RequestRecord[] = [];
 
@@ -145,7 +145,6 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   });
 
   return {
-    attempts,
     redirects,
     records,
 
@@ -160,7 +159,6 @@ function createRun(requestedUrl: string, withDetails: boolean) {
       return checked({
         requestedUrl,
         redirectHops: redirectHops(),
-        attempts: [...attempts],
         finalUrl: response.url,
         status: down ? "down" : "up",
         statusCode: response.status,
@@ -178,7 +176,6 @@ function createRun(requestedUrl: string, withDetails: boolean) {
       return checked({
         requestedUrl,
         redirectHops: redirectHops(),
-        attempts: [...attempts],
         finalUrl: response.url,
         status: "down",
         statusCode: response.status,
@@ -201,7 +198,6 @@ function createRun(requestedUrl: string, withDetails: boolean) {
       return checked({
         requestedUrl,
         redirectHops: redirectHops(),
-        attempts: [...attempts],
         finalUrl: afterRedirects ? url.href : null,
         status: "down",
         statusCode: null,

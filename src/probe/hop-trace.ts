@@ -1,5 +1,5 @@
 import type { FailureStage } from "../failures.js";
-import type { TlsDetail, TlsSummary } from "./hop-types.js";
+import type { TlsDetail } from "./hop-types.js";
 
 /**
  * What one hop has reached so far, written as it happens. A failure's stage is
@@ -19,9 +19,8 @@ export interface HopTrace {
   answeredAt: number | null;
   /** The address being dialled, or the one connected. */
   remote: { address: string; family: 4 | 6 } | null;
-  tls: TlsSummary | null;
   /** The session and leaf certificate, kept also when verification failed. */
-  tlsDetail: TlsDetail | null;
+  tls: TlsDetail | null;
   /** The request went over the connection the check's previous hop kept: no dial, no handshake. */
   connectionReused: boolean;
   /** The first defect of ours the hop met (failure.ts isDefect); the hop logs it once as it ends. */
@@ -41,7 +40,6 @@ export function startTrace(now: number): HopTrace {
     answeredAt: null,
     remote: null,
     tls: null,
-    tlsDetail: null,
     connectionReused: false,
     defect: null,
   };

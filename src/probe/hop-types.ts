@@ -61,26 +61,20 @@ export interface HopRequest {
   readonly keepAfterAnswer?: boolean;
 }
 
-/** Milliseconds per phase of one hop; null for a phase that did not happen (tls on http, dns for an IP literal). */
+/**
+ * Milliseconds per phase of one hop, 0.1 ms precision; null for a phase that
+ * did not happen: tls on http, dns for an IP literal, connect and tls on a
+ * reused connection, and on a failed hop the phase it failed in and every one
+ * after (its time is in totalMs). The one shape of a request's timings: the
+ * probe builds it once and details and the CLI show it as it is.
+ */
 export interface HopTimings {
   readonly totalMs: number;
   readonly dnsMs: number | null;
-  /** Null on a reused connection, as tlsMs. */
   readonly connectMs: number | null;
   readonly tlsMs: number | null;
   /** From the request written to the first byte of the response head. */
-  readonly firstByteMs: number;
-}
-
-/** Every text field as tls-detail.ts reads it: control characters replaced, at most CERTIFICATE_TEXT.maxChars. */
-export interface TlsSummary {
-  readonly protocol: string;
-  readonly subject: string;
-  readonly issuer: string;
-  /** ISO-8601; "" when the certificate's date cannot be read (Node's "Bad time value"). */
-  readonly validFrom: string;
-  /** ISO-8601; "" when the certificate's date cannot be read. */
-  readonly validTo: string;
+  readonly firstByteMs: number | null;
 }
 
 /**
@@ -93,6 +87,10 @@ export interface PeerCertificate {
   readonly subject: string;
   /** Common name and organisation of the issuer, comma-separated. */
   readonly issuer: string;
+  /** The subject's whole distinguished name on one line ("C=.., O=.., CN=.."), as the CLI shows it. */
+  readonly subjectName: string;
+  /** The issuer's whole distinguished name on one line. */
+  readonly issuerName: string;
   /** As the certificate lists them: "DNS:example.com", "IP Address:192.0.2.1"; the first CERTIFICATE_TEXT.maxAltNames; [] when none or undecodable. */
   readonly subjectAltNames: readonly string[];
   /** ISO-8601; "" when the certificate's date cannot be read (Node's "Bad time value"). */
@@ -107,7 +105,7 @@ export interface PeerCertificate {
   readonly chainLength: number;
 }
 
-/** The TLS session of one hop, as far as the handshake got. */
+/** The TLS session of one hop, as far as the handshake got: on its response, and on its failure when the handshake completed (a certificate that failed verification). */
 export interface TlsDetail {
   /** Null when the handshake did not complete. */
   readonly protocol: string | null;
@@ -120,18 +118,11 @@ export interface TlsDetail {
   readonly verifyError: string | null;
 }
 
-/** Phases a hop reached before it failed; null for each it did not reach. */
-export interface PartialTimings {
-  readonly dnsMs: number | null;
-  readonly connectMs: number | null;
-  readonly tlsMs: number | null;
-  readonly firstByteMs: number | null;
-}
-
 /** What a failed hop still knows: where it went, how far it got, the certificate it saw. */
 export interface HopFailureTrace {
   readonly remoteFamily: 4 | 6 | null;
-  readonly timings: PartialTimings;
+  /** The phases it completed; totalMs is the failure's elapsedMs. */
+  readonly timings: HopTimings;
   readonly tls: TlsDetail | null;
   /** It failed on the connection the previous hop kept (after it had answered; one closed unanswered is retried on a new one). */
   readonly connectionReused: boolean;
@@ -160,10 +151,8 @@ export interface HopResponse {
   readonly remoteAddress: string;
   readonly remoteFamily: 4 | 6;
   readonly timings: HopTimings;
-  /** Present for HTTPS hops. */
-  readonly tls: TlsSummary | null;
-  /** The TLS session and leaf certificate in full; present for HTTPS hops. */
-  readonly tlsDetail: TlsDetail | null;
+  /** The TLS session and leaf certificate; present for HTTPS hops. */
+  readonly tls: TlsDetail | null;
   /**
    * The first HopRequest.bodyPrefixBytes of the body (less when the body is
    * shorter or the deadline came first); null when no body was asked for or

@@ -8,7 +8,7 @@ import { causeInfo, refusal } from "../failures.js";
 import { describeFailure, errorCodeOf, isDefect } from "./failure.js";
 import { exchangeHttp1 } from "./http/http1-exchange.js";
 import { exchangeHttp2, openHttp2Session } from "./http/http2-exchange.js";
-import type { HopOutcome, HopRequest, HopResponse, HopTimings, PartialTimings } from "./hop-types.js";
+import type { HopOutcome, HopRequest, HopResponse, HopTimings } from "./hop-types.js";
 import { startTrace, type HopTrace } from "./hop-trace.js";
 import { type AbortWatch, createDeadline, type Deadline, now } from "./clock.js";
 import { headerMapOf, headerValue, locationText } from "./http/header-map.js";
@@ -135,7 +135,7 @@ async function fetchHead(
   if (reused !== null) {
     const outcome = await exchangeOver(reused, request, deps, trace, signal);
     if (!answeredForTheConnection(outcome, trace, signal)) return outcome;
-    Object.assign(trace, { requestSentAt: null, firstByteAt: null, answeredAt: null, remote: null, tls: null, tlsDetail: null, connectionReused: false });
+    Object.assign(trace, { requestSentAt: null, firstByteAt: null, answeredAt: null, remote: null, tls: null, connectionReused: false });
   }
   let connection: OpenConnection;
   try {
@@ -193,7 +193,6 @@ function takeKept(request: HopRequest, deps: HopDeps, trace: HopTrace, addresses
   }
   trace.remote = { ...taken.kept.remote };
   trace.tls = taken.kept.tls;
-  trace.tlsDetail = taken.kept.tlsDetail;
   trace.phase = "http";
   trace.connectionReused = true;
   return taken.connection;
@@ -282,7 +281,7 @@ function isSameOriginRedirect(response: HopResponse, url: URL): boolean {
 }
 
 function keptOrigin(url: URL, trace: HopTrace): KeptOrigin {
-  return { origin: url.origin, remote: trace.remote ?? { address: "", family: 4 }, tls: trace.tls, tlsDetail: trace.tlsDetail };
+  return { origin: url.origin, remote: trace.remote ?? { address: "", family: 4 }, tls: trace.tls };
 }
 
 function bodyPrefixBytes(request: HopRequest): number {
@@ -317,7 +316,6 @@ function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchange
     remoteFamily: remote.family,
     timings: timings(trace, exchanged.headAt),
     tls: trace.tls,
-    tlsDetail: trace.tlsDetail,
     httpVersion: exchanged.httpVersion,
     bodyPrefix: exchanged.bodyPrefix,
     connectionReused: trace.connectionReused,
@@ -350,23 +348,25 @@ function timings(trace: HopTrace, headAt: number): HopTimings {
 function failure(trace: HopTrace, error: unknown, aborted: boolean): HopOutcome {
   const defect = isDefect(error);
   if (defect) trace.defect ??= { error };
+  const elapsedMs = round(now() - trace.startedAt);
   return {
     kind: "failure",
-    trace: { remoteFamily: trace.remote?.family ?? null, timings: partialTimings(trace), tls: trace.tlsDetail, connectionReused: trace.connectionReused },
+    trace: { remoteFamily: trace.remote?.family ?? null, timings: partialTimings(trace, elapsedMs), tls: trace.tls, connectionReused: trace.connectionReused },
     failure: describeFailure({
       phase: trace.phase,
       code: defect ? INTERNAL_PROBE_ERROR : errorCodeOf(error),
       aborted: aborted && !defect,
-      elapsedMs: round(now() - trace.startedAt),
+      elapsedMs,
       remoteAddress: trace.remote?.address ?? null,
     }),
   };
 }
 
-/** The phases a failed hop completed; the one it failed in is left null (its time is in elapsedMs). */
-function partialTimings(trace: HopTrace): PartialTimings {
+/** The phases a failed hop completed; the one it failed in is left null (its time is in totalMs, the failure's elapsedMs). */
+function partialTimings(trace: HopTrace, elapsedMs: number): HopTimings {
   const span = (from: number | null, to: number | null) => (from === null || to === null ? null : round(to - from));
   return {
+    totalMs: elapsedMs,
     dnsMs: span(trace.startedAt, trace.dnsDoneAt),
     connectMs: span(trace.connectStartedAt, trace.tcpConnectedAt),
     tlsMs: span(trace.tcpConnectedAt, trace.tlsDoneAt),

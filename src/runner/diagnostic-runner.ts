@@ -1,6 +1,6 @@
 import type { DiagnosticLimits } from "../diagnostics/diagnostic-env.js";
-import type { SiteCheckOptions, TraceOptions } from "../diagnostics/diagnostic-options.js";
-import type { RedirectTraceOutcome } from "../diagnostics/redirect-trace-types.js";
+import type { SiteCheckOptions, TraceOptions } from "../diagnostics/diagnostic-call.js";
+import type { RedirectTraceOutcome } from "../diagnostics/redirect-trace-result.js";
 import type { SiteCheckOutcome } from "../diagnostics/site-check-result.js";
 import type { AbortWatch } from "../probe/clock.js";
 import type { FailureStage } from "../failures.js";

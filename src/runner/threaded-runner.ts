@@ -1,5 +1,5 @@
 import { type DiagnosticLimits, limitsOf } from "../diagnostics/diagnostic-env.js";
-import type { RedirectTraceOutcome } from "../diagnostics/redirect-trace-types.js";
+import type { RedirectTraceOutcome } from "../diagnostics/redirect-trace-result.js";
 import type { SiteCheckOutcome } from "../diagnostics/site-check-result.js";
 import type { AbortWatch } from "../probe/clock.js";
 import type { Overload } from "../probe/overload.js";

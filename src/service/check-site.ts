@@ -30,7 +30,7 @@ const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
 export function createCheckSiteHandler(runner: DiagnosticRunner) {
   return async (request: CheckSiteRequest, context: HandlerContext): Promise<CheckSiteResponse> => {
     // The message carries nothing of each request's full outcome: not asked for, not carried back from a probe thread.
-    const options = { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom, attempts: false };
+    const options = { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom };
     return answerDiagnostic(() => runner.checkSite(request.url, context.signal, options), siteCheckMessage, "The check could not be completed", context);
   };
 }

@@ -10,7 +10,7 @@ import {
   RequestTimingsSchema,
   TlsDetailSchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { DiagnosticDetails, RequestRecord, TlsRecord } from "../diagnostics/details-types.js";
+import type { DiagnosticDetails, RequestRecord, TlsRecord } from "../diagnostics/diagnostic-details.js";
 
 /** The diagnostics' details as the public `Details` message; nulls become unset fields. */
 export function detailsMessage(details: DiagnosticDetails): Details {

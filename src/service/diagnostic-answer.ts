@@ -1,14 +1,6 @@
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import type { Overload } from "../probe/overload.js";
-import type { PolicyRefusal } from "../failures.js";
+import type { DiagnosticOutcome } from "../diagnostics/diagnostic-call.js";
 import { overloadAnswer } from "./overload-answer.js";
-
-/** How both diagnostics end: a result, a refusal of the caller's input, a caller who went away, or our own overload. */
-export type DiagnosticOutcome<R> =
-  | { readonly kind: "result"; readonly result: R }
-  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
-  | { readonly kind: "cancelled"; readonly reason: unknown }
-  | { readonly kind: "overloaded"; readonly overload: Overload };
 
 /**
  * Runs a diagnostic and turns its outcome into the RPC answer, the same way

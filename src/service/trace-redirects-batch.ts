@@ -8,7 +8,7 @@ import {
   TraceRedirectsBatchResponseSchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { RedirectTraceOutcome, TraceOptions } from "../diagnostics/redirect-trace.js";
-import { judgeExpectation } from "../diagnostics/trace-expectation.js";
+import { judgeExpectation } from "../diagnostics/redirect-chain.js";
 import { BATCH } from "../limits.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { overloadAnswer } from "./overload-answer.js";
@@ -25,7 +25,7 @@ export function createTraceRedirectsBatchHandler(runner: DiagnosticRunner) {
   return async function* (request: TraceRedirectsBatchRequest, context: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
     const problem = batchSizeProblem(request.items.length);
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
-    yield* traceBatch(request.items, runner, context.signal, { details: request.details === true, attempts: false }, context);
+    yield* traceBatch(request.items, runner, context.signal, { details: request.details === true }, context);
   };
 }
 

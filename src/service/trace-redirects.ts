@@ -15,10 +15,10 @@ import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
 
-/** The TraceRedirects RPC: validate the input, run the trace, map the result to the message (which has no use for `attempts`). */
+/** The TraceRedirects RPC: validate the input, run the trace, map the result to the message. */
 export function createTraceRedirectsHandler(runner: DiagnosticRunner) {
   return async (request: TraceRedirectsRequest, context: HandlerContext): Promise<TraceRedirectsResponse> => {
-    return answerDiagnostic(() => runner.traceRedirects(request.url, context.signal, { details: request.details === true, attempts: false }), toTraceRedirectsResponse, "The trace could not be completed", context);
+    return answerDiagnostic(() => runner.traceRedirects(request.url, context.signal, { details: request.details === true }), toTraceRedirectsResponse, "The trace could not be completed", context);
   };
 }
 

@@ -5,7 +5,7 @@ import type { AccessStore } from "../../src/access/store.js";
 import { keysCommand } from "../../src/cli/keys.js";
 import { loadConfig } from "../../src/config.js";
 import { sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
-import { parseTargetInput } from "../../src/diagnostics/target-input.js";
+import { parseTargetInput } from "../../src/diagnostics/diagnostic-call.js";
 
 function buffer() {
   let text = "";

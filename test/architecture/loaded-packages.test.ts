@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
  */
 const CHILD = `
 import { createRequire } from "node:module";
-await import("./src/cli/commands.ts");
+await import("./src/cli/run-cli.ts");
 await import("./src/probe/prober.ts");
 const { openStore } = await import("./src/access/open-store.ts");
 const store = await openStore({ kind: "sqlite", path: process.env.STORE_PATH });

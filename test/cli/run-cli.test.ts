@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { COMMANDS } from "../../src/cli/commands.js";
+import { COMMANDS } from "../../src/cli/run-cli.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { VERSION } from "../../src/package-info.js";
 import { createCliIo } from "./cli-io.js";

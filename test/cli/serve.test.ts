@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COMMANDS } from "../../src/cli/commands.js";
+import { COMMANDS } from "../../src/cli/run-cli.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { createCliIo } from "./cli-io.js";

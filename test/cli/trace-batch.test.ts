@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseBatchFile } from "../../src/cli/diagnose/batch-file.js";
+import { parseBatchFile } from "../../src/cli/diagnose/batch-trace.js";
 import { parseBatch } from "../../web/src/batch-input.js";
 import { traceCommand } from "../../src/cli/trace.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiagnosticDetails } from "../../src/diagnostics/details-types.js";
+import type { DiagnosticDetails } from "../../src/diagnostics/diagnostic-details.js";
 import { CERTIFICATE_TEXT } from "../../src/limits.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type OddCertificate, oddCertificates } from "../fixtures/odd-certificates.js";

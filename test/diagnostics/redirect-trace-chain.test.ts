@@ -3,7 +3,7 @@ import type { RedirectTraceResult } from "../../src/diagnostics/redirect-trace.j
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { routeChain, startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
-import { traceEnv, traceResult, loopbackProber, traceRedirects } from "../fixtures/test-env.js";
+import { traceEnv, traceResult, loopbackProber, traceRedirects, REPORTED } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let other: TraceTarget;
@@ -89,15 +89,16 @@ describe("redirects", () => {
     ]);
   });
 
-  it("with attempts: false (as the service asks), the same result but no request's full outcome", async () => {
+  it("without details (as the service asks), the same result but no request records", async () => {
     routeChain(site, 3, "/lean-end");
     site.route("/lean-end", { kind: "status", status: 200 });
-    const full = await trace(site.url("/r/1"));
-    const lean = await traceRedirects(site.url("/r/1"), env, undefined, { attempts: false });
+    const full = await traceResult(site.url("/r/1"), env, REPORTED);
+    const lean = await traceRedirects(site.url("/r/1"), env);
     if (lean.kind !== "result") throw new Error(lean.kind);
-    expect(full.attempts).toHaveLength(4);
+    expect(full.details?.requests.filter((request) => request.report?.kind === "position")).toHaveLength(4);
     const timeless = (result: RedirectTraceResult) => ({ ...result, totalTimeMs: 0, chain: result.chain.map((hop) => ({ ...hop, responseTimeMs: 0 })) });
-    expect(timeless(lean.result)).toEqual({ ...timeless(full), attempts: [] });
+    expect(lean.result.details).toBeUndefined();
+    expect(timeless(lean.result)).toEqual({ ...timeless(full), details: undefined });
   });
 
   it("follows 20 redirects to the end", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
-import type { DiagnosticDetails } from "../../src/diagnostics/details-types.js";
+import type { DiagnosticDetails } from "../../src/diagnostics/diagnostic-details.js";
 import type { RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
@@ -164,5 +164,29 @@ describe("redirect-check with details", () => {
     const { details } = await detailed(targets.url("/challenged"));
     expect(details.proxy).toEqual({ provider: "cloudflare", kind: "challenge" });
     expect(details.code).toBeNull();
+  });
+});
+
+describe("redirect-check with details and a report (as the CLI asks)", () => {
+  it("marks each position and the final-page GET, and adds the report's facts only when asked", async () => {
+    targets.route("/report/from", { kind: "redirect", status: 302, location: "/report/to" });
+    targets.route("/report/to", { kind: "respond", status: 200, headers: { "content-type": "text/html" }, body: "<p>here</p>" });
+    const plain = await detailed(targets.url("/report/from"));
+    const reported = await traceResult(targets.url("/report/from"), env, { details: true, report: true });
+    expect(plain.details.requests.map((request) => request.report)).toEqual([undefined, undefined, undefined]);
+    expect(reported.details?.requests.map((request) => [request.url, request.method, request.report])).toEqual([
+      [targets.url("/report/from"), "HEAD", { kind: "position", statusText: "Found", location: targets.url("/report/to"), cause: null, refusal: null }],
+      [targets.url("/report/to"), "HEAD", { kind: "position", statusText: "OK", location: null, cause: null, refusal: null }],
+      [targets.url("/report/to"), "GET", { kind: "final-page", statusText: "OK", location: null, cause: null, refusal: null }],
+    ]);
+  });
+
+  it("records the position a trace stopped at, refused by the target policy, last; the plain details do not", async () => {
+    targets.route("/report/private", { kind: "redirect", status: 302, location: "http://10.0.0.1/" });
+    const plain = await detailed(targets.url("/report/private"));
+    const reported = await traceResult(targets.url("/report/private"), env, { details: true, report: true });
+    expect(plain.details.requests.map((request) => request.url)).toEqual([targets.url("/report/private")]);
+    expect(reported.details?.requests.map((request) => request.url)).toEqual([targets.url("/report/private"), "http://10.0.0.1/"]);
+    expect(reported.details?.requests.at(-1)).toMatchObject({ method: "HEAD", status: null, failure: null, tls: null, report: { kind: "stopped", refusal: { rule: "port" } } });
   });
 });

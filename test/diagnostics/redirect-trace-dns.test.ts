@@ -5,7 +5,7 @@ import type { Prober } from "../../src/probe/hop-types.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
-import { traceEnv, traceResult, loopbackProber } from "../fixtures/test-env.js";
+import { traceEnv, traceResult, loopbackProber, REPORTED } from "../fixtures/test-env.js";
 
 let dns: DnsServer;
 let plain: TraceTarget;
@@ -33,6 +33,8 @@ afterAll(async () => {
 });
 
 const trace = (input: string) => traceResult(input, env);
+/** As the CLI asks: details with every request's report facts. */
+const reported = (input: string) => traceResult(input, env, REPORTED);
 
 describe("names", () => {
   it("starts a bare domain at https and follows it by name", async () => {
@@ -65,13 +67,13 @@ describe("names", () => {
 
   it("does not follow a redirect to a name that resolves to the metadata address", async () => {
     plain.route("/to-metadata", { kind: "redirect", status: 302, location: `http://metadata.test:${plain.port}/latest/` });
-    const result = await trace(plain.url("/to-metadata"));
+    const result = await reported(plain.url("/to-metadata"));
     expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: `http://metadata.test:${plain.port}/latest/` });
     const refused = result.warnings.at(-1);
     expect(refused).toMatchObject({ code: "redirect_target_refused", hop: 1 });
     expect(refused?.message).toContain("169.254.169.254");
-    expect(result.attempts.at(-1)?.outcome).toMatchObject({
-      kind: "refused",
+    expect(result.details?.requests.at(-1)?.report).toMatchObject({
+      kind: "stopped",
       refusal: { code: "input_resolves_non_public", range: { cidr: "169.254.0.0/16", name: "Link Local", rfc: "RFC 3927" } },
     });
   });

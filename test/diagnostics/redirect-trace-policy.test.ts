@@ -4,7 +4,7 @@ import { MAX_URL_LENGTH } from "../../src/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { closedLoopbackPort } from "../fixtures/http-targets.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
-import { traceEnv, traceResult, loopbackProber, traceRedirects } from "../fixtures/test-env.js";
+import { traceEnv, traceResult, loopbackProber, traceRedirects, REPORTED } from "../fixtures/test-env.js";
 
 let site: TraceTarget;
 let prober: Prober;
@@ -23,6 +23,8 @@ afterAll(async () => {
 });
 
 const trace = (input: string, traceEnvironment = env) => traceResult(input, traceEnvironment);
+/** As the CLI asks: details with every request's report facts. */
+const reported = (input: string) => traceResult(input, env, REPORTED);
 
 async function refusalRule(input: string): Promise<string> {
   const outcome = await traceRedirects(input, env);
@@ -70,8 +72,8 @@ describe("redirects to refused targets", () => {
     ["http://[fd00::]/", { cidr: "fc00::/7", name: "Unique-Local", rfc: "RFC 4193" }],
   ] as const)("the refused request to %s names the address-table row that refused it", async (target, range) => {
     site.route("/to-range", { kind: "redirect", status: 302, location: target });
-    const result = await trace(site.url("/to-range"));
-    expect(result.attempts.at(-1)).toMatchObject({ url: target, outcome: { kind: "refused", refusal: { rule: "non_public_address", range } } });
+    const result = await reported(site.url("/to-range"));
+    expect(result.details?.requests.at(-1)).toMatchObject({ url: target, report: { kind: "stopped", refusal: { rule: "non_public_address", range } } });
   });
 
   it("the caller's own private literal is refused with its code and range", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv, checkedResult, checkSite } from "../fixtures/test-env.js";
+import { type TestEnv, createTestEnv, checkedResult, checkSite, REPORTED } from "../fixtures/test-env.js";
 
 let targets: HttpTargets;
 let env: TestEnv;
@@ -20,6 +20,11 @@ function check(raw: string): Promise<SiteCheckResult> {
   return checkedResult(raw, env);
 }
 
+/** As the CLI asks: details with every request's report facts. */
+function reported(raw: string): Promise<SiteCheckResult> {
+  return checkedResult(raw, env, REPORTED);
+}
+
 function requestsTo(path: string): number {
   return targets.requests.filter((request) => new URL(request.target, "http://x").pathname === path).length;
 }
@@ -34,7 +39,7 @@ describe("site check: status classification", () => {
   ])("a direct %i is up, with every field of the contract", async (status, statusText) => {
     targets.route(`/status/${status}`, { kind: "respond", status });
     const url = targets.url(`/status/${status}`);
-    const result = await check(url);
+    const result = await reported(url);
     expect(result).toMatchObject({
       requestedUrl: url,
       finalUrl: url,
@@ -49,7 +54,7 @@ describe("site check: status classification", () => {
     });
     expect(Number.isInteger(result.responseTime)).toBe(true);
     expect(result.responseTime).toBeGreaterThanOrEqual(0);
-    expect(result.attempts).toHaveLength(1);
+    expect(result.details?.requests).toHaveLength(1);
   });
 
   it.each([
@@ -127,24 +132,24 @@ describe("site check: redirects", () => {
       targets.route(`/chain${length}/${i}`, { kind: "redirect", status: statuses[i] ?? 302, location: `/chain${length}/${i + 1}` });
     }
     targets.route(`/chain${length}/${length}`, { kind: "respond", status: 200 });
-    const result = await check(targets.url(`/chain${length}/0`));
+    const result = await reported(targets.url(`/chain${length}/0`));
     expect(result.status).toBe("up");
     expect(result.finalUrl).toBe(targets.url(`/chain${length}/${length}`));
     expect(result.redirectHops).toEqual(
       Array.from({ length }, (_, i) => ({ url: targets.url(`/chain${length}/${i}`), status: statuses[i] })),
     );
-    expect(result.attempts).toHaveLength(length + 1);
+    expect(result.details?.requests).toHaveLength(length + 1);
   });
 
-  it("with attempts: false (as the service asks), the same result but no request's full outcome", async () => {
+  it("without details (as the service asks), the same result but no request records", async () => {
     for (let i = 0; i < 2; i++) targets.route(`/lean/${i}`, { kind: "redirect", status: 301, location: `/lean/${i + 1}` });
     targets.route("/lean/2", { kind: "respond", status: 200 });
-    const full = await check(targets.url("/lean/0"));
-    const lean = await checkSite(targets.url("/lean/0"), env, undefined, { attempts: false });
+    const full = await reported(targets.url("/lean/0"));
+    const lean = await checkSite(targets.url("/lean/0"), env);
     if (lean.kind !== "result") throw new Error(lean.kind);
-    expect(full.attempts).toHaveLength(3);
-    expect(lean.result.attempts).toEqual([]);
-    expect({ ...lean.result, responseTime: 0 }).toEqual({ ...full, attempts: [], responseTime: 0 });
+    expect(full.details?.requests).toHaveLength(3);
+    expect(lean.result.details).toBeUndefined();
+    expect({ ...lean.result, responseTime: 0 }).toEqual({ ...full, details: undefined, responseTime: 0 });
   });
 
   it("stops after five requests when a sixth would be needed: down, the fifth 3xx is the last response", async () => {
@@ -245,7 +250,7 @@ describe("site check: redirects that cannot be followed", () => {
   it("a redirect to a non-http(s) scheme is down and nothing is fetched", async () => {
     targets.route("/to-ftp", { kind: "redirect", status: 302, location: "ftp://127.0.0.1/file" });
     const url = targets.url("/to-ftp");
-    const result = await check(url);
+    const result = await reported(url);
     expect(result).toMatchObject({
       finalUrl: url,
       status: "down",
@@ -253,7 +258,7 @@ describe("site check: redirects that cannot be followed", () => {
       reason: "Redirect to a non-HTTP URL cannot be followed",
       failedStage: "http",
     });
-    expect(result.attempts).toHaveLength(1);
+    expect(result.details?.requests).toHaveLength(1);
   });
 
   it.each([
@@ -266,7 +271,7 @@ describe("site check: redirects that cannot be followed", () => {
     const path = `/refused/${encodeURIComponent(location)}`;
     targets.route(path, { kind: "redirect", status: 302, location });
     const url = targets.url(path);
-    const result = await check(url);
+    const result = await reported(url);
     expect(result).toMatchObject({
       finalUrl: new URL(location).href,
       status: "down",
@@ -278,7 +283,7 @@ describe("site check: redirects that cannot be followed", () => {
       proxyBlocked: false,
     });
     expect(Number.isInteger(result.responseTime)).toBe(true);
-    expect(result.attempts.at(-1)?.outcome.kind).toBe("refused");
+    expect(result.details?.requests.at(-1)?.report).toMatchObject({ kind: "stopped", refusal: { rule: expect.any(String) as string } });
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiagnosticDetails, RequestRecord } from "../../src/diagnostics/details-types.js";
+import type { DiagnosticDetails, RequestRecord } from "../../src/diagnostics/diagnostic-details.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";

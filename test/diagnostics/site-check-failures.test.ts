@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
-import { type TestEnv, createTestEnv, checkedResult, checkSite } from "../fixtures/test-env.js";
+import { type TestEnv, createTestEnv, checkedResult, checkSite, REPORTED } from "../fixtures/test-env.js";
 
 const SHORT_TIMEOUT_MS = 400;
 
@@ -37,14 +37,14 @@ describe("site check: failures on the first request", () => {
   it("a refused connection is down at the connect stage with nothing received", async () => {
     const port = await closedLoopbackPort();
     const url = `http://127.0.0.1:${port}/`;
-    const result = await check(url);
+    const result = await checkedResult(url, env, REPORTED);
     expect(result).toEqual({
       ...NOTHING_RECEIVED,
       requestedUrl: url,
       reason: "Connection refused",
       failedStage: "connect",
       proxyProvider: null,
-      attempts: [expect.objectContaining({ url, outcome: expect.objectContaining({ kind: "failure" }) })],
+      details: expect.objectContaining({ requests: [expect.objectContaining({ url, failure: expect.any(Object) as object })] }) as object,
     });
   });
 

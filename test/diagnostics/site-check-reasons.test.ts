@@ -9,7 +9,7 @@ import {
   redirectRefusalReason,
   serverErrorReason,
   tooManyRedirectsReason,
-} from "../../src/diagnostics/site-check-reasons.js";
+} from "../../src/diagnostics/site-check-result.js";
 import { CAUSES, STAGE_FALLBACKS, type FailureStage } from "../../src/failures.js";
 import { describeFailure, type ProbeFailure } from "../../src/probe/failure.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { RedirectTraceResult, TraceHop } from "../../src/diagnostics/redirect-trace-types.js";
-import { judgeExpectation } from "../../src/diagnostics/trace-expectation.js";
+import type { RedirectTraceResult, TraceHop } from "../../src/diagnostics/redirect-trace-result.js";
+import { judgeExpectation } from "../../src/diagnostics/redirect-chain.js";
 
 function hop(n: number, url: string, status: number, location: string | null = null): TraceHop {
   return {
@@ -26,7 +26,6 @@ function trace(chain: TraceHop[], chainStatus: RedirectTraceResult["chainStatus"
     chainStatus,
     chain,
     warnings: [],
-    attempts: [],
   };
 }
 

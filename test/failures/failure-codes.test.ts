@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseTargetInput } from "../../src/diagnostics/target-input.js";
+import { parseTargetInput } from "../../src/diagnostics/diagnostic-call.js";
 import { allFailureCodes, CAUSES, causeInfo, failureCode, inputRefusalCause, refusalCause, STAGE_FALLBACK_CODES } from "../../src/failures.js";
 
 /** The codes of the README's table of failure codes, in order. */

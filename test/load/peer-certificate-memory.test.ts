@@ -63,7 +63,7 @@ describe("reading a peer's certificate chain", () => {
       const outcome = await prober.hop({ url, method: "GET", timeoutMs: 10_000, ports: { kind: "fetch-safe" } });
       if (outcome.kind !== "response") throw new Error(`expected a response, got ${JSON.stringify(outcome).slice(0, 300)}`);
       // The chain was read: the leaf and the chain's length are in the hop's details.
-      expect(outcome.response.tlsDetail?.certificate?.chainLength).toBe(Math.min(intermediates + 1, 64));
+      expect(outcome.response.tls?.certificate?.chainLength).toBe(Math.min(intermediates + 1, 64));
     };
     for (let i = 0; i < WARM_UP; i++) await hop();
     const before = rssMiB();

@@ -97,9 +97,9 @@ describe("prober.hop over https", () => {
     const response = expectResponse(await prober.hop({ url: new URL(`${httpsBase}/ok`), method: "GET", timeoutMs: 3_000, ports: ANY_PORT }));
     expect(response.status).toBe(200);
     expect(response.tls?.protocol).toMatch(/^TLSv1\.[23]$/);
-    expect(response.tls?.subject).toContain("CN=localhost");
-    expect(response.tls?.issuer).toContain("CN=sitediag test CA");
-    expect(Date.parse(response.tls?.validTo ?? "")).toBeGreaterThan(Date.now());
+    expect(response.tls?.certificate?.subjectName).toContain("CN=localhost");
+    expect(response.tls?.certificate?.issuerName).toContain("CN=sitediag test CA");
+    expect(Date.parse(response.tls?.certificate?.validTo ?? "")).toBeGreaterThan(Date.now());
     expect(response.timings.dnsMs).not.toBeNull();
     expect(response.timings.tlsMs).not.toBeNull();
   });

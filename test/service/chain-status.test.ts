@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ChainStatus } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { CHAIN_STATUS_IDS } from "../../src/diagnostics/redirect-trace-types.js";
+import { CHAIN_STATUS_IDS } from "../../src/diagnostics/redirect-trace-result.js";
 import { chainStatusOf, chainStatusWording } from "../../src/service/trace-redirects.js";
 
 describe("chain statuses: neutral ids inside, the contract's wording from the proto's rest_value", () => {

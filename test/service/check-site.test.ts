@@ -28,7 +28,6 @@ const UP: SiteCheckResult = {
   redirectHops: [{ url: "https://site.test/start", status: 301 }],
   proxyBlocked: false,
   proxyProvider: null,
-  attempts: [],
 };
 
 const DOWN_NOTHING_RECEIVED: SiteCheckResult = {
@@ -43,7 +42,6 @@ const DOWN_NOTHING_RECEIVED: SiteCheckResult = {
   redirectHops: null,
   proxyBlocked: false,
   proxyProvider: null,
-  attempts: [],
 };
 
 describe("siteCheckMessage", () => {

@@ -1,13 +1,13 @@
 import { open } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { type BatchLine, type BatchLineProblem, readBatchLines } from "../../batch.js";
 import { TraceRedirectsResponseSchema, type TraceRedirectsBatchResponse } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { renderMessage } from "../../server/rest/rest-render.js";
 import { traceBatch } from "../../service/trace-redirects-batch.js";
 import type { CommandIo } from "../command.js";
-import { itemFailed, renderBatchSummary } from "../report/batch-report.js";
+import { itemFailed, renderBatchSummary } from "../report/diagnostic-report.js";
 import { EXIT, reportInterrupted, withDiagnosticRunner } from "./diagnose-command.js";
-import { createPaint, wantsColour } from "../report/paint.js";
-import { MAX_BATCH_FILE_BYTES, parseBatchFile } from "./batch-file.js";
+import { createPaint, wantsColour } from "../report/terminal-text.js";
 
 /**
  * `sitediag trace --batch FILE [--json]`: every row of a `url[,expected]`
@@ -81,4 +81,34 @@ async function readBounded(source: string, io: CommandIo): Promise<string | { re
     return { problem: error instanceof Error ? error.message : String(error) };
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** One row of a batch file: a URL, and where its chain should end. */
+export type BatchRow = BatchLine;
+
+export type BatchFile = { readonly ok: true; readonly rows: readonly BatchRow[] } | { readonly ok: false; readonly problem: string };
+
+/** A migration audit is hundreds of URLs; these bound what one command reads before it starts. */
+export const MAX_BATCH_FILE_BYTES = 8 * 1024 * 1024;
+export const MAX_BATCH_ROWS = 10_000;
+
+/** Reads a `url[,expected]` CSV file (readBatchLines), refused with the line of its first problem. */
+export function parseBatchFile(text: string): BatchFile {
+  const read = readBatchLines(text);
+  if (!read.ok) return { ok: false, problem: problemText(read.problem) };
+  const rows = read.lines;
+  if (rows.length > MAX_BATCH_ROWS) return { ok: false, problem: `more than ${MAX_BATCH_ROWS} rows; split the file` };
+  if (rows.length === 0) return { ok: false, problem: "the file has no rows" };
+  return { ok: true, rows };
+}
+
+function problemText(problem: BatchLineProblem): string {
+  switch (problem.kind) {
+    case "unclosed_quote":
+      return `line ${problem.line}: a quoted field is not closed`;
+    case "too_many_fields":
+      return `line ${problem.line}: expected url[,expected], found ${problem.fields} fields`;
+    case "no_url":
+      return `line ${problem.line}: the url is empty`;
+  }
 }

@@ -3,9 +3,8 @@ import type { Overload } from "../../probe/overload.js";
 import type { PolicyRefusal } from "../../failures.js";
 import type { DiagnosticRunner } from "../../runner/diagnostic-runner.js";
 import { diagnosticRunnerFromConfig } from "../../runner/runner-from-config.js";
-import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../command.js";
-import { readConfiguredCa } from "../configured-ca.js";
-import { createPaint, type Paint, wantsColour } from "../report/paint.js";
+import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readConfiguredCa } from "../command.js";
+import { createPaint, type Paint, wantsColour } from "../report/terminal-text.js";
 
 /** Exit codes of `sitediag check` and `sitediag trace`. */
 export const EXIT = {

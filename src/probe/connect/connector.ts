@@ -6,7 +6,7 @@ import type { HopTrace } from "../hop-trace.js";
 import { formatIp, parseIp } from "../policy/ip-address.js";
 import type { ResolvedAddress } from "../resolver.js";
 import { peerChainOf } from "./peer-chain.js";
-import { describeTls, summariseTls } from "./tls-detail.js";
+import { describeTls } from "./tls-detail.js";
 import { verificationFailure } from "./tls-verification.js";
 import { guarded, type InternalProbeError } from "../failure.js";
 import { type AbortWatch, now } from "../clock.js";
@@ -193,8 +193,7 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
         // Kept whatever the verdict: the certificate a failed verification saw
         // is what a person debugging the site needs (details), and reading it
         // writes nothing to the connection.
-        trace.tlsDetail = describeTls(secure, chain, refused?.code ?? null);
-        if (refused === null) trace.tls = summariseTls(secure, chain.leaf);
+        trace.tls = describeTls(secure, chain, refused?.code ?? null);
         settle(refused);
       }, settle),
     );

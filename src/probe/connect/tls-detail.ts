@@ -1,7 +1,7 @@
 import type { TLSSocket } from "node:tls";
 import type { X509Certificate } from "node:crypto";
 import { altNameEntries, certificateField, isoDate, nameLine, nameParts, shownText } from "./certificate-text.js";
-import type { PeerCertificate, TlsDetail, TlsSummary } from "../hop-types.js";
+import type { PeerCertificate, TlsDetail } from "../hop-types.js";
 import type { PeerChain } from "./peer-chain.js";
 
 // What the hop keeps of a handshake's certificate. The certificate is the
@@ -22,26 +22,18 @@ export function describeTls(socket: TLSSocket, chain: PeerChain, verifyError: st
 
 /** `chainLength`: the certificates the server sent, leaf included (PeerChain.length). */
 export function peerCertificate(certificate: X509Certificate, chainLength: number): PeerCertificate {
+  const subject = certificateField(certificate, "subject");
+  const issuer = certificateField(certificate, "issuer");
   return {
-    subject: nameParts(certificateField(certificate, "subject"), ["CN"]),
-    issuer: nameParts(certificateField(certificate, "issuer"), ["CN", "O"]),
+    subject: nameParts(subject, ["CN"]),
+    issuer: nameParts(issuer, ["CN", "O"]),
+    subjectName: nameLine(subject),
+    issuerName: nameLine(issuer),
     subjectAltNames: altNameEntries(certificateField(certificate, "subjectAltName")),
     validFrom: isoDate(certificateField(certificate, "validFrom")),
     validTo: isoDate(certificateField(certificate, "validTo")),
     serialNumber: shownText(certificateField(certificate, "serialNumber").toUpperCase()),
     fingerprintSha256: certificateField(certificate, "fingerprint256").toUpperCase(),
     chainLength,
-  };
-}
-
-/** The summary a response carries (HopResponse.tls); null without a certificate. */
-export function summariseTls(socket: TLSSocket, certificate: X509Certificate | undefined): TlsSummary | null {
-  if (certificate === undefined) return null;
-  return {
-    protocol: socket.getProtocol() ?? "unknown",
-    subject: nameLine(certificateField(certificate, "subject")),
-    issuer: nameLine(certificateField(certificate, "issuer")),
-    validFrom: isoDate(certificateField(certificate, "validFrom")),
-    validTo: isoDate(certificateField(certificate, "validTo")),
   };
 }

@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { threadId } from "node:worker_threads";
 import type { BodyDrain } from "./body-drain.js";
-import type { ConnectionHandle, TlsDetail, TlsSummary } from "../hop-types.js";
+import type { ConnectionHandle, TlsDetail } from "../hop-types.js";
 import { guarded } from "../failure.js";
 
 /**
@@ -23,8 +23,7 @@ export interface KeptOrigin {
   /** The URL origin the connection was made for (scheme, host, port). */
   readonly origin: string;
   readonly remote: { readonly address: string; readonly family: 4 | 6 };
-  readonly tls: TlsSummary | null;
-  readonly tlsDetail: TlsDetail | null;
+  readonly tls: TlsDetail | null;
 }
 
 /**

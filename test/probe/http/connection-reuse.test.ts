@@ -336,7 +336,7 @@ describe("the keeper", () => {
   it("closes a connection nobody came back for after its idle time, and then has nothing to give", async () => {
     const keeper = createConnectionKeeper(16, 50);
     const { socket, closedByPeer } = await openTo(port);
-    const handle = keeper.keep({ protocol: "http/1.1", socket, drain: emptyBody() }, { origin: url("/").origin, remote: { address: "127.0.0.1", family: 4 }, tls: null, tlsDetail: null });
+    const handle = keeper.keep({ protocol: "http/1.1", socket, drain: emptyBody() }, { origin: url("/").origin, remote: { address: "127.0.0.1", family: 4 }, tls: null });
     expect(handle).not.toBeNull();
     await closedByPeer;
     expect(socket.destroyed).toBe(true);
@@ -347,7 +347,7 @@ describe("the keeper", () => {
     const keeper = createConnectionKeeper(1, 60_000);
     const first = await openTo(port);
     const second = await openTo(port);
-    const origin = { origin: url("/").origin, remote: { address: "127.0.0.1", family: 4 as const }, tls: null, tlsDetail: null };
+    const origin = { origin: url("/").origin, remote: { address: "127.0.0.1", family: 4 as const }, tls: null };
     expect(keeper.keep({ protocol: "http/1.1", socket: first.socket, drain: emptyBody() }, origin)).not.toBeNull();
     expect(keeper.keep({ protocol: "http/1.1", socket: second.socket, drain: emptyBody() }, origin)).toBeNull();
     second.socket.destroy();

@@ -1,0 +1,106 @@
+import { MAX_URL_LENGTH } from "../limits.js";
+import { refusal } from "../failures.js";
+import type { Overload } from "../probe/overload.js";
+import type { PolicyRefusal } from "../failures.js";
+
+// What a caller gives each diagnostic beyond its input, and what it gets back:
+// plain data both ways, so a call and its outcome can cross to a diagnostic thread as they are.
+
+/** What both diagnostics take alike. */
+interface CallOptions {
+  /**
+   * When the call's time limits count from, on the shared clock: when it was
+   * asked for (the call's arrival at the service, or its hand-over to a
+   * diagnostic thread), so the caller hears by its deadline however long the
+   * call waited to start. is-site-down: its first request's timeout (later
+   * requests count from when they are sent); redirect-check: its whole-trace
+   * budget. Undefined: from when the diagnostic starts.
+   */
+  readonly timeoutsFrom?: number | undefined;
+  /**
+   * With details: give each request record its `report` (the reason phrase,
+   * the Location, the probe's cause) and record the position the diagnostic
+   * stopped at without its answer, for a report for people (the CLI's
+   * tables). The service never asks: it renders none of it.
+   */
+  readonly report?: boolean;
+}
+
+export interface SiteCheckOptions extends CallOptions {
+  /**
+   * Add `details` to the result: every request, the failure code, the proxy,
+   * a client-side redirect (which costs reading up to 64 KiB of each body).
+   */
+  readonly details?: boolean;
+}
+
+export interface TraceOptions extends CallOptions {
+  /**
+   * Add `details` to the result: every request, the failure code, the proxy,
+   * and a client-side redirect on the final page (one extra bounded GET of it).
+   */
+  readonly details?: boolean;
+}
+
+/**
+ * How both diagnostics end. A `result` whatever the target's state (a down
+ * site, a broken chain); `refused` when the caller's starting input may not
+ * be visited (a 400 naming the rule: anything that goes wrong later is a
+ * result); `cancelled` when the caller's own signal ended the work, so nobody
+ * is waiting; `overloaded` when our own capacity kept it from a verdict (it
+ * started too late for its full time, or its thread died): retryable, never a
+ * word about the target. The service maps each kind to its answer once
+ * (service/diagnostic-answer.ts).
+ */
+export type DiagnosticOutcome<R> =
+  | { readonly kind: "result"; readonly result: R }
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  | { readonly kind: "cancelled"; readonly reason: unknown }
+  | { readonly kind: "overloaded"; readonly overload: Overload };
+
+// The caller's input, as each diagnostic reads it before anything is sent.
+
+export type ParsedInput = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly refusal: PolicyRefusal };
+
+export interface InputRules {
+  /** redirect-check accepts `example.com/path` and starts it at https:// (spec §4.2). */
+  readonly allowBareDomain: boolean;
+}
+
+const SCHEME_WITH_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\//i;
+// `example.com:8443/x` also starts with letters and a colon; a scheme is only
+// what is followed by something other than a port number.
+const OTHER_SCHEME = /^[a-z][a-z0-9+.-]*:(?!\d+(?:[/?#]|$))/i;
+
+/**
+ * Turns the caller's string into an absolute http(s) URL, or a refusal naming
+ * the rule. Only syntax is judged here; the prober's policy judges the target.
+ */
+export function parseTargetInput(raw: string, rules: InputRules): ParsedInput {
+  const input = raw.trim();
+  if (input === "") return refuse("INPUT_MISSING_URL");
+  if (input.length > MAX_URL_LENGTH) {
+    return refuse("INPUT_URL_TOO_LONG");
+  }
+  const hasScheme = SCHEME_WITH_AUTHORITY.test(input) || OTHER_SCHEME.test(input);
+  if (!hasScheme && !rules.allowBareDomain) {
+    return refuse("INPUT_NOT_ABSOLUTE");
+  }
+  const candidate = hasScheme ? input : `https://${input}`;
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return refuse("INPUT_INVALID_URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return refuse("INPUT_SCHEME", `Only http and https URLs can be checked, not ${url.protocol.replace(/:$/, "")}`);
+  }
+  if (url.hostname === "") return refuse("INPUT_NO_HOST");
+  return { ok: true, url };
+}
+
+/** The refusal of the row `key` of the one table (src/failures.ts), worded with `reason` where the row needs specifics. */
+function refuse(key: `INPUT_${string}`, reason?: string): ParsedInput {
+  return { ok: false, refusal: refusal(key, reason) };
+}

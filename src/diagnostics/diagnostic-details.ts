@@ -1,0 +1,191 @@
+import { failureCode } from "../failures.js";
+import type { FailureStage } from "../failures.js";
+import type { ProbeFailure } from "../probe/failure.js";
+import type { HopFailureTrace, HopOutcome, HopResponse, HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
+import type { PolicyRefusal } from "../failures.js";
+
+/**
+ * What a person debugging a site wants beyond the contract's fields:
+ * every request the diagnostic made, the code of what went wrong, the
+ * proxy that answered and a client-side redirect it did not follow. Neutral
+ * data; the service renders it as the `Details` message.
+ */
+export interface DiagnosticDetails {
+  /** Stable code (src/failures.ts) of how the diagnostic ended badly; null when it did not. */
+  readonly code: string | null;
+  readonly requests: readonly RequestRecord[];
+  readonly proxy: ProxyMatch | null;
+  readonly clientRedirect: ClientRedirect | null;
+}
+
+/**
+ * One HTTP request a diagnostic made, with what came back or how it failed:
+ * the one record of a request, which the API (the `Details` message), the
+ * page (from the API's answer) and the CLI's tables all render.
+ */
+export interface RequestRecord {
+  readonly url: string;
+  /** The method whose answer (or failure) this reports. */
+  readonly method: "GET" | "HEAD";
+  /** True when a HEAD was tried first and this GET answered in its place. */
+  readonly headFallback: boolean;
+  readonly remoteAddress: string | null;
+  readonly ipFamily: 4 | 6 | null;
+  readonly httpVersion: string | null;
+  readonly status: number | null;
+  /** The probe's own timings of the request (null for a phase that did not happen), shown as they are. */
+  readonly timings: HopTimings;
+  /** Sent over the connection of the redirect before it (same origin, kept alive): no connect and no TLS handshake in its time. */
+  readonly connectionReused: boolean;
+  readonly tls: TlsRecord | null;
+  readonly failure: RequestFailureRecord | null;
+  /** Only when the call asked for a report (CallOptions.report): what a report for people shows beyond the API's fields. */
+  readonly report?: RequestReport;
+}
+
+/**
+ * What a report for people (the CLI's tables) shows of a request beyond the
+ * API's fields. With a report, the position a diagnostic stopped at without
+ * its answer is recorded too (`stopped`), always last: the API never asks
+ * for a report, so its list holds only requests that answered or failed.
+ */
+export interface RequestReport {
+  /**
+   * "position": it answered or failed a position of the check or the chain;
+   * "final-page": a trace's extra GET of its final page (details' look for a
+   * client-side redirect), which is no position; "stopped": the position was
+   * refused by the target policy (`refusal`), or a trace ran out of budget
+   * before the GET its HEAD's answer called for (the HEAD's answer kept).
+   */
+  readonly kind: "position" | "final-page" | "stopped";
+  /** The reason phrase of the response; null without one. */
+  readonly statusText: string | null;
+  /** The response's Location, resolved; null without one. */
+  readonly location: string | null;
+  /** The probe's cause of a failure (ECONNREFUSED, ...); null unless it failed. */
+  readonly cause: string | null;
+  /** Why a stopped position was not requested; null for a request that was sent. */
+  readonly refusal: PolicyRefusal | null;
+}
+
+/** The hop's TLS session, its certificate dated from the check. */
+export interface TlsRecord extends Omit<TlsDetail, "certificate"> {
+  readonly certificate: CertificateRecord | null;
+}
+
+export interface CertificateRecord extends PeerCertificate {
+  /** Whole days from the check until validTo; negative once expired. */
+  readonly daysRemaining: number;
+}
+
+export interface RequestFailureRecord {
+  readonly stage: FailureStage;
+  readonly code: string;
+  readonly reason: string;
+  readonly timedOut: boolean;
+  readonly elapsedMs: number;
+}
+
+/** What a proxy's answer means, as far as its own documented signals tell. */
+export type ProxyKind = "challenge" | "block" | "origin_error" | "unknown";
+
+export interface ProxyMatch {
+  /** Stable id of the provider (cloudflare, akamai, ...). */
+  readonly provider: string;
+  readonly kind: ProxyKind;
+}
+
+export interface ClientRedirect {
+  readonly kind: "refresh_header" | "meta_refresh";
+  /** Absolute, resolved against the page's URL. */
+  readonly url: string;
+  readonly delaySeconds: number;
+}
+
+// The records, built once per request where the diagnostic holds the prober's outcome.
+
+const DAY_MS = 86_400_000;
+
+/** How the diagnostic sent the request. */
+export interface SentAs {
+  readonly url: string;
+  readonly method: "GET" | "HEAD";
+  readonly headFallback: boolean;
+}
+
+/** Which report facts to add (RequestReport.kind); null when the call asked for no report. */
+export type ReportKind = RequestReport["kind"] | null;
+
+/** The record of a request that got a response. */
+export function answeredRecord(sent: SentAs, response: HopResponse, report: ReportKind = null, now: number = Date.now()): RequestRecord {
+  const record = Object.assign({}, sent, {
+    remoteAddress: response.remoteAddress,
+    ipFamily: response.remoteFamily,
+    httpVersion: response.httpVersion,
+    status: response.status,
+    timings: response.timings,
+    connectionReused: response.connectionReused,
+    tls: tlsRecord(response.tls, now),
+    failure: null,
+  });
+  if (report === null) return record;
+  return Object.assign(record, { report: { kind: report, statusText: response.statusText, location: response.location, cause: null, refusal: null } });
+}
+
+/**
+ * The record of a request that got no response. `reason` is the sentence the
+ * diagnostic shows for it (is-site-down names its own timeout), else the probe's.
+ */
+export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFailureTrace, reason: string = failure.reason, report: ReportKind = null, now: number = Date.now()): RequestRecord {
+  const record = Object.assign({}, sent, {
+    remoteAddress: failure.remoteAddress,
+    ipFamily: failure.remoteAddress === null ? null : trace.remoteFamily,
+    httpVersion: null,
+    status: null,
+    timings: trace.timings,
+    connectionReused: trace.connectionReused,
+    tls: tlsRecord(trace.tls, now),
+    failure: { stage: failure.stage, code: failureCode(failure), reason, timedOut: failure.timedOut, elapsedMs: failure.elapsedMs },
+  });
+  if (report === null) return record;
+  return Object.assign(record, { report: { kind: report, statusText: null, location: null, cause: failure.cause, refusal: null } });
+}
+
+/** Nothing was sent: no phase happened. */
+const NOT_SENT: HopTimings = Object.freeze({ totalMs: 0, dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null });
+
+/**
+ * A report's record of the position a diagnostic stopped at without its
+ * answer: refused by the target policy, or the HEAD answered (or failed)
+ * before a trace ran out of budget for its GET.
+ */
+export function stoppedRecord(sent: SentAs, stoppedBy: HopOutcome): RequestRecord {
+  if (stoppedBy.kind === "response") return answeredRecord(sent, stoppedBy.response, "stopped");
+  if (stoppedBy.kind === "failure") return failedRecord(sent, stoppedBy.failure, stoppedBy.trace, stoppedBy.failure.reason, "stopped");
+  return notSentRecord(sent, stoppedBy.kind === "refused" ? stoppedBy.refusal : null);
+}
+
+function notSentRecord(sent: SentAs, refusal: PolicyRefusal | null): RequestRecord {
+  return Object.assign({}, sent, {
+    remoteAddress: null,
+    ipFamily: null,
+    httpVersion: null,
+    status: null,
+    timings: NOT_SENT,
+    connectionReused: false,
+    tls: null,
+    failure: null,
+    report: { kind: "stopped" as const, statusText: null, location: null, cause: null, refusal },
+  });
+}
+
+function tlsRecord(tls: TlsDetail | null, now: number): TlsRecord | null {
+  if (tls === null) return null;
+  return Object.assign({}, tls, { certificate: tls.certificate === null ? null : certificateRecord(tls.certificate, now) });
+}
+
+/** daysRemaining is 0 when validTo is "" (a date the certificate does not say readably): an int32 in the answer, never NaN. */
+function certificateRecord(certificate: PeerCertificate, now: number): CertificateRecord {
+  const days = Math.floor((Date.parse(certificate.validTo) - now) / DAY_MS);
+  return Object.assign({}, certificate, { daysRemaining: Number.isFinite(days) ? days : 0 });
+}

@@ -1,0 +1,99 @@
+import type { DiagnosticDetails } from "./diagnostic-details.js";
+import type { DiagnosticOutcome } from "./diagnostic-call.js";
+
+/**
+ * Overall outcomes of a trace, as neutral ids: the contract's wording
+ * ("Redirects detected", spec §2.3) is applied once, where the result is
+ * rendered (the proto enum's rest_value), never inside the diagnostic. Each id
+ * is the contract's name in snake_case.
+ */
+export const CHAIN_STATUS_IDS = ["healthy", "redirects_detected", "redirect_loop", "too_many_redirects", "request_failed", "timeout"] as const;
+
+export type ChainStatusId = (typeof CHAIN_STATUS_IDS)[number];
+
+/** One request of the trace that got an HTTP response (spec §2.3, hop object). */
+export interface TraceHop {
+  /** Position in the chain, from 1. */
+  readonly hop: number;
+  /** The URL requested, WHATWG-serialised. */
+  readonly url: string;
+  readonly hostname: string;
+  readonly status: number;
+  readonly statusText: string;
+  /** The redirect target resolved to an absolute URL; null when the hop is not a redirect or has no usable Location. */
+  readonly location: string | null;
+  /** "301 Moved Permanently" for a redirect status; null otherwise. */
+  readonly redirectType: string | null;
+  readonly responseTimeMs: number;
+  /** True when an http: hop redirects to an https: URL. */
+  readonly upgradedToHttps: boolean;
+}
+
+/** How a walk along the chain stopped. Only a chain that reached a final response has a finalStatus. */
+export interface ChainEnding {
+  readonly status: ChainStatusId;
+  readonly finalUrl: string;
+  readonly finalStatus: number | null;
+}
+
+/** Every field of spec §2.3. */
+export interface RedirectTraceResult {
+  /** The input exactly as supplied. */
+  readonly input: string;
+  /** Redirect responses in `chain`. */
+  readonly redirects: number;
+  readonly finalUrl: string;
+  /** Null when the final destination was never visited. */
+  readonly finalStatus: number | null;
+  readonly totalTimeMs: number;
+  readonly chainStatus: ChainStatusId;
+  readonly chain: readonly TraceHop[];
+  readonly warnings: readonly TraceWarning[];
+  /** Only when the trace was asked for details: absent otherwise, so the plain result keeps its shape. */
+  readonly details?: DiagnosticDetails;
+}
+
+/**
+ * How a trace ends (diagnostic-call.ts). Only an unusable *starting* input is
+ * refused; anything that goes wrong later is a result with a partial chain.
+ */
+export type RedirectTraceOutcome = DiagnosticOutcome<RedirectTraceResult>;
+
+/**
+ * Every warning code redirect-check can emit, in one table. Codes are part of
+ * the public contract (clients switch on them), so they are never renamed;
+ * docs/redirect-check.md lists the same table for callers.
+ */
+export const TRACE_WARNINGS = {
+  dns_failed: "A host name in the chain did not resolve",
+  connect_failed: "No TCP connection could be made to a target",
+  tls_failed: "The TLS handshake or certificate check failed",
+  http_failed: "The HTTP exchange failed (reset, empty or malformed reply)",
+  hop_timeout: "A request ran out of its per-request time",
+  trace_timeout: "The whole trace ran out of its time budget",
+  redirect_target_refused: "A redirect pointed to a target the service may not visit",
+  missing_location: "A redirect response carried no Location header",
+  invalid_location: "A redirect response carried a Location that is not a usable URL",
+  redirect_loop: "A redirect led back to a URL already in the chain",
+  too_many_redirects: "The chain has more redirects than are followed",
+  https_downgrade: "A redirect goes from HTTPS to plain HTTP",
+  temporary_redirect: "A temporary redirect (302, 303 or 307) is part of the chain",
+  long_chain: "The chain has more than 3 redirects",
+  final_status_error: "The final response is a client or server error (4xx/5xx)",
+  head_refused_get_used: "HEAD was refused or failed, so the hop was retried with GET",
+  host_changed: "A redirect moves to a different host",
+  client_side_redirect_not_followed: "The final page redirects by itself (Refresh header or meta refresh), which is reported, not followed (only with details)",
+} as const;
+
+export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
+
+/** One observation along a trace. `hop` names an entry of `chain`, or is null for the chain as a whole. */
+export interface TraceWarning {
+  readonly code: TraceWarningCode;
+  readonly message: string;
+  readonly hop: number | null;
+}
+
+export function traceWarning(code: TraceWarningCode, message: string, hop: number | null = null): TraceWarning {
+  return { code, message, hop };
+}
