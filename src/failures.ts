@@ -121,7 +121,7 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   RESPONSE_HEAD_TOO_LARGE: { stage: "http", code: "http_headers_too_large", reason: "The server sent response headers that are too large" },
   HTTP_PARSE_ERROR: { stage: "http", code: "http_invalid_response", reason: "The server sent an invalid HTTP response" },
   RESPONSE_HEAD_TIMEOUT: { stage: "http", code: "http_timeout", reason: "No complete response head within the timeout", timedOut: true },
-  // Browser fidelity (issue 18)
+  // Browser fidelity: what a browser accepts, repairs or warns about, told apart from a plain failure
   CERT_CHAIN_INCOMPLETE: {
     stage: "tls",
     code: "tls_incomplete_chain",
