@@ -13,11 +13,11 @@ export type PortRule =
 
 /**
  * A connection the prober kept open after a redirect to the same origin, for
- * the hop that follows it in the same check (kept-connections.ts). Plain data:
- * it crosses between threads; `threadId` names the thread that holds it.
+ * the hop that follows it in the same check (kept-connections.ts). Plain data,
+ * so a diagnostic's result never holds a socket: the keeper of the prober that
+ * made it holds the connection, and a check runs whole on that prober's thread.
  */
 export interface ConnectionHandle {
-  readonly threadId: number;
   readonly id: number;
 }
 

@@ -10,7 +10,7 @@ import { exchangeHttp1 } from "./http/http1-exchange.js";
 import { exchangeHttp2, openHttp2Session } from "./http/http2-exchange.js";
 import type { HopOutcome, HopRequest, HopResponse, HopTimings } from "./hop-types.js";
 import { startTrace, type HopTrace } from "./hop-trace.js";
-import { type AbortWatch, createDeadline, type Deadline, now } from "./clock.js";
+import { type AbortWatch, createDeadline, now } from "./clock.js";
 import { headerMapOf, headerValue, locationText } from "./http/header-map.js";
 import { lateStart } from "./overload.js";
 import type { DefectReporter } from "./defect-log.js";
@@ -58,11 +58,11 @@ export interface EndedHop {
 
 /**
  * One request: screen, resolve once, judge every answer, dial only what was
- * approved, read the head, let go. Never throws. `deadline` ends it when
- * aborted (its timeout aborts it too): a probe thread passes the deadline its
- * cancel message aborts, so a hop needs no second one linked to it.
+ * approved, read the head, let go. Never throws. Its own deadline ends it on
+ * the request's timeout or when the caller's signal aborts.
  */
-export async function runHop(request: HopRequest, deps: HopDeps, deadline: Deadline = createDeadline()): Promise<EndedHop> {
+export async function runHop(request: HopRequest, deps: HopDeps): Promise<EndedHop> {
+  const deadline = createDeadline();
   const trace = startTrace(now());
   const onOuterAbort = () => deadline.abort();
   let timer: NodeJS.Timeout | undefined;

@@ -1,7 +1,6 @@
 import type { ClientHttp2Session } from "node:http2";
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
-import { threadId } from "node:worker_threads";
 import type { BodyDrain } from "./body-drain.js";
 import type { ConnectionHandle, TlsDetail } from "../hop-types.js";
 import { guarded } from "../failure.js";
@@ -108,11 +107,10 @@ export function createConnectionKeeper(maxKept: number = MAX_KEPT, idleMs: numbe
       };
       entry.release = connection.protocol === "h2" ? watchSession(connection.session, onGone) : drainSocket(connection.socket, connection.drain, () => (entry.ready = true), onGone);
       kept.set(id, entry);
-      return { threadId, id };
+      return { id };
     },
 
     take(handle, origin) {
-      if (handle.threadId !== threadId) return null;
       const entry = kept.get(handle.id);
       if (entry === undefined) return null;
       kept.delete(handle.id);

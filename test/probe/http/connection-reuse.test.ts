@@ -340,7 +340,7 @@ describe("the keeper", () => {
     expect(handle).not.toBeNull();
     await closedByPeer;
     expect(socket.destroyed).toBe(true);
-    expect(keeper.take(handle ?? { threadId: 0, id: 0 }, url("/").origin)).toBeNull();
+    expect(keeper.take(handle ?? { id: 0 }, url("/").origin)).toBeNull();
   });
 
   it("keeps none beyond its limit, and closes every kept one when the prober closes", async () => {
