@@ -1,5 +1,6 @@
 import { MAX_URL_LENGTH } from "../limits.js";
 import { refusal } from "../failures.js";
+import type { Prober } from "../probe/hop-types.js";
 import type { Overload } from "../probe/overload.js";
 import type { PolicyRefusal } from "../failures.js";
 
@@ -103,4 +104,26 @@ export function parseTargetInput(raw: string, rules: InputRules): ParsedInput {
 /** The refusal of the row `key` of the one table (src/failures.ts), worded with `reason` where the row needs specifics. */
 function refuse(key: `INPUT_${string}`, reason?: string): ParsedInput {
   return { ok: false, refusal: refusal(key, reason) };
+}
+
+/** The limits a diagnostic runs under. */
+export interface DiagnosticLimits {
+  /** is-site-down per-request timeout (spec §4.1: 6 s). */
+  readonly siteTimeoutMs: number;
+  /** redirect-check per-request timeout (spec §8: 3 s). */
+  readonly traceHopTimeoutMs: number;
+  /** redirect-check whole-trace budget (spec §8: 30 s). */
+  readonly traceTotalTimeoutMs: number;
+  /** Ports redirect-check may visit (spec §4.2: 80 and 443). */
+  readonly tracePorts: readonly number[];
+}
+
+/** What a diagnostic needs from the world: the prober, and the limits in force. */
+export interface DiagnosticEnv extends DiagnosticLimits {
+  readonly prober: Prober;
+}
+
+/** Only the limits of an env (what crosses to a probe thread with each diagnostic). */
+export function limitsOf(env: DiagnosticLimits): DiagnosticLimits {
+  return { siteTimeoutMs: env.siteTimeoutMs, traceHopTimeoutMs: env.traceHopTimeoutMs, traceTotalTimeoutMs: env.traceTotalTimeoutMs, tracePorts: env.tracePorts };
 }

@@ -1,5 +1,4 @@
-import type { DiagnosticLimits } from "../diagnostics/diagnostic-env.js";
-import type { SiteCheckOptions, TraceOptions } from "../diagnostics/diagnostic-call.js";
+import type { DiagnosticLimits, SiteCheckOptions, TraceOptions } from "../diagnostics/diagnostic-call.js";
 import type { RedirectTraceOutcome } from "../diagnostics/redirect-trace-result.js";
 import type { SiteCheckOutcome } from "../diagnostics/site-check-result.js";
 import type { AbortWatch } from "../probe/clock.js";

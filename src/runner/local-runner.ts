@@ -1,4 +1,4 @@
-import { type DiagnosticEnv, limitsOf } from "../diagnostics/diagnostic-env.js";
+import { type DiagnosticEnv, limitsOf } from "../diagnostics/diagnostic-call.js";
 import { traceRedirects } from "../diagnostics/redirect-trace.js";
 import { checkSite } from "../diagnostics/site-check.js";
 import type { AbortWatch } from "../probe/clock.js";

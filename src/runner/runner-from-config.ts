@@ -1,5 +1,5 @@
 import type { Config } from "../config.js";
-import type { DiagnosticLimits } from "../diagnostics/diagnostic-env.js";
+import type { DiagnosticLimits } from "../diagnostics/diagnostic-call.js";
 import type { ProberOptions } from "../probe/hop-types.js";
 import type { DefectReporter } from "../probe/defect-log.js";
 import { createProber } from "../probe/prober.js";

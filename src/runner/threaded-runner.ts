@@ -1,4 +1,4 @@
-import { type DiagnosticLimits, limitsOf } from "../diagnostics/diagnostic-env.js";
+import { type DiagnosticLimits, limitsOf } from "../diagnostics/diagnostic-call.js";
 import type { RedirectTraceOutcome } from "../diagnostics/redirect-trace-result.js";
 import type { SiteCheckOutcome } from "../diagnostics/site-check-result.js";
 import type { AbortWatch } from "../probe/clock.js";

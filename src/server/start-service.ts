@@ -3,7 +3,6 @@ import { createKeyGate } from "../access/key-gate.js";
 import type { AccessStore } from "../access/store.js";
 import { USAGE_HEADER_NAMES } from "../access/usage-headers.js";
 import type { Config } from "../config.js";
-import { countOutboundHops } from "./observers/outbound-hops.js";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
 import { observeRequests } from "./observers/request-observer.js";
@@ -11,7 +10,7 @@ import { createCallObserver, createResultObserver } from "./observers/call-inter
 import { timedStore } from "./observers/timed-store.js";
 import { createAdmission, createInflightLimit, type InflightObserver } from "./admission/admission.js";
 import { createProbeQueue } from "./admission/probe-queue.js";
-import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
+import type { DiagnosticRunner, HopTally } from "../runner/diagnostic-runner.js";
 import type { ProbeLoad } from "../runner/probe-threads.js";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener.js";
 import { metricsRoute, openApiRoute } from "./ops/plain-routes.js";
@@ -151,4 +150,24 @@ function inflightMetrics(metrics: Pick<Metrics, "inflight" | "inflightRejections
     released: (slots) => metrics.inflight.dec(slots),
     rejected: (operation) => metrics.inflightRejections.inc({ operation }),
   };
+}
+
+/** Every hop the runner's diagnostics make, wherever they run, counted by outcome as each diagnostic ends (sitediag_outbound_hops_total); returns the unsubscribe. */
+export function countOutboundHops(runner: Pick<DiagnosticRunner, "onHops">, metrics: Pick<Metrics, "outboundHops">): () => void {
+  return runner.onHops((hops) => {
+    for (const hop of hops) metrics.outboundHops.inc(hopLabels(hop));
+  });
+}
+
+function hopLabels(outcome: HopTally): { outcome: string; stage: string } {
+  switch (outcome.kind) {
+    case "response":
+      return { outcome: "response", stage: "none" };
+    case "failure":
+      return { outcome: outcome.failure.timedOut ? "timeout" : "failure", stage: outcome.failure.stage };
+    case "refused":
+      return { outcome: "refused", stage: "none" };
+    case "overloaded":
+      return { outcome: "overloaded", stage: "none" };
+  }
 }

@@ -1,16 +1,22 @@
 import { create } from "@bufbuild/protobuf";
-import type { HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import {
   type CheckSiteRequest,
+  CheckSiteRequestSchema,
   type CheckSiteResponse,
   CheckSiteResponseSchema,
+  type CheckSitesRequest,
+  type CheckSitesResponse,
+  CheckSitesResponseSchema,
   FailedStage,
   RedirectHopSchema,
   SiteStatus,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
 import type { FailureStage } from "../failures.js";
+import { BATCH } from "../limits.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
+import { asItemError, batchSizeProblem, completionOrder } from "./batch-stream.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
 import { callOf } from "./call.js";
@@ -32,6 +38,27 @@ export function createCheckSiteHandler(runner: DiagnosticRunner) {
     // The message carries nothing of each request's full outcome: not asked for, not carried back from a probe thread.
     const options = { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom };
     return answerDiagnostic(() => runner.checkSite(request.url, context.signal, options), siteCheckMessage, "The check could not be completed", context);
+  };
+}
+
+/**
+ * The CheckSites RPC: every URL through the very CheckSite handler (same
+ * limits, timeouts and policy), at most BATCH.concurrency at once, each
+ * result streamed as it completes. Credits were charged for the whole batch
+ * before this runs.
+ */
+export function createCheckSitesHandler(runner: DiagnosticRunner) {
+  const checkOne = createCheckSiteHandler(runner);
+  return async function* (request: CheckSitesRequest, context: HandlerContext): AsyncGenerator<CheckSitesResponse> {
+    const problem = batchSizeProblem(request.urls.length);
+    if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
+    yield* completionOrder(request.urls, BATCH.concurrency, context.signal, async (url, index) => {
+      const outcome = await checkOne(create(CheckSiteRequestSchema, { url, details: request.details }), context).then(
+        (result) => ({ case: "result" as const, value: result }),
+        (reason: unknown) => ({ case: "error" as const, value: asItemError(reason) }),
+      );
+      return create(CheckSitesResponseSchema, { index, url, outcome });
+    });
   };
 }
 

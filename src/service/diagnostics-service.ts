@@ -2,8 +2,7 @@ import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@conn
 import type { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { callOf } from "./call.js";
-import { createCheckSiteHandler } from "./check-site.js";
-import { createCheckSitesHandler } from "./check-sites.js";
+import { createCheckSiteHandler, createCheckSitesHandler } from "./check-site.js";
 import { createTraceRedirectsBatchHandler } from "./trace-redirects-batch.js";
 import { createTraceRedirectsHandler } from "./trace-redirects.js";
 

@@ -11,7 +11,7 @@ import type { RedirectTraceOutcome, TraceOptions } from "../diagnostics/redirect
 import { judgeExpectation } from "../diagnostics/redirect-chain.js";
 import { BATCH } from "../limits.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
-import { overloadAnswer } from "./overload-answer.js";
+import { overloadAnswer } from "./diagnostic-answer.js";
 import { asItemError, batchSizeProblem, completionOrder, itemError } from "./batch-stream.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
-import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
+import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-call.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { routeChain, startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
 import { traceEnv, traceResult, loopbackProber, traceRedirects, REPORTED } from "../fixtures/test-env.js";

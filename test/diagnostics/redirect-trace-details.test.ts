@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
+import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-call.js";
 import type { DiagnosticDetails } from "../../src/diagnostics/diagnostic-details.js";
 import type { RedirectTraceResult } from "../../src/diagnostics/redirect-trace.js";
 import type { Prober } from "../../src/probe/hop-types.js";

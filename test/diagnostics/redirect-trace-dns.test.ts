@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { traceRedirects } from "../../src/diagnostics/redirect-trace.js";
-import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
+import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-call.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { getTestPki } from "../fixtures/test-ca.js";

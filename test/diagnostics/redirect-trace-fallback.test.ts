@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
+import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-call.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
 import { traceEnv, traceResult, loopbackProber } from "../fixtures/test-env.js";

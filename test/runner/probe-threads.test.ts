@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiagnosticLimits } from "../../src/diagnostics/diagnostic-env.js";
+import type { DiagnosticLimits } from "../../src/diagnostics/diagnostic-call.js";
 import { sharedClockMs } from "../../src/probe/clock.js";
 import { createProbeThreads, type ProbeThreads, type ThreadExit } from "../../src/runner/probe-threads.js";
 import { createThreadedRunner, type ThreadedRunner } from "../../src/runner/threaded-runner.js";

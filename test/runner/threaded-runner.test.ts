@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { DiagnosticLimits } from "../../src/diagnostics/diagnostic-env.js";
+import type { DiagnosticLimits } from "../../src/diagnostics/diagnostic-call.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
 import { createProbeThreads, ProbeThreadUnavailable, type ProbeThreads } from "../../src/runner/probe-threads.js";
 import { createThreadedRunner } from "../../src/runner/threaded-runner.js";

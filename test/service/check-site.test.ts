@@ -8,7 +8,7 @@ import {
   FailedStage,
   SiteStatus,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-env.js";
+import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-call.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
 import { createLocalRunner } from "../../src/runner/local-runner.js";
 import { renderMessage } from "../../src/server/rest/rest-render.js";
