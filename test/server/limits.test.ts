@@ -40,6 +40,26 @@ describe("request and connection limits", () => {
     expect(await elsewhere.json()).toMatchObject({ ok: false, meta: { tool: null } });
   });
 
+  it("gives the 414 the CORS headers of every other answer of the port", async () => {
+    const origin = { origin: "https://app.example" };
+    const refused = await fetch(`${service.url}/api/v1/is-site-down?url=${"a".repeat(17_000)}`, { headers: origin });
+    const answered = await fetch(`${service.url}/api/v1/is-site-down`, { headers: Object.assign({ "x-api-key": service.key }, origin) });
+    expect(refused.status).toBe(414);
+    expect(answered.status).toBe(400);
+    for (const name of ["access-control-allow-origin", "access-control-expose-headers"]) {
+      expect(refused.headers.get(name), name).toBe(answered.headers.get(name));
+      expect(refused.headers.get(name), name).toBeTruthy();
+    }
+  });
+
+  it("reads a request target's path up to its query only, as the router does: a '#' in it (never sent by a client) is part of a path no route has", async () => {
+    const short = await rawExchange(port, "GET /api/v1/is-site-down#x?url=http://127.0.0.1/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect(short.text).toMatch(/^HTTP\/1\.1 404 /);
+    const long = await rawExchange(port, `GET /api/v1/is-site-down#x?url=${"a".repeat(17_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(long.text).toMatch(/^HTTP\/1\.1 414 /);
+    expect(long.text).toContain('"meta":{"tool":null');
+  });
+
   it("judges any url the HTTP layer holds in the diagnostic: a 10,000-character url is a charged 400 of its operation", async () => {
     const before = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent("http://127.0.0.1:1/")}`, { headers: { "x-api-key": service.key } });
     const usedBefore = Number(before.headers.get("x-ratelimit-used"));
