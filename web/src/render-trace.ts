@@ -2,7 +2,8 @@ import { ChainStatus, type TraceRedirectsResponse } from "../../gen/sitediag/v1/
 import { CHAIN_STATUS_TEXT } from "./chain-status.js";
 import { facts, h, table } from "./dom.js";
 import { formatMs } from "./format.js";
-import { clientRedirectText, proxyText, renderRequests } from "./render-details.js";
+import { proxyVerdictOf } from "./render-check.js";
+import { clientRedirectText, renderRequests } from "./render-details.js";
 
 const GOOD = new Set([ChainStatus.HEALTHY, ChainStatus.REDIRECTS_DETECTED]);
 
@@ -44,7 +45,7 @@ export function renderTrace(result: TraceRedirectsResponse): HTMLElement {
       ["Final status", result.finalStatus],
       ["Redirects", result.redirects],
       ["Total time", formatMs(result.totalTimeMs)],
-      ["Proxy / CDN", proxyText(result.details, false)],
+      ["Proxy / CDN", proxyVerdictOf(result.details, result.chain.at(-1)?.status)?.sentence],
       ["Client-side redirect", clientRedirectText(result.details)],
       ["Code", result.details?.code],
     ]),

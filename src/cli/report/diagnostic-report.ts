@@ -2,6 +2,7 @@ import { ChainStatus, type TraceRedirectsBatchResponse } from "../../../gen/site
 import type { RequestRecord } from "../../diagnostics/diagnostic-details.js";
 import type { ChainStatusId, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
 import type { SiteCheckResult } from "../../diagnostics/site-check-result.js";
+import { type ProxyVerdict, proxyVerdict } from "../../diagnostics/proxy-verdict.js";
 import { chainStatusWording } from "../../service/trace-redirects.js";
 import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, phaseCells, tlsLines, urlCell } from "./request-lines.js";
 import { type Paint, textTable } from "./terminal-text.js";
@@ -22,7 +23,10 @@ import { type Paint, textTable } from "./terminal-text.js";
  *     1  301 Moved Permanently  192.0.2.1  ...                                    http://example.test/old → http://example.test/new
  */
 export function renderSiteCheck(result: SiteCheckResult, paint: Paint): string {
-  const verdict = result.status === "up" ? paint.good(paint.strong("UP")) : paint.bad(paint.strong("DOWN"));
+  const gate = siteProxy(result)?.gate ?? null;
+  // The third state: it answered, but a proxy's challenge or block stood in the way (the API still says "up").
+  const verdict =
+    gate !== null ? paint.warn(paint.strong(gate.toUpperCase())) : result.status === "up" ? paint.good(paint.strong("UP")) : paint.bad(paint.strong("DOWN"));
   const requests = result.details?.requests ?? [];
   const labelled = requests.map((request, index) => ({ label: `#${index + 1}`, request }));
   return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${tlsLines(labelled, paint)}${certificateLines(result.details, paint)}`;
@@ -35,12 +39,24 @@ function siteSummary(result: SiteCheckResult, paint: Paint): string {
   if (result.finalUrl !== null) rows.push(["final URL", result.finalUrl]);
   if (result.redirectHops !== null) rows.push(["redirects", String(result.redirectHops.length)]);
   rows.push(["response time", result.responseTime === null ? "-" : `${result.responseTime} ms`]);
-  if (result.proxyBlocked) {
-    const provider = result.proxyProvider === null ? "" : ` (${result.proxyProvider})`;
-    rows.push(["proxy", paint.warn(`a proxy${provider} answered with an error: it may be a challenge or a restriction, not an outage`)]);
-  }
+  const proxy = siteProxy(result);
+  if (proxy !== null) rows.push(["proxy", proxyPainted(proxy, result.statusCode ?? 0, paint)]);
+  // Without details only the contract's provider name is known: say what happened, claim nothing more.
+  else if (result.proxyBlocked) rows.push(["proxy", `${result.proxyProvider ?? "a proxy or CDN"} answered ${result.statusCode ?? "with an error"}`]);
   rows.push(...detailsRows(result.details, paint));
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
+}
+
+/** What the proxy that gave the final answer means, when the check saw one. */
+function siteProxy(result: SiteCheckResult): ProxyVerdict | null {
+  const proxy = result.details?.proxy ?? null;
+  if (proxy === null || result.statusCode === null) return null;
+  return proxyVerdict(proxy.provider, proxy.kind, result.statusCode);
+}
+
+function proxyPainted(proxy: ProxyVerdict, status: number, paint: Paint): string {
+  if (proxy.gate !== null) return paint.warn(proxy.sentence);
+  return status >= 500 ? paint.bad(proxy.sentence) : proxy.sentence;
 }
 
 function siteAnswer(result: SiteCheckResult, paint: Paint): string {
@@ -89,6 +105,10 @@ function traceSummary(result: RedirectTraceResult, paint: Paint): string {
   rows.push(["final URL", `${result.finalUrl}${final}`]);
   rows.push(["redirects", String(result.redirects)]);
   rows.push(["total time", `${result.totalTimeMs} ms`]);
+  const proxy = result.details?.proxy ?? null;
+  // details.proxy is read off the last response the walk got, the chain's last hop.
+  const lastStatus = result.chain.at(-1)?.status;
+  if (proxy !== null && lastStatus !== undefined) rows.push(["proxy", proxyPainted(proxyVerdict(proxy.provider, proxy.kind, lastStatus), lastStatus, paint)]);
   rows.push(...detailsRows(result.details, paint));
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
 }
