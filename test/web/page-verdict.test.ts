@@ -43,6 +43,7 @@ describe.skipIf(!chromium.available)("the page's verdicts, in Chromium", () => {
     targets.route("/cf-502", CLOUDFLARE_BAD_GATEWAY);
     // An HTTPS page that sends its visitors to plain HTTP.
     targets.route("/downgrade", { kind: "redirect", status: 301, location: targets.url("/up") });
+    targets.route("/temporary", { kind: "redirect", status: 302, location: "/up" });
     await buildPage();
     service = await startServeProcess(
       {
@@ -115,5 +116,25 @@ describe.skipIf(!chromium.available)("the page's verdicts, in Chromium", () => {
     const facts = await page.locator("#result .facts").innerText();
     expect(facts).toContain("Cloudflare answered 502: it could not reach the origin server, or got no valid answer from it");
     expect(facts).not.toMatch(/unknown|challenge|not an outage/);
+  });
+
+  it("shows an https -> http downgrade as a problem: no green banner, the problem named in it, the warning marked problem", async () => {
+    const page = await open();
+    await ask(page, targets.url("/downgrade", { secure: true }), "Trace redirects");
+    const verdict = page.locator("#result .verdict");
+    expect(await verdict.locator(".chain-status").textContent()).toBe("Redirects detected");
+    expect(await verdict.getAttribute("class")).toBe("verdict down");
+    expect(await verdict.locator(".reason").textContent()).toBe(`1 problem: Hop 1 redirects from HTTPS to plain HTTP: ${targets.url("/up")}`);
+    const downgrade = page.locator("#result .warnings li", { hasText: "https_downgrade" });
+    expect(await downgrade.getAttribute("class")).toBe("severity-problem");
+    expect(await downgrade.locator(".badge").textContent()).toBe("problem");
+  });
+
+  it("keeps a chain whose warnings are only warnings or info under a good banner, each marked with its severity", async () => {
+    const page = await open();
+    await ask(page, targets.url("/temporary", { secure: true }), "Trace redirects");
+    expect(await page.locator("#result .verdict").getAttribute("class")).toBe("verdict up");
+    expect(await page.locator("#result .verdict .reason").count()).toBe(0);
+    expect(await page.locator("#result .warnings li.severity-warning .badge").textContent()).toBe("warning");
   });
 });

@@ -1,6 +1,7 @@
 import { ChainStatus, type TraceRedirectsBatchResponse } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import type { RequestRecord } from "../../diagnostics/diagnostic-details.js";
 import type { ChainStatusId, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
+import { hasProblem, type TraceWarningSeverity } from "../../diagnostics/redirect-trace-result.js";
 import type { SiteCheckResult } from "../../diagnostics/site-check-result.js";
 import { type ProxyVerdict, proxyVerdict } from "../../diagnostics/proxy-verdict.js";
 import { chainStatusWording } from "../../service/trace-redirects.js";
@@ -76,8 +77,13 @@ function requestTable(requests: readonly RequestRecord[], paint: Paint): string 
   return textTable([heading, ...rows]);
 }
 
-/** The chain statuses the contract calls normal (spec §2.3 rule 1); the CLI exits 0 for these. */
+/** The chain statuses the contract calls normal (spec §2.3 rule 1). */
 export const HEALTHY_CHAINS: ReadonlySet<ChainStatusId> = new Set(["healthy", "redirects_detected"]);
+
+/** A trace the CLI exits 0 for: a normal chain status and no warning of severity problem (an https -> http downgrade, a final 4xx/5xx). */
+export function traceIsHealthy(result: RedirectTraceResult): boolean {
+  return HEALTHY_CHAINS.has(result.chainStatus) && !hasProblem(result.warnings);
+}
 
 /**
  * `sitediag trace` for people: the chain status and totals, then one row per
@@ -90,9 +96,11 @@ export const HEALTHY_CHAINS: ReadonlySet<ChainStatusId> = new Set(["healthy", "r
 export function renderTrace(result: RedirectTraceResult, paint: Paint): string {
   const positions = (result.details?.requests ?? []).filter((request) => request.report?.kind !== "final-page");
   const labelled = positions.map((request, index) => ({ label: `hop ${index + 1}`, request }));
-  const healthy = HEALTHY_CHAINS.has(result.chainStatus);
   const wording = chainStatusWording(result.chainStatus);
-  const verdict = paint.strong(healthy ? paint.good(wording) : paint.bad(wording));
+  // A normal chain status with a problem on the way is not shown as good: the count follows the contract's words.
+  const problems = HEALTHY_CHAINS.has(result.chainStatus) ? result.warnings.filter((warning) => warning.severity === "problem").length : 0;
+  const headline = problems === 0 ? wording : `${wording}, ${problems} problem${problems === 1 ? "" : "s"}`;
+  const verdict = paint.strong(traceIsHealthy(result) ? paint.good(headline) : paint.bad(headline));
   return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint)}${tlsLines(labelled, paint)}${certificateLines(result.details, paint)}${warningLines(result, paint)}`;
 }
 
@@ -135,9 +143,15 @@ function hopTable(chain: readonly TraceHop[], positions: readonly RequestRecord[
 
 function warningLines(result: RedirectTraceResult, paint: Paint): string {
   if (result.warnings.length === 0) return "";
-  const rows = result.warnings.map((warning) => [paint.warn("!"), warning.hop === null ? "chain" : `hop ${warning.hop}`, paint.dim(warning.code), warning.message]);
+  const rows = result.warnings.map((warning) => [SEVERITY_PAINT[warning.severity](paint)(warning.severity), warning.hop === null ? "chain" : `hop ${warning.hop}`, paint.dim(warning.code), warning.message]);
   return `\n${paint.dim("warnings")}\n${textTable(rows)}`;
 }
+
+const SEVERITY_PAINT: Readonly<Record<TraceWarningSeverity, (paint: Paint) => (text: string) => string>> = {
+  problem: (paint) => paint.bad,
+  warning: (paint) => paint.warn,
+  info: (paint) => paint.dim,
+};
 
 /** HEALTHY_CHAINS as the answer's enum, which a batch item carries. */
 const HEALTHY_STATUSES: ReadonlySet<ChainStatus> = new Set([ChainStatus.HEALTHY, ChainStatus.REDIRECTS_DETECTED]);
