@@ -18,7 +18,8 @@ the proxy that answered and a client-side redirect, if any.
   --details   with --json: as the API answers details=true (adds "details")
   -h, --help  show this help
 
-exit status: 0 up, 1 down, 2 bad input or a refused target
+exit status: 0 up (also CHALLENGED / BLOCKED: a proxy's challenge or block answered,
+               which the API counts as up), 1 down, 2 bad input or a refused target
 `;
 
 /** `sitediag check URL`: is-site-down, run directly. */

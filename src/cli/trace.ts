@@ -4,7 +4,7 @@ import { toTraceRedirectsResponse } from "../service/trace-redirects.js";
 import type { Command, CommandIo } from "./command.js";
 import { runBatchTrace } from "./diagnose/batch-trace.js";
 import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
-import { HEALTHY_CHAINS, renderTrace } from "./report/diagnostic-report.js";
+import { renderTrace, traceIsHealthy } from "./report/diagnostic-report.js";
 
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --json --details URL
@@ -29,8 +29,10 @@ row as it completes.
   --batch FILE  trace every row of a CSV file (a site migration audit)
   -h, --help    show this help
 
-exit status: 0 Healthy or Redirects detected (every row as expected, with --batch),
-             1 any other chain status (any row to look at),
+exit status: 0 Healthy or Redirects detected with no problem warning (every row as
+               expected, with --batch),
+             1 any other chain status, or a problem warning such as an https -> http
+               downgrade or a final 4xx/5xx (any row to look at, with --batch),
              2 bad input or a refused target
 `;
 
@@ -55,7 +57,7 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
       case "result": {
         const { result } = outcome;
         io.stdout.write(args.json ? `${JSON.stringify(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n` : renderTrace(result, paint));
-        return HEALTHY_CHAINS.has(result.chainStatus) ? EXIT.healthy : EXIT.broken;
+        return traceIsHealthy(result) ? EXIT.healthy : EXIT.broken;
       }
     }
   });

@@ -3,6 +3,7 @@ import type { FailureStage } from "../failures.js";
 import type { ProbeFailure } from "../probe/failure.js";
 import type { HopFailureTrace, HopOutcome, HopResponse, HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../failures.js";
+import type { ProxyKind } from "./proxy-providers.js";
 
 /**
  * What a person debugging a site wants beyond the contract's fields:
@@ -86,8 +87,8 @@ export interface RequestFailureRecord {
   readonly elapsedMs: number;
 }
 
-/** What a proxy's answer means, as far as its own documented signals tell. */
-export type ProxyKind = "challenge" | "block" | "origin_error" | "unknown";
+/** What a proxy's answer means (kept with the provider table, which the page reads too). */
+export type { ProxyKind } from "./proxy-providers.js";
 
 export interface ProxyMatch {
   /** Stable id of the provider (cloudflare, akamai, ...). */

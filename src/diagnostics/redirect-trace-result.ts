@@ -87,13 +87,52 @@ export const TRACE_WARNINGS = {
 
 export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
 
+/**
+ * How much a warning matters, as the page and the CLI show it: `info` is
+ * worth knowing and needs nothing done; `warning` works but costs visitors or
+ * search engines something; `problem` is broken or unsafe, and makes the
+ * trace one to look at (the CLI's exit status) whatever its chain status.
+ */
+export const TRACE_WARNING_SEVERITIES = ["info", "warning", "problem"] as const;
+
+export type TraceWarningSeverity = (typeof TRACE_WARNING_SEVERITIES)[number];
+
+/** The one severity of each code: a code never changes severity from one trace to the next. */
+export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarningSeverity>> = {
+  dns_failed: "problem",
+  connect_failed: "problem",
+  tls_failed: "problem",
+  http_failed: "problem",
+  hop_timeout: "problem",
+  trace_timeout: "problem",
+  redirect_target_refused: "problem",
+  missing_location: "problem",
+  invalid_location: "problem",
+  redirect_loop: "problem",
+  too_many_redirects: "problem",
+  // Leaving HTTPS exposes the visit (and any cookie without Secure) on the wire, whatever the chain's status.
+  https_downgrade: "problem",
+  final_status_error: "problem",
+  temporary_redirect: "warning",
+  long_chain: "warning",
+  client_side_redirect_not_followed: "warning",
+  head_refused_get_used: "info",
+  host_changed: "info",
+};
+
 /** One observation along a trace. `hop` names an entry of `chain`, or is null for the chain as a whole. */
 export interface TraceWarning {
   readonly code: TraceWarningCode;
   readonly message: string;
   readonly hop: number | null;
+  readonly severity: TraceWarningSeverity;
 }
 
 export function traceWarning(code: TraceWarningCode, message: string, hop: number | null = null): TraceWarning {
-  return { code, message, hop };
+  return { code, message, hop, severity: TRACE_WARNING_SEVERITY[code] };
+}
+
+/** True when a warning of the trace is a problem: the trace is one to look at even when its chain status is normal. */
+export function hasProblem(warnings: readonly TraceWarning[]): boolean {
+  return warnings.some((warning) => warning.severity === "problem");
 }

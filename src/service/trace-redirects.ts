@@ -6,10 +6,12 @@ import {
   ChainStatusSchema,
   TraceRedirectsResponseSchema,
   TraceWarningSchema,
+  WarningSeverity,
   type TraceRedirectsRequest,
   type TraceRedirectsResponse,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { ChainStatusId, RedirectTraceResult } from "../diagnostics/redirect-trace.js";
+import type { TraceWarningSeverity } from "../diagnostics/redirect-trace-result.js";
 import { rest_value } from "../../gen/sitediag/v1/options_pb.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
@@ -34,6 +36,13 @@ const CHAIN_STATUS: Readonly<Record<ChainStatusId, ChainStatus>> = {
   too_many_redirects: ChainStatus.TOO_MANY_REDIRECTS,
   request_failed: ChainStatus.REQUEST_FAILED,
   timeout: ChainStatus.TIMEOUT,
+};
+
+/** The enum value of each severity; its REST spelling is the value's rest_value, as for the chain status. */
+const WARNING_SEVERITY: Readonly<Record<TraceWarningSeverity, WarningSeverity>> = {
+  info: WarningSeverity.INFO,
+  warning: WarningSeverity.WARNING,
+  problem: WarningSeverity.PROBLEM,
 };
 
 export function chainStatusOf(id: ChainStatusId): ChainStatus {
@@ -71,7 +80,7 @@ export function toTraceRedirectsResponse(result: RedirectTraceResult): TraceRedi
       }),
     ),
     warnings: result.warnings.map((warning) =>
-      create(TraceWarningSchema, { code: warning.code, message: warning.message, hop: warning.hop ?? undefined }),
+      create(TraceWarningSchema, { code: warning.code, message: warning.message, hop: warning.hop ?? undefined, severity: WARNING_SEVERITY[warning.severity] }),
     ),
     details: result.details === undefined ? undefined : detailsMessage(result.details),
   });

@@ -8,6 +8,7 @@ import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtu
 import { startTestService } from "../fixtures/service-harness.js";
 import { oddCertificate } from "../fixtures/odd-certificates.js";
 import { seededRandom } from "../fixtures/seeded-random.js";
+import { CLOUDFLARE_BAD_GATEWAY, CLOUDFLARE_CHALLENGE } from "../fixtures/proxy-answers.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 import { type DiagnoseRunOptions, escapeRegExp, runDiagnose, stopOnceRequested } from "./cli-io.js";
 
@@ -37,6 +38,8 @@ describe("sitediag check", () => {
         "/missing": { kind: "respond", status: 404 },
         "/broken": { kind: "respond", status: 503 },
         "/hang": { kind: "hang" },
+        "/challenge": CLOUDFLARE_CHALLENGE,
+        "/cf-502": CLOUDFLARE_BAD_GATEWAY,
       },
     });
     tlsTargets = await startHttpTargets({ tls: pki.valid, routes: { "/": { kind: "respond", status: 200 } } });
@@ -81,6 +84,23 @@ describe("sitediag check", () => {
     expect(stdout).toMatch(/^ {2}answer +503 Service Unavailable$/m);
     expect(stdout).toMatch(/^ {2}reason +Server returned 503 Service Unavailable$/m);
     expect(stdout).toMatch(/^ {2}failed stage +http$/m);
+  });
+
+  it("reports a Cloudflare challenge as the amber third state, CHALLENGED, in words a person can act on; exit 0 as the API says up", async () => {
+    const { code, stdout } = await check([targets.url("/challenge")]);
+    expect(code).toBe(0);
+    expect(stdout.split("\n")[0]).toBe(`CHALLENGED  ${targets.url("/challenge")}`);
+    expect(stdout).toMatch(/^ {2}answer +403 Forbidden$/m);
+    expect(stdout).toMatch(/^ {2}proxy +Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't$/m);
+    expect(stdout).not.toMatch(/^UP/);
+  });
+
+  it("words a Cloudflare 502 as the origin's failure, agreeing with DOWN; exit 1", async () => {
+    const { code, stdout } = await check([targets.url("/cf-502")]);
+    expect(code).toBe(1);
+    expect(stdout.split("\n")[0]).toBe(`DOWN  ${targets.url("/cf-502")}`);
+    expect(stdout).toMatch(/^ {2}proxy +Cloudflare answered 502: it could not reach the origin server, or got no valid answer from it$/m);
+    expect(stdout).not.toMatch(/not an outage|challenge|\(unknown\)/);
   });
 
   it("reports a refused connection as down at the connect stage, with no response; exit 1", async () => {

@@ -41,7 +41,7 @@ describe("sitediag check shows details", () => {
 
   it("the proxy and what its answer means", async () => {
     const { stdout } = await check([targets.url("/challenge")]);
-    expect(stdout).toMatch(/^ {2}provider +cloudflare: a challenge \(a browser check, not an outage\)$/m);
+    expect(stdout).toMatch(/^ {2}proxy +Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't$/m);
   });
 
   it("a certificate that failed verification, with its expiry and the code", async () => {

@@ -50,6 +50,9 @@ describe("sitediag trace", () => {
     target.route("/head-405", { kind: "head-status", headStatus: 405, then: { kind: "status", status: 200 } });
     target.route("/upgrade", { kind: "redirect", status: 301, location: secure.url("/") });
     secure.route("/", { kind: "status", status: 200 });
+    secure.route("/downgrade", { kind: "redirect", status: 301, location: target.url("/end") });
+    target.route("/gone", { kind: "status", status: 404 });
+    target.route("/temporary", { kind: "redirect", status: 302, location: "/end" });
   });
   afterAll(async () => {
     await target?.close();
@@ -88,7 +91,25 @@ describe("sitediag trace", () => {
     const { code, stdout } = await trace([target.url("/head-405")]);
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^ {2}1 +200 OK +GET +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))}$`, "m"));
-    expect(stdout).toMatch(/^warnings\n {2}! +hop 1 +head_refused_get_used +HEAD answered 405 Method Not Allowed; the hop was retried with GET$/m);
+    expect(stdout).toMatch(/^warnings\n {2}info +hop 1 +head_refused_get_used +HEAD answered 405 Method Not Allowed; the hop was retried with GET$/m);
+  });
+
+  it("an https -> http downgrade is a problem: counted beside the chain status, listed as a problem, exit 1", async () => {
+    const { code, stdout } = await trace([secure.url("/downgrade")]);
+    expect(code).toBe(1);
+    expect(stdout.split("\n")[0]).toBe(`Redirects detected, 1 problem  ${secure.url("/downgrade")}`);
+    expect(stdout).toMatch(new RegExp(`^ {2}problem +hop 1 +https_downgrade +Hop 1 redirects from HTTPS to plain HTTP: ${escapeRegExp(target.url("/end"))}$`, "m"));
+  });
+
+  it("a final 4xx is a problem too: exit 1, while a temporary redirect alone is a warning that exits 0", async () => {
+    const gone = await trace([target.url("/gone")]);
+    expect(gone.code).toBe(1);
+    expect(gone.stdout.split("\n")[0]).toBe(`Healthy, 1 problem  ${target.url("/gone")}`);
+    expect(gone.stdout).toMatch(/^ {2}problem +hop 1 +final_status_error +The final response is 404 Not Found$/m);
+    const temporary = await trace([target.url("/temporary")]);
+    expect(temporary.code).toBe(0);
+    expect(temporary.stdout.split("\n")[0]).toBe(`Redirects detected  ${target.url("/temporary")}`);
+    expect(temporary.stdout).toMatch(/^ {2}warning +hop 1 +temporary_redirect +/m);
   });
 
   it("a redirect loop exits 1, with the reason the chain stopped", async () => {

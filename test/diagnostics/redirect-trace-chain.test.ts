@@ -60,8 +60,8 @@ describe("healthy chains", () => {
     const result = await trace(site.url("/nowhere"));
     expect(result).toMatchObject({ chainStatus: "healthy", redirects: 0, finalStatus: 404 });
     expect(result.warnings).toEqual([
-      { code: "head_refused_get_used", message: "HEAD answered 404 Not Found; the hop was retried with GET", hop: 1 },
-      { code: "final_status_error", message: "The final response is 404 Not Found", hop: 1 },
+      { code: "head_refused_get_used", message: "HEAD answered 404 Not Found; the hop was retried with GET", hop: 1, severity: "info" },
+      { code: "final_status_error", message: "The final response is 404 Not Found", hop: 1, severity: "problem" },
     ]);
     expect(site.requests.filter((request) => request.path === "/nowhere").map((request) => request.method)).toEqual(["HEAD", "GET"]);
   });
@@ -162,7 +162,7 @@ describe("loops", () => {
     const result = await trace(site.url("/ping"));
     expect(result).toMatchObject({ chainStatus: "redirect_loop", redirects: 2, finalUrl: site.url("/ping"), finalStatus: null });
     expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/ping"), site.url("/pong")]);
-    expect(result.warnings.at(-1)).toEqual({ code: "redirect_loop", message: `Hop 2 redirects back to ${site.url("/ping")}, already in the chain`, hop: 2 });
+    expect(result.warnings.at(-1)).toEqual({ code: "redirect_loop", message: `Hop 2 redirects back to ${site.url("/ping")}, already in the chain`, hop: 2, severity: "problem" });
   });
 
   it("stops a self-loop after one hop", async () => {
@@ -194,7 +194,7 @@ describe("unusable redirects", () => {
     const result = await trace(site.url("/lost"));
     expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: site.url("/lost"), finalStatus: null });
     expect(result.chain[0]).toMatchObject({ status: 302, location: null, redirectType: "302 Found" });
-    expect(result.warnings).toContainEqual({ code: "missing_location", message: `302 Found from ${site.url("/lost")} has no Location header`, hop: 1 });
+    expect(result.warnings).toContainEqual({ code: "missing_location", message: `302 Found from ${site.url("/lost")} has no Location header`, hop: 1, severity: "problem" });
   });
 
   it("ends as Request failed when the Location is not a URL", async () => {

@@ -154,7 +154,7 @@ describe("redirect-check with details", () => {
     expect(result).toMatchObject({ chainStatus: "healthy", finalUrl: targets.url("/meta"), finalStatus: 200 });
     expect(result.details.clientRedirect).toEqual({ kind: "meta_refresh", url: targets.url("/after-meta"), delaySeconds: 3 });
     expect(result.warnings).toEqual([
-      { code: "client_side_redirect_not_followed", hop: 1, message: `${targets.url("/meta")} redirects by itself (meta refresh, after 3 s) to ${targets.url("/after-meta")}; not followed` },
+      { code: "client_side_redirect_not_followed", hop: 1, message: `${targets.url("/meta")} redirects by itself (meta refresh, after 3 s) to ${targets.url("/after-meta")}; not followed`, severity: "warning" },
     ]);
     expect(targets.requests.slice(before).map((request) => `${request.method} ${request.target}`)).toEqual(["HEAD /meta", "GET /meta"]);
   });

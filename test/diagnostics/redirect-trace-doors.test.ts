@@ -108,7 +108,7 @@ describe("GET /api/v1/redirect-check", () => {
           totalTimeMs: 0,
           chainStatus: "Redirect loop",
           chain: [hop(1, site.url("/rest-loop"), 301, "Moved Permanently", site.url("/rest-loop"))],
-          warnings: [{ code: "redirect_loop", message: `Hop 1 redirects back to ${site.url("/rest-loop")}, already in the chain`, hop: 1 }],
+          warnings: [{ code: "redirect_loop", message: `Hop 1 redirects back to ${site.url("/rest-loop")}, already in the chain`, hop: 1, severity: "problem" }],
         },
         meta,
       },

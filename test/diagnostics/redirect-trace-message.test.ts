@@ -84,7 +84,7 @@ describe("TraceRedirects message", () => {
         { hop: 3, url: site.url("/new"), hostname: "127.0.0.1", status: 200, statusText: "OK", responseTimeMs: 0, upgradedToHttps: false },
       ],
       warnings: [
-        { code: "temporary_redirect", message: "Hop 2 is a temporary redirect (302 Found); a 301 or 308 is kept by browsers and search engines", hop: 2 },
+        { code: "temporary_redirect", message: "Hop 2 is a temporary redirect (302 Found); a 301 or 308 is kept by browsers and search engines", hop: 2, severity: "WARNING_SEVERITY_WARNING" },
       ],
     });
   });
@@ -103,7 +103,7 @@ describe("TraceRedirects message", () => {
       totalTimeMs: 0,
       chainStatus: "CHAIN_STATUS_REQUEST_FAILED",
       chain: [],
-      warnings: [{ code: "connect_failed", message }],
+      warnings: [{ code: "connect_failed", message, severity: "WARNING_SEVERITY_PROBLEM" }],
     });
   });
 
@@ -163,7 +163,7 @@ describe("TraceRedirects REST envelope (contract JSON of spec 2.1 and 2.3)", () 
           { hop: 3, url: site.url("/end"), hostname: "127.0.0.1", status: 200, statusText: "OK", location: null, redirectType: null, responseTimeMs: 0, upgradedToHttps: false },
         ],
         warnings: [
-          { code: "temporary_redirect", message: "Hop 2 is a temporary redirect (307 Temporary Redirect); a 301 or 308 is kept by browsers and search engines", hop: 2 },
+          { code: "temporary_redirect", message: "Hop 2 is a temporary redirect (307 Temporary Redirect); a 301 or 308 is kept by browsers and search engines", hop: 2, severity: "warning" },
         ],
       },
       meta,
@@ -190,7 +190,7 @@ describe("TraceRedirects REST envelope (contract JSON of spec 2.1 and 2.3)", () 
         chain: [
           { hop: 1, url: site.url("/to-dead"), hostname: "127.0.0.1", status: 301, statusText: "Moved Permanently", location: dead, redirectType: "301 Moved Permanently", responseTimeMs: 0, upgradedToHttps: false },
         ],
-        warnings: [{ code: "connect_failed", message, hop: null }],
+        warnings: [{ code: "connect_failed", message, hop: null, severity: "problem" }],
       },
       meta,
     });

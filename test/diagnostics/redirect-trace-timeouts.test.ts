@@ -27,7 +27,7 @@ describe("timeouts", () => {
     const result = await trace(site.url("/to-silence"), traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 400 }));
     expect(result).toMatchObject({ chainStatus: "timeout", redirects: 1, finalUrl: site.url("/silence"), finalStatus: null });
     expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/to-silence")]);
-    expect(result.warnings).toEqual([{ code: "hop_timeout", message: `HEAD ${site.url("/silence")} got no response within 400 ms`, hop: null }]);
+    expect(result.warnings).toEqual([{ code: "hop_timeout", message: `HEAD ${site.url("/silence")} got no response within 400 ms`, hop: null, severity: "problem" }]);
     // Timing fidelity, generous: the 400 ms timeout, not the 1.5 s budget, ended it.
     expect(result.totalTimeMs).toBeGreaterThanOrEqual(380);
     expect(result.totalTimeMs).toBeLessThan(1_400);
@@ -40,7 +40,7 @@ describe("timeouts", () => {
     const result = await trace(site.url("/before-silence"), env);
     expect(result).toMatchObject({ chainStatus: "timeout", redirects: 1, finalUrl: site.url("/silent-default"), finalStatus: null });
     expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/before-silence")]);
-    expect(result.warnings).toEqual([{ code: "hop_timeout", message: `HEAD ${site.url("/silent-default")} got no response within 3000 ms`, hop: null }]);
+    expect(result.warnings).toEqual([{ code: "hop_timeout", message: `HEAD ${site.url("/silent-default")} got no response within 3000 ms`, hop: null, severity: "problem" }]);
     expect(result.totalTimeMs).toBeGreaterThanOrEqual(2_950);
     expect(result.totalTimeMs).toBeLessThan(6_000);
   });
@@ -55,7 +55,7 @@ describe("timeouts", () => {
     expect(result).toMatchObject({ chainStatus: "timeout", redirects: 3, finalUrl: site.url("/slow/4"), finalStatus: null });
     expect(result.chain).toHaveLength(3);
     expect(result.warnings.filter((warning) => warning.code !== "temporary_redirect")).toEqual([
-      { code: "trace_timeout", message: `The trace used its 1500 ms budget while requesting ${site.url("/slow/4")} (HEAD)`, hop: null },
+      { code: "trace_timeout", message: `The trace used its 1500 ms budget while requesting ${site.url("/slow/4")} (HEAD)`, hop: null, severity: "problem" },
     ]);
     expect(result.totalTimeMs).toBeGreaterThanOrEqual(1_450);
     expect(result.totalTimeMs).toBeLessThan(2_500);

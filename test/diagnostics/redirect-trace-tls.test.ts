@@ -48,7 +48,7 @@ describe("http and https", () => {
     expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 1, finalUrl: plain.url("/plain") });
     expect(result.chain[0]?.upgradedToHttps).toBe(false);
     expect(result.warnings).toEqual([
-      { code: "https_downgrade", message: `Hop 1 redirects from HTTPS to plain HTTP: ${plain.url("/plain")}`, hop: 1 },
+      { code: "https_downgrade", message: `Hop 1 redirects from HTTPS to plain HTTP: ${plain.url("/plain")}`, hop: 1, severity: "problem" },
     ]);
   });
 

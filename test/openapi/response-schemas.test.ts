@@ -52,7 +52,7 @@ const traceLoop = {
   totalTimeMs: 9,
   chainStatus: "Redirect loop",
   chain: [hop, { ...hop, hop: 2, url: "https://127.0.0.1:8443/", location: "http://127.0.0.1:8080/", upgradedToHttps: false }],
-  warnings: [{ code: "redirect_loop", message: "The chain returns to a URL it already visited.", hop: 2 }, { code: "https_downgrade", message: "Leaves HTTPS.", hop: null }],
+  warnings: [{ code: "redirect_loop", message: "The chain returns to a URL it already visited.", hop: 2, severity: "problem" }, { code: "https_downgrade", message: "Leaves HTTPS.", hop: null, severity: "problem" }],
 };
 const traceHealthy = {
   input: "127.0.0.1",

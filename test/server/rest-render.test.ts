@@ -10,6 +10,7 @@ import {
   SiteStatus,
   TraceRedirectsResponseSchema,
   TraceWarningSchema,
+  WarningSeverity,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { renderMessage, RestRenderError } from "../../src/server/rest/rest-render.js";
 
@@ -135,15 +136,15 @@ describe("REST rendering of a redirect trace", () => {
       chainStatus: ChainStatus.REDIRECT_LOOP,
       finalUrl: "http://127.0.0.1/a",
       warnings: [
-        create(TraceWarningSchema, { code: "redirect_loop", message: "Loop" }),
-        create(TraceWarningSchema, { code: "https_downgrade", message: "Downgrade", hop: 2 }),
+        create(TraceWarningSchema, { code: "redirect_loop", message: "Loop", severity: WarningSeverity.PROBLEM }),
+        create(TraceWarningSchema, { code: "https_downgrade", message: "Downgrade", hop: 2, severity: WarningSeverity.PROBLEM }),
       ],
     });
     const data = renderMessage(TraceRedirectsResponseSchema, message);
     expect(data.finalStatus).toBeNull();
     expect(data.warnings).toEqual([
-      { code: "redirect_loop", message: "Loop", hop: null },
-      { code: "https_downgrade", message: "Downgrade", hop: 2 },
+      { code: "redirect_loop", message: "Loop", hop: null, severity: "problem" },
+      { code: "https_downgrade", message: "Downgrade", hop: 2, severity: "problem" },
     ]);
   });
 });

@@ -192,6 +192,7 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
               code: "client_side_redirect_not_followed",
               message: "http://example.com/old redirects by itself (meta refresh, after 0 s) to http://example.com/new; not followed",
               hop: 1,
+              severity: "warning",
             },
           ],
           details: {

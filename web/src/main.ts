@@ -1,10 +1,9 @@
-import { SiteStatus } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { hashOf, urlFromHash } from "./address.js";
 import type { Credits } from "./credits.js";
 import { curlCommand } from "./curl.js";
 import { h } from "./dom.js";
 import { formatDate } from "./format.js";
-import { renderCheck } from "./render-check.js";
+import { checkVerdictWord, renderCheck } from "./render-check.js";
 import { renderTrace } from "./render-trace.js";
 import { setUpBatchPanel } from "./batch-panel.js";
 import { type Answer, connectClient, createService, type Operation } from "./service.js";
@@ -153,7 +152,7 @@ function setBusy(busy: boolean, message: string): void {
 
 function summaryOf(answer: Answer): string {
   if (answer.kind === "problem") return answer.problem.title;
-  if (answer.kind === "check") return `Result: ${answer.result.status === SiteStatus.UP ? "up" : "down"}`;
+  if (answer.kind === "check") return `Result: ${checkVerdictWord(answer.result).toLowerCase()}`;
   return `Result: ${answer.result.chain.length} hop${answer.result.chain.length === 1 ? "" : "s"}`;
 }
 

@@ -1,7 +1,8 @@
-import { type CheckSiteResponse, FailedStage, SiteStatus } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { type CheckSiteResponse, type Details, FailedStage, SiteStatus } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { type ProxyVerdict, proxyVerdict } from "../../src/diagnostics/proxy-verdict.js";
 import { facts, h } from "./dom.js";
 import { formatMs } from "./format.js";
-import { clientRedirectText, proxyText, renderRequests } from "./render-details.js";
+import { clientRedirectText, renderRequests } from "./render-details.js";
 
 const STAGES: Readonly<Record<FailedStage, string>> = {
   [FailedStage.UNSPECIFIED]: "unknown",
@@ -11,14 +12,37 @@ const STAGES: Readonly<Record<FailedStage, string>> = {
   [FailedStage.HTTP]: "HTTP",
 };
 
-/** An is-site-down answer: the verdict first and large, then the facts behind it. */
+/**
+ * The proxy or CDN that gave the final answer, in words that agree with the
+ * verdict (proxy-verdict.ts); without details, only what the contract says.
+ */
+export function proxyVerdictOf(details: Details | undefined, status: number | undefined): ProxyVerdict | null {
+  if (details?.proxy === undefined || status === undefined) return null;
+  return proxyVerdict(details.proxy.provider, details.proxy.kind, status);
+}
+
+/** The verdict in one word: UP, DOWN, or the amber CHALLENGED / BLOCKED (also what the page announces). */
+export function checkVerdictWord(result: CheckSiteResponse): string {
+  const gate = proxyVerdictOf(result.details, result.statusCode)?.gate ?? null;
+  if (gate !== null) return gate.toUpperCase();
+  return result.status === SiteStatus.UP ? "UP" : "DOWN";
+}
+
+/**
+ * An is-site-down answer: the verdict first and large, then the facts behind
+ * it. A proxy's challenge or block is the third, amber state: the site
+ * answered, but not to this client (the API's status still says up).
+ */
 export function renderCheck(result: CheckSiteResponse): HTMLElement {
   const up = result.status === SiteStatus.UP;
   const details = result.details;
+  const proxy = proxyVerdictOf(details, result.statusCode);
+  const gate = proxy?.gate ?? null;
   const verdict = h(
     "div",
-    { class: `verdict ${up ? "up" : "down"}` },
-    h("span", { class: "verdict-word" }, up ? "UP" : "DOWN"),
+    { class: `verdict ${gate !== null ? "gated" : up ? "up" : "down"}` },
+    h("span", { class: "verdict-word" }, checkVerdictWord(result)),
+    gate === null ? null : h("p", { class: "reason" }, proxy?.sentence),
     up ? null : h("p", { class: "reason" }, result.reason ?? "no reason given"),
     up || result.failedStage === undefined ? null : h("p", { class: "stage" }, `Failed at the ${STAGES[result.failedStage]} stage`),
   );
@@ -34,7 +58,7 @@ export function renderCheck(result: CheckSiteResponse): HTMLElement {
       ["Status", result.statusCode === undefined ? null : `${result.statusCode} ${result.statusText ?? ""}`.trim()],
       ["Response time", result.responseTime === undefined ? null : formatMs(result.responseTime)],
       ["Redirects", hops],
-      ["Proxy / CDN", proxyText(details, result.proxyBlocked)],
+      ["Proxy / CDN", proxy?.sentence ?? (result.proxyBlocked ? `A proxy or CDN answered ${result.statusCode ?? "with an error"}` : null)],
       ["Client-side redirect", clientRedirectText(details)],
       ["Code", details?.code],
     ]),

@@ -3,12 +3,6 @@ import { type Child, h } from "./dom.js";
 import { renderCertificates } from "./certificates.js";
 import { renderWaterfall } from "./waterfall.js";
 
-/** The proxy or CDN that answered, as a fact row's value. */
-export function proxyText(details: Details | undefined, proxyBlocked: boolean): Child {
-  if (details?.proxy !== undefined) return `${details.proxy.provider} (${details.proxy.kind.replaceAll("_", " ")})`;
-  return proxyBlocked ? "a proxy or CDN answered with an error (it may be a challenge, not the origin)" : null;
-}
-
 /** A client-side redirect that was reported and, as the contract says, not followed. */
 export function clientRedirectText(details: Details | undefined): Child {
   const seen = details?.clientRedirect;

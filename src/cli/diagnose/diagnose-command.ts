@@ -10,7 +10,7 @@ import { createPaint, type Paint, wantsColour } from "../report/terminal-text.js
 export const EXIT = {
   /** The site is up, or the chain is Healthy / Redirects detected. */
   healthy: EXIT_OK,
-  /** The site is down, or the chain calls for investigation. */
+  /** The site is down, or the trace calls for investigation: its chain status, or a warning of severity problem. */
   broken: EXIT_FAILED,
   /** The command line, the configuration or the target was refused: unknown flag, no URL, a URL the policy will not visit. */
   badInput: EXIT_USAGE,

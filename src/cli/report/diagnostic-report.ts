@@ -1,7 +1,9 @@
 import { ChainStatus, type TraceRedirectsBatchResponse } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import type { RequestRecord } from "../../diagnostics/diagnostic-details.js";
 import type { ChainStatusId, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
+import { hasProblem, type TraceWarningSeverity } from "../../diagnostics/redirect-trace-result.js";
 import type { SiteCheckResult } from "../../diagnostics/site-check-result.js";
+import { type ProxyVerdict, proxyVerdict } from "../../diagnostics/proxy-verdict.js";
 import { chainStatusWording } from "../../service/trace-redirects.js";
 import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, phaseCells, tlsLines, urlCell } from "./request-lines.js";
 import { type Paint, textTable } from "./terminal-text.js";
@@ -22,7 +24,10 @@ import { type Paint, textTable } from "./terminal-text.js";
  *     1  301 Moved Permanently  192.0.2.1  ...                                    http://example.test/old → http://example.test/new
  */
 export function renderSiteCheck(result: SiteCheckResult, paint: Paint): string {
-  const verdict = result.status === "up" ? paint.good(paint.strong("UP")) : paint.bad(paint.strong("DOWN"));
+  const gate = siteProxy(result)?.gate ?? null;
+  // The third state: it answered, but a proxy's challenge or block stood in the way (the API still says "up").
+  const verdict =
+    gate !== null ? paint.warn(paint.strong(gate.toUpperCase())) : result.status === "up" ? paint.good(paint.strong("UP")) : paint.bad(paint.strong("DOWN"));
   const requests = result.details?.requests ?? [];
   const labelled = requests.map((request, index) => ({ label: `#${index + 1}`, request }));
   return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${tlsLines(labelled, paint)}${certificateLines(result.details, paint)}`;
@@ -35,12 +40,24 @@ function siteSummary(result: SiteCheckResult, paint: Paint): string {
   if (result.finalUrl !== null) rows.push(["final URL", result.finalUrl]);
   if (result.redirectHops !== null) rows.push(["redirects", String(result.redirectHops.length)]);
   rows.push(["response time", result.responseTime === null ? "-" : `${result.responseTime} ms`]);
-  if (result.proxyBlocked) {
-    const provider = result.proxyProvider === null ? "" : ` (${result.proxyProvider})`;
-    rows.push(["proxy", paint.warn(`a proxy${provider} answered with an error: it may be a challenge or a restriction, not an outage`)]);
-  }
+  const proxy = siteProxy(result);
+  if (proxy !== null) rows.push(["proxy", proxyPainted(proxy, result.statusCode ?? 0, paint)]);
+  // Without details only the contract's provider name is known: say what happened, claim nothing more.
+  else if (result.proxyBlocked) rows.push(["proxy", `${result.proxyProvider ?? "a proxy or CDN"} answered ${result.statusCode ?? "with an error"}`]);
   rows.push(...detailsRows(result.details, paint));
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
+}
+
+/** What the proxy that gave the final answer means, when the check saw one. */
+function siteProxy(result: SiteCheckResult): ProxyVerdict | null {
+  const proxy = result.details?.proxy ?? null;
+  if (proxy === null || result.statusCode === null) return null;
+  return proxyVerdict(proxy.provider, proxy.kind, result.statusCode);
+}
+
+function proxyPainted(proxy: ProxyVerdict, status: number, paint: Paint): string {
+  if (proxy.gate !== null) return paint.warn(proxy.sentence);
+  return status >= 500 ? paint.bad(proxy.sentence) : proxy.sentence;
 }
 
 function siteAnswer(result: SiteCheckResult, paint: Paint): string {
@@ -60,8 +77,13 @@ function requestTable(requests: readonly RequestRecord[], paint: Paint): string 
   return textTable([heading, ...rows]);
 }
 
-/** The chain statuses the contract calls normal (spec §2.3 rule 1); the CLI exits 0 for these. */
+/** The chain statuses the contract calls normal (spec §2.3 rule 1). */
 export const HEALTHY_CHAINS: ReadonlySet<ChainStatusId> = new Set(["healthy", "redirects_detected"]);
+
+/** A trace the CLI exits 0 for: a normal chain status and no warning of severity problem (an https -> http downgrade, a final 4xx/5xx). */
+export function traceIsHealthy(result: RedirectTraceResult): boolean {
+  return HEALTHY_CHAINS.has(result.chainStatus) && !hasProblem(result.warnings);
+}
 
 /**
  * `sitediag trace` for people: the chain status and totals, then one row per
@@ -74,9 +96,11 @@ export const HEALTHY_CHAINS: ReadonlySet<ChainStatusId> = new Set(["healthy", "r
 export function renderTrace(result: RedirectTraceResult, paint: Paint): string {
   const positions = (result.details?.requests ?? []).filter((request) => request.report?.kind !== "final-page");
   const labelled = positions.map((request, index) => ({ label: `hop ${index + 1}`, request }));
-  const healthy = HEALTHY_CHAINS.has(result.chainStatus);
   const wording = chainStatusWording(result.chainStatus);
-  const verdict = paint.strong(healthy ? paint.good(wording) : paint.bad(wording));
+  // A normal chain status with a problem on the way is not shown as good: the count follows the contract's words.
+  const problems = HEALTHY_CHAINS.has(result.chainStatus) ? result.warnings.filter((warning) => warning.severity === "problem").length : 0;
+  const headline = problems === 0 ? wording : `${wording}, ${problems} problem${problems === 1 ? "" : "s"}`;
+  const verdict = paint.strong(traceIsHealthy(result) ? paint.good(headline) : paint.bad(headline));
   return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint)}${tlsLines(labelled, paint)}${certificateLines(result.details, paint)}${warningLines(result, paint)}`;
 }
 
@@ -89,6 +113,10 @@ function traceSummary(result: RedirectTraceResult, paint: Paint): string {
   rows.push(["final URL", `${result.finalUrl}${final}`]);
   rows.push(["redirects", String(result.redirects)]);
   rows.push(["total time", `${result.totalTimeMs} ms`]);
+  const proxy = result.details?.proxy ?? null;
+  // details.proxy is read off the last response the walk got, the chain's last hop.
+  const lastStatus = result.chain.at(-1)?.status;
+  if (proxy !== null && lastStatus !== undefined) rows.push(["proxy", proxyPainted(proxyVerdict(proxy.provider, proxy.kind, lastStatus), lastStatus, paint)]);
   rows.push(...detailsRows(result.details, paint));
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
 }
@@ -115,9 +143,15 @@ function hopTable(chain: readonly TraceHop[], positions: readonly RequestRecord[
 
 function warningLines(result: RedirectTraceResult, paint: Paint): string {
   if (result.warnings.length === 0) return "";
-  const rows = result.warnings.map((warning) => [paint.warn("!"), warning.hop === null ? "chain" : `hop ${warning.hop}`, paint.dim(warning.code), warning.message]);
+  const rows = result.warnings.map((warning) => [SEVERITY_PAINT[warning.severity](paint)(warning.severity), warning.hop === null ? "chain" : `hop ${warning.hop}`, paint.dim(warning.code), warning.message]);
   return `\n${paint.dim("warnings")}\n${textTable(rows)}`;
 }
+
+const SEVERITY_PAINT: Readonly<Record<TraceWarningSeverity, (paint: Paint) => (text: string) => string>> = {
+  problem: (paint) => paint.bad,
+  warning: (paint) => paint.warn,
+  info: (paint) => paint.dim,
+};
 
 /** HEALTHY_CHAINS as the answer's enum, which a batch item carries. */
 const HEALTHY_STATUSES: ReadonlySet<ChainStatus> = new Set([ChainStatus.HEALTHY, ChainStatus.REDIRECTS_DETECTED]);

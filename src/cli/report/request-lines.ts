@@ -72,15 +72,11 @@ function day(iso: string): string {
   return iso.slice(0, 10);
 }
 
-/** Summary rows from `details`: the failure code, the proxy that answered, a client-side redirect. */
+/** Summary rows from `details`: the failure code, a client-side redirect (the proxy's row is the report's, beside the verdict it must agree with). */
 export function detailsRows(details: DiagnosticDetails | undefined, paint: Paint): string[][] {
   if (details === undefined) return [];
   const rows: string[][] = [];
   if (details.code !== null) rows.push(["code", paint.bad(details.code)]);
-  if (details.proxy !== null) {
-    const meaning = PROXY_MEANINGS[details.proxy.kind];
-    rows.push(["provider", `${details.proxy.provider}: ${details.proxy.kind === "unknown" ? meaning : paint.warn(meaning)}`]);
-  }
   const redirect = details.clientRedirect;
   if (redirect !== null) {
     const how = redirect.kind === "refresh_header" ? "Refresh header" : "meta refresh";
@@ -88,13 +84,6 @@ export function detailsRows(details: DiagnosticDetails | undefined, paint: Paint
   }
   return rows;
 }
-
-const PROXY_MEANINGS = {
-  challenge: "a challenge (a browser check, not an outage)",
-  block: "a block by the proxy's own rules",
-  origin_error: "the origin failed behind the proxy",
-  unknown: "answered through it",
-} as const;
 
 /**
  * One line per request that showed a certificate: whom it names, when it
