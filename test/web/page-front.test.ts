@@ -1,0 +1,184 @@
+/**
+ * What a person meets first on the page, in Chromium against `sitediag serve`
+ * (the setup of page.test.ts): a bare domain typed in, a new question asked
+ * while an old answer is shown (dimmed, a clock, Cancel), a shared link that
+ * keeps its operation, and a trace read at 1280 px and at 390 px with nothing
+ * clipped.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { buildPage } from "../../scripts/build-page.js";
+import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { getTestPki } from "../fixtures/test-ca.js";
+import { type ServeProcess, startServeProcess } from "../load/service-process.js";
+import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
+
+const chromium = chromiumAvailability();
+
+describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
+  let dir: string;
+  let targets: HttpTargets;
+  let service: ServeProcess;
+  let key: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let foreign: string[];
+  let broken: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "sitediag-page-front-"));
+    const pki = await getTestPki();
+    writeFileSync(join(dir, "ca.pem"), pki.caPem);
+    targets = await startHttpTargets({ tls: pki.valid });
+    const secure = (path: string) => targets.url(path, { secure: true });
+    targets.route("/up", { kind: "respond", status: 200, body: "fine" });
+    targets.route("/broken", { kind: "respond", status: 503, body: "down for maintenance" });
+    targets.route("/hang", { kind: "hang" });
+    targets.route("/a", { kind: "redirect", status: 301, location: secure("/b") });
+    targets.route("/b", { kind: "redirect", status: 302, location: "/c" });
+    targets.route("/c", { kind: "respond", status: 200, body: "landed" });
+    await buildPage();
+    service = await startServeProcess(
+      {
+        SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`,
+        SITEDIAG_CA_FILE: join(dir, "ca.pem"),
+        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
+        SITEDIAG_DNS_SERVERS: `127.0.0.1:${await closedLoopbackPort()}`,
+        SITEDIAG_CREDIT_BUDGET: "10000",
+      },
+      true,
+    );
+    if (service.firstKey === undefined) throw new Error("serve printed no first key");
+    key = service.firstKey;
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    service?.child.kill("SIGTERM");
+    await service?.exited();
+    await targets?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function open(path = "/", viewport = { width: 1100, height: 900 }): Promise<Page> {
+    ({ context, foreign } = await loopbackOnlyContext(browser, { viewport }));
+    const page = await context.newPage();
+    broken = [];
+    page.on("pageerror", (error) => broken.push(error.message));
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) broken.push(message.text());
+    });
+    await page.goto(`${service.url}${path}`);
+    await page.getByLabel("API key").fill(key);
+    return page;
+  }
+
+  afterEach(async () => {
+    await context?.close();
+    expect(foreign).toEqual([]);
+    expect(broken).toEqual([]);
+  });
+
+  async function answered(page: Page): Promise<void> {
+    await page.locator('#result[aria-busy="false"]').waitFor({ state: "attached" });
+  }
+
+  async function ask(page: Page, url: string, button: "Is it down?" | "Trace redirects"): Promise<void> {
+    await page.getByLabel("URL or domain").fill(url);
+    await page.getByRole("button", { name: button }).click();
+    await answered(page);
+  }
+
+  describe("a bare domain", () => {
+    it("is checked from https:// on Enter (“Is it down?”), and the URL checked is shown", async () => {
+      const page = await open();
+      const bare = `127.0.0.1:${targets.httpsPort ?? 0}/up`;
+      await page.getByLabel("URL or domain").fill(bare);
+      await page.getByLabel("URL or domain").press("Enter");
+      await answered(page);
+      expect(await page.getByRole("alert").innerText()).toBe("");
+      expect(await page.locator("#result .verdict-word").textContent()).toBe("UP");
+      expect(await page.locator("#result .facts").innerText()).toContain(`https://${bare}`);
+      expect(await page.locator("#curl-text").textContent()).toContain(encodeURIComponent(`https://${bare}`));
+      expect(await page.locator("#url-help").textContent()).toContain("A bare domain (example.com) is checked from https://");
+    });
+
+    it("is traced from https:// too, the same URL in the address bar", async () => {
+      const page = await open();
+      const bare = `127.0.0.1:${targets.httpsPort ?? 0}/a`;
+      await ask(page, bare, "Trace redirects");
+      expect(await page.locator("#result .chain-status").textContent()).toBe("Redirects detected");
+      expect(new URL(page.url()).hash).toBe(`#url=${encodeURIComponent(`https://${bare}`)}&op=trace`);
+    });
+  });
+
+  describe("a new question while an answer is shown", () => {
+    it("dims the old answer, shows the time taken so far, and Cancel aborts the call", async () => {
+      const page = await open();
+      await ask(page, targets.url("/broken", { secure: true }), "Is it down?");
+      expect(await page.locator("#result .verdict-word").textContent()).toBe("DOWN");
+      expect(await page.locator("#cancel").isVisible()).toBe(false);
+      expect(await page.locator("#elapsed").textContent()).toMatch(/^\d+\.\d s$/);
+
+      await page.getByLabel("URL or domain").fill(targets.url("/hang", { secure: true }));
+      await page.getByRole("button", { name: "Is it down?" }).click();
+      await page.locator('#result[aria-busy="true"]').waitFor({ state: "attached" });
+      expect(await page.locator("#result").evaluate((element) => Number(getComputedStyle(element).opacity))).toBeLessThan(0.6);
+      expect(await page.locator("#status").textContent()).toBe(`Checking ${targets.url("/hang", { secure: true })}…`);
+      const first = await page.locator("#elapsed").textContent();
+      await page.waitForFunction((shown) => document.getElementById("elapsed")?.textContent !== shown, first);
+      expect(await page.locator("#elapsed").textContent()).toMatch(/^\d+\.\d s$/);
+
+      await page.getByRole("button", { name: "Cancel" }).click();
+      await answered(page);
+      expect(await page.locator("#status").textContent()).toMatch(/^Cancelled after \d+\.\d s: .*\/hang was not checked to the end\.$/);
+      expect(await page.locator("#result").innerText()).toBe("");
+      expect(await page.locator("#result").evaluate((element) => getComputedStyle(element).opacity)).toBe("1");
+      expect(await page.locator("#cancel").isVisible()).toBe(false);
+      expect(await page.getByRole("button", { name: "Is it down?" }).isEnabled()).toBe(true);
+      expect(await page.getByRole("alert").innerText()).toBe("");
+    });
+
+    it("cancels with Escape as well, and the next question runs as usual", async () => {
+      const page = await open();
+      await page.getByLabel("URL or domain").fill(targets.url("/hang", { secure: true }));
+      await page.getByRole("button", { name: "Trace redirects" }).click();
+      await page.locator("#cancel").waitFor({ state: "visible" });
+      await page.keyboard.press("Escape");
+      await answered(page);
+      expect(await page.locator("#status").textContent()).toMatch(/was not traced to the end\.$/);
+      await ask(page, targets.url("/up", { secure: true }), "Is it down?");
+      expect(await page.locator("#result .verdict-word").textContent()).toBe("UP");
+    });
+  });
+
+  describe("a shared link", () => {
+    it("keeps the operation: a trace's link opens as a trace, and Enter runs it", async () => {
+      const target = targets.url("/a", { secure: true });
+      const page = await open(`/#url=${encodeURIComponent(target)}&op=trace`);
+      expect(await page.getByLabel("URL or domain").inputValue()).toBe(target);
+      expect(await page.locator("#url-help").textContent()).toContain("Enter runs “Trace redirects”");
+      await page.getByLabel("URL or domain").press("Enter");
+      await answered(page);
+      expect(await page.locator("#result .chain-status").textContent()).toBe("Redirects detected");
+      expect(new URL(page.url()).hash).toBe(`#url=${encodeURIComponent(target)}&op=trace`);
+    });
+
+    it("keeps a check a check: its link is the URL alone, and Enter checks", async () => {
+      const target = targets.url("/up", { secure: true });
+      const page = await open();
+      await ask(page, target, "Is it down?");
+      expect(new URL(page.url()).hash).toBe(`#url=${encodeURIComponent(target)}`);
+      await page.reload();
+      await page.getByLabel("API key").fill(key);
+      expect(await page.locator("#url-help").textContent()).toContain("Enter runs “Is it down?”");
+      await page.getByLabel("URL or domain").press("Enter");
+      await answered(page);
+      expect(await page.locator("#result .verdict-word").textContent()).toBe("UP");
+    });
+  });
+});
