@@ -5,7 +5,7 @@
  * keeps its operation, and a trace read at 1280 px and at 390 px with nothing
  * clipped.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -17,10 +17,12 @@ import { type ServeProcess, startServeProcess } from "../load/service-process.js
 import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
 
 const chromium = chromiumAvailability();
+const ROOT = join(import.meta.dirname, "..", "..");
 
 describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
   let dir: string;
   let targets: HttpTargets;
+  let expired: HttpTargets;
   let service: ServeProcess;
   let key: string;
   let browser: Browser;
@@ -40,12 +42,18 @@ describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
     targets.route("/a", { kind: "redirect", status: 301, location: secure("/b") });
     targets.route("/b", { kind: "redirect", status: 302, location: "/c" });
     targets.route("/c", { kind: "respond", status: 200, body: "landed" });
+    expired = await startHttpTargets({ tls: pki.expired, routes: { "/": { kind: "respond", status: 200 } } });
+    // A migration's chain as people meet it: http to https, a long path, a language redirect, an expired certificate last.
+    const long = "/en/products/garden-furniture/outdoor-dining-sets/teak-extendable-table-with-six-chairs";
+    targets.route("/old-shop/garden/tables", { kind: "redirect", status: 301, location: secure("/shop/garden/tables?utm_source=newsletter&utm_campaign=spring") });
+    targets.route("/shop/garden/tables", { kind: "redirect", status: 302, location: secure(long) });
+    targets.route(long, { kind: "redirect", status: 301, location: expired.url("/", { secure: true }) });
     await buildPage();
     service = await startServeProcess(
       {
         SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`,
         SITEDIAG_CA_FILE: join(dir, "ca.pem"),
-        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
+        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0},${expired.httpsPort ?? 0}`,
         SITEDIAG_DNS_SERVERS: `127.0.0.1:${await closedLoopbackPort()}`,
         SITEDIAG_CREDIT_BUDGET: "10000",
       },
@@ -61,6 +69,7 @@ describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
     service?.child.kill("SIGTERM");
     await service?.exited();
     await targets?.close();
+    await expired?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -127,17 +136,17 @@ describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
       await page.getByLabel("URL or domain").fill(targets.url("/hang", { secure: true }));
       await page.getByRole("button", { name: "Is it down?" }).click();
       await page.locator('#result[aria-busy="true"]').waitFor({ state: "attached" });
-      expect(await page.locator("#result").evaluate((element) => Number(getComputedStyle(element).opacity))).toBeLessThan(0.6);
+      expect(Number(await page.evaluate("getComputedStyle(document.getElementById('result')).opacity"))).toBeLessThan(0.6);
       expect(await page.locator("#status").textContent()).toBe(`Checking ${targets.url("/hang", { secure: true })}…`);
       const first = await page.locator("#elapsed").textContent();
-      await page.waitForFunction((shown) => document.getElementById("elapsed")?.textContent !== shown, first);
+      await expect.poll(() => page.locator("#elapsed").textContent(), { timeout: 5_000 }).not.toBe(first);
       expect(await page.locator("#elapsed").textContent()).toMatch(/^\d+\.\d s$/);
 
       await page.getByRole("button", { name: "Cancel" }).click();
       await answered(page);
       expect(await page.locator("#status").textContent()).toMatch(/^Cancelled after \d+\.\d s: .*\/hang was not checked to the end\.$/);
       expect(await page.locator("#result").innerText()).toBe("");
-      expect(await page.locator("#result").evaluate((element) => getComputedStyle(element).opacity)).toBe("1");
+      expect(await page.evaluate("getComputedStyle(document.getElementById('result')).opacity")).toBe("1");
       expect(await page.locator("#cancel").isVisible()).toBe(false);
       expect(await page.getByRole("button", { name: "Is it down?" }).isEnabled()).toBe(true);
       expect(await page.getByRole("alert").innerText()).toBe("");
@@ -179,6 +188,67 @@ describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
       await page.getByLabel("URL or domain").press("Enter");
       await answered(page);
       expect(await page.locator("#result .verdict-word").textContent()).toBe("UP");
+    });
+  });
+
+  describe("a trace, read at a desktop's and a phone's width", () => {
+    const screenshots = process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? join(ROOT, "docs") : join(tmpdir(), "sitediag-page-front-shots");
+
+    /** Every table cell whose content is wider than the cell shows (cut off), and every table box that scrolls. */
+    function clipped(page: Page): Promise<{ cells: string[]; scrolling: string[]; page: number }> {
+      return page.evaluate(`({
+        cells: [...document.querySelectorAll("#result td, #result th")]
+          .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
+          .map((cell) => cell.closest("table").className + ": " + cell.textContent),
+        scrolling: [...document.querySelectorAll("#result .table-scroll")]
+          .filter((box) => box.scrollWidth > box.clientWidth + 1)
+          .map((box) => box.querySelector("table").className),
+        page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      })`);
+    }
+
+    /** The rendered size, in CSS pixels, of the waterfall's smallest label. */
+    function smallestLabelPx(page: Page): Promise<number> {
+      return page.evaluate(`Math.min(...[...document.querySelectorAll("#result svg.waterfall text")]
+        .map((text) => text.getScreenCTM().a * Number.parseFloat(getComputedStyle(text).fontSize)))`);
+    }
+
+    async function traceMigration(width: number, height: number): Promise<Page> {
+      const page = await open("/", { width, height });
+      await ask(page, targets.url("/old-shop/garden/tables"), "Trace redirects");
+      expect(await page.locator("#result table.hops tbody tr").count()).toBe(3);
+      return page;
+    }
+
+    it("at 1280 px: no cell cut off, no table scrolling (the Total column, the certificate's state), labels of 11 px or more", async () => {
+      const page = await traceMigration(1280, 900);
+      mkdirSync(screenshots, { recursive: true });
+      await page.screenshot({ path: join(screenshots, "page-trace-1280.png"), fullPage: true });
+      expect(await clipped(page)).toEqual({ cells: [], scrolling: [], page: 0 });
+      expect(await page.locator("#result table.timings th").allInnerTexts()).toContain("Total");
+      expect(await smallestLabelPx(page)).toBeGreaterThanOrEqual(11);
+    });
+
+    it("at 390 px: the page does not scroll sideways, the hops' URLs are on screen, labels of 11 px or more", async () => {
+      const page = await traceMigration(390, 844);
+      mkdirSync(screenshots, { recursive: true });
+      await page.screenshot({ path: join(screenshots, "page-trace-390.png"), fullPage: true });
+      await page.locator("#result article.trace").screenshot({ path: join(tmpdir(), "sitediag-page-front-shots", "trace-390-result.png") });
+      const result = await clipped(page);
+      expect(result.page).toBeLessThanOrEqual(0);
+      expect(result.cells).toEqual([]);
+      // Every URL of the hops table lies within the screen's width, whole.
+      const outside = await page.evaluate(`[...document.querySelectorAll("#result table.hops td .url")]
+        .filter((url) => url.getBoundingClientRect().left < 0 || url.getBoundingClientRect().right > window.innerWidth).length`);
+      expect(outside).toBe(0);
+      expect(await smallestLabelPx(page)).toBeGreaterThanOrEqual(11);
+    });
+
+    it("names a certificate's verification error in words, the code on hover", async () => {
+      const page = await traceMigration(1280, 900);
+      const badge = page.locator("#result table.certificate-table .badge.bad").first();
+      expect(await badge.innerText()).toBe("TLS certificate has expired");
+      expect(await badge.getAttribute("title")).toBe("CERT_HAS_EXPIRED (tls_certificate_expired)");
     });
   });
 });
