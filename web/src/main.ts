@@ -108,7 +108,8 @@ setUpBatchPanel({
 form.addEventListener("submit", (event) => {
   event.preventDefault();
   const submitter = event.submitter;
-  const operation: Operation = submitter instanceof HTMLButtonElement && submitter.value === "trace" ? "trace" : "check";
+  // Without a button (Enter in the key field), the operation Enter runs in the URL field.
+  const operation: Operation = submitter instanceof HTMLButtonElement ? (submitter.value === "trace" ? "trace" : "check") : enterRuns;
   void run(operation);
 });
 
