@@ -22,6 +22,7 @@ const SLOW = [
   // A real browser against `sitediag serve` as its own process.
   "test/web/page.test.ts",
   "test/web/page-verdict.test.ts",
+  "test/web/page-front.test.ts",
 ];
 
 /**

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-import { COMMANDS, runCli } from "./cli/run-cli.js";
+import { COMMANDS, exitQuietlyWhenReaderLeaves, runCli } from "./cli/run-cli.js";
 
 const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
+
+exitQuietlyWhenReaderLeaves(process.stdout, process.stderr, (code) => process.exit(code));
 
 const code = await runCli(process.argv.slice(2), COMMANDS, {
   stdout: process.stdout,
@@ -15,5 +17,7 @@ const code = await runCli(process.argv.slice(2), COMMANDS, {
     };
   },
 });
+// A failed last write reports its error on a later tick: let it be heard (a reader gone is exit 141, not 0).
+await new Promise((resolve) => setImmediate(resolve));
 // Exit explicitly: after a second stop signal, open connections must not keep the process alive.
 process.exit(code);

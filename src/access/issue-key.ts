@@ -54,7 +54,7 @@ export interface FirstKeyOutput {
  * it does nothing. The key is printed here and nowhere else; it never reaches
  * the log.
  */
-export async function ensureFirstKey(store: AccessStore, output: FirstKeyOutput, baseUrl: string): Promise<IssuedKey | undefined> {
+export async function ensureFirstKey(store: AccessStore, output: FirstKeyOutput, baseUrl: string, cli = "sitediag"): Promise<IssuedKey | undefined> {
   if ((await store.countKeys()) > 0) return undefined;
   const issued = await issueKey(store, FIRST_KEY_NAME, { onlyIfEmpty: true });
   if (issued === undefined) return undefined;
@@ -70,7 +70,8 @@ export async function ensureFirstKey(store: AccessStore, output: FirstKeyOutput,
       // hint itself never sends traffic anywhere.
       `Call the API with it (put the site to check in place of <site>):`,
       `  curl -H '${API_KEY_HEADER}: ${issued.secret}' '${base}/api/v1/is-site-down?url=https://<site>/'`,
-      `More keys: sitediag keys create --name NAME   (list: sitediag keys list, revoke: sitediag keys revoke ID)`,
+      // `cli` is how this very process was started (a clone has no `sitediag` on PATH).
+      `More keys: ${cli} keys create   (list: ${cli} keys list, revoke: ${cli} keys revoke ID)`,
       ``,
     ].join("\n"),
   );

@@ -1,5 +1,6 @@
 import { CheckSiteResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { renderMessage } from "../server/rest/rest-render.js";
+import { startingUrlText } from "../diagnostics/starting-url.js";
 import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
 import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
@@ -7,6 +8,9 @@ import { renderSiteCheck } from "./report/diagnostic-report.js";
 
 const HELP = `usage: sitediag check [--json] URL
        sitediag check --json --details URL
+
+URL may be a bare domain (example.com, example.com/path): it is checked
+from https://, and the report's first line shows the URL checked.
 
 Is this site up or down, and why? Runs the is-site-down diagnostic from this
 machine, with the same engine and target policy as the service (no server, no
@@ -29,7 +33,8 @@ export const checkCommand = {
   run: (argv, io) =>
     runDiagnoseCommand(argv, io, HELP, async ({ args, runner, paint, signal }) => {
       // The report always shows details, each request with its report facts; --json only when asked, so it stays the API's plain answer.
-      const outcome = await runner.checkSite(args.target, signal, { details: !args.json || args.details, report: !args.json });
+      // A person's bare domain starts at https://, as in trace; the report's first line shows the URL checked.
+      const outcome = await runner.checkSite(startingUrlText(args.target), signal, { details: !args.json || args.details, report: !args.json });
       if (outcome.kind === "refused") return reportRefusal(outcome.refusal, io);
       if (outcome.kind === "cancelled") return reportInterrupted(io);
       if (outcome.kind === "overloaded") return reportOverloaded(outcome.overload, io);

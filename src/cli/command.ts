@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { basename, isAbsolute, relative } from "node:path";
 import { openStore } from "../access/open-store.js";
 import type { AccessStore } from "../access/store.js";
 import type { Config, Environment } from "../config.js";
@@ -71,4 +72,23 @@ export async function openConfiguredStore(io: CommandIo): Promise<AccessStore | 
 /** The message of anything thrown, for a line on stderr. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * How to run this CLI again, as a person can paste it where they started it:
+ * `sitediag` through the installed bin; otherwise node with this process's
+ * flags and script, relative to the working directory when it lies below it
+ * (`node dist/src/main.js` in a clone after `npm start`'s build), so a hint
+ * that names a command never names one that is not on PATH.
+ */
+export function selfCommand(script = process.argv[1], execArgv: readonly string[] = process.execArgv, cwd = process.cwd()): string {
+  if (script === undefined || basename(script) === "sitediag") return "sitediag";
+  const below = relative(cwd, script);
+  const path = below === "" || below.startsWith("..") || isAbsolute(below) ? script : below;
+  return ["node", ...execArgv, path].map(shellWord).join(" ");
+}
+
+/** A word a POSIX shell reads back unchanged: as it is when it is plain, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

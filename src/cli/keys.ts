@@ -5,12 +5,13 @@ import { MAX_KEY_BUDGET, type Usage } from "../access/credit-log.js";
 import { checkKeyName, issueKey } from "../access/issue-key.js";
 import { openStore } from "../access/open-store.js";
 import { StoreUnavailableError, type AccessStore, type KeyRecord } from "../access/store.js";
-import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
+import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, selfCommand } from "./command.js";
 import { textTable } from "./report/terminal-text.js";
 
 
 const HELP = `usage:
-  sitediag keys create --name NAME [--budget N]   create a key; the key alone goes to stdout, shown this once
+  sitediag keys create [--name NAME] [--budget N] create a key; the key alone goes to stdout, shown this once
+                                                  --name: what \`keys list\` shows (default: "key" and the time)
                                                   --budget: its own credits per window instead of SITEDIAG_CREDIT_BUDGET
   sitediag keys list                              id, name, created, revoked, credits used / budget in the current window
   sitediag keys revoke ID                         revoke a key; its next request is refused, on every instance
@@ -23,11 +24,16 @@ export const keysCommand = {
   name: "keys",
   summary: "create, list and revoke API keys",
   run: async (argv, io) => {
+    // Asked for, help is the answer: stdout, exit 0, wherever --help stands (`keys create --help` too).
+    if (argv.some((arg) => arg === "--help" || arg === "-h")) {
+      io.stdout.write(HELP);
+      return EXIT_OK;
+    }
     const [subcommand, ...rest] = argv;
     const run = subcommand === undefined ? undefined : SUBCOMMANDS[subcommand];
     if (run === undefined) {
-      io.stderr.write(subcommand === undefined || subcommand === "--help" || subcommand === "-h" ? HELP : `unknown subcommand "${subcommand}"\n${HELP}`);
-      return subcommand === "--help" || subcommand === "-h" ? EXIT_OK : EXIT_USAGE;
+      io.stderr.write(subcommand === undefined ? HELP : `unknown subcommand "${subcommand}"\n${HELP}`);
+      return EXIT_USAGE;
     }
     let parsed: ParsedArgs;
     try {
@@ -49,8 +55,9 @@ type Subcommand = (args: ParsedArgs, io: CommandIo) => Promise<number>;
 
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   create: async ({ values, positionals }, io) => {
-    const name = values.name;
-    if (name === undefined || positionals.length > 0) return usage(io, "keys create takes --name NAME, --budget N, and nothing else");
+    if (positionals.length > 0) return usage(io, "keys create takes --name NAME, --budget N, and nothing else");
+    // A name is for telling keys apart in `keys list`; without one, when it was made does that.
+    const name = values.name ?? `key ${isoTime(Date.now())}`;
     const problem = checkKeyName(name);
     if (problem !== undefined) return usage(io, problem.reason);
     const budget = values.budget === undefined ? null : parseBudget(values.budget);
@@ -71,7 +78,7 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
       const policy = { budget: io.config.creditBudget, windowSeconds: io.config.creditWindowSeconds };
       const records = await store.listKeys();
       if (records.length === 0) {
-        io.stderr.write("no keys yet; create one with: sitediag keys create --name NAME\n");
+        io.stderr.write(`no keys yet; create one with: ${selfCommand()} keys create\n`);
         return EXIT_OK;
       }
       const rows = await Promise.all(records.map(async (record) => row(record, await store.usage(record.id, policy))));

@@ -1,3 +1,4 @@
+import type { Writable } from "node:stream";
 import { ConfigError, type Environment, loadConfig } from "../config.js";
 import { VERSION } from "../package-info.js";
 import { checkCommand } from "./check.js";
@@ -47,4 +48,25 @@ function usage(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
   return `sitediag ${VERSION}: is this site up, and where does this URL redirect?\n\nusage: sitediag <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nConfiguration comes from environment variables (see README).\n`;
+}
+
+/** 128 + SIGPIPE, as shells report a tool whose reader went away (`yes | head`). */
+export const EXIT_READER_GONE = 141;
+
+/**
+ * A reader that stops early (`| head -3`) closes our stdout, and the next
+ * write fails with EPIPE. Unix tools die quietly of SIGPIPE then; Node
+ * ignores the signal and throws the write's error instead, with a stack. So
+ * the process leaves as they do: nothing said, exit 141, for every command at
+ * once (no write site need know). A closed stderr is ignored: there is no one
+ * left to tell. Any other write error stays as loud as before.
+ */
+export function exitQuietlyWhenReaderLeaves(stdout: Writable, stderr: Writable, exit: (code: number) => void): void {
+  stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    exit(EXIT_READER_GONE);
+  });
+  stderr.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
 }

@@ -3,7 +3,7 @@ import { ensureFirstKey } from "../access/issue-key.js";
 import { isWorkerMessage, type ListeningMessage, type StopMessage } from "../server/ops/cluster-messages.js";
 import { createMetricsAnswerer } from "../server/ops/cluster-metrics.js";
 import { VERSION } from "../package-info.js";
-import { type CommandIo, EXIT_FAILED, EXIT_OK, messageOf, openConfiguredStore } from "./command.js";
+import { type CommandIo, EXIT_FAILED, EXIT_OK, messageOf, openConfiguredStore, selfCommand } from "./command.js";
 
 /** A worker that dies gets a successor after this delay, doubled for each recent death, up to the cap. */
 const RESTART_BASE_MS = 250;
@@ -63,7 +63,7 @@ export async function serveCluster(io: CommandIo): Promise<number> {
       const pids = [...live.values()].map((entry) => entry.worker.process.pid).join(", ");
       io.stdout.write(`sitediag ${VERSION} listening on ${message.url} (REST, Connect, gRPC, gRPC-Web; store: ${message.store}; ${count} workers: ${pids})\n`);
       if (message.metricsUrl !== null) io.stdout.write(`sitediag metrics on ${message.metricsUrl}/metrics (all workers)\n`);
-      await ensureFirstKey(store, io.stderr, message.url).catch((error: unknown) => {
+      await ensureFirstKey(store, io.stderr, message.url, selfCommand()).catch((error: unknown) => {
         io.stderr.write(`sitediag: could not create a first API key: ${messageOf(error)}\n`);
       });
       // The workers have their own connections; the primary needs none while serving.

@@ -9,7 +9,7 @@ import { announceListening, onWorkerStopRequest } from "../server/ops/cluster-me
 import { diagnosticRunnerFromConfig } from "../runner/runner-from-config.js";
 import { type RunningService, startService } from "../server/start-service.js";
 import { VERSION } from "../package-info.js";
-import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, messageOf, openConfiguredStore, readConfiguredCa } from "./command.js";
+import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, messageOf, openConfiguredStore, readConfiguredCa, selfCommand } from "./command.js";
 import { serveCluster } from "./serve-cluster.js";
 
 const HELP = `usage: sitediag serve
@@ -61,7 +61,7 @@ const SINGLE_PROCESS: ServeRole = {
   announce: async (io, server, store) => {
     io.stdout.write(`sitediag ${VERSION} listening on ${server.url} (REST, Connect, gRPC, gRPC-Web; store: ${store.kind})\n`);
     if (server.metricsUrl !== undefined) io.stdout.write(`sitediag metrics on ${server.metricsUrl}/metrics\n`);
-    await ensureFirstKey(store, io.stderr, server.url).catch((error: unknown) => {
+    await ensureFirstKey(store, io.stderr, server.url, selfCommand()).catch((error: unknown) => {
       io.stderr.write(`sitediag: could not create a first API key: ${messageOf(error)}\n`);
     });
   },

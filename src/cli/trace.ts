@@ -40,8 +40,13 @@ exit status: 0 Healthy or Redirects detected with no problem warning (every row 
 export const traceCommand = {
   name: "trace",
   summary: "where does this URL really redirect, hop by hop? (redirect-check, run from here)",
-  run: (argv, io) => (argv.some((arg) => arg === "--batch" || arg.startsWith("--batch=")) ? runBatchTrace(argv, io, HELP) : traceOne(argv, io)),
+  run: (argv, io) => (isBatch(argv) ? runBatchTrace(argv, io, HELP) : traceOne(argv, io)),
 } satisfies Command;
+
+/** `--batch` asked for, unless help is (traceOne prints help on stdout, whatever else the line holds). */
+function isBatch(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg === "--batch" || arg.startsWith("--batch=")) && !argv.some((arg) => arg === "--help" || arg === "-h");
+}
 
 function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
   return runDiagnoseCommand(argv, io, HELP, async ({ args, runner, paint, signal }) => {

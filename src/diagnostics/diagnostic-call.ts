@@ -3,6 +3,7 @@ import { refusal } from "../failures.js";
 import type { Prober } from "../probe/hop-types.js";
 import type { Overload } from "../probe/overload.js";
 import type { PolicyRefusal } from "../failures.js";
+import { hasScheme, startingUrlText } from "./starting-url.js";
 
 // What a caller gives each diagnostic beyond its input, and what it gets back:
 // plain data both ways, so a call and its outcome can cross to a diagnostic thread as they are.
@@ -68,11 +69,6 @@ export interface InputRules {
   readonly allowBareDomain: boolean;
 }
 
-const SCHEME_WITH_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\//i;
-// `example.com:8443/x` also starts with letters and a colon; a scheme is only
-// what is followed by something other than a port number.
-const OTHER_SCHEME = /^[a-z][a-z0-9+.-]*:(?!\d+(?:[/?#]|$))/i;
-
 /**
  * Turns the caller's string into an absolute http(s) URL, or a refusal naming
  * the rule. Only syntax is judged here; the prober's policy judges the target.
@@ -83,11 +79,10 @@ export function parseTargetInput(raw: string, rules: InputRules): ParsedInput {
   if (input.length > MAX_URL_LENGTH) {
     return refuse("INPUT_URL_TOO_LONG");
   }
-  const hasScheme = SCHEME_WITH_AUTHORITY.test(input) || OTHER_SCHEME.test(input);
-  if (!hasScheme && !rules.allowBareDomain) {
+  if (!hasScheme(input) && !rules.allowBareDomain) {
     return refuse("INPUT_NOT_ABSOLUTE");
   }
-  const candidate = hasScheme ? input : `https://${input}`;
+  const candidate = startingUrlText(input);
   let url: URL;
   try {
     url = new URL(candidate);

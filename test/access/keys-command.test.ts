@@ -85,14 +85,14 @@ describe("sitediag keys", () => {
 
   it("says how to start when there are no keys", async () => {
     harness = sqliteStoreUnderTest();
-    expect(await run(["list"])).toEqual({ code: 0, stdout: "", stderr: "no keys yet; create one with: sitediag keys create --name NAME\n" });
+    expect(await run(["list"])).toMatchObject({ code: 0, stdout: "", stderr: expect.stringMatching(/^no keys yet; create one with: \S.* keys create\n$/) as unknown });
   });
 
   it("refuses a wrong command line with exit code 2", async () => {
     harness = sqliteStoreUnderTest();
     const wrong = [
       [],
-      ["create"],
+      ["create", "extra"],
       ["create", "--name", " "],
       ["create", "--nam", "x"],
       ["create", "--name", "x", "--budget", "0"],
@@ -113,7 +113,20 @@ describe("sitediag keys", () => {
       expect(result.stdout).toBe("");
       expect(result.stderr).toContain("usage:");
     }
-    expect((await run(["--help"])).code).toBe(0);
+    for (const argv of [["--help"], ["-h"], ["create", "--help"], ["list", "-h"]]) {
+      const help = await run(argv);
+      expect(help, argv.join(" ")).toMatchObject({ code: 0, stderr: "" });
+      expect(help.stdout).toContain("usage:");
+    }
+  });
+
+  it("creates a key without --name, named by when it was made", async () => {
+    harness = sqliteStoreUnderTest();
+    const created = await run(["create"]);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^sd_\w+\n$/);
+    expect(created.stderr).toMatch(/^created key_[0-9a-f]{16} \("key \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"\); /);
+    expect((await run(["list"])).stdout.split("\n")[1]).toMatch(/key \d{4}-\d\d-\d\dT\S+Z\s+\S+Z\s+-\s+0\/300$/);
   });
 
   it("exits 1 with a reason when the store cannot be reached", async () => {

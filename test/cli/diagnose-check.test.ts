@@ -181,7 +181,6 @@ describe("sitediag check", () => {
       ["http://[fd00::1]/", "non_public_address", "input_non_public_address", "range fc00::/7 (Unique-Local, RFC 4193)\n"],
       ["ftp://127.0.0.1/", "scheme", "input_scheme", ""],
       ["http://user:secret@127.0.0.1/", "credentials", "input_credentials", ""],
-      ["127.0.0.1", "invalid_url", "input_not_absolute", ""],
     ] as const) {
       const { code, stdout, stderr } = await check([url]);
       expect(code, url).toBe(2);
@@ -189,6 +188,16 @@ describe("sitediag check", () => {
       expect(stderr).toContain(`refused (${rule}): `);
       expect(stderr, url).toContain(`\ncode ${refusalCode}\n${range}nothing was sent to the target\n`);
     }
+  });
+
+  it("checks a bare domain from https://, as trace does, and shows the URL checked", async () => {
+    const bare = `127.0.0.1:${tlsTargets.httpsPort ?? 0}/`;
+    const { code, stdout, stderr } = await check([bare], { env: { SITEDIAG_CA_FILE: caFile } });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout.split("\n")[0]).toBe(`UP  https://${bare}`);
+    const json = await check(["--json", `  ${bare}  `], { env: { SITEDIAG_CA_FILE: caFile } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: "up", requestedUrl: `https://${bare}` });
   });
 
   it("rejects a wrong command line with usage on stderr; exit 2; --help is exit 0 on stdout", async () => {

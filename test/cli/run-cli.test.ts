@@ -21,6 +21,20 @@ describe("sitediag command dispatch", () => {
     expect(unknown.stderr()).toContain('unknown command "frobnicate"');
   });
 
+  it.each(
+    [
+      ...COMMANDS.flatMap((command) => [[command.name, "--help"], [command.name, "-h"]]),
+      ["keys", "create", "--help"],
+      ["trace", "--batch", "rows.csv", "--help"],
+      ["check", "--json", "--help"],
+    ].map((argv) => [argv.join(" "), argv] as const),
+  )("answers `sitediag %s` on stdout, exit 0: help asked for is the answer, not an error", async (_, argv) => {
+    const cli = createCliIo({});
+    expect(await runCli(argv, COMMANDS, cli.io)).toBe(0);
+    expect(cli.stdout()).toMatch(/^usage:/);
+    expect(cli.stderr()).toBe("");
+  });
+
   it("prints the version", async () => {
     const cli = createCliIo({});
     expect(await runCli(["--version"], COMMANDS, cli.io)).toBe(0);

@@ -8,7 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { ChainStatus, CheckSitesResponseSchema, RequestDetailSchema, SiteStatus, TraceRedirectsBatchResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { hashOf, urlFromHash } from "../../web/src/address.js";
+import { addressFromHash, hashOf } from "../../web/src/address.js";
 import { parseBatch, toCsv } from "../../web/src/batch-input.js";
 import { checkRow, traceRow, waitingRow } from "../../web/src/batch-rows.js";
 import { barsOf } from "../../web/src/bars.js";
@@ -85,15 +85,18 @@ describe("copy as curl", () => {
 });
 
 describe("the address bar", () => {
-  it("round-trips any URL, & and # included", () => {
+  it("round-trips any URL, & and # included, with its operation", () => {
     const url = "https://a.test/p?q=1&r=2#frag";
-    expect(urlFromHash(hashOf(url))).toBe(url);
+    expect(addressFromHash(hashOf(url, "check"))).toEqual({ url, operation: "check" });
+    expect(addressFromHash(hashOf(url, "trace"))).toEqual({ url, operation: "trace" });
   });
 
-  it("holds nothing but the url", () => {
-    expect(hashOf("https://a.test/")).toBe("#url=https%3A%2F%2Fa.test%2F");
-    expect(urlFromHash("")).toBeUndefined();
-    expect(urlFromHash("#key=sd_x")).toBeUndefined();
+  it("holds nothing but the url, and op=trace for a trace (a check's link is as before)", () => {
+    expect(hashOf("https://a.test/", "check")).toBe("#url=https%3A%2F%2Fa.test%2F");
+    expect(hashOf("https://a.test/", "trace")).toBe("#url=https%3A%2F%2Fa.test%2F&op=trace");
+    expect(addressFromHash("#url=a.test&op=nonsense")).toEqual({ url: "a.test", operation: "check" });
+    expect(addressFromHash("")).toBeUndefined();
+    expect(addressFromHash("#key=sd_x")).toBeUndefined();
   });
 });
 

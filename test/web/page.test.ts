@@ -184,7 +184,7 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     expect(await page.locator("#result svg.waterfall .bar.failed rect.phase-failed").count()).toBe(1);
     const certificate = await page.locator("#result table.certificate-table tbody tr").first().locator("td").allInnerTexts();
     expect(certificate[4]).toMatch(/^2021-01-01/);
-    expect(certificate[5]).toBe("verification failed: CERT_HAS_EXPIRED");
+    expect(certificate[5]).toBe("TLS certificate has expired");
   });
 
   it("reports a client-side redirect it did not follow", async () => {

@@ -1,4 +1,5 @@
 import type { Certificate, RequestDetail, TlsDetail } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { causeInfo, STAGE_FALLBACK_CODES } from "../../src/failures.js";
 import { h, table } from "./dom.js";
 import { formatDate, hostOf } from "./format.js";
 
@@ -54,7 +55,12 @@ function daysText(days: number): string {
 }
 
 function badgeOf(daysRemaining: number, verifyError: string | undefined): HTMLElement {
-  if (verifyError !== undefined) return h("span", { class: "badge bad" }, `verification failed: ${verifyError}`);
+  if (verifyError !== undefined) {
+    // In words, from the table the probe's failures are worded by; the code (OpenSSL's or Node's) on hover.
+    const cause = causeInfo(verifyError, "tls");
+    const known = cause.code !== STAGE_FALLBACK_CODES.tls;
+    return h("span", { class: "badge bad", title: known ? `${verifyError} (${cause.code})` : verifyError }, known ? cause.reason : "Not trusted by this service");
+  }
   if (daysRemaining < 0) return h("span", { class: "badge bad" }, "expired");
   if (daysRemaining <= EXPIRY_WARNING_DAYS) return h("span", { class: "badge warn" }, `expires within ${EXPIRY_WARNING_DAYS} days`);
   return h("span", { class: "badge ok" }, "valid");

@@ -1,4 +1,5 @@
-import { hashOf, urlFromHash } from "./address.js";
+import { startingUrlText } from "../../src/diagnostics/starting-url.js";
+import { addressFromHash, hashOf } from "./address.js";
 import type { Credits } from "./credits.js";
 import { curlCommand } from "./curl.js";
 import { h } from "./dom.js";
@@ -6,6 +7,7 @@ import { formatDate } from "./format.js";
 import { checkVerdictWord, renderCheck } from "./render-check.js";
 import { renderTrace } from "./render-trace.js";
 import { setUpBatchPanel } from "./batch-panel.js";
+import { startProgress } from "./progress.js";
 import { type Answer, connectClient, createService, type Operation } from "./service.js";
 import { setUpTabs } from "./tabs.js";
 
@@ -22,7 +24,10 @@ const form = element("ask", HTMLFormElement);
 const keyInput = element("key", HTMLInputElement);
 const remember = element("remember", HTMLInputElement);
 const urlInput = element("url", HTMLInputElement);
+const urlHelp = element("url-help", HTMLElement);
 const status = element("status", HTMLElement);
+const elapsed = element("elapsed", HTMLElement);
+const cancel = element("cancel", HTMLButtonElement);
 const problem = element("problem", HTMLElement);
 const result = element("result", HTMLElement);
 const credits = element("credits", HTMLElement);
@@ -49,10 +54,28 @@ if (storedKey !== null && storedKey !== undefined) {
   keyInput.value = storedKey;
   remember.checked = true;
 }
-urlInput.value = urlFromHash(location.hash) ?? "";
-window.addEventListener("hashchange", () => {
-  const url = urlFromHash(location.hash);
-  if (url !== undefined) urlInput.value = url;
+/** What Enter in the URL field runs: the operation the address names, so a shared trace opens as a trace. */
+let enterRuns: Operation = "check";
+const OPERATION_BUTTONS: Readonly<Record<Operation, string>> = { check: "Is it down?", trace: "Trace redirects" };
+
+function followAddress(): void {
+  const address = addressFromHash(location.hash);
+  if (address === undefined) return;
+  urlInput.value = address.url;
+  setEnterRuns(address.operation);
+}
+
+function setEnterRuns(operation: Operation): void {
+  enterRuns = operation;
+  urlHelp.textContent = `A bare domain (example.com) is checked from https://. Enter runs “${OPERATION_BUTTONS[operation]}”.`;
+}
+
+followAddress();
+window.addEventListener("hashchange", followAddress);
+urlInput.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  form.requestSubmit(buttons.find((button) => button.value === enterRuns));
 });
 remember.addEventListener("change", () => {
   if (!remember.checked) storage?.removeItem(STORED_KEY);
@@ -84,7 +107,8 @@ setUpBatchPanel({
 form.addEventListener("submit", (event) => {
   event.preventDefault();
   const submitter = event.submitter;
-  const operation: Operation = submitter instanceof HTMLButtonElement && submitter.value === "trace" ? "trace" : "check";
+  // Without a button (Enter in the key field), the operation Enter runs in the URL field.
+  const operation: Operation = submitter instanceof HTMLButtonElement ? (submitter.value === "trace" ? "trace" : "check") : enterRuns;
   void run(operation);
 });
 
@@ -103,9 +127,13 @@ copyButton.addEventListener("click", () => {
   );
 });
 
+let busy = false;
+
 async function run(operation: Operation): Promise<void> {
+  if (busy) return;
   const key = keyInput.value.trim();
-  const url = urlInput.value.trim();
+  // The one bare-domain rule the service's trace applies, applied before is-site-down too, whose contract takes an absolute URL.
+  const url = startingUrlText(urlInput.value);
   if (key === "") return keyMissing(problem);
   if (url === "") {
     showProblem("Enter a URL to check.", "");
@@ -115,12 +143,23 @@ async function run(operation: Operation): Promise<void> {
   }
   urlInput.removeAttribute("aria-invalid");
   rememberKey(key);
-  // The URL only, never the key: the address can be shared and reloaded.
-  history.replaceState(null, "", hashOf(url));
+  // The URL and the operation only, never the key: the address can be shared and reloaded as the same question.
+  history.replaceState(null, "", hashOf(url, operation));
+  setEnterRuns(operation);
 
   problem.replaceChildren();
+  // The last answer is to another question: dimmed (and marked stale for assistive technology) until this one's arrives.
+  result.classList.add("stale");
   setBusy(true, operation === "check" ? `Checking ${url}…` : `Tracing ${url}…`);
-  const answer = await call(operation, url, key);
+  const progress = startProgress(elapsed, cancel);
+  const answer = await call(operation, url, key, progress.signal);
+  const took = progress.finish();
+  result.classList.remove("stale");
+  if (answer.kind === "cancelled") {
+    result.replaceChildren();
+    setBusy(false, `Cancelled after ${took}: ${url} was not ${operation === "check" ? "checked" : "traced"} to the end.`);
+    return;
+  }
   setBusy(false, summaryOf(answer));
   showCredits(answer.credits);
   showCurl(operation, url);
@@ -144,13 +183,14 @@ function rememberKey(key: string): void {
   else storage?.removeItem(STORED_KEY);
 }
 
-function setBusy(busy: boolean, message: string): void {
-  for (const button of buttons) button.disabled = busy;
-  result.setAttribute("aria-busy", String(busy));
+function setBusy(running: boolean, message: string): void {
+  busy = running;
+  for (const button of buttons) button.disabled = running;
+  result.setAttribute("aria-busy", String(running));
   status.textContent = message;
 }
 
-function summaryOf(answer: Answer): string {
+function summaryOf(answer: Exclude<Answer, { kind: "cancelled" }>): string {
   if (answer.kind === "problem") return answer.problem.title;
   if (answer.kind === "check") return `Result: ${checkVerdictWord(answer.result).toLowerCase()}`;
   return `Result: ${answer.result.chain.length} hop${answer.result.chain.length === 1 ? "" : "s"}`;

@@ -16,7 +16,9 @@ export function connectClient(origin: string): DiagnosticsClient {
 export type Answer =
   | { readonly kind: "check"; readonly result: CheckSiteResponse; readonly credits: Credits | undefined }
   | { readonly kind: "trace"; readonly result: TraceRedirectsResponse; readonly credits: Credits | undefined }
-  | { readonly kind: "problem"; readonly problem: Problem; readonly credits: Credits | undefined };
+  | { readonly kind: "problem"; readonly problem: Problem; readonly credits: Credits | undefined }
+  /** The caller's signal aborted the call (Cancel): no answer to show. */
+  | { readonly kind: "cancelled" };
 
 /**
  * The service through the generated client, Connect protocol with JSON, on
@@ -24,9 +26,9 @@ export type Answer =
  * Every call asks for `details` (timings, certificates) at the same price.
  */
 export function createService(client: DiagnosticsClient) {
-  return async (operation: Operation, url: string, key: string): Promise<Answer> => {
+  return async (operation: Operation, url: string, key: string, signal?: AbortSignal): Promise<Answer> => {
     let headers = new Headers();
-    const options = { headers: { "x-api-key": key }, onHeader: (received: Headers) => void (headers = received) };
+    const options = { headers: { "x-api-key": key }, onHeader: (received: Headers) => void (headers = received), signal };
     try {
       if (operation === "check") {
         const result = await client.checkSite({ url, details: true }, options);
@@ -35,6 +37,7 @@ export function createService(client: DiagnosticsClient) {
       const result = await client.traceRedirects({ url, details: true }, options);
       return { kind: "trace", result, credits: creditsOf(headers) };
     } catch (error) {
+      if (signal?.aborted === true) return { kind: "cancelled" };
       return { kind: "problem", ...problemOf(error) };
     }
   };

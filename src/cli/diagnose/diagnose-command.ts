@@ -104,6 +104,8 @@ export function reportInterrupted(io: CommandIo): number {
 type Parsed = { readonly kind: "run"; readonly args: DiagnoseArgs } | { readonly kind: "help" } | { readonly kind: "usage"; readonly problem: string };
 
 function parseDiagnoseArgs(argv: readonly string[]): Parsed {
+  // Help asked for is the answer, whatever else the line holds (`trace --batch FILE --help`).
+  if (argv.some((arg) => arg === "--help" || arg === "-h")) return { kind: "help" };
   let values: { json?: boolean | undefined; details?: boolean | undefined; help?: boolean | undefined };
   let positionals: string[];
   try {
