@@ -214,7 +214,7 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     await page.getByRole("alert").getByText("429").waitFor();
     const alert = await page.getByRole("alert").innerText();
     expect(alert).toContain("429: not enough credits left");
-    expect(alert).toMatch(/Try again after \d{4}-\d\d-\d\d \d\d:\d\d \(in \d+ s\)/);
+    expect(alert).toMatch(/Try again after \d{4}-\d\d-\d\d \d\d:\d\d \(in \d+ (h|min)( \d+ min)?\)/);
     expect(await page.locator("#credits").textContent()).toMatch(/^Credits left: 1 of 3;/);
   });
 
