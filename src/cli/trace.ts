@@ -8,7 +8,7 @@ import { HEALTHY_CHAINS, renderTrace } from "./report/diagnostic-report.js";
 
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --json --details URL
-       sitediag trace --batch FILE [--json | --csv]
+       sitediag trace --batch FILE [--json | --csv] [--rerun-failed]
 
 Where does this URL really redirect? Runs the redirect-check diagnostic from
 this machine, with the same engine and target policy as the service (no
@@ -27,11 +27,13 @@ the page's rule. Progress and a table on a terminal; --json prints one NDJSON
 line per row as it completes; --csv the page's CSV (verdict, code, reason,
 final status, hops, chain).
 
-  --json        print the result exactly as the API's "data" object
-  --details     with --json: as the API answers details=true (adds "details")
-  --batch FILE  trace every row of a CSV file (a site migration audit)
-  --csv         with --batch: print every row as CSV instead of the table
-  -h, --help    show this help
+  --json          print the result exactly as the API's "data" object
+  --details       with --json: as the API answers details=true (adds "details")
+  --batch FILE    trace every row of a CSV file (a site migration audit)
+  --csv           with --batch: print every row as CSV instead of the table
+  --rerun-failed  with --batch and a CSV that --csv (or the page) wrote: trace
+                  again only the rows whose verdict was not PASS
+  -h, --help      show this help
 
 exit status: 0 Healthy or Redirects detected (every row passes, with --batch),
              1 any other chain status (any row fails),

@@ -29,6 +29,21 @@ describe("parseBatchFile", () => {
     expect(parseBatch("http://a.test/,https://b.test/,,")).toEqual({ ok: true, entries: [{ url: "http://a.test/", expectedFinalUrl: "https://b.test/" }] });
   });
 
+  it("reads a batch report's CSV by its header (url, expected_final_url, verdict), as --csv and the page write it", () => {
+    const report = [
+      "index,url,expected_final_url,verdict,code,reason,final_status,final_url,hops,chain",
+      '0,http://a.test/1,https://b.test/1,PASS,,ends at the expected final URL,200,https://b.test/1,2,"301 http://a.test/1 > 200 https://b.test/1"',
+      "1,http://a.test/2,,FAIL,final_status_error,the final URL answers 503,503,http://a.test/2,1,503 http://a.test/2",
+    ].join("\r\n");
+    expect(parseBatchFile(report)).toEqual({
+      ok: true,
+      rows: [
+        { url: "http://a.test/1", expectedFinalUrl: "https://b.test/1", verdict: "PASS" },
+        { url: "http://a.test/2", expectedFinalUrl: undefined, verdict: "FAIL" },
+      ],
+    });
+  });
+
   it.each([
     ["", /no rows/],
     [`${"http://a.test/\n".repeat(10_001)}`, /more than 10000 rows/],
@@ -130,6 +145,23 @@ describe("sitediag trace --batch", () => {
     ]);
     const both = await runDiagnose(traceCommand, ["--batch", csv, "--csv", "--json"], base());
     expect(both.code).toBe(2);
+  });
+
+  it("--rerun-failed traces again only the rows of a report that did not pass", async () => {
+    const first = await runDiagnose(traceCommand, ["--batch", file("run1.csv", `${targets.url("/old")},${targets.url("/new")}\n${targets.url("/shop")}\n`), "--csv"], base());
+    const report = file("report.csv", first.stdout);
+    const seen = () => targets.requests.filter((request) => request.target === "/old").length;
+    const before = seen();
+    const again = await runDiagnose(traceCommand, ["--batch", report, "--rerun-failed"], base());
+    expect(again.code).toBe(1);
+    expect(again.stdout.split("\n")[1]).toMatch(new RegExp(`^1\\s+FAIL\\s+503\\s+1\\s+${targets.url("/shop")}\\s+final_status_error`));
+    expect(again.stdout).toMatch(/1 to look at {2}1 traced: 0 pass, 1 fail/);
+    expect(seen()).toBe(before);
+
+    const allPassed = file("passed.csv", first.stdout.split("\r\n").slice(0, 2).join("\r\n"));
+    expect(await runDiagnose(traceCommand, ["--batch", allPassed, "--rerun-failed"], base())).toMatchObject({ code: 0, stderr: expect.stringContaining("every row passed; nothing to re-run") });
+    const plain = await runDiagnose(traceCommand, ["--batch", file("plain2.csv", `${targets.url("/old")}\n`), "--rerun-failed"], base());
+    expect(plain).toMatchObject({ code: 2, stderr: expect.stringContaining("--rerun-failed reads a batch report") });
   });
 
   it("refuses a file it cannot use with exit 2, tracing nothing", async () => {

@@ -211,7 +211,8 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
   function applyFilter(): void {
     rows.forEach((row, index) => {
       const line = lines[index];
-      if (line !== undefined) line.hidden = failuresOnly.checked && !needsLook(row);
+      // Only the rows that passed are hidden: a row being re-run stays in view while it waits.
+      if (line !== undefined) line.hidden = failuresOnly.checked && row.state === "done" && row.record.verdict === "PASS";
       if (opened?.index === index) opened.line.hidden = line?.hidden ?? false;
     });
     const again = rows.filter(needsLook).length;

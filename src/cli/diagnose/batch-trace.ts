@@ -20,9 +20,10 @@ import { createPaint, wantsColour } from "../report/terminal-text.js";
  * no result, a broken chain, an expectation not met, a final 4xx/5xx).
  */
 export async function runBatchTrace(argv: readonly string[], io: CommandIo, help: string): Promise<number> {
-  let values: { batch?: string | undefined; json?: boolean | undefined; csv?: boolean | undefined };
+  let values: { batch?: string | undefined; json?: boolean | undefined; csv?: boolean | undefined; "rerun-failed"?: boolean | undefined };
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { batch: { type: "string" }, json: { type: "boolean" }, csv: { type: "boolean" } }, allowPositionals: false, strict: true }));
+    const options = { batch: { type: "string" }, json: { type: "boolean" }, csv: { type: "boolean" }, "rerun-failed": { type: "boolean" } } as const;
+    ({ values } = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }));
   } catch (error) {
     io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${help}`);
     return EXIT.badInput;
@@ -38,6 +39,15 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
     io.stderr.write(`${source}: ${file.problem}\n`);
     return EXIT.badInput;
   }
+  const rows = values["rerun-failed"] === true ? failedRows(file.rows) : file.rows;
+  if (typeof rows === "string") {
+    io.stderr.write(`${source}: ${rows}\n`);
+    return EXIT.badInput;
+  }
+  if (rows.length === 0) {
+    io.stderr.write(`${source}: every row passed; nothing to re-run\n`);
+    return EXIT.healthy;
+  }
   const json = values.json === true;
   const csv = values.csv === true;
   if (json && csv) {
@@ -48,19 +58,30 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
   return withDiagnosticRunner(io, async (runner, signal) => {
     const items: TraceRedirectsBatchResponse[] = [];
     let failed = 0;
-    for await (const item of traceBatch(file.rows, runner, signal)) {
+    for await (const item of traceBatch(rows, runner, signal)) {
       items.push(item);
       if (json) io.stdout.write(`${JSON.stringify(ndjsonLine(item))}\n`);
       if (traceVerdict(item).verdict === "FAIL") failed += 1;
-      if (progress) io.stderr.write(`\rtraced ${items.length}/${file.rows.length}, ${failed} to look at`);
+      if (progress) io.stderr.write(`\rtraced ${items.length}/${rows.length}, ${failed} to look at`);
     }
     if (progress) io.stderr.write("\n");
     if (signal.aborted) return reportInterrupted(io);
-    const records = batchRecords(items, (index) => file.rows[index]?.expectedFinalUrl);
+    const records = batchRecords(items, (index) => rows[index]?.expectedFinalUrl);
     if (csv) io.stdout.write(batchCsv(records));
     else if (!json) io.stdout.write(renderBatchSummary(records, createPaint(wantsColour(io.stdout, io.env ?? process.env))));
     return toLookAt(records) === 0 ? EXIT.healthy : EXIT.broken;
   });
+}
+
+/**
+ * The rows of a batch report (its CSV, from --csv or the page) whose verdict
+ * was not PASS, to trace again; a reason when the file is not such a report.
+ */
+function failedRows(rows: readonly BatchRow[]): readonly BatchRow[] | string {
+  if (rows.some((row) => row.verdict === undefined)) {
+    return "--rerun-failed reads a batch report: a CSV with a verdict column, as --csv and the page's Download CSV write it";
+  }
+  return rows.filter((row) => row.verdict !== "PASS");
 }
 
 /** One item as the REST batch door will stream it: the envelope's `ok` and `data` or `error`, with the item's place and its batch verdict. */
