@@ -23,6 +23,7 @@ const SLOW = [
   "test/web/page.test.ts",
   "test/web/page-verdict.test.ts",
   "test/web/page-front.test.ts",
+  "test/web/page-batch.test.ts",
 ];
 
 /**

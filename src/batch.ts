@@ -7,6 +7,8 @@ import { BATCH } from "./limits.js";
 export interface BatchLine {
   readonly url: string;
   readonly expectedFinalUrl: string | undefined;
+  /** The verdict a batch report gave this line before (its `verdict` column), when the text is such a report. */
+  readonly verdict?: string;
 }
 
 /** Why a batch cannot be read, with the 1-based line it was found on; each reader words it for its audience. */
@@ -17,28 +19,63 @@ export type BatchLineProblem =
 
 export type BatchLines = { readonly ok: true; readonly lines: readonly BatchLine[] } | { readonly ok: false; readonly problem: BatchLineProblem };
 
+/** Where a header put the columns a batch reads; the plain form is url then expected. */
+interface Columns {
+  readonly url: number;
+  readonly expected: number | undefined;
+  readonly verdict: number | undefined;
+  /** Fields a line may have: two in the plain form, the header's count in a report. */
+  readonly width: number;
+}
+
+const PLAIN: Columns = { url: 0, expected: 1, verdict: undefined, width: 2 };
+
 /**
  * Reads `url[,expected final URL]` lines, as the CLI's batch files and the
  * page's pasted batches both take them: RFC 4180 quoting (csvFields), blank
- * lines and lines starting with `#` skipped, a first line whose first field
- * is `url` taken as a header, empty fields after the second ignored (a
- * spreadsheet's trailing commas). Counting and limits are the caller's.
+ * lines and lines starting with `#` skipped, a first line with a field
+ * `url` taken as a header, empty fields past the last column ignored (a
+ * spreadsheet's trailing commas). A header may name more columns, as a
+ * batch report's CSV does (src/batch-verdict.ts): then `url`,
+ * `expected_final_url` (or `expected`) and `verdict` are read from where it
+ * puts them, so a report can be run again. Counting and limits are the caller's.
  */
 export function readBatchLines(text: string): BatchLines {
   const lines: BatchLine[] = [];
+  let columns: Columns | undefined;
   for (const [index, line] of text.split(/\r?\n/).entries()) {
     if (line.trim() === "" || line.trim().startsWith("#")) continue;
     const number = index + 1;
     const fields = csvFields(line)?.map((field) => field.trim());
     if (fields === undefined) return { ok: false, problem: { kind: "unclosed_quote", line: number } };
-    while (fields.length > 2 && fields.at(-1) === "") fields.pop();
-    if (fields.length > 2) return { ok: false, problem: { kind: "too_many_fields", line: number, fields: fields.length } };
-    const [url = "", expected = ""] = fields;
-    if (lines.length === 0 && url.toLowerCase() === "url") continue;
+    if (columns === undefined) {
+      columns = headerColumns(fields);
+      if (columns !== undefined) continue;
+      columns = PLAIN;
+    }
+    while (fields.length > columns.width && fields.at(-1) === "") fields.pop();
+    if (fields.length > columns.width) return { ok: false, problem: { kind: "too_many_fields", line: number, fields: fields.length } };
+    const url = fields[columns.url] ?? "";
+    const expected = columns.expected === undefined ? "" : (fields[columns.expected] ?? "");
+    const verdict = columns.verdict === undefined ? undefined : (fields[columns.verdict] ?? "");
     if (url === "") return { ok: false, problem: { kind: "no_url", line: number } };
-    lines.push({ url, expectedFinalUrl: expected === "" ? undefined : expected });
+    lines.push({ url, expectedFinalUrl: expected === "" ? undefined : expected, ...(verdict === undefined ? {} : { verdict }) });
   }
   return { ok: true, lines };
+}
+
+/** The columns a header line names, or undefined when the line is not a header (it has no field `url`). */
+function headerColumns(fields: readonly string[]): Columns | undefined {
+  const names = fields.map((field) => field.toLowerCase());
+  const url = names.indexOf("url");
+  if (url === -1) return undefined;
+  const find = (...candidates: string[]) => {
+    const found = names.findIndex((name) => candidates.includes(name));
+    return found === -1 ? undefined : found;
+  };
+  // A two-field header keeps the plain form whatever its second field says ("url,expected", "URL,target").
+  if (fields.length <= 2 && url === 0) return PLAIN;
+  return { url, expected: find("expected_final_url", "expected", "expected final url"), verdict: find("verdict"), width: Math.max(fields.length, 2) };
 }
 
 /**

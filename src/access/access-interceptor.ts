@@ -7,7 +7,8 @@ import { API_KEY_HEADER, digestApiKey, isWellFormedApiKey } from "./api-key.js";
 import type { CreditPolicy, Usage } from "./credit-log.js";
 import { callRefundKey, type Price, priceOf, refundTab } from "./call-price.js";
 import type { AccessStore, ChargeOutcome, ChargeReceipt } from "./store.js";
-import { setUsageHeaders, usageHeaders } from "./usage-headers.js";
+import { creditRefusal } from "./credit-refusal.js";
+import { setUsageHeaders } from "./usage-headers.js";
 
 export interface AccessInterceptorDeps {
   /** Where keys and charges live. */
@@ -45,7 +46,7 @@ export function createAccessInterceptor(deps: AccessInterceptorDeps): Intercepto
 
     const outcome = await chargeOrUnavailable(deps.store, digestApiKey(presented), cost, policy);
     if (outcome.kind === "unauthenticated") throw unauthenticated();
-    if (outcome.kind === "rejected") throw exhausted(cost, outcome.usage, outcome.retryAfterSeconds);
+    if (outcome.kind === "rejected") throw creditRefusal(priced, outcome.usage, outcome.retryAfterSeconds);
 
     const tab = refundTab(cost, priced.units);
     req.contextValues.set(callRefundKey, tab);
@@ -114,17 +115,4 @@ async function chargeOrUnavailable(store: AccessStore, digest: string, cost: num
   } catch (error) {
     throw unavailableIfStoreDown(error);
   }
-}
-
-function exhausted(cost: number, usage: Usage, retryAfterSeconds: number | null): ConnectError {
-  const window = `the rolling ${usage.windowSeconds}-second window`;
-  if (retryAfterSeconds === null) {
-    // Only possible when the configured budget is smaller than one call; waiting a whole window is the honest hint.
-    const message = `this call costs ${cost} credits, more than the whole budget of ${usage.budget} per ${window}; it can never be afforded`;
-    return new ConnectError(message, Code.ResourceExhausted, usageHeaders(usage, usage.windowSeconds));
-  }
-  const message =
-    `this call costs ${cost} credits but ${usage.remaining} of ${usage.budget} are left in ${window}; ` +
-    `it becomes affordable in ${retryAfterSeconds} seconds`;
-  return new ConnectError(message, Code.ResourceExhausted, usageHeaders(usage, retryAfterSeconds));
 }

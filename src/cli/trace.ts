@@ -8,7 +8,7 @@ import { renderTrace, traceIsHealthy } from "./report/diagnostic-report.js";
 
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --json --details URL
-       sitediag trace --batch FILE [--json]
+       sitediag trace --batch FILE [--json | --csv] [--rerun-failed]
 
 Where does this URL really redirect? Runs the redirect-check diagnostic from
 this machine, with the same engine and target policy as the service (no
@@ -21,18 +21,24 @@ With --batch, every row of FILE (CSV: url[,expected final URL]; "-" reads
 standard input; a first row "url,..." is a header) is traced, eight at a time.
 A row with an expected URL passes when its chain ends there with a 2xx and
 every redirect on the way is permanent (301/308), never going from https to
-http. Progress and a table on a terminal; --json prints one NDJSON line per
-row as it completes.
+http. A row fails (PASS/FAIL, with its reason and code) when it could not be
+traced, its chain broke, it missed its expected URL or it ended in a 4xx/5xx:
+the page's rule. Progress and a table on a terminal; --json prints one NDJSON
+line per row as it completes; --csv the page's CSV (verdict, code, reason,
+final status, hops, chain).
 
-  --json        print the result exactly as the API's "data" object
-  --details     with --json: as the API answers details=true (adds "details")
-  --batch FILE  trace every row of a CSV file (a site migration audit)
-  -h, --help    show this help
+  --json          print the result exactly as the API's "data" object
+  --details       with --json: as the API answers details=true (adds "details")
+  --batch FILE    trace every row of a CSV file (a site migration audit)
+  --csv           with --batch: print every row as CSV instead of the table
+  --rerun-failed  with --batch and a CSV that --csv (or the page) wrote: trace
+                  again only the rows whose verdict was not PASS
+  -h, --help      show this help
 
-exit status: 0 Healthy or Redirects detected with no problem warning (every row as
-               expected, with --batch),
+exit status: 0 Healthy or Redirects detected with no problem warning (every row passes,
+               with --batch),
              1 any other chain status, or a problem warning such as an https -> http
-               downgrade or a final 4xx/5xx (any row to look at, with --batch),
+               downgrade or a final 4xx/5xx (any row fails, with --batch),
              2 bad input or a refused target
 `;
 

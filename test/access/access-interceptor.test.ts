@@ -1,4 +1,4 @@
-import { Code } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/access/api-key.js";
 import type { AccessStore } from "../../src/access/store.js";
@@ -111,8 +111,8 @@ describe("access interceptor", () => {
     const elapsedS = Math.ceil((Date.now() - startedAt) / 1_000);
     const wait = expect.toSatisfy((text: string) => Number(text) >= 86_400 - elapsedS - 1 && Number(text) <= 86_400);
     expect(refused.error?.code).toBe(Code.ResourceExhausted);
-    const message = /^this call costs 2 credits but 0 of 300 are left in the rolling 86400-second window; it becomes affordable in (\d+) seconds$/.exec(refused.error?.rawMessage ?? "");
-    expect(message?.[1]).toEqual(wait);
+    // The wait in hours and minutes and the UTC time it ends (no raw seconds); nothing else fits in 0 credits, so nothing more is said.
+    expect(refused.error?.rawMessage).toMatch(/^this call costs 2 credits but 0 of 300 are left in the rolling 24 h window; it becomes affordable in (24 h|23 h \d\d? min) \(at \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\.$/);
     expect(refused.headers.get("retry-after")).toEqual(wait);
     expect(/^"credits";r=0;t=(\d+)$/.exec(refused.headers.get("ratelimit") ?? "")?.[1]).toEqual(wait);
     expect(refused.headers.get("ratelimit-policy")).toBe('"credits";q=300;w=86400');
@@ -132,6 +132,41 @@ describe("access interceptor", () => {
     const refused = await call("traceRedirects", key.secret);
     expect(refused.error?.code).toBe(Code.ResourceExhausted);
     expect(refused.headers.get("retry-after")).toBe("60"); // only when both charges age out
+  });
+
+  it("says what the credits left still pay for when a call no longer fits", async () => {
+    harness = sqliteStoreUnderTest();
+    store = await harness.open();
+    const { call } = accessClient({ store, config: { creditBudget: 10, creditWindowSeconds: 60 } });
+    const key = await newKey(store);
+    expect((await call("checkSite", key.secret)).error).toBeUndefined();
+    expect((await call("traceRedirects", key.secret)).error).toBeUndefined();
+    const refused = await call("traceRedirects", key.secret);
+    expect(refused.error?.code).toBe(Code.ResourceExhausted);
+    expect(refused.error?.rawMessage).toMatch(
+      /^this call costs 5 credits but 3 of 10 are left in the rolling 1 min window; it becomes affordable in (1 min|\d\d s) \(at (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC\)\. The 3 credits left still pay for a check\.$/,
+    );
+    expect(refused.headers.get("retry-after")).toMatch(/^(59|60)$/);
+  });
+
+  it("never says retry for a batch that costs more than the whole budget: no Retry-After, the usage headers, and how many items fit", async () => {
+    harness = sqliteStoreUnderTest();
+    store = await harness.open();
+    const { batch } = accessClient({ store, config: { creditBudget: 100, creditWindowSeconds: 86_400 } });
+    const key = await newKey(store);
+    const refused = await batch(key.secret, Array.from({ length: 60 }, (_, i) => `https://site.test/${i}`)).then(
+      () => undefined,
+      (error: unknown) => ConnectError.from(error),
+    );
+    expect(refused?.code).toBe(Code.ResourceExhausted);
+    expect(refused?.rawMessage).toBe(
+      "this call costs 120 credits, more than the whole budget of 100 in the rolling 24 h window, so no wait makes it affordable; " +
+        "a batch of at most 50 of these items fits it. The 100 credits left still pay for 50 checks or 20 traces.",
+    );
+    expect(refused?.metadata.get("retry-after")).toBeNull();
+    expect(refused?.metadata.get("x-ratelimit-remaining")).toBe("100");
+    expect(refused?.metadata.get("ratelimit-policy")).toBe('"credits";q=100;w=86400');
+    expect((await store.usage(key.record.id, { budget: 100, windowSeconds: 86_400 })).used).toBe(0);
   });
 
   it("answers 503 when the store cannot be reached, and never runs the call unmetered", async () => {

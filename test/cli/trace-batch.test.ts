@@ -29,6 +29,21 @@ describe("parseBatchFile", () => {
     expect(parseBatch("http://a.test/,https://b.test/,,")).toEqual({ ok: true, entries: [{ url: "http://a.test/", expectedFinalUrl: "https://b.test/" }] });
   });
 
+  it("reads a batch report's CSV by its header (url, expected_final_url, verdict), as --csv and the page write it", () => {
+    const report = [
+      "index,url,expected_final_url,verdict,code,reason,final_status,final_url,hops,chain",
+      '0,http://a.test/1,https://b.test/1,PASS,,ends at the expected final URL,200,https://b.test/1,2,"301 http://a.test/1 > 200 https://b.test/1"',
+      "1,http://a.test/2,,FAIL,final_status_error,the final URL answers 503,503,http://a.test/2,1,503 http://a.test/2",
+    ].join("\r\n");
+    expect(parseBatchFile(report)).toEqual({
+      ok: true,
+      rows: [
+        { url: "http://a.test/1", expectedFinalUrl: "https://b.test/1", verdict: "PASS" },
+        { url: "http://a.test/2", expectedFinalUrl: undefined, verdict: "FAIL" },
+      ],
+    });
+  });
+
   it.each([
     ["", /no rows/],
     [`${"http://a.test/\n".repeat(10_001)}`, /more than 10000 rows/],
@@ -53,6 +68,8 @@ describe("sitediag trace --batch", () => {
         "/gone": { kind: "redirect", status: 301, location: "/missing" },
         "/missing": { kind: "respond", status: 404 },
         "/new": { kind: "respond", status: 200 },
+        "/shop": { kind: "respond", status: 503 },
+        "/loop": { kind: "redirect", status: 301, location: "/loop" },
       },
     });
     dir = mkdtempSync(join(tmpdir(), "sitediag-batch-"));
@@ -75,10 +92,10 @@ describe("sitediag trace --batch", () => {
     const result = await runDiagnose(traceCommand, ["--batch", csv], base());
     expect(result.code).toBe(0);
     const lines = result.stdout.split("\n");
-    expect(lines[0]).toMatch(/^#\s+RESULT\s+FINAL\s+EXPECTATION\s+URL$/);
-    expect(lines[1]).toMatch(new RegExp(`^1\\s+redirects detected\\s+200 ${targets.url("/new")}\\s+met\\s+${targets.url("/old")}$`));
-    expect(lines[2]).toMatch(/^2\s+healthy\s+200 .*\s+-\s+/);
-    expect(result.stdout).toMatch(/all as expected {2}2 traced, 1 with an expectation: 1 met, 0 not met; 0 could not be traced/);
+    expect(lines[0]).toMatch(/^#\s+VERDICT\s+FINAL\s+HOPS\s+URL\s+CODE\s+REASON$/);
+    expect(lines[1]).toMatch(new RegExp(`^1\\s+PASS\\s+200\\s+2\\s+${targets.url("/old")}\\s+ends at the expected final URL$`));
+    expect(lines[2]).toMatch(new RegExp(`^2\\s+PASS\\s+200\\s+1\\s+${targets.url("/new")}$`));
+    expect(result.stdout).toMatch(/all pass {2}2 traced: 2 pass, 0 fail; 1 with an expectation, 0 not met; 0 could not be traced/);
   });
 
   it("exits 1 and says why when an expectation fails; --json streams one NDJSON line per row; - reads standard input", async () => {
@@ -96,10 +113,55 @@ describe("sitediag trace --batch", () => {
       .map((line) => JSON.parse(line) as { index: number; ok: boolean; expectation?: { matches: boolean; reason: string | null }; error?: { code: string } });
     expect(items.map((item) => item.index).sort()).toEqual([0, 1, 2, 3]);
     const byIndex = new Map(items.map((item) => [item.index, item]));
-    expect(byIndex.get(0)).toMatchObject({ ok: true, expectation: { matches: true, reason: null } });
+    expect(byIndex.get(0)).toMatchObject({ ok: true, expectation: { matches: true, reason: null }, verdict: { verdict: "PASS" } });
+    expect(byIndex.get(1)).toMatchObject({ verdict: { verdict: "FAIL", code: "expectation_not_met" } });
     expect(byIndex.get(1)?.expectation?.reason).toMatch(/temporary redirect/);
     expect(byIndex.get(2)?.expectation?.reason).toMatch(/answers 404, not a 2xx/);
     expect(byIndex.get(3)).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+  });
+
+  it("fails a row with no expectation that ends in a 4xx/5xx or a broken chain, by the page's rule: the reason, its code, exit 1", async () => {
+    const csv = file("plain.csv", [targets.url("/old"), targets.url("/gone"), targets.url("/shop"), targets.url("/loop"), "ftp://127.0.0.1/x"].join("\n"));
+    const result = await runDiagnose(traceCommand, ["--batch", csv], base());
+    expect(result.code).toBe(1);
+    const lines = result.stdout.split("\n");
+    expect(lines[1]).toMatch(/^1\s+PASS\s+200\s+2\s/);
+    expect(lines[2]).toMatch(/^2\s+FAIL\s+404\s+2\s+\S+\s+final_status_error\s+the final URL answers 404 Not Found$/);
+    expect(lines[3]).toMatch(/^3\s+FAIL\s+503\s+1\s+\S+\s+final_status_error\s+the final URL answers 503 Service Unavailable$/);
+    expect(lines[4]).toMatch(/^4\s+FAIL\s+-\s+1\s+\S+\s+redirect_loop\s+redirect loop: .+/);
+    expect(lines[5]).toMatch(/^5\s+FAIL\s+-\s+-\s+\S+\s+invalid_argument\s+not traced: .+/);
+    expect(result.stdout).toMatch(/4 to look at {2}5 traced: 1 pass, 4 fail; 0 with an expectation, 0 not met; 1 could not be traced/);
+  });
+
+  it("--csv prints the page's CSV: verdict, code, reason, final status, hops and the chain of every row", async () => {
+    const csv = file("audit.csv", `${targets.url("/old")},${targets.url("/new")}\n${targets.url("/shop")}\n`);
+    const result = await runDiagnose(traceCommand, ["--batch", csv, "--csv"], base());
+    expect(result.code).toBe(1);
+    expect(result.stdout.split("\r\n")).toEqual([
+      "index,url,expected_final_url,verdict,code,reason,final_status,final_url,hops,chain",
+      `0,${targets.url("/old")},${targets.url("/new")},PASS,,ends at the expected final URL,200,${targets.url("/new")},2,301 ${targets.url("/old")} > 200 ${targets.url("/new")}`,
+      `1,${targets.url("/shop")},,FAIL,final_status_error,the final URL answers 503 Service Unavailable,503,${targets.url("/shop")},1,503 ${targets.url("/shop")}`,
+      "",
+    ]);
+    const both = await runDiagnose(traceCommand, ["--batch", csv, "--csv", "--json"], base());
+    expect(both.code).toBe(2);
+  });
+
+  it("--rerun-failed traces again only the rows of a report that did not pass", async () => {
+    const first = await runDiagnose(traceCommand, ["--batch", file("run1.csv", `${targets.url("/old")},${targets.url("/new")}\n${targets.url("/shop")}\n`), "--csv"], base());
+    const report = file("report.csv", first.stdout);
+    const seen = () => targets.requests.filter((request) => request.target === "/old").length;
+    const before = seen();
+    const again = await runDiagnose(traceCommand, ["--batch", report, "--rerun-failed"], base());
+    expect(again.code).toBe(1);
+    expect(again.stdout.split("\n")[1]).toMatch(new RegExp(`^1\\s+FAIL\\s+503\\s+1\\s+${targets.url("/shop")}\\s+final_status_error`));
+    expect(again.stdout).toMatch(/1 to look at {2}1 traced: 0 pass, 1 fail/);
+    expect(seen()).toBe(before);
+
+    const allPassed = file("passed.csv", first.stdout.split("\r\n").slice(0, 2).join("\r\n"));
+    expect(await runDiagnose(traceCommand, ["--batch", allPassed, "--rerun-failed"], base())).toMatchObject({ code: 0, stderr: expect.stringContaining("every row passed; nothing to re-run") });
+    const plain = await runDiagnose(traceCommand, ["--batch", file("plain2.csv", `${targets.url("/old")}\n`), "--rerun-failed"], base());
+    expect(plain).toMatchObject({ code: 2, stderr: expect.stringContaining("--rerun-failed reads a batch report") });
   });
 
   it("refuses a file it cannot use with exit 2, tracing nothing", async () => {

@@ -9,10 +9,11 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { ChainStatus, CheckSitesResponseSchema, RequestDetailSchema, SiteStatus, TraceRedirectsBatchResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { addressFromHash, hashOf } from "../../web/src/address.js";
-import { parseBatch, toCsv } from "../../web/src/batch-input.js";
-import { checkRow, traceRow, waitingRow } from "../../web/src/batch-rows.js";
+import { toCsv } from "../../src/batch-verdict.js";
+import { parseBatch } from "../../web/src/batch-input.js";
+import { checkRow, csvOf, notRunRow, traceRow, waitingRow } from "../../web/src/batch-rows.js";
 import { barsOf } from "../../web/src/bars.js";
-import { creditsOf } from "../../web/src/credits.js";
+import { batchCostText, creditsOf, latestCredits } from "../../web/src/credits.js";
 import { curlCommand } from "../../web/src/curl.js";
 import { problemOf } from "../../web/src/problem.js";
 
@@ -48,8 +49,15 @@ describe("refusals as the page explains them", () => {
     const metadata = new Headers({ "retry-after": "120", "x-ratelimit-remaining": "1", "x-ratelimit-limit": "300", "x-ratelimit-reset": "1767225600" });
     const { problem, credits } = problemOf(new ConnectError("this call costs 5 credits but 1 of 300 are left", Code.ResourceExhausted, metadata));
     expect(problem.httpStatus).toBe(429);
-    expect(problem.detail).toMatch(/^this call costs 5 credits but 1 of 300 are left\. Try again after .+ \(in 120 s\)\.$/);
+    expect(problem.detail).toMatch(/^this call costs 5 credits but 1 of 300 are left\. Try again after .+ \(in 2 min\)\.$/);
     expect(credits?.remaining).toBe(1);
+  });
+
+  it("429 with no Retry-After (no wait helps): the service's words, and no time to try again", () => {
+    const metadata = new Headers({ "x-ratelimit-remaining": "291", "x-ratelimit-limit": "300" });
+    const said = "this call costs 400 credits, more than the whole budget of 300 in the rolling 24 h window, so no wait makes it affordable";
+    const { problem } = problemOf(new ConnectError(said, Code.ResourceExhausted, metadata));
+    expect(problem.detail).toBe(`${said}.`);
   });
 
   it("400: the refusal's reason as the service gave it", () => {
@@ -169,25 +177,59 @@ describe("a pasted batch", () => {
 describe("streamed batch items as rows", () => {
   const entry = { url: "https://a.test/old", expectedFinalUrl: "https://a.test/new" };
 
-  it("a trace that misses its expectation failed, with the reason", () => {
+  it("a trace that misses its expectation failed, with the reason and its code", () => {
     const item = create(TraceRedirectsBatchResponseSchema, {
       index: 0,
       url: entry.url,
       outcome: { case: "result", value: { finalUrl: "https://a.test/new", finalStatus: 200, redirects: 1, chainStatus: ChainStatus.REDIRECTS_DETECTED } },
       expectation: { matches: false, reason: "a temporary redirect" },
     });
-    expect(traceRow(waitingRow(0, entry), item)).toMatchObject({ outcome: "Redirects detected (1 redirect)", status: "200", expectation: "not met: a temporary redirect", failed: true, done: true });
+    expect(traceRow(waitingRow(0, entry), item).record).toMatchObject({ verdict: "FAIL", code: "expectation_not_met", reason: "expectation not met: a temporary redirect", finalStatus: "200" });
   });
 
   it("a healthy chain ending in a 404 failed although it has no expectation", () => {
-    const item = create(TraceRedirectsBatchResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { finalUrl: entry.url, finalStatus: 404, chainStatus: ChainStatus.HEALTHY } } });
-    expect(traceRow(waitingRow(0, { url: entry.url, expectedFinalUrl: undefined }), item)).toMatchObject({ expectation: "", failed: true });
+    const item = create(TraceRedirectsBatchResponseSchema, {
+      index: 0,
+      url: entry.url,
+      outcome: { case: "result", value: { finalUrl: entry.url, finalStatus: 404, chainStatus: ChainStatus.HEALTHY, chain: [{ hop: 1, url: entry.url, status: 404, statusText: "Not Found" }] } },
+    });
+    const row = traceRow(waitingRow(0, { url: entry.url, expectedFinalUrl: undefined }), item);
+    expect(row.record).toMatchObject({ verdict: "FAIL", code: "final_status_error", reason: "the final URL answers 404 Not Found", hops: "1" });
+    expect(row.result?.kind).toBe("trace");
   });
 
-  it("an item error is a failed row with its message; a down site failed with its reason", () => {
+  it("an item error is a failed row with its message and code; a down site failed with its reason", () => {
     const error = create(CheckSitesResponseSchema, { index: 1, url: "ftp://x", outcome: { case: "error", value: { code: "invalid_argument", message: "url must use http or https" } } });
-    expect(checkRow(waitingRow(1, { url: "ftp://x", expectedFinalUrl: undefined }), error)).toMatchObject({ outcome: "error: url must use http or https", failed: true });
+    expect(checkRow(waitingRow(1, { url: "ftp://x", expectedFinalUrl: undefined }), error).record).toMatchObject({ verdict: "FAIL", code: "invalid_argument", reason: "not checked: url must use http or https" });
     const down = create(CheckSitesResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { status: SiteStatus.DOWN, reason: "Connection refused" } } });
-    expect(checkRow(waitingRow(0, entry), down)).toMatchObject({ outcome: "down: Connection refused", failed: true });
+    expect(checkRow(waitingRow(0, entry), down).record).toMatchObject({ verdict: "FAIL", code: "site_down", reason: "down: Connection refused" });
+  });
+
+  it("a row the batch never reached is NOT RUN with why; a finished row stays as it is", () => {
+    const waiting = waitingRow(2, entry);
+    expect(notRunRow(waiting, "stopped before it ran")).toMatchObject({ state: "not run", record: { verdict: "NOT RUN", reason: "stopped before it ran" } });
+    const up = create(CheckSitesResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { status: SiteStatus.UP, statusCode: 200, finalUrl: entry.url } } });
+    const done = checkRow(waiting, up);
+    expect(notRunRow(done, "stopped")).toBe(done);
+    expect(csvOf([done]).split("\r\n")[1]).toBe(`2,${entry.url},${entry.url.replace("old", "new")},PASS,,,200,${entry.url},1,200 ${entry.url}`);
+  });
+});
+
+describe("a batch's cost before it runs", () => {
+  it("is said in credits, and weighed against what the latest answer said the key has", () => {
+    expect(batchCostText(80, undefined)).toBe("80 URLs: Check all costs 160 credits, Trace all 400.");
+    const at = new Date(2026, 10, 26, 8, 31);
+    const credits = { remaining: 291, limit: 300, resetAt: undefined, retryAfterSeconds: undefined };
+    expect(batchCostText(80, { credits, at })).toBe(
+      "80 URLs: Check all costs 160 credits, Trace all 400. This key had 291 of 300 left at 08:31. " +
+        "Trace all costs more than the whole budget of 300: no wait makes it affordable; at most 60 traces fit in one batch.",
+    );
+    expect(batchCostText(1, { credits: { ...credits, remaining: 3 }, at })).toBe("1 URL: Check all costs 2 credits, Trace all 5. This key had 3 of 300 left at 08:31. Trace all costs more than the 3 left.");
+  });
+
+  it("knows the credits of the latest answer that carried usage headers", () => {
+    creditsOf(new Headers({ "x-ratelimit-remaining": "17", "x-ratelimit-limit": "300" }));
+    creditsOf(new Headers());
+    expect(latestCredits()?.credits.remaining).toBe(17);
   });
 });

@@ -87,7 +87,13 @@ export interface ErrorStatus {
 export const ERROR_STATUSES: readonly ErrorStatus[] = [
   { status: "400", usualCode: "invalid_argument", usageHeaders: false, retryAfter: "never", description: "Missing or invalid input, or a blocked target. Credits are still charged (they are charged before parameters are validated)." },
   { status: "401", usualCode: "unauthenticated", usageHeaders: false, retryAfter: "never", description: "Missing, invalid or revoked API key. Nothing is charged." },
-  { status: "429", usualCode: "resource_exhausted", usageHeaders: true, retryAfter: "always", description: "The request would exceed the key's available credit budget. Nothing is charged." },
+  {
+    status: "429",
+    usualCode: "resource_exhausted",
+    usageHeaders: true,
+    retryAfter: "sometimes",
+    description: "The request would exceed the key's available credit budget. Nothing is charged. Retry-After is absent when no wait helps: the request costs more than the key's whole budget.",
+  },
   { status: "500", usualCode: "internal", usageHeaders: false, retryAfter: "never", description: "The service could not complete the check." },
   { status: "501", usualCode: "unimplemented", usageHeaders: false, retryAfter: "never", description: "The operation is not available on this server build." },
   { status: "503", usualCode: "unavailable", usageHeaders: false, retryAfter: "sometimes", description: "Temporarily unavailable: the credit store is unreachable or the instance is at its cap of in-flight checks. Nothing is charged." },

@@ -23,13 +23,3 @@ const PROBLEMS: Readonly<Record<BatchLineProblem["kind"], (line: number) => stri
   too_many_fields: (line) => `line ${line}: more than two columns (url, expected final URL)`,
   no_url: (line) => `line ${line}: no URL in the first column`,
 };
-
-/** A CSV file of rows: fields quoted when needed, and a cell a spreadsheet would run as a formula made inert. */
-export function toCsv(rows: readonly (readonly string[])[]): string {
-  return rows.map((row) => row.map(csvCell).join(",")).join("\r\n") + "\r\n";
-}
-
-function csvCell(value: string): string {
-  const inert = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(inert) ? `"${inert.replaceAll('"', '""')}"` : inert;
-}

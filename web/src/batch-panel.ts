@@ -1,8 +1,10 @@
-import { parseBatch, toCsv } from "./batch-input.js";
-import { type BatchRow, csvRowsOf, waitingRow } from "./batch-rows.js";
+import { parseBatch } from "./batch-input.js";
+import { type BatchRow, csvOf, needsLook, notRunRow, waitingRow } from "./batch-rows.js";
 import { runBatch } from "./batch-service.js";
-import type { Credits } from "./credits.js";
-import { h } from "./dom.js";
+import { batchCostText, type Credits, latestCredits } from "./credits.js";
+import { type Child, h } from "./dom.js";
+import { renderCheck } from "./render-check.js";
+import { renderTrace } from "./render-trace.js";
 import type { DiagnosticsClient, Operation } from "./service.js";
 
 export interface BatchPanelDeps {
@@ -18,24 +20,35 @@ function element<T extends HTMLElement>(id: string, type: new () => T): T {
   return found;
 }
 
+/** The table's columns; a row opened to its answer spans them all. */
+const COLUMNS = 7;
+
 /**
- * The Batch tab: paste URLs (or `url,expected` CSV), watch the table fill in
- * as results stream in completion order, filter to failures, download CSV.
+ * The Batch tab: paste URLs (or `url,expected` CSV), see what the batch
+ * costs against the credits the last answer reported, watch the table fill
+ * in as results stream in completion order, each row PASS or FAIL with its
+ * reason and code (src/batch-verdict.ts, the CLI's rule too) and opening to
+ * its chain and waterfall; filter to failures, re-run only the rows that
+ * need a look, download CSV. Rows a refusal or Stop left behind say NOT RUN.
  */
 export function setUpBatchPanel(deps: BatchPanelDeps): void {
   const form = element("batch", HTMLFormElement);
   const input = element("batch-input", HTMLTextAreaElement);
+  const cost = element("batch-cost", HTMLElement);
   const stop = element("batch-stop", HTMLButtonElement);
   const status = element("batch-status", HTMLElement);
   const problem = element("batch-problem", HTMLElement);
   const output = element("batch-result", HTMLElement);
   const body = element("batch-rows", HTMLTableSectionElement);
   const failuresOnly = element("batch-failures", HTMLInputElement);
+  const rerun = element("batch-rerun", HTMLButtonElement);
   const download = element("batch-download", HTMLButtonElement);
   const runButtons = [...form.querySelectorAll<HTMLButtonElement>("button[type=submit]")];
 
   let rows: BatchRow[] = [];
   let lines: HTMLTableRowElement[] = [];
+  let opened: { readonly index: number; readonly line: HTMLTableRowElement } | undefined;
+  let lastOperation: Operation = "check";
   let running: AbortController | undefined;
 
   input.addEventListener("keydown", (event) => {
@@ -45,87 +58,179 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
       form.requestSubmit(runButtons[0]);
     }
   });
+  // The credits may have changed in the other tab since: the cost is weighed again whenever the list is looked at.
+  input.addEventListener("input", showCost);
+  input.addEventListener("focus", showCost);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const operation: Operation = event.submitter instanceof HTMLButtonElement && event.submitter.value === "trace" ? "trace" : "check";
-    void run(operation);
+    void start(operation);
   });
   stop.addEventListener("click", () => running?.abort());
   failuresOnly.addEventListener("change", applyFilter);
+  rerun.addEventListener("click", () => {
+    const again = rows.filter(needsLook).map((row) => row.index);
+    if (again.length > 0) void run(lastOperation, again);
+  });
   download.addEventListener("click", () => {
-    const blob = new Blob([toCsv(csvRowsOf(rows))], { type: "text/csv;charset=utf-8" });
+    const blob = new Blob([csvOf(rows)], { type: "text/csv;charset=utf-8" });
     const link = h("a", { href: URL.createObjectURL(blob), download: "sitediag-batch.csv" });
     link.click();
     setTimeout(() => URL.revokeObjectURL(link.href), 0);
   });
 
-  async function run(operation: Operation): Promise<void> {
+  function showCost(): void {
+    const parsed = parseBatch(input.value);
+    cost.textContent = parsed.ok ? batchCostText(parsed.entries.length, latestCredits()) : "";
+  }
+
+  async function start(operation: Operation): Promise<void> {
     problem.replaceChildren();
     const parsed = parseBatch(input.value);
     if (!parsed.ok) return say(parsed.problem, "");
-    const key = deps.key();
-    if (key === undefined) return;
+    if (deps.key() === undefined) return;
     rows = parsed.entries.map((entry, index) => waitingRow(index, entry));
     lines = rows.map((row) => h("tr", { "data-index": row.index }));
-    rows.forEach(draw);
+    opened = undefined;
     body.replaceChildren(...lines);
     output.hidden = false;
+    await run(operation, rows.map((row) => row.index));
+  }
+
+  /** Runs the rows at `indexes` (all of them, or the ones a re-run takes again); the others keep what they have. */
+  async function run(operation: Operation, indexes: readonly number[]): Promise<void> {
+    const key = deps.key();
+    if (key === undefined) return;
+    problem.replaceChildren();
+    lastOperation = operation;
+    for (const index of indexes) update(index, (row) => waitingRow(row.index, row.entry));
+    if (opened !== undefined && indexes.includes(opened.index)) close();
     applyFilter();
 
     running = new AbortController();
     setRunning(true);
-    progress(operation);
-    const ended = await runBatch(deps.client, operation, parsed.entries, key, running.signal, {
+    progress(operation, indexes);
+    const entries = indexes.flatMap((index) => rows[index]?.entry ?? []);
+    const ended = await runBatch(deps.client, operation, entries, key, running.signal, {
       credits: deps.showCredits,
-      item: (index, finish) => {
-        const row = rows[index];
-        if (row === undefined) return;
-        rows[index] = finish(row);
-        draw(rows[index]);
-        applyFilter();
-        progress(operation);
+      // The stream numbers the items it was sent; a re-run sent only some rows.
+      item: (sent, finish) => {
+        const index = indexes[sent];
+        if (index === undefined) return;
+        update(index, finish);
+        progress(operation, indexes);
       },
     });
     const stopped = running.signal.aborted;
     running = undefined;
+    const arrived = indexes.some((index) => rows[index]?.state === "done");
+    const cause = ended.problem === undefined ? "" : ` (${ended.problem.title})`;
+    const why = stopped ? "stopped before it ran" : arrived ? `the batch ended before it ran${cause}` : `the batch was refused${cause}`;
+    for (const index of indexes) update(index, (row) => notRunRow(row, why));
     setRunning(false);
     if (ended.credits !== undefined) deps.showCredits(ended.credits);
-    if (stopped) status.textContent = `Stopped: ${doneCount()} of ${rows.length} done.`;
-    else if (ended.problem !== undefined) say(ended.problem.title, ended.problem.detail);
-    else status.textContent = `Done: ${rows.length} of ${rows.length}, ${rows.filter((row) => row.failed).length} failed.`;
+    showCost();
+    const done = indexes.filter((index) => rows[index]?.state === "done").length;
+    const notRun = indexes.length - done;
+    const failed = rows.filter((row) => row.record.verdict === "FAIL").length;
+    if (stopped) status.textContent = `Stopped: ${done} of ${indexes.length} done. ${notRun} not run.`;
+    else if (ended.problem !== undefined) {
+      status.textContent = `Not run: ${notRun} of ${indexes.length}.`;
+      say(ended.problem.title, ended.problem.detail);
+    } else status.textContent = `Done: ${done} of ${indexes.length}, ${failed} failed.`;
+  }
+
+  function update(index: number, change: (row: BatchRow) => BatchRow): void {
+    const row = rows[index];
+    if (row === undefined) return;
+    const next = change(row);
+    if (next === row) return;
+    rows[index] = next;
+    draw(next);
+    applyFilter();
   }
 
   function draw(row: BatchRow): void {
     const line = lines[row.index];
     if (line === undefined) return;
-    line.className = row.done ? (row.failed ? "failed" : "passed") : "waiting";
+    const { record } = row;
+    const verdict = row.state === "waiting" ? "waiting" : record.verdict;
+    line.className = row.state === "waiting" ? "waiting" : record.verdict === "PASS" ? "passed" : row.state === "not run" ? "not-run" : "failed";
+    const number =
+      row.result === undefined
+        ? String(row.index + 1)
+        : h("button", { type: "button", class: "row-open", "aria-expanded": "false", "aria-label": `Row ${row.index + 1}: show its ${row.result.kind === "trace" ? "chain" : "check"}` }, `${row.index + 1} ▸`);
+    if (number instanceof HTMLButtonElement) number.addEventListener("click", () => toggle(row.index));
+    // The reason in words, and its code beside it, as the CLI's table and the CSV have both.
+    const reason: Child[] = row.state === "waiting" ? [] : [record.reason];
+    if (row.state === "done" && record.code !== "") reason.push(" ", h("code", { class: "reason-code" }, record.code));
     line.replaceChildren(
-      ...[String(row.index + 1), row.url, row.outcome, row.finalUrl, row.status, row.expected === "" ? "" : row.expectation || "–"].map((text, column) =>
-        h("td", {}, column === 1 || column === 3 ? h("span", { class: "url" }, text) : text),
-      ),
+      h("td", {}, number),
+      h("td", { class: "verdict-cell" }, verdict),
+      h("td", {}, h("span", { class: "url" }, row.entry.url)),
+      h("td", {}, record.finalStatus),
+      h("td", {}, h("span", { class: "url" }, record.finalUrl)),
+      h("td", {}, record.hops),
+      h("td", { class: "reason" }, ...reason),
     );
+  }
+
+  /** Opens a finished row to its answer, drawn by the single-URL renderers; one row at a time. */
+  function toggle(index: number): void {
+    const wasOpen = opened?.index === index;
+    close();
+    const row = rows[index];
+    const line = lines[index];
+    if (wasOpen || row?.result === undefined || line === undefined) return;
+    const answer = row.result.kind === "trace" ? renderTrace(row.result.value) : renderCheck(row.result.value);
+    // The body takes the table's width without widening it (page.css), so the row's own columns stay in view.
+    // The row's batch verdict heads its answer: the renderer below judges the chain by the contract, the batch by its own rule.
+    const { record } = row;
+    const heading = h(
+      "p",
+      { class: `batch-detail-verdict ${record.verdict === "PASS" ? "passed" : "failed"}` },
+      h("strong", {}, `Row ${index + 1}: ${record.verdict}`),
+      record.reason === "" ? null : ` · ${record.reason}`,
+      record.code === "" ? null : " ",
+      record.code === "" ? null : h("code", {}, record.code),
+    );
+    const detail = h("tr", { class: "batch-detail" }, h("td", { colspan: COLUMNS }, h("div", { class: "batch-detail-body" }, heading, answer)));
+    line.after(detail);
+    line.querySelector("button.row-open")?.setAttribute("aria-expanded", "true");
+    opened = { index, line: detail };
+    applyFilter();
+  }
+
+  function close(): void {
+    if (opened === undefined) return;
+    opened.line.remove();
+    lines[opened.index]?.querySelector("button.row-open")?.setAttribute("aria-expanded", "false");
+    opened = undefined;
   }
 
   function applyFilter(): void {
     rows.forEach((row, index) => {
       const line = lines[index];
-      if (line !== undefined) line.hidden = failuresOnly.checked && !row.failed;
+      // Only the rows that passed are hidden: a row being re-run stays in view while it waits.
+      if (line !== undefined) line.hidden = failuresOnly.checked && row.state === "done" && row.record.verdict === "PASS";
+      if (opened?.index === index) opened.line.hidden = line?.hidden ?? false;
     });
+    const again = rows.filter(needsLook).length;
+    rerun.disabled = running !== undefined || again === 0;
+    rerun.textContent = again === 0 ? "Re-run rows that did not pass" : `Re-run ${again} row${again === 1 ? "" : "s"} that did not pass`;
   }
 
-  function doneCount(): number {
-    return rows.filter((row) => row.done).length;
-  }
-
-  function progress(operation: Operation): void {
-    const failed = rows.filter((row) => row.failed).length;
-    status.textContent = `${operation === "check" ? "Checking" : "Tracing"}: ${doneCount()} of ${rows.length} done, ${failed} failed.`;
+  function progress(operation: Operation, indexes: readonly number[]): void {
+    const done = indexes.filter((index) => rows[index]?.state === "done").length;
+    const failed = indexes.filter((index) => rows[index]?.record.verdict === "FAIL" && rows[index]?.state === "done").length;
+    status.textContent = `${operation === "check" ? "Checking" : "Tracing"}: ${done} of ${indexes.length} done, ${failed} failed.`;
   }
 
   function setRunning(busy: boolean): void {
     for (const button of runButtons) button.disabled = busy;
     stop.disabled = !busy;
     output.setAttribute("aria-busy", String(busy));
+    applyFilter();
   }
 
   function say(title: string, detail: string): void {

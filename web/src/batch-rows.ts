@@ -1,72 +1,54 @@
-import { ChainStatus, type CheckSitesResponse, SiteStatus, type TraceRedirectsBatchResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type { CheckSiteResponse, CheckSitesResponse, TraceRedirectsBatchResponse, TraceRedirectsResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { type BatchRecord, batchCsv, checkRecord, notRunRecord, traceRecord } from "../../src/batch-verdict.js";
 import type { BatchEntry } from "./batch-input.js";
-import { CHAIN_STATUS_TEXT } from "./chain-status.js";
 
-/** One line of the batch table, as the page shows it and writes it to CSV. */
+/** What a finished row opens to: the item's own answer, drawn by the single-URL renderers. */
+export type RowResult = { readonly kind: "check"; readonly value: CheckSiteResponse } | { readonly kind: "trace"; readonly value: TraceRedirectsResponse };
+
+/**
+ * One line of the batch table. Its record is what the table shows and the
+ * CSV writes, judged by the batch verdict every report shares
+ * (src/batch-verdict.ts); a row is waiting until its item streams in, and
+ * NOT RUN when the batch was refused or stopped before it.
+ */
 export interface BatchRow {
   readonly index: number;
-  readonly url: string;
-  readonly expected: string;
-  /** "waiting" until its result streams in. */
-  readonly outcome: string;
-  readonly finalUrl: string;
-  readonly status: string;
-  /** "met", "not met: <reason>" or "" when no expectation was given. */
-  readonly expectation: string;
-  readonly failed: boolean;
-  readonly done: boolean;
+  readonly entry: BatchEntry;
+  readonly state: "waiting" | "done" | "not run";
+  readonly record: BatchRecord;
+  readonly result: RowResult | undefined;
 }
 
 export function waitingRow(index: number, entry: BatchEntry): BatchRow {
-  return { index, url: entry.url, expected: entry.expectedFinalUrl ?? "", outcome: "waiting", finalUrl: "", status: "", expectation: "", failed: false, done: false };
+  return { index, entry, state: "waiting", record: notRunRecord(index, entry.url, entry.expectedFinalUrl, "waiting"), result: undefined };
 }
 
-/** A streamed CheckSites item: up or down with its reason, or the item's error (a refused URL). */
+/** A streamed CheckSites item. `index` is the row's place in the table (a re-run sends only some rows). */
 export function checkRow(previous: BatchRow, item: CheckSitesResponse): BatchRow {
-  const { outcome } = item;
-  if (outcome.case === "error") return { ...previous, outcome: `error: ${outcome.value.message}`, failed: true, done: true };
-  if (outcome.case !== "result") return { ...previous, outcome: "no result", failed: true, done: true };
-  const result = outcome.value;
-  const up = result.status === SiteStatus.UP;
-  return {
-    ...previous,
-    outcome: up ? "up" : `down: ${result.reason ?? ""}`.trim(),
-    finalUrl: result.finalUrl ?? "",
-    status: result.statusCode === undefined ? "" : String(result.statusCode),
-    failed: !up,
-    done: true,
-  };
+  const record = { ...checkRecord(item), index: previous.index, expectedFinalUrl: previous.entry.expectedFinalUrl ?? "" };
+  const result: RowResult | undefined = item.outcome.case === "result" ? { kind: "check", value: item.outcome.value } : undefined;
+  return { ...previous, state: "done", record, result };
 }
 
-const GOOD_CHAINS = new Set([ChainStatus.HEALTHY, ChainStatus.REDIRECTS_DETECTED]);
-
-/**
- * A streamed trace: its chain status and where it ended, and whether it met
- * its expectation. It failed when it errored, the chain broke, it ended in
- * a 4xx/5xx, or it missed its expectation.
- */
+/** A streamed trace, judged against the row's expected final URL. */
 export function traceRow(previous: BatchRow, item: TraceRedirectsBatchResponse): BatchRow {
-  const { outcome } = item;
-  if (outcome.case === "error") return { ...previous, outcome: `error: ${outcome.value.message}`, failed: true, done: true };
-  if (outcome.case !== "result") return { ...previous, outcome: "no result", failed: true, done: true };
-  const result = outcome.value;
-  const expectation = item.expectation === undefined ? "" : item.expectation.matches ? "met" : `not met: ${item.expectation.reason ?? ""}`.trim();
-  const badStatus = result.finalStatus !== undefined && result.finalStatus >= 400;
-  return {
-    ...previous,
-    outcome: `${CHAIN_STATUS_TEXT[result.chainStatus]} (${result.redirects} redirect${result.redirects === 1 ? "" : "s"})`,
-    finalUrl: result.finalUrl,
-    status: result.finalStatus === undefined ? "" : String(result.finalStatus),
-    expectation,
-    failed: !GOOD_CHAINS.has(result.chainStatus) || badStatus || item.expectation?.matches === false,
-    done: true,
-  };
+  const record = { ...traceRecord(item, previous.entry.expectedFinalUrl), index: previous.index };
+  const result: RowResult | undefined = item.outcome.case === "result" ? { kind: "trace", value: item.outcome.value } : undefined;
+  return { ...previous, state: "done", record, result };
 }
 
-/** The rows as a CSV file, in the order they were given. */
-export function csvRowsOf(rows: readonly BatchRow[]): string[][] {
-  return [
-    ["index", "url", "expected_final_url", "outcome", "final_url", "status", "expectation", "failed"],
-    ...rows.map((row) => [String(row.index), row.url, row.expected, row.outcome, row.finalUrl, row.status, row.expectation, row.failed ? "yes" : "no"]),
-  ];
+/** A row still waiting when the batch ended without it: it never ran, and says why. */
+export function notRunRow(previous: BatchRow, reason: string): BatchRow {
+  if (previous.state !== "waiting") return previous;
+  return { ...previous, state: "not run", record: notRunRecord(previous.index, previous.entry.url, previous.entry.expectedFinalUrl, reason) };
+}
+
+/** A row that needs a look: it failed, or it never ran. */
+export function needsLook(row: BatchRow): boolean {
+  return row.state !== "waiting" && row.record.verdict !== "PASS";
+}
+
+/** The rows as a CSV file, in the order they were given (src/batch-verdict.ts writes the CLI's too). */
+export function csvOf(rows: readonly BatchRow[]): string {
+  return batchCsv(rows.map((row) => row.record));
 }

@@ -7,7 +7,7 @@ import type { DiagnosticsClient, Operation } from "./service.js";
 export interface BatchHandlers {
   /** The usage headers, as soon as the stream's head arrives (the whole batch is charged up front). */
   credits(credits: Credits | undefined): void;
-  /** One item's result, in completion order: how to turn its waiting row into the finished one. */
+  /** One item's result, in completion order, by its place in `entries`: how to turn its waiting row into the finished one. */
   item(index: number, finish: (row: BatchRow) => BatchRow): void;
 }
 
@@ -16,7 +16,8 @@ export interface BatchHandlers {
  * over as it streams in. Resolves when the stream ends; a refusal of the
  * whole batch (401, 429, 400 for too many items, 503) is a problem, as is a
  * stream cut short. Aborting `signal` cancels the stream, and with it the
- * items still running on the server.
+ * items still running on the server. Every item asks for `details` (same
+ * price): a row opens to its chain and waterfall.
  */
 export async function runBatch(
   client: DiagnosticsClient,
@@ -29,12 +30,12 @@ export async function runBatch(
   const options = { headers: { "x-api-key": key }, signal, onHeader: (headers: Headers) => handlers.credits(creditsOf(headers)) };
   try {
     if (operation === "check") {
-      for await (const item of client.checkSites({ urls: entries.map((entry) => entry.url) }, options)) {
+      for await (const item of client.checkSites({ urls: entries.map((entry) => entry.url), details: true }, options)) {
         handlers.item(item.index, (row) => checkRow(row, item));
       }
     } else {
       const items = entries.map((entry) => ({ url: entry.url, ...(entry.expectedFinalUrl === undefined ? {} : { expectedFinalUrl: entry.expectedFinalUrl }) }));
-      for await (const item of client.traceRedirectsBatch({ items }, options)) {
+      for await (const item of client.traceRedirectsBatch({ items, details: true }, options)) {
         handlers.item(item.index, (row) => traceRow(row, item));
       }
     }

@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Credits, creditsOf } from "./credits.js";
+import { waitWords } from "../../src/wait-words.js";
 import { formatDate } from "./format.js";
 
 /** An answer that is not a result, as the page explains it. */
@@ -25,7 +26,8 @@ export function problemOf(error: unknown): { readonly problem: Problem; readonly
       };
     case Code.ResourceExhausted: {
       const wait = credits?.retryAfterSeconds;
-      const when = wait === undefined ? "" : ` Try again after ${formatDate(new Date(Date.now() + wait * 1000))} (in ${wait} s).`;
+      // No Retry-After: no wait helps (the call costs more than the whole budget), and the service's message says so.
+      const when = wait === undefined ? "" : ` Try again after ${formatDate(new Date(Date.now() + wait * 1000))} (in ${waitWords(wait)}).`;
       return { problem: { title: "429: not enough credits left", detail: `${sentence(said)}${when}`, httpStatus: 429 }, credits };
     }
     case Code.InvalidArgument:

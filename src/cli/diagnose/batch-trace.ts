@@ -5,22 +5,25 @@ import { TraceRedirectsResponseSchema, type TraceRedirectsBatchResponse } from "
 import { renderMessage } from "../../server/rest/rest-render.js";
 import { traceBatch } from "../../service/trace-redirects-batch.js";
 import type { CommandIo } from "../command.js";
-import { itemFailed, renderBatchSummary } from "../report/diagnostic-report.js";
+import { batchCsv, traceVerdict } from "../../batch-verdict.js";
+import { batchRecords, renderBatchSummary, toLookAt } from "../report/batch-report.js";
 import { EXIT, reportInterrupted, withDiagnosticRunner } from "./diagnose-command.js";
 import { createPaint, wantsColour } from "../report/terminal-text.js";
 
 /**
- * `sitediag trace --batch FILE [--json]`: every row of a `url[,expected]`
- * CSV traced from this machine (no server, no key, no credits), eight at a
- * time, as TraceRedirectsBatch traces them. On a terminal, progress on
- * stderr and a table at the end; with --json, one NDJSON line per item as it
- * completes. Exit 1 when any item is to look at (an expectation not met, no
- * result, or a broken chain where nothing was expected).
+ * `sitediag trace --batch FILE [--json | --csv]`: every row of a
+ * `url[,expected]` CSV traced from this machine (no server, no key, no
+ * credits), eight at a time, as TraceRedirectsBatch traces them. On a
+ * terminal, progress on stderr and a table at the end; with --json, one
+ * NDJSON line per item as it completes; with --csv, the page's CSV at the
+ * end. Exit 1 when any row fails the batch verdict (src/batch-verdict.ts:
+ * no result, a broken chain, an expectation not met, a final 4xx/5xx).
  */
 export async function runBatchTrace(argv: readonly string[], io: CommandIo, help: string): Promise<number> {
-  let values: { batch?: string | undefined; json?: boolean | undefined };
+  let values: { batch?: string | undefined; json?: boolean | undefined; csv?: boolean | undefined; "rerun-failed"?: boolean | undefined };
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { batch: { type: "string" }, json: { type: "boolean" } }, allowPositionals: false, strict: true }));
+    const options = { batch: { type: "string" }, json: { type: "boolean" }, csv: { type: "boolean" }, "rerun-failed": { type: "boolean" } } as const;
+    ({ values } = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }));
   } catch (error) {
     io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${help}`);
     return EXIT.badInput;
@@ -36,25 +39,54 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
     io.stderr.write(`${source}: ${file.problem}\n`);
     return EXIT.badInput;
   }
+  const rows = values["rerun-failed"] === true ? failedRows(file.rows) : file.rows;
+  if (typeof rows === "string") {
+    io.stderr.write(`${source}: ${rows}\n`);
+    return EXIT.badInput;
+  }
+  if (rows.length === 0) {
+    io.stderr.write(`${source}: every row passed; nothing to re-run\n`);
+    return EXIT.healthy;
+  }
   const json = values.json === true;
+  const csv = values.csv === true;
+  if (json && csv) {
+    io.stderr.write(`--json and --csv are two ways to print the same rows: choose one\n${help}`);
+    return EXIT.badInput;
+  }
   const progress = io.stderr.isTTY === true && !json;
   return withDiagnosticRunner(io, async (runner, signal) => {
     const items: TraceRedirectsBatchResponse[] = [];
-    for await (const item of traceBatch(file.rows, runner, signal)) {
+    let failed = 0;
+    for await (const item of traceBatch(rows, runner, signal)) {
       items.push(item);
       if (json) io.stdout.write(`${JSON.stringify(ndjsonLine(item))}\n`);
-      if (progress) io.stderr.write(`\rtraced ${items.length}/${file.rows.length}, ${items.filter(itemFailed).length} to look at`);
+      if (traceVerdict(item).verdict === "FAIL") failed += 1;
+      if (progress) io.stderr.write(`\rtraced ${items.length}/${rows.length}, ${failed} to look at`);
     }
     if (progress) io.stderr.write("\n");
     if (signal.aborted) return reportInterrupted(io);
-    if (!json) io.stdout.write(renderBatchSummary(items, createPaint(wantsColour(io.stdout, io.env ?? process.env))));
-    return items.some(itemFailed) ? EXIT.broken : EXIT.healthy;
+    const records = batchRecords(items, (index) => rows[index]?.expectedFinalUrl);
+    if (csv) io.stdout.write(batchCsv(records));
+    else if (!json) io.stdout.write(renderBatchSummary(records, createPaint(wantsColour(io.stdout, io.env ?? process.env))));
+    return toLookAt(records) === 0 ? EXIT.healthy : EXIT.broken;
   });
 }
 
-/** One item as the REST batch door will stream it: the envelope's `ok` and `data` or `error`, with the item's place. */
+/**
+ * The rows of a batch report (its CSV, from --csv or the page) whose verdict
+ * was not PASS, to trace again; a reason when the file is not such a report.
+ */
+function failedRows(rows: readonly BatchRow[]): readonly BatchRow[] | string {
+  if (rows.some((row) => row.verdict === undefined)) {
+    return "--rerun-failed reads a batch report: a CSV with a verdict column, as --csv and the page's Download CSV write it";
+  }
+  return rows.filter((row) => row.verdict !== "PASS");
+}
+
+/** One item as the REST batch door will stream it: the envelope's `ok` and `data` or `error`, with the item's place and its batch verdict. */
 function ndjsonLine(item: TraceRedirectsBatchResponse): Record<string, unknown> {
-  const place = { index: item.index, url: item.url };
+  const place = { index: item.index, url: item.url, verdict: traceVerdict(item) };
   if (item.outcome.case !== "result") {
     const error = item.outcome.case === "error" ? item.outcome.value : { code: "internal", message: "no result" };
     return { ok: false, error: { code: error.code, message: error.message }, ...place };

@@ -1,0 +1,52 @@
+import { create } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { ChainStatus, CheckSitesResponseSchema, SiteStatus, TraceRedirectsBatchResponseSchema } from "../gen/sitediag/v1/diagnostics_pb.js";
+import { batchCsv, checkVerdict, notRunRecord, traceRecord, traceVerdict } from "../src/batch-verdict.js";
+
+// The one rule the CLI's table, the page's table and both CSVs judge a batch row by.
+
+const trace = (value: Record<string, unknown>, expectation?: { matches: boolean; reason?: string }) =>
+  create(TraceRedirectsBatchResponseSchema, { index: 0, url: "http://a.test/old", outcome: { case: "result", value }, ...(expectation === undefined ? {} : { expectation }) });
+
+describe("the batch verdict", () => {
+  it("passes a chain that ends below 400, with no expectation or one met", () => {
+    expect(traceVerdict(trace({ finalStatus: 200, chainStatus: ChainStatus.REDIRECTS_DETECTED }))).toEqual({ verdict: "PASS", code: "", reason: "" });
+    expect(traceVerdict(trace({ finalStatus: 200, chainStatus: ChainStatus.HEALTHY }, { matches: true }))).toEqual({ verdict: "PASS", code: "", reason: "ends at the expected final URL" });
+  });
+
+  it("fails a final 4xx/5xx with no expectation, as the page always did", () => {
+    const item = trace({ finalStatus: 503, chainStatus: ChainStatus.HEALTHY, chain: [{ hop: 1, status: 503, statusText: "Service Unavailable" }] });
+    expect(traceVerdict(item)).toEqual({ verdict: "FAIL", code: "final_status_error", reason: "the final URL answers 503 Service Unavailable" });
+  });
+
+  it("names a broken chain by its stop warning, before an expectation that could only repeat it", () => {
+    const item = trace({ chainStatus: ChainStatus.REDIRECT_LOOP, warnings: [{ code: "redirect_loop", message: "Hop 2 redirects back to hop 1" }] }, { matches: false, reason: "the chain did not end" });
+    expect(traceVerdict(item)).toEqual({ verdict: "FAIL", code: "redirect_loop", reason: "redirect loop: Hop 2 redirects back to hop 1" });
+  });
+
+  it("fails an expectation not met, and an item with no result by its error code", () => {
+    expect(traceVerdict(trace({ finalStatus: 200, chainStatus: ChainStatus.REDIRECTS_DETECTED }, { matches: false, reason: "hop 1 is a temporary redirect" }))).toMatchObject({
+      code: "expectation_not_met",
+      reason: "expectation not met: hop 1 is a temporary redirect",
+    });
+    const refused = create(TraceRedirectsBatchResponseSchema, { index: 3, url: "ftp://x", outcome: { case: "error", value: { code: "invalid_argument", message: "only http and https" } } });
+    expect(traceVerdict(refused)).toEqual({ verdict: "FAIL", code: "invalid_argument", reason: "not traced: only http and https" });
+  });
+
+  it("fails a down check by its failure code, and an up one answering 4xx", () => {
+    const down = create(CheckSitesResponseSchema, { outcome: { case: "result", value: { status: SiteStatus.DOWN, reason: "Connection refused", details: { code: "connect_refused" } } } });
+    expect(checkVerdict(down)).toEqual({ verdict: "FAIL", code: "connect_refused", reason: "down: Connection refused" });
+    const notFound = create(CheckSitesResponseSchema, { outcome: { case: "result", value: { status: SiteStatus.UP, statusCode: 404, statusText: "Not Found" } } });
+    expect(checkVerdict(notFound)).toMatchObject({ verdict: "FAIL", code: "final_status_error" });
+  });
+
+  it("writes one CSV for every report, a formula made inert", () => {
+    const record = traceRecord(trace({ finalUrl: "http://a.test/new", finalStatus: 200, chainStatus: ChainStatus.REDIRECTS_DETECTED, chain: [{ hop: 1, url: "http://a.test/old", status: 301 }, { hop: 2, url: "http://a.test/new", status: 200 }] }), undefined);
+    expect(batchCsv([record, notRunRecord(1, "=cmd()", undefined, "stopped before it ran")]).split("\r\n")).toEqual([
+      "index,url,expected_final_url,verdict,code,reason,final_status,final_url,hops,chain",
+      "0,http://a.test/old,,PASS,,,200,http://a.test/new,2,301 http://a.test/old > 200 http://a.test/new",
+      "1,'=cmd(),,NOT RUN,not_run,stopped before it ran,,,,",
+      "",
+    ]);
+  });
+});
