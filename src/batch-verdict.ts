@@ -1,4 +1,4 @@
-import { ChainStatus, type CheckSitesResponse, SiteStatus, type TraceRedirectsBatchResponse } from "../gen/sitediag/v1/diagnostics_pb.js";
+import { ChainStatus, type CheckSitesResponse, SiteStatus, type TraceRedirectsBatchResponse, WarningSeverity } from "../gen/sitediag/v1/diagnostics_pb.js";
 
 // The one rule for "needs a look" in a batch, and the record each row of a
 // batch becomes: the CLI's table and CSV, the page's table and its CSV all
@@ -20,8 +20,10 @@ const NORMAL_CHAINS: ReadonlySet<ChainStatus> = new Set([ChainStatus.HEALTHY, Ch
 /**
  * A traced item fails when it has no result (a refused or invalid URL, a
  * cancelled item), its chain did not end (loop, too many redirects, a failed
- * request, a timeout), it missed its expected final URL, or it ended in a
- * 4xx/5xx. The first of these that holds is its reason.
+ * request, a timeout), it missed its expected final URL, it ended in a
+ * 4xx/5xx, or any other warning of it is a problem (an https -> http
+ * downgrade): the rule a single trace's exit status follows too. The first of
+ * these that holds is its reason.
  */
 export function traceVerdict(item: TraceRedirectsBatchResponse): BatchVerdict {
   const { outcome } = item;
@@ -37,6 +39,8 @@ export function traceVerdict(item: TraceRedirectsBatchResponse): BatchVerdict {
   if (item.expectation !== undefined && !item.expectation.matches) return fail("expectation_not_met", `expectation not met: ${item.expectation.reason ?? "no reason given"}`);
   const status = trace.finalStatus;
   if (status !== undefined && status >= 400) return fail("final_status_error", `the final URL answers ${answerWords(status, trace.chain.at(-1)?.statusText)}`);
+  const problem = trace.warnings.find((warning) => warning.severity === WarningSeverity.PROBLEM);
+  if (problem !== undefined) return fail(problem.code, problem.message);
   return { verdict: "PASS", code: "", reason: item.expectation?.matches === true ? "ends at the expected final URL" : "" };
 }
 

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { ChainStatus, CheckSitesResponseSchema, SiteStatus, TraceRedirectsBatchResponseSchema } from "../gen/sitediag/v1/diagnostics_pb.js";
+import { ChainStatus, CheckSitesResponseSchema, SiteStatus, TraceRedirectsBatchResponseSchema, WarningSeverity } from "../gen/sitediag/v1/diagnostics_pb.js";
 import { batchCsv, checkVerdict, notRunRecord, traceRecord, traceVerdict } from "../src/batch-verdict.js";
 
 // The one rule the CLI's table, the page's table and both CSVs judge a batch row by.
@@ -17,6 +17,17 @@ describe("the batch verdict", () => {
   it("fails a final 4xx/5xx with no expectation, as the page always did", () => {
     const item = trace({ finalStatus: 503, chainStatus: ChainStatus.HEALTHY, chain: [{ hop: 1, status: 503, statusText: "Service Unavailable" }] });
     expect(traceVerdict(item)).toEqual({ verdict: "FAIL", code: "final_status_error", reason: "the final URL answers 503 Service Unavailable" });
+  });
+
+  it("fails a chain that ends well but has a problem warning (an https -> http downgrade), as a single trace's exit status does", () => {
+    const downgrade = { code: "https_downgrade", message: "Hop 1 redirects from HTTPS to plain HTTP", hop: 1, severity: WarningSeverity.PROBLEM };
+    const temporary = { code: "temporary_redirect", message: "Hop 1 is a temporary redirect", hop: 1, severity: WarningSeverity.WARNING };
+    expect(traceVerdict(trace({ finalStatus: 200, chainStatus: ChainStatus.REDIRECTS_DETECTED, warnings: [temporary, downgrade] }))).toEqual({
+      verdict: "FAIL",
+      code: "https_downgrade",
+      reason: "Hop 1 redirects from HTTPS to plain HTTP",
+    });
+    expect(traceVerdict(trace({ finalStatus: 200, chainStatus: ChainStatus.REDIRECTS_DETECTED, warnings: [temporary] }))).toMatchObject({ verdict: "PASS" });
   });
 
   it("names a broken chain by its stop warning, before an expectation that could only repeat it", () => {
