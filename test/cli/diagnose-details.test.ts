@@ -75,7 +75,7 @@ describe("sitediag trace shows details", () => {
     const { code, stdout } = await trace([targets.url("/old")], { SITEDIAG_TRACE_PORTS: String(targets.httpPort) });
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^ {2}client redirect +meta refresh to ${escapeRegExp(targets.url("/next"))} after 2 s \\(not followed\\)$`, "m"));
-    expect(stdout).toMatch(/^ {2}! +hop 2 +client_side_redirect_not_followed +/m);
+    expect(stdout).toMatch(/^ {2}warning +hop 2 +client_side_redirect_not_followed +/m);
     expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +HEAD +127\\.0\\.0\\.1 .+ ${escapeRegExp(targets.url("/page"))}$`, "m"));
     expect(stdout).not.toMatch(/^ {2}3 /m);
   });
