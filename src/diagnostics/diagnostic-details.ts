@@ -55,9 +55,11 @@ export interface RequestReport {
    * "final-page": a trace's extra GET of its final page (details' look for a
    * client-side redirect), which is no position; "stopped": the position was
    * refused by the target policy (`refusal`), or a trace ran out of budget
-   * before the GET its HEAD's answer called for (the HEAD's answer kept).
+   * before the GET its HEAD's answer called for (the HEAD's answer kept);
+   * "head-before-get": a trace's HEAD whose answer (or failure) sent a GET
+   * to the same position, which the GET's record, next, answers.
    */
-  readonly kind: "position" | "final-page" | "stopped";
+  readonly kind: "position" | "final-page" | "stopped" | "head-before-get";
   /** The reason phrase of the response; null without one. */
   readonly statusText: string | null;
   /** The response's Location, resolved; null without one. */
@@ -103,6 +105,25 @@ export interface ClientRedirect {
 }
 
 // The records, built once per request where the diagnostic holds the prober's outcome.
+
+/**
+ * A request's own time in tenths of a millisecond: its timings' total, the
+ * figure its record shows. A diagnostic's time (responseTime, totalTimeMs)
+ * is the sum of these over the requests it counts, rounded half up to whole
+ * milliseconds once, at the end: the contract's integer and the sum of the
+ * details' totals never disagree by more than that rounding. Nothing was
+ * sent for a refusal or our own overload: 0.
+ */
+export function requestTenths(outcome: HopOutcome): number {
+  if (outcome.kind === "response") return Math.round(outcome.response.timings.totalMs * 10);
+  if (outcome.kind === "failure") return Math.round(outcome.trace.timings.totalMs * 10);
+  return 0;
+}
+
+/** Whole milliseconds of a sum of tenths, half up: the contract's integer figure. */
+export function wholeMs(tenths: number): number {
+  return Math.round(tenths / 10);
+}
 
 const DAY_MS = 86_400_000;
 
@@ -152,7 +173,7 @@ export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFail
 }
 
 /** Nothing was sent: no phase happened. */
-const NOT_SENT: HopTimings = Object.freeze({ totalMs: 0, dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null });
+const NOT_SENT: HopTimings = Object.freeze({ totalMs: 0, dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null, receivingMs: null, otherMs: 0, firstByteMs: null });
 
 /**
  * A report's record of the position a diagnostic stopped at without its
@@ -163,6 +184,13 @@ export function stoppedRecord(sent: SentAs, stoppedBy: HopOutcome): RequestRecor
   if (stoppedBy.kind === "response") return answeredRecord(sent, stoppedBy.response, "stopped");
   if (stoppedBy.kind === "failure") return failedRecord(sent, stoppedBy.failure, stoppedBy.trace, stoppedBy.failure.reason, "stopped");
   return notSentRecord(sent, stoppedBy.kind === "refused" ? stoppedBy.refusal : null);
+}
+
+/** The record of a request that was sent, answered or failed; null for one that was not (refused, our overload). */
+export function sentRecord(sent: SentAs, outcome: HopOutcome, report: ReportKind): RequestRecord | null {
+  if (outcome.kind === "response") return answeredRecord(sent, outcome.response, report);
+  if (outcome.kind === "failure") return failedRecord(sent, outcome.failure, outcome.trace, outcome.failure.reason, report);
+  return null;
 }
 
 function notSentRecord(sent: SentAs, refusal: PolicyRefusal | null): RequestRecord {

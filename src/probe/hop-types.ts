@@ -62,18 +62,27 @@ export interface HopRequest {
 }
 
 /**
- * Milliseconds per phase of one hop, 0.1 ms precision; null for a phase that
- * did not happen: tls on http, dns for an IP literal, connect and tls on a
- * reused connection, and on a failed hop the phase it failed in and every one
- * after (its time is in totalMs). The one shape of a request's timings: the
- * probe builds it once and details and the CLI show it as it is.
+ * Milliseconds per phase of one hop, multiples of 0.1 ms that add up to
+ * totalMs exactly: dns + connect + tls + waiting + receiving + other
+ * (hop-timings.ts). Null for a phase that did not happen: tls on http, dns
+ * for an IP literal, connect and tls on a reused connection, and on a failed
+ * hop every phase after the one it failed in (which runs to the failure). The
+ * one shape of a request's timings: the probe builds it once and details, the
+ * page and the CLI show it as it is.
  */
 export interface HopTimings {
+  /** From the hop's start to its response head read (or its failure). */
   readonly totalMs: number;
   readonly dnsMs: number | null;
   readonly connectMs: number | null;
   readonly tlsMs: number | null;
-  /** From the request written to the first byte of the response head. */
+  /** From the connection ready (TLS done, or connected; the request written on a kept one) to the first byte of the answer, or to the failure when none came. */
+  readonly waitingMs: number | null;
+  /** From the first byte to the whole response head. */
+  readonly receivingMs: number | null;
+  /** What no phase accounts for: screening, the step from DNS to the dial, the request on a kept connection. */
+  readonly otherMs: number;
+  /** From the request written to the first byte (time to first byte); overlaps waiting, so it is no column of the sum. */
   readonly firstByteMs: number | null;
 }
 

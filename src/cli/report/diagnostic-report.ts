@@ -3,7 +3,7 @@ import type { RequestRecord } from "../../diagnostics/diagnostic-details.js";
 import type { ChainStatusId, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
 import type { SiteCheckResult } from "../../diagnostics/site-check-result.js";
 import { chainStatusWording } from "../../service/trace-redirects.js";
-import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, phaseCells, tlsLines, urlCell } from "./request-lines.js";
+import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, isChainPosition, missingPhaseCells, phaseCells, timeCell, urlCell } from "./request-lines.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
 // The reports `sitediag check` and `sitediag trace` print for people. Their
@@ -24,8 +24,7 @@ import { type Paint, textTable } from "./terminal-text.js";
 export function renderSiteCheck(result: SiteCheckResult, paint: Paint): string {
   const verdict = result.status === "up" ? paint.good(paint.strong("UP")) : paint.bad(paint.strong("DOWN"));
   const requests = result.details?.requests ?? [];
-  const labelled = requests.map((request, index) => ({ label: `#${index + 1}`, request }));
-  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${tlsLines(labelled, paint)}${certificateLines(result.details, paint)}`;
+  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${certificateLines(requests, "request", paint)}`;
 }
 
 function siteSummary(result: SiteCheckResult, paint: Paint): string {
@@ -34,7 +33,7 @@ function siteSummary(result: SiteCheckResult, paint: Paint): string {
   if (result.failedStage !== null) rows.push(["failed stage", result.failedStage]);
   if (result.finalUrl !== null) rows.push(["final URL", result.finalUrl]);
   if (result.redirectHops !== null) rows.push(["redirects", String(result.redirectHops.length)]);
-  rows.push(["response time", result.responseTime === null ? "-" : `${result.responseTime} ms`]);
+  rows.push(["response time", timeCell(result.responseTime, result.details)]);
   if (result.proxyBlocked) {
     const provider = result.proxyProvider === null ? "" : ` (${result.proxyProvider})`;
     rows.push(["proxy", paint.warn(`a proxy${provider} answered with an error: it may be a challenge or a restriction, not an outage`)]);
@@ -72,12 +71,11 @@ export const HEALTHY_CHAINS: ReadonlySet<ChainStatusId> = new Set(["healthy", "r
  * contract's chain has no hop object for.
  */
 export function renderTrace(result: RedirectTraceResult, paint: Paint): string {
-  const positions = (result.details?.requests ?? []).filter((request) => request.report?.kind !== "final-page");
-  const labelled = positions.map((request, index) => ({ label: `hop ${index + 1}`, request }));
+  const positions = (result.details?.requests ?? []).filter(isChainPosition);
   const healthy = HEALTHY_CHAINS.has(result.chainStatus);
   const wording = chainStatusWording(result.chainStatus);
   const verdict = paint.strong(healthy ? paint.good(wording) : paint.bad(wording));
-  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint)}${tlsLines(labelled, paint)}${certificateLines(result.details, paint)}${warningLines(result, paint)}`;
+  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint)}${certificateLines(positions, "hop", paint)}${warningLines(result, paint)}`;
 }
 
 function traceSummary(result: RedirectTraceResult, paint: Paint): string {
@@ -88,7 +86,7 @@ function traceSummary(result: RedirectTraceResult, paint: Paint): string {
   const final = result.finalStatus === null ? paint.dim(" (no final response)") : ` (${paint.status(result.finalStatus, String(result.finalStatus))})`;
   rows.push(["final URL", `${result.finalUrl}${final}`]);
   rows.push(["redirects", String(result.redirects)]);
-  rows.push(["total time", `${result.totalTimeMs} ms`]);
+  rows.push(["total time", timeCell(result.totalTimeMs, result.details)]);
   rows.push(...detailsRows(result.details, paint));
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
 }
@@ -99,7 +97,7 @@ function hopTable(chain: readonly TraceHop[], positions: readonly RequestRecord[
     const request = positions[index];
     const status = paint.status(hop.status, `${hop.status} ${hop.statusText}`);
     const upgrade = hop.upgradedToHttps ? "(upgrade to HTTPS)" : "";
-    const phases = request === undefined ? ["-", "-", "-", "-", `${hop.responseTimeMs} ms`] : phaseCells(request);
+    const phases = request === undefined ? missingPhaseCells(`${hop.responseTimeMs} ms`) : phaseCells(request);
     return [String(hop.hop), status, request?.method ?? "-", request === undefined ? "-" : addressCell(request), ...phases, urlCell(hop.url, hop.location, paint, upgrade)];
   });
   const unanswered = positions.slice(chain.length).map((request, index) => [
