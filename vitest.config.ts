@@ -21,6 +21,7 @@ const SLOW = [
   "test/probe/http/h2-malformed-head.test.ts",
   // A real browser against `sitediag serve` as its own process.
   "test/web/page.test.ts",
+  "test/web/page-details.test.ts",
 ];
 
 /**

@@ -1,7 +1,6 @@
 import { type CheckSiteResponse, FailedStage, SiteStatus } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { facts, h } from "./dom.js";
-import { formatMs } from "./format.js";
-import { clientRedirectText, proxyText, renderRequests } from "./render-details.js";
+import { clientRedirectText, proxyText, renderRequests, timeText } from "./render-details.js";
 
 const STAGES: Readonly<Record<FailedStage, string>> = {
   [FailedStage.UNSPECIFIED]: "unknown",
@@ -32,7 +31,7 @@ export function renderCheck(result: CheckSiteResponse): HTMLElement {
       ["Requested", h("span", { class: "url" }, result.requestedUrl)],
       ["Final URL", result.finalUrl === undefined ? null : h("span", { class: "url" }, result.finalUrl)],
       ["Status", result.statusCode === undefined ? null : `${result.statusCode} ${result.statusText ?? ""}`.trim()],
-      ["Response time", result.responseTime === undefined ? null : formatMs(result.responseTime)],
+      ["Response time", timeText(result.responseTime, details)],
       ["Redirects", hops],
       ["Proxy / CDN", proxyText(details, result.proxyBlocked)],
       ["Client-side redirect", clientRedirectText(details)],
