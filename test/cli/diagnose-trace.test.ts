@@ -91,6 +91,11 @@ describe("sitediag trace", () => {
     const { code, stdout } = await trace([target.url("/head-405")]);
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^ {2}1 +200 OK +GET +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))}$`, "m"));
+    // The HEAD was made and waited for: a row of its own above the GET's, so the rows add up to the total time.
+    expect(stdout).toMatch(new RegExp(`^ {2}1 +405 Method Not Allowed +HEAD +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))} \\(then GET, below\\)$`, "m"));
+    const totals = [...stdout.matchAll(/ (\d+\.\d) ms {2}http/g)].map((match) => Math.round(Number.parseFloat(match[1] ?? "0") * 10));
+    expect(totals).toHaveLength(2);
+    expect(stdout).toContain(`  total time  ${(((totals[0] ?? 0) + (totals[1] ?? 0)) / 10).toFixed(1)} ms\n`);
     expect(stdout).toMatch(/^warnings\n {2}! +hop 1 +head_refused_get_used +HEAD answered 405 Method Not Allowed; the hop was retried with GET$/m);
   });
 

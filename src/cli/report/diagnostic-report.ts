@@ -3,7 +3,7 @@ import type { RequestRecord } from "../../diagnostics/diagnostic-details.js";
 import type { ChainStatusId, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
 import type { SiteCheckResult } from "../../diagnostics/site-check-result.js";
 import { chainStatusWording } from "../../service/trace-redirects.js";
-import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, isChainPosition, missingPhaseCells, phaseCells, timeCell, urlCell } from "./request-lines.js";
+import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, headRow, headsBefore, isChainPosition, missingPhaseCells, phaseCells, timeCell, urlCell } from "./request-lines.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
 // The reports `sitediag check` and `sitediag trace` print for people. Their
@@ -75,7 +75,7 @@ export function renderTrace(result: RedirectTraceResult, paint: Paint): string {
   const healthy = HEALTHY_CHAINS.has(result.chainStatus);
   const wording = chainStatusWording(result.chainStatus);
   const verdict = paint.strong(healthy ? paint.good(wording) : paint.bad(wording));
-  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint)}${certificateLines(positions, "hop", paint)}${warningLines(result, paint)}`;
+  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint, headsBefore(result.details?.requests ?? []))}${certificateLines(positions, "hop", paint)}${warningLines(result, paint)}`;
 }
 
 function traceSummary(result: RedirectTraceResult, paint: Paint): string {
@@ -91,23 +91,22 @@ function traceSummary(result: RedirectTraceResult, paint: Paint): string {
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
 }
 
-function hopTable(chain: readonly TraceHop[], positions: readonly RequestRecord[], paint: Paint): string {
+function hopTable(chain: readonly TraceHop[], positions: readonly RequestRecord[], paint: Paint, heads: ReadonlyMap<number, RequestRecord>): string {
   const heading = ["hop", "status", "method", "address", ...PHASE_HEADINGS, "url"].map(paint.dim);
-  const answered = chain.map((hop, index) => {
+  const answered = chain.flatMap((hop, index) => {
     const request = positions[index];
     const status = paint.status(hop.status, `${hop.status} ${hop.statusText}`);
     const upgrade = hop.upgradedToHttps ? "(upgrade to HTTPS)" : "";
     const phases = request === undefined ? missingPhaseCells(`${hop.responseTimeMs} ms`) : phaseCells(request);
-    return [String(hop.hop), status, request?.method ?? "-", request === undefined ? "-" : addressCell(request), ...phases, urlCell(hop.url, hop.location, paint, upgrade)];
+    const head = heads.get(index);
+    const row = [String(hop.hop), status, request?.method ?? "-", request === undefined ? "-" : addressCell(request), ...phases, urlCell(hop.url, hop.location, paint, upgrade)];
+    return head === undefined ? [row] : [headRow(hop.hop, head, paint), row];
   });
-  const unanswered = positions.slice(chain.length).map((request, index) => [
-    paint.dim(String(chain.length + index + 1)),
-    answerCell(request, paint),
-    request.method,
-    addressCell(request),
-    ...phaseCells(request),
-    request.url,
-  ]);
+  const unanswered = positions.slice(chain.length).flatMap((request, index) => {
+    const head = heads.get(chain.length + index);
+    const row = [paint.dim(String(chain.length + index + 1)), answerCell(request, paint), request.method, addressCell(request), ...phaseCells(request), request.url];
+    return head === undefined ? [row] : [headRow(chain.length + index + 1, head, paint), row];
+  });
   return textTable([heading, ...answered, ...unanswered]);
 }
 

@@ -16,6 +16,27 @@ export function missingPhaseCells(total = "-"): string[] {
   return [...TIMING_PHASES.map(() => "-"), total];
 }
 
+/**
+ * A trace's HEADs answered (or failed) before the GET sent in their place,
+ * by the index (from 0) of the position whose GET follows them: the table
+ * shows each one as a row of its own above that position's, so the rows add
+ * up to the total time, which counts them.
+ */
+export function headsBefore(requests: readonly RequestRecord[]): ReadonlyMap<number, RequestRecord> {
+  const heads = new Map<number, RequestRecord>();
+  let position = 0;
+  for (const request of requests) {
+    if (request.report?.kind === "head-before-get") heads.set(position, request);
+    else if (isChainPosition(request)) position += 1;
+  }
+  return heads;
+}
+
+/** The row of a HEAD a GET replaced, numbered as the hop it was sent for. */
+export function headRow(hop: number, head: RequestRecord, paint: Paint): string[] {
+  return [paint.dim(String(hop)), answerCell(head, paint), "HEAD", addressCell(head), ...phaseCells(head), paint.dim(`${head.url} (then GET, below)`)];
+}
+
 /** A request that stands for a position of a trace's chain (not a HEAD a GET replaced, not the extra read of the final page). */
 export function isChainPosition(request: RequestRecord): boolean {
   const kind = request.report?.kind;
