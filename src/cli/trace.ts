@@ -5,8 +5,10 @@ import type { Command, CommandIo } from "./command.js";
 import { runBatchTrace } from "./diagnose/batch-trace.js";
 import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { HEALTHY_CHAINS, renderTrace } from "./report/diagnostic-report.js";
+import { headerLines, traceLabels } from "./report/request-lines.js";
 
 const HELP = `usage: sitediag trace [--json] URL
+       sitediag trace --headers URL
        sitediag trace --json --details URL
        sitediag trace --batch FILE [--json]
 
@@ -26,6 +28,7 @@ row as it completes.
 
   --json        print the result exactly as the API's "data" object
   --details     with --json: as the API answers details=true (adds "details")
+  --headers     also print each response's header fields (Set-Cookie values redacted)
   --batch FILE  trace every row of a CSV file (a site migration audit)
   -h, --help    show this help
 
@@ -55,6 +58,7 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
       case "result": {
         const { result } = outcome;
         io.stdout.write(args.json ? `${JSON.stringify(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n` : renderTrace(result, paint));
+        if (!args.json && args.headers) io.stdout.write(headerLines(traceLabels(result.details?.requests ?? []), paint));
         return HEALTHY_CHAINS.has(result.chainStatus) ? EXIT.healthy : EXIT.broken;
       }
     }

@@ -1,6 +1,7 @@
 import { failureCode } from "../failures.js";
 import type { FailureStage } from "../failures.js";
 import type { ProbeFailure } from "../probe/failure.js";
+import type { CapturedHead } from "../probe/http/head-capture.js";
 import type { HopFailureTrace, HopOutcome, HopResponse, HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../failures.js";
 
@@ -39,6 +40,13 @@ export interface RequestRecord {
   readonly connectionReused: boolean;
   readonly tls: TlsRecord | null;
   readonly failure: RequestFailureRecord | null;
+  /**
+   * The response's header fields as received (names as sent, in order, the
+   * first 64 KiB of the head, Set-Cookie values redacted to the cookie's
+   * name), and whether fields past that were left out; null without a
+   * response. Never logged.
+   */
+  readonly responseHead: CapturedHead | null;
   /** Only when the call asked for a report (CallOptions.report): what a report for people shows beyond the API's fields. */
   readonly report?: RequestReport;
 }
@@ -148,6 +156,7 @@ export function answeredRecord(sent: SentAs, response: HopResponse, report: Repo
     connectionReused: response.connectionReused,
     tls: tlsRecord(response.tls, now),
     failure: null,
+    responseHead: response.headFields,
   });
   if (report === null) return record;
   return Object.assign(record, { report: { kind: report, statusText: response.statusText, location: response.location, cause: null, refusal: null } });
@@ -167,6 +176,7 @@ export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFail
     connectionReused: trace.connectionReused,
     tls: tlsRecord(trace.tls, now),
     failure: { stage: failure.stage, code: failureCode(failure), reason, timedOut: failure.timedOut, elapsedMs: failure.elapsedMs },
+    responseHead: null,
   });
   if (report === null) return record;
   return Object.assign(record, { report: { kind: report, statusText: null, location: null, cause: failure.cause, refusal: null } });
@@ -203,6 +213,7 @@ function notSentRecord(sent: SentAs, refusal: PolicyRefusal | null): RequestReco
     connectionReused: false,
     tls: null,
     failure: null,
+    responseHead: null,
     report: { kind: "stopped" as const, statusText: null, location: null, cause: null, refusal },
   });
 }

@@ -41,8 +41,9 @@ export type HopAttempt =
  * that answer HEAD with an error, or break the connection on it, often serve
  * GET fine, so those get one GET and the hop reports what GET got. A HEAD that
  * timed out is not retried: a second wait would only spend the budget.
- * `keepFinal`: a final answer's connection is kept for one more request to
- * this URL (the GET of the final page that details make).
+ * `keepFinal` (details were asked for): a final answer's connection is kept
+ * for one more request to this URL (the GET of the final page that details
+ * make), and each response's header fields are kept for details.
  */
 export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string, reuse: ConnectionHandle | null = null, keepFinal = false): Promise<HopAttempt> {
   const head = await send(prober, url, "HEAD", ports, budget, cookie, reuse, keepFinal);
@@ -79,7 +80,8 @@ async function send(
     signal: budget.signal,
     ...(cookie === undefined ? {} : { cookie }),
     ...(reuse === null ? {} : { reuse }),
-    ...(keepFinal ? { keepAfterAnswer: true } : {}),
+    // Both are details' own: the final page is read once more, and each response's header fields are kept.
+    ...(keepFinal ? { keepAfterAnswer: true, captureHead: true } : {}),
   });
   budget.recordRequest(requestTenths(outcome));
   return { kind: "sent", outcome, ...next };

@@ -275,7 +275,7 @@ async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, en
   if (found === null && next !== null) {
     const url = new URL(final.url);
     const reuse = final.keptConnection;
-    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: next.timeoutMs, ports, signal: budget.signal, bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, ...(reuse === null ? {} : { reuse }) });
+    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: next.timeoutMs, ports, signal: budget.signal, bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true, ...(reuse === null ? {} : { reuse }) });
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
     if (outcome.kind === "response") {
       record = answeredRecord(sent, outcome.response, report);

@@ -1,4 +1,5 @@
 import type { AbortWatch } from "./clock.js";
+import type { CapturedHead } from "./http/head-capture.js";
 import type { HeaderMap } from "./http/header-map.js";
 import type { PolicyRefusal } from "../failures.js";
 import type { ProbeFailure } from "./failure.js";
@@ -59,6 +60,11 @@ export interface HopRequest {
    * nothing asks for it, the keeper closes it after its idle time.
    */
   readonly keepAfterAnswer?: boolean;
+  /**
+   * Keep the response's field lines for people (HopResponse.headFields):
+   * details asked for them. Without it nothing more is read or kept.
+   */
+  readonly captureHead?: boolean;
 }
 
 /**
@@ -153,6 +159,12 @@ export interface HopResponse {
    * own property (headerValue, header-map.ts), never headers[name].
    */
   readonly headers: HeaderMap;
+  /**
+   * The head's field lines as sent (names as spelled, in order, the first
+   * 64 KiB, Set-Cookie values redacted to the cookie's name): only when the
+   * request said captureHead; null otherwise.
+   */
+  readonly headFields: CapturedHead | null;
   /** The raw Location header, when present. */
   readonly locationHeader: string | null;
   /** Location resolved against `url`; null when absent or unparsable. */

@@ -13,6 +13,7 @@ import { hopTimings } from "./hop-timings.js";
 import { startTrace, type HopTrace } from "./hop-trace.js";
 import { type AbortWatch, createDeadline, now } from "./clock.js";
 import { headerMapOf, headerValue, locationText } from "./http/header-map.js";
+import { captureHead } from "./http/head-capture.js";
 import { lateStart } from "./overload.js";
 import type { DefectReporter } from "./defect-log.js";
 import { closeConnection, type ConnectionKeeper, type Keepable, type KeptOrigin, type OpenConnection } from "./http/kept-connections.js";
@@ -219,6 +220,7 @@ async function exchangeOver(
       headers: requestHeaders(deps, request),
       keepAlive: deps.keeper.keeps,
       keepAfterAnswer: request.keepAfterAnswer === true,
+      captureHead: request.captureHead === true,
       maxHeadBytes: deps.maxResponseHeadBytes,
       bodyPrefixBytes: bodyPrefixBytes(request),
       signal,
@@ -231,7 +233,7 @@ async function exchangeOver(
     // against one site) are each read and timed before any is processed:
     // otherwise the last of a hundred was timed after the other 99's work.
     await afterThisPoll();
-    const response = hopResponse(url, request.method, exchanged, trace);
+    const response = hopResponse(url, request.method, exchanged, trace, request.captureHead === true);
     if (typeof response === "string") return failure(trace, { code: response }, false);
     const keepable = asksHereAgain(response, request) ? keepableOf(connection, exchanged) : null;
     const kept = keepable === null ? null : deps.keeper.keep(keepable, keptOrigin(url, trace));
@@ -296,7 +298,7 @@ function requestHeaders(deps: HopDeps, request: HopRequest): readonly (readonly 
 }
 
 /** The response, or the code of a contradiction a browser refuses (two different Locations). */
-function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchanged, trace: HopTrace): HopResponse | string {
+function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchanged, trace: HopTrace, capture: boolean): HopResponse | string {
   const { head } = exchanged;
   const headers = headerMapOf(head.fields);
   const locations = headerValue(headers, "location");
@@ -311,6 +313,7 @@ function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchange
     status: head.status,
     statusText: head.statusText !== "" ? head.statusText : (STATUS_CODES[head.status] ?? ""),
     headers,
+    headFields: capture ? captureHead(head.fields, head.sentNames) : null,
     locationHeader,
     location: resolveLocation(locationHeader, url),
     remoteAddress: remote.address,

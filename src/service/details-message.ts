@@ -4,6 +4,7 @@ import {
   ClientRedirectSchema,
   type Details,
   DetailsSchema,
+  HeaderFieldSchema,
   ProxyDetailSchema,
   RequestDetailSchema,
   RequestFailureSchema,
@@ -44,6 +45,8 @@ function requestMessage(record: RequestRecord) {
     connectionReused: record.connectionReused,
     tls: record.tls === null ? undefined : tlsMessage(record.tls),
     failure: record.failure === null ? undefined : create(RequestFailureSchema, record.failure),
+    responseHeaders: (record.responseHead?.fields ?? []).map(([name, value]) => create(HeaderFieldSchema, { name, value })),
+    responseHeadersTruncated: record.responseHead?.truncated ?? false,
   });
 }
 

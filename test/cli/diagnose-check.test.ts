@@ -37,6 +37,7 @@ describe("sitediag check", () => {
         "/missing": { kind: "respond", status: 404 },
         "/broken": { kind: "respond", status: 503 },
         "/hang": { kind: "hang" },
+        "/cookie": { kind: "respond", status: 200, headers: { "X-Served-By": "edge-1", "Set-Cookie": ["sid=s3cr3t; Path=/; HttpOnly", "theme=dark"] } },
       },
     });
     tlsTargets = await startHttpTargets({ tls: pki.valid, routes: { "/": { kind: "respond", status: 200 } } });
@@ -89,6 +90,16 @@ describe("sitediag check", () => {
     expect(waiting).toBe(waited);
     expect(waiting).toBeGreaterThan(3000);
     expect((connect ?? 0) + (waiting ?? 0) + (other ?? 0)).toBe(total);
+  });
+
+  it("--headers prints each response's header fields as received, names as sent, cookie values redacted", async () => {
+    const { code, stdout } = await check(["--headers", targets.url("/cookie")]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`\nresponse headers\n  request 1: GET ${targets.url("/cookie")} (200)\n`);
+    expect(stdout).toMatch(/^ {4}X-Served-By: edge-1\n {4}Set-Cookie: sid=\[redacted\]\n {4}Set-Cookie: theme=\[redacted\]\n/m);
+    expect(stdout).not.toContain("s3cr3t");
+    expect(stdout).not.toContain("dark");
+    expect((await check([targets.url("/cookie")])).stdout).not.toContain("response headers");
   });
 
   it("counts a 404 as up, as the contract does", async () => {

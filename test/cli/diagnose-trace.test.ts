@@ -172,6 +172,14 @@ describe("sitediag trace", () => {
     expect(stdout).toContain(`  total time  ${(totals / 10).toFixed(1)} ms\n`);
   });
 
+  it("--headers prints the header fields of every request, named as the table's rows, the HEAD a GET replaced included", async () => {
+    const { stdout } = await trace(["--headers", target.url("/head-405")]);
+    const url = target.url("/head-405");
+    expect(stdout).toContain(`\nresponse headers\n  hop 1 (HEAD, then GET): HEAD ${url} (405)\n`);
+    expect(stdout).toContain(`  hop 1: GET ${url} (200)\n`);
+    expect(stdout).toContain(`  the final page, read again: GET ${url} (200)\n`);
+  });
+
   it("ends a trace in flight on a stop signal with exit 130, long before its own timeouts", async () => {
     const { code, stdout, stderr, listenersLeft } = await trace([target.url("/silent")], {
       env: { SITEDIAG_TRACE_HOP_TIMEOUT_MS: "20000", SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "30000" },

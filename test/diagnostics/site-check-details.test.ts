@@ -98,6 +98,8 @@ describe("is-site-down with details: every field of a request", () => {
           connectionReused: false,
           tls: null,
           failure: null,
+          // The head's fields, as sent: details asked for them.
+          responseHead: { fields: expect.arrayContaining([["Date", expect.any(String) as string], ["Transfer-Encoding", "chunked"]]) as unknown, truncated: false },
         },
       ],
     });

@@ -49,6 +49,7 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     targets.route("/a", { kind: "redirect", status: 301, location: "/b" });
     targets.route("/b", { kind: "redirect", status: 302, location: "/c" });
     targets.route("/c", { kind: "respond", status: 200, body: "landed" });
+    targets.route("/cookie", { kind: "redirect", status: 302, location: "/c", headers: { "Set-Cookie": "sid=s3cr3t; Path=/; HttpOnly", "X-Served-By": "edge-1" } });
     targets.route("/no-head", (request) => (request.method === "HEAD" ? { kind: "respond", status: 405 } : { kind: "respond", status: 200, body: "fine" }));
     await buildPage();
     service = await startServeProcess(
@@ -143,6 +144,22 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     expect(await page.locator("#result svg.waterfall .chain-end title").textContent()).toContain(`${(chainTenths / 10).toFixed(1)} ms`);
     const hopTimes = await page.locator("#result table.hops tbody tr").evaluateAll((trs) => trs.map((tr) => tr.children[5]?.textContent ?? ""));
     expect(hopTimes).toEqual(rows.slice(0, 3).map((row) => row[total]));
+  });
+
+  it("shows each request's response headers, collapsed, as received, with no cookie's value", async () => {
+    const page = await open();
+    await ask(page, secure("/cookie"), "Trace redirects");
+    const blocks = page.locator("#result details.response-headers");
+    // HEAD /cookie, HEAD /c, and the extra GET of the final page.
+    expect(await blocks.count()).toBe(3);
+    const first = blocks.first();
+    expect(await first.getAttribute("open")).toBeNull();
+    expect(await first.locator("summary").innerText()).toMatch(new RegExp(`^Request 1: HEAD ${secure("/cookie").replace(/[.?]/g, "\\$&")} \\(302\\), \\d+ fields$`));
+    expect(await first.locator("table.header-fields").isVisible()).toBe(false);
+    await first.locator("summary").click();
+    const rows = await first.locator("table.header-fields tr").evaluateAll((trs) => trs.map((tr) => [tr.children[0]?.textContent ?? "", tr.children[1]?.textContent ?? ""]));
+    expect(rows).toEqual(expect.arrayContaining([["location", "/c"], ["Set-Cookie", "sid=[redacted]"], ["X-Served-By", "edge-1"]]));
+    expect(await page.locator("#result").innerText()).not.toContain("s3cr3t");
   });
 
   it("shows the HEAD answered 405 as a request of its own, before the GET that answered in its place", async () => {

@@ -159,3 +159,37 @@ function expiry(certificate: CertificateRecord, paint: Paint): string {
   // Three weeks: the usual warning threshold of certificate monitors.
   return days < 21 ? paint.warn(text) : text;
 }
+
+/**
+ * `--headers`: each request's response header fields as received (names as
+ * the server spelled them, in order; Set-Cookie values redacted to the
+ * cookie's name), under a line naming the request as the table does.
+ */
+export function headerLines(requests: readonly { readonly label: string; readonly request: RequestRecord }[], paint: Paint): string {
+  const blocks = requests.flatMap(({ label, request }) => {
+    const head = request.responseHead;
+    if (head === null) return [];
+    const title = `${label}: ${request.method} ${request.url} (${request.status ?? "-"})`;
+    const lines = head.fields.map(([name, value]) => `    ${paint.dim(`${name}:`)} ${value}\n`);
+    const cut = head.truncated ? `    ${paint.warn("(fields past the first 64 KiB of the head left out)")}\n` : "";
+    return [`  ${paint.strong(title)}\n${lines.join("")}${cut}`];
+  });
+  return blocks.length === 0 ? "" : `\n${paint.dim("response headers")}\n${blocks.join("")}`;
+}
+
+/** A check's requests as its table numbers them: "request 1", ... */
+export function checkLabels(requests: readonly RequestRecord[]): { readonly label: string; readonly request: RequestRecord }[] {
+  return requests.map((request, index) => ({ label: `request ${index + 1}`, request }));
+}
+
+/** A trace's requests as its table numbers them: "hop 2", "hop 2 (HEAD, then GET)", and the extra read of the final page. */
+export function traceLabels(requests: readonly RequestRecord[]): { readonly label: string; readonly request: RequestRecord }[] {
+  let position = 0;
+  return requests.map((request) => {
+    const kind = request.report?.kind;
+    if (kind === "final-page") return { label: "the final page, read again", request };
+    if (kind === "head-before-get") return { label: `hop ${position + 1} (HEAD, then GET)`, request };
+    position += 1;
+    return { label: `hop ${position}`, request };
+  });
+}
