@@ -24,6 +24,7 @@ const SLOW = [
   "test/web/page-verdict.test.ts",
   "test/web/page-front.test.ts",
   "test/web/page-batch.test.ts",
+  "test/web/page-details.test.ts",
 ];
 
 /**

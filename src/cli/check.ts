@@ -5,8 +5,10 @@ import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
 import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { renderSiteCheck } from "./report/diagnostic-report.js";
+import { checkLabels, headerLines } from "./report/request-lines.js";
 
 const HELP = `usage: sitediag check [--json] URL
+       sitediag check --headers URL
        sitediag check --json --details URL
 
 URL may be a bare domain (example.com, example.com/path): it is checked
@@ -20,6 +22,7 @@ the proxy that answered and a client-side redirect, if any.
 
   --json      print the result exactly as the API's "data" object
   --details   with --json: as the API answers details=true (adds "details")
+  --headers   also print each response's header fields (Set-Cookie values redacted)
   -h, --help  show this help
 
 exit status: 0 up (also CHALLENGED / BLOCKED: a proxy's challenge or block answered,
@@ -40,6 +43,7 @@ export const checkCommand = {
       if (outcome.kind === "overloaded") return reportOverloaded(outcome.overload, io);
       const { result } = outcome;
       io.stdout.write(args.json ? `${JSON.stringify(renderMessage(CheckSiteResponseSchema, siteCheckMessage(result)))}\n` : renderSiteCheck(result, paint));
+      if (!args.json && args.headers) io.stdout.write(headerLines(checkLabels(result.details?.requests ?? []), paint));
       return result.status === "up" ? EXIT.healthy : EXIT.broken;
     }),
 } satisfies Command;

@@ -5,8 +5,10 @@ import type { Command, CommandIo } from "./command.js";
 import { runBatchTrace } from "./diagnose/batch-trace.js";
 import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { renderTrace, traceIsHealthy } from "./report/diagnostic-report.js";
+import { headerLines, traceLabels } from "./report/request-lines.js";
 
 const HELP = `usage: sitediag trace [--json] URL
+       sitediag trace --headers URL
        sitediag trace --json --details URL
        sitediag trace --batch FILE [--json | --csv] [--rerun-failed]
 
@@ -29,6 +31,7 @@ final status, hops, chain).
 
   --json          print the result exactly as the API's "data" object
   --details       with --json: as the API answers details=true (adds "details")
+  --headers       also print each response's header fields (Set-Cookie values redacted)
   --batch FILE    trace every row of a CSV file (a site migration audit)
   --csv           with --batch: print every row as CSV instead of the table
   --rerun-failed  with --batch and a CSV that --csv (or the page) wrote: trace
@@ -68,6 +71,7 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
       case "result": {
         const { result } = outcome;
         io.stdout.write(args.json ? `${JSON.stringify(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n` : renderTrace(result, paint));
+        if (!args.json && args.headers) io.stdout.write(headerLines(traceLabels(result.details?.requests ?? []), paint));
         return traceIsHealthy(result) ? EXIT.healthy : EXIT.broken;
       }
     }

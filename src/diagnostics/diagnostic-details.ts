@@ -1,6 +1,7 @@
 import { failureCode } from "../failures.js";
 import type { FailureStage } from "../failures.js";
 import type { ProbeFailure } from "../probe/failure.js";
+import type { CapturedHead } from "../probe/http/head-capture.js";
 import type { HopFailureTrace, HopOutcome, HopResponse, HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../failures.js";
 import type { ProxyKind } from "./proxy-providers.js";
@@ -40,6 +41,13 @@ export interface RequestRecord {
   readonly connectionReused: boolean;
   readonly tls: TlsRecord | null;
   readonly failure: RequestFailureRecord | null;
+  /**
+   * The response's header fields as received (names as sent, in order, the
+   * first 64 KiB of the head, Set-Cookie values redacted to the cookie's
+   * name), and whether fields past that were left out; null without a
+   * response. Never logged.
+   */
+  readonly responseHead: CapturedHead | null;
   /** Only when the call asked for a report (CallOptions.report): what a report for people shows beyond the API's fields. */
   readonly report?: RequestReport;
 }
@@ -56,9 +64,11 @@ export interface RequestReport {
    * "final-page": a trace's extra GET of its final page (details' look for a
    * client-side redirect), which is no position; "stopped": the position was
    * refused by the target policy (`refusal`), or a trace ran out of budget
-   * before the GET its HEAD's answer called for (the HEAD's answer kept).
+   * before the GET its HEAD's answer called for (the HEAD's answer kept);
+   * "head-before-get": a trace's HEAD whose answer (or failure) sent a GET
+   * to the same position, which the GET's record, next, answers.
    */
-  readonly kind: "position" | "final-page" | "stopped";
+  readonly kind: "position" | "final-page" | "stopped" | "head-before-get";
   /** The reason phrase of the response; null without one. */
   readonly statusText: string | null;
   /** The response's Location, resolved; null without one. */
@@ -105,6 +115,25 @@ export interface ClientRedirect {
 
 // The records, built once per request where the diagnostic holds the prober's outcome.
 
+/**
+ * A request's own time in tenths of a millisecond: its timings' total, the
+ * figure its record shows. A diagnostic's time (responseTime, totalTimeMs)
+ * is the sum of these over the requests it counts, rounded half up to whole
+ * milliseconds once, at the end: the contract's integer and the sum of the
+ * details' totals never disagree by more than that rounding. Nothing was
+ * sent for a refusal or our own overload: 0.
+ */
+export function requestTenths(outcome: HopOutcome): number {
+  if (outcome.kind === "response") return Math.round(outcome.response.timings.totalMs * 10);
+  if (outcome.kind === "failure") return Math.round(outcome.trace.timings.totalMs * 10);
+  return 0;
+}
+
+/** Whole milliseconds of a sum of tenths, half up: the contract's integer figure. */
+export function wholeMs(tenths: number): number {
+  return Math.round(tenths / 10);
+}
+
 const DAY_MS = 86_400_000;
 
 /** How the diagnostic sent the request. */
@@ -128,6 +157,7 @@ export function answeredRecord(sent: SentAs, response: HopResponse, report: Repo
     connectionReused: response.connectionReused,
     tls: tlsRecord(response.tls, now),
     failure: null,
+    responseHead: response.headFields,
   });
   if (report === null) return record;
   return Object.assign(record, { report: { kind: report, statusText: response.statusText, location: response.location, cause: null, refusal: null } });
@@ -147,13 +177,14 @@ export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFail
     connectionReused: trace.connectionReused,
     tls: tlsRecord(trace.tls, now),
     failure: { stage: failure.stage, code: failureCode(failure), reason, timedOut: failure.timedOut, elapsedMs: failure.elapsedMs },
+    responseHead: null,
   });
   if (report === null) return record;
   return Object.assign(record, { report: { kind: report, statusText: null, location: null, cause: failure.cause, refusal: null } });
 }
 
 /** Nothing was sent: no phase happened. */
-const NOT_SENT: HopTimings = Object.freeze({ totalMs: 0, dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null });
+const NOT_SENT: HopTimings = Object.freeze({ totalMs: 0, dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null, receivingMs: null, otherMs: 0, firstByteMs: null });
 
 /**
  * A report's record of the position a diagnostic stopped at without its
@@ -166,6 +197,13 @@ export function stoppedRecord(sent: SentAs, stoppedBy: HopOutcome): RequestRecor
   return notSentRecord(sent, stoppedBy.kind === "refused" ? stoppedBy.refusal : null);
 }
 
+/** The record of a request that was sent, answered or failed; null for one that was not (refused, our overload). */
+export function sentRecord(sent: SentAs, outcome: HopOutcome, report: ReportKind): RequestRecord | null {
+  if (outcome.kind === "response") return answeredRecord(sent, outcome.response, report);
+  if (outcome.kind === "failure") return failedRecord(sent, outcome.failure, outcome.trace, outcome.failure.reason, report);
+  return null;
+}
+
 function notSentRecord(sent: SentAs, refusal: PolicyRefusal | null): RequestRecord {
   return Object.assign({}, sent, {
     remoteAddress: null,
@@ -176,6 +214,7 @@ function notSentRecord(sent: SentAs, refusal: PolicyRefusal | null): RequestReco
     connectionReused: false,
     tls: null,
     failure: null,
+    responseHead: null,
     report: { kind: "stopped" as const, statusText: null, location: null, cause: null, refusal },
   });
 }

@@ -1,5 +1,4 @@
 import { type AbortWatch, createDeadline } from "../probe/clock.js";
-import type { HopSpan } from "../probe/hop-types.js";
 
 /**
  * The time a trace may spend: each request gets the per-request timeout or
@@ -15,9 +14,9 @@ export interface TraceBudget {
   spent(): boolean;
   /** True when the caller's own signal ended the trace. */
   cancelled(): boolean;
-  /** Adds one request's own time, read on the loop that ran it. */
-  recordRequest(span: HopSpan): void;
-  /** The sum of the recorded requests' times: what the trace reports, free of this thread's queueing. */
+  /** Adds one request's own time in tenths of a millisecond (requestTenths, diagnostic-details.ts), read on the loop that ran it. */
+  recordRequest(tenths: number): void;
+  /** The sum of the recorded requests' times in whole milliseconds, half up: what the trace reports, free of this thread's queueing. */
   requestsMs(): number;
   /** Stops the budget timer; call once the trace is over. */
   dispose(): void;
@@ -50,7 +49,7 @@ export function startTraceBudget(limits: BudgetLimits, caller?: AbortWatch): Tra
   const signal = ended.signal;
   const elapsedMs = () => performance.now() - startedAt;
   const remainingMs = () => limits.totalTimeoutMs - elapsedMs();
-  let requestsMs = 0;
+  let requestsTenths = 0;
 
   return {
     signal,
@@ -63,10 +62,10 @@ export function startTraceBudget(limits: BudgetLimits, caller?: AbortWatch): Tra
     },
     spent: () => timerFired || remainingMs() < 1,
     cancelled: () => caller?.aborted === true,
-    recordRequest: (span) => {
-      requestsMs += span.endedAt - span.startedAt;
+    recordRequest: (tenths) => {
+      requestsTenths += tenths;
     },
-    requestsMs: () => requestsMs,
+    requestsMs: () => Math.round(requestsTenths / 10),
     dispose: () => {
       clearTimeout(timer);
       caller?.removeEventListener("abort", onCaller);

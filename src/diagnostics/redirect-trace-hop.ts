@@ -3,13 +3,21 @@ import type { ConnectionHandle, HopFailureTrace, HopOutcome, HopResponse, PortRu
 import type { Overload } from "../probe/overload.js";
 import type { PolicyRefusal } from "../failures.js";
 import type { TraceBudget } from "./redirect-trace-budget.js";
+import { requestTenths } from "./diagnostic-details.js";
 
 /** Why a request ran out of time: its own per-request timeout, or the whole trace's budget. */
 export type TimeoutSource = "request" | "trace";
 
 /** What one position of the chain came to, after the GET fallback when it was needed. */
 export type HopAttempt =
-  | { readonly kind: "response"; readonly response: HopResponse; readonly method: "HEAD" | "GET"; readonly headNote: string | null }
+  | {
+      readonly kind: "response";
+      readonly response: HopResponse;
+      readonly method: "HEAD" | "GET";
+      readonly headNote: string | null;
+      /** The HEAD's own outcome when a GET answered in its place: a request made, with its own record. */
+      readonly head: HopOutcome | null;
+    }
   | {
       readonly kind: "failure";
       readonly failure: ProbeFailure;
@@ -17,6 +25,8 @@ export type HopAttempt =
       readonly trace: HopFailureTrace;
       readonly method: "HEAD" | "GET";
       readonly headNote: string | null;
+      /** The HEAD's own outcome when this failure is the GET's. */
+      readonly head: HopOutcome | null;
       readonly timeout: TimeoutSource | null;
       readonly timeoutMs: number;
     }
@@ -31,18 +41,19 @@ export type HopAttempt =
  * that answer HEAD with an error, or break the connection on it, often serve
  * GET fine, so those get one GET and the hop reports what GET got. A HEAD that
  * timed out is not retried: a second wait would only spend the budget.
- * `keepFinal`: a final answer's connection is kept for one more request to
- * this URL (the GET of the final page that details make).
+ * `keepFinal` (details were asked for): a final answer's connection is kept
+ * for one more request to this URL (the GET of the final page that details
+ * make), and each response's header fields are kept for details.
  */
 export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string, reuse: ConnectionHandle | null = null, keepFinal = false): Promise<HopAttempt> {
   const head = await send(prober, url, "HEAD", ports, budget, cookie, reuse, keepFinal);
   if (head.kind !== "sent") return { kind: "out-of-time", headNote: null, head: null };
-  if (!needsGet(head.outcome, budget)) return settle(head.outcome, "HEAD", head.timeoutMs, head.limitedByBudget, null, budget);
+  if (!needsGet(head.outcome, budget)) return settle(head.outcome, "HEAD", head.timeoutMs, head.limitedByBudget, null, null, budget);
 
   const headNote = describeHead(head.outcome);
   const get = await send(prober, url, "GET", ports, budget, cookie, null, keepFinal);
   if (get.kind !== "sent") return { kind: "out-of-time", headNote, head: head.outcome };
-  return settle(get.outcome, "GET", get.timeoutMs, get.limitedByBudget, headNote, budget);
+  return settle(get.outcome, "GET", get.timeoutMs, get.limitedByBudget, headNote, head.outcome, budget);
 }
 
 type Sent =
@@ -69,9 +80,10 @@ async function send(
     signal: budget.signal,
     ...(cookie === undefined ? {} : { cookie }),
     ...(reuse === null ? {} : { reuse }),
-    ...(keepFinal ? { keepAfterAnswer: true } : {}),
+    // Both are details' own: the final page is read once more, and each response's header fields are kept.
+    ...(keepFinal ? { keepAfterAnswer: true, captureHead: true } : {}),
   });
-  budget.recordRequest(outcome.span);
+  budget.recordRequest(requestTenths(outcome));
   return { kind: "sent", outcome, ...next };
 }
 
@@ -88,17 +100,18 @@ function settle(
   timeoutMs: number,
   limitedByBudget: boolean,
   headNote: string | null,
+  head: HopOutcome | null,
   budget: TraceBudget,
 ): HopAttempt {
   if (outcome.kind === "refused") return { kind: "refused", refusal: outcome.refusal };
   if (outcome.kind === "overloaded") return { kind: "overloaded", overload: outcome.overload };
-  if (outcome.kind === "response") return { kind: "response", response: outcome.response, method, headNote };
+  if (outcome.kind === "response") return { kind: "response", response: outcome.response, method, headNote, head };
   const { failure } = outcome;
   // The budget's signal can end a request a hair before the request's own
   // timer would have; either way the trace, not the hop, ran out of time.
   const timedOut = failure.timedOut || budget.signal.aborted;
   const timeout: TimeoutSource | null = !timedOut ? null : limitedByBudget || budget.spent() ? "trace" : "request";
-  return { kind: "failure", failure, trace: outcome.trace, method, headNote, timeout, timeoutMs };
+  return { kind: "failure", failure, trace: outcome.trace, method, headNote, head, timeout, timeoutMs };
 }
 
 function describeHead(outcome: HopOutcome): string {

@@ -5,7 +5,7 @@ import { lateStart } from "../probe/overload.js";
 import type { ConnectionHandle, HopResponse, PortRule } from "../probe/hop-types.js";
 import { cookieKey, createCheckCookies } from "./check-cookies.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
-import { answeredRecord, type ClientRedirect, type DiagnosticDetails, failedRecord, type ReportKind, type RequestRecord, stoppedRecord } from "./diagnostic-details.js";
+import { answeredRecord, type ClientRedirect, type DiagnosticDetails, failedRecord, type ReportKind, type RequestRecord, sentRecord, stoppedRecord } from "./diagnostic-details.js";
 import { proxyMatch } from "./proxy-signatures.js";
 import { type DiagnosticEnv, parseTargetInput, type TraceOptions } from "./diagnostic-call.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
@@ -60,8 +60,9 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
         redirects: chain.filter((hop) => isRedirectStatus(hop.status)).length,
         finalUrl: ending.finalUrl,
         finalStatus: ending.finalStatus,
-        // The budget is wall time on this thread (a limit); the figure is the requests' own time (a measurement).
-        totalTimeMs: Math.round(budget.requestsMs()),
+        // The budget is wall time on this thread (a limit); the figure is the requests' own time (a measurement):
+        // every request of the chain, a HEAD answered before its GET included, not the extra GET of the final page.
+        totalTimeMs: budget.requestsMs(),
         chainStatus: ending.status,
         chain,
         warnings,
@@ -128,9 +129,19 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     if (attempt.kind === "response") cookies.take(target, attempt.response);
     // Our capacity failed it (a probe thread died): no verdict on the chain, and nothing is sent again.
     if (attempt.kind === "overloaded") return { kind: "overloaded", overload: attempt.overload };
+    const headSent = { url: target.href, method: "HEAD" as const, headFallback: false };
     if (report !== null) {
       const stoppedBy = attempt.kind === "refused" ? ({ kind: "refused", refusal: attempt.refusal } as const) : attempt.kind === "out-of-time" ? attempt.head : null;
-      if (stoppedBy !== null) records.push(stoppedRecord({ url: target.href, method: "HEAD", headFallback: false }, stoppedBy));
+      if (stoppedBy !== null) records.push(stoppedRecord(headSent, stoppedBy));
+    } else if (withRecords && attempt.kind === "out-of-time" && attempt.head !== null) {
+      // Every request made is in details: the HEAD answered before the budget ran out for its GET too.
+      const record = sentRecord(headSent, attempt.head, null);
+      if (record !== null) records.push(record);
+    }
+    // A HEAD whose answer sent a GET to this position is a request of its own: its record comes before the GET's.
+    if (withRecords && (attempt.kind === "response" || attempt.kind === "failure") && attempt.head !== null) {
+      const record = sentRecord(headSent, attempt.head, report === null ? null : "head-before-get");
+      if (record !== null) records.push(record);
     }
 
     if (attempt.kind === "refused") {
@@ -264,7 +275,7 @@ async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, en
   if (found === null && next !== null) {
     const url = new URL(final.url);
     const reuse = final.keptConnection;
-    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: next.timeoutMs, ports, signal: budget.signal, bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, ...(reuse === null ? {} : { reuse }) });
+    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: next.timeoutMs, ports, signal: budget.signal, bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true, ...(reuse === null ? {} : { reuse }) });
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
     if (outcome.kind === "response") {
       record = answeredRecord(sent, outcome.response, report);

@@ -1,11 +1,11 @@
 import type { AbortWatch } from "../probe/clock.js";
 import { SITE_CHECK } from "../limits.js";
 import { createCheckCookies } from "./check-cookies.js";
-import type { ConnectionHandle, HopResponse, HopSpan, PortRule } from "../probe/hop-types.js";
+import type { ConnectionHandle, HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
 import { type DiagnosticEnv, parseTargetInput, type SiteCheckOptions } from "./diagnostic-call.js";
 import { failureCode, outcomeCause, refusalCause, type FailureStage, type PolicyRefusal } from "../failures.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
-import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, stoppedRecord } from "./diagnostic-details.js";
+import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, requestTenths, stoppedRecord, wholeMs } from "./diagnostic-details.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
 import { isRedirectStatus } from "./redirect-chain.js";
 import {
@@ -59,13 +59,13 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
       ...(reuse === null ? {} : { reuse }),
       ...(request === 1 && options.timeoutsFrom !== undefined ? { askedAt: options.timeoutsFrom } : {}),
       // Which GET is the last is known only from its status, so each reads a bounded prefix.
-      ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES } : {}),
+      ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true } : {}),
     });
     // Whoever gave the signal has gone: there is nobody to tell the result to.
     if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
     // Our delay, not the site's: no verdict, and no request of this check is sent again.
     if (outcome.kind === "overloaded") return { kind: "overloaded", overload: outcome.overload };
-    run.spent(outcome.span);
+    run.spent(outcome);
     if (outcome.kind === "response") cookies.take(url, outcome.response);
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
 
@@ -122,14 +122,15 @@ function redirectTarget(response: HopResponse): RedirectTarget {
 
 /** The state of one check, and the three ways it can end. */
 function createRun(requestedUrl: string, withDetails: boolean) {
-  // The time of the requests themselves, each read by the loop that ran it
-  // (a probe thread's): a check that waited for this thread, between hops or
-  // for a slot, is not reported slower than the site answered.
-  let requestsMs = 0;
+  // The time of the requests themselves (their timings' totals, each read by
+  // the loop that ran it): a check that waited for this thread, between hops
+  // or for a slot, is not reported slower than the site answered; and the
+  // figure is the sum of the totals its details show.
+  let requestsTenths = 0;
   const redirects: SiteRedirectHop[] = [];
   const records: RequestRecord[] = [];
 
-  const elapsed = () => Math.round(requestsMs);
+  const elapsed = () => wholeMs(requestsTenths);
   const redirectHops = () => (redirects.length === 0 ? null : [...redirects]);
   // Present only when asked for, so a plain result keeps exactly its shape.
   // Details are worked out only when asked for: a plain check would match the proxy signatures for nothing.
@@ -147,8 +148,8 @@ function createRun(requestedUrl: string, withDetails: boolean) {
     redirects,
     records,
 
-    spent(span: HopSpan): void {
-      requestsMs += span.endedAt - span.startedAt;
+    spent(outcome: HopOutcome): void {
+      requestsTenths += requestTenths(outcome);
     },
 
     /** The last response is not a redirect: up below 500, down from 500. */

@@ -1,4 +1,5 @@
 import type { AbortWatch } from "./clock.js";
+import type { CapturedHead } from "./http/head-capture.js";
 import type { HeaderMap } from "./http/header-map.js";
 import type { PolicyRefusal } from "../failures.js";
 import type { ProbeFailure } from "./failure.js";
@@ -59,21 +60,35 @@ export interface HopRequest {
    * nothing asks for it, the keeper closes it after its idle time.
    */
   readonly keepAfterAnswer?: boolean;
+  /**
+   * Keep the response's field lines for people (HopResponse.headFields):
+   * details asked for them. Without it nothing more is read or kept.
+   */
+  readonly captureHead?: boolean;
 }
 
 /**
- * Milliseconds per phase of one hop, 0.1 ms precision; null for a phase that
- * did not happen: tls on http, dns for an IP literal, connect and tls on a
- * reused connection, and on a failed hop the phase it failed in and every one
- * after (its time is in totalMs). The one shape of a request's timings: the
- * probe builds it once and details and the CLI show it as it is.
+ * Milliseconds per phase of one hop, multiples of 0.1 ms that add up to
+ * totalMs exactly: dns + connect + tls + waiting + receiving + other
+ * (hop-timings.ts). Null for a phase that did not happen: tls on http, dns
+ * for an IP literal, connect and tls on a reused connection, and on a failed
+ * hop every phase after the one it failed in (which runs to the failure). The
+ * one shape of a request's timings: the probe builds it once and details, the
+ * page and the CLI show it as it is.
  */
 export interface HopTimings {
+  /** From the hop's start to its response head read (or its failure). */
   readonly totalMs: number;
   readonly dnsMs: number | null;
   readonly connectMs: number | null;
   readonly tlsMs: number | null;
-  /** From the request written to the first byte of the response head. */
+  /** From the connection ready (TLS done, or connected; the request written on a kept one) to the first byte of the answer, or to the failure when none came. */
+  readonly waitingMs: number | null;
+  /** From the first byte to the whole response head. */
+  readonly receivingMs: number | null;
+  /** What no phase accounts for: screening, the step from DNS to the dial, the request on a kept connection. */
+  readonly otherMs: number;
+  /** From the request written to the first byte (time to first byte); overlaps waiting, so it is no column of the sum. */
   readonly firstByteMs: number | null;
 }
 
@@ -144,6 +159,12 @@ export interface HopResponse {
    * own property (headerValue, header-map.ts), never headers[name].
    */
   readonly headers: HeaderMap;
+  /**
+   * The head's field lines as sent (names as spelled, in order, the first
+   * 64 KiB, Set-Cookie values redacted to the cookie's name): only when the
+   * request said captureHead; null otherwise.
+   */
+  readonly headFields: CapturedHead | null;
   /** The raw Location header, when present. */
   readonly locationHeader: string | null;
   /** Location resolved against `url`; null when absent or unparsable. */

@@ -8,10 +8,12 @@ import { causeInfo, refusal } from "../failures.js";
 import { describeFailure, errorCodeOf, isDefect } from "./failure.js";
 import { exchangeHttp1 } from "./http/http1-exchange.js";
 import { exchangeHttp2, openHttp2Session } from "./http/http2-exchange.js";
-import type { HopOutcome, HopRequest, HopResponse, HopTimings } from "./hop-types.js";
+import type { HopOutcome, HopRequest, HopResponse } from "./hop-types.js";
+import { hopTimings } from "./hop-timings.js";
 import { startTrace, type HopTrace } from "./hop-trace.js";
 import { type AbortWatch, createDeadline, now } from "./clock.js";
 import { headerMapOf, headerValue, locationText } from "./http/header-map.js";
+import { captureHead } from "./http/head-capture.js";
 import { lateStart } from "./overload.js";
 import type { DefectReporter } from "./defect-log.js";
 import { closeConnection, type ConnectionKeeper, type Keepable, type KeptOrigin, type OpenConnection } from "./http/kept-connections.js";
@@ -218,6 +220,7 @@ async function exchangeOver(
       headers: requestHeaders(deps, request),
       keepAlive: deps.keeper.keeps,
       keepAfterAnswer: request.keepAfterAnswer === true,
+      captureHead: request.captureHead === true,
       maxHeadBytes: deps.maxResponseHeadBytes,
       bodyPrefixBytes: bodyPrefixBytes(request),
       signal,
@@ -230,7 +233,7 @@ async function exchangeOver(
     // against one site) are each read and timed before any is processed:
     // otherwise the last of a hundred was timed after the other 99's work.
     await afterThisPoll();
-    const response = hopResponse(url, request.method, exchanged, trace);
+    const response = hopResponse(url, request.method, exchanged, trace, request.captureHead === true);
     if (typeof response === "string") return failure(trace, { code: response }, false);
     const keepable = asksHereAgain(response, request) ? keepableOf(connection, exchanged) : null;
     const kept = keepable === null ? null : deps.keeper.keep(keepable, keptOrigin(url, trace));
@@ -295,7 +298,7 @@ function requestHeaders(deps: HopDeps, request: HopRequest): readonly (readonly 
 }
 
 /** The response, or the code of a contradiction a browser refuses (two different Locations). */
-function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchanged, trace: HopTrace): HopResponse | string {
+function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchanged, trace: HopTrace, capture: boolean): HopResponse | string {
   const { head } = exchanged;
   const headers = headerMapOf(head.fields);
   const locations = headerValue(headers, "location");
@@ -310,11 +313,12 @@ function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchange
     status: head.status,
     statusText: head.statusText !== "" ? head.statusText : (STATUS_CODES[head.status] ?? ""),
     headers,
+    headFields: capture ? captureHead(head.fields, head.sentNames) : null,
     locationHeader,
     location: resolveLocation(locationHeader, url),
     remoteAddress: remote.address,
     remoteFamily: remote.family,
-    timings: timings(trace, exchanged.headAt),
+    timings: hopTimings(trace, exchanged.headAt, exchanged.headAt),
     tls: trace.tls,
     httpVersion: exchanged.httpVersion,
     bodyPrefix: exchanged.bodyPrefix,
@@ -332,26 +336,15 @@ function resolveLocation(location: string | null, base: URL): string | null {
   }
 }
 
-function timings(trace: HopTrace, headAt: number): HopTimings {
-  const span = (from: number | null, to: number | null) => (from === null || to === null ? null : round(to - from));
-  return {
-    totalMs: round(headAt - trace.startedAt),
-    dnsMs: span(trace.startedAt, trace.dnsDoneAt),
-    // No dial on a reused connection: that phase did not happen, as tls on http.
-    connectMs: trace.connectionReused ? null : (span(trace.connectStartedAt, trace.tcpConnectedAt) ?? 0),
-    tlsMs: span(trace.tcpConnectedAt, trace.tlsDoneAt),
-    firstByteMs: span(trace.requestSentAt, trace.firstByteAt ?? headAt) ?? 0,
-  };
-}
-
 /** The hop's failure for what was thrown (or named); a defect of ours is kept on the trace to be logged once, and is never a timeout. */
 function failure(trace: HopTrace, error: unknown, aborted: boolean): HopOutcome {
   const defect = isDefect(error);
   if (defect) trace.defect ??= { error };
-  const elapsedMs = round(now() - trace.startedAt);
+  const timings = hopTimings(trace, now(), null);
+  const elapsedMs = timings.totalMs;
   return {
     kind: "failure",
-    trace: { remoteFamily: trace.remote?.family ?? null, timings: partialTimings(trace, elapsedMs), tls: trace.tls, connectionReused: trace.connectionReused },
+    trace: { remoteFamily: trace.remote?.family ?? null, timings, tls: trace.tls, connectionReused: trace.connectionReused },
     failure: describeFailure({
       phase: trace.phase,
       code: defect ? INTERNAL_PROBE_ERROR : errorCodeOf(error),
@@ -360,20 +353,4 @@ function failure(trace: HopTrace, error: unknown, aborted: boolean): HopOutcome 
       remoteAddress: trace.remote?.address ?? null,
     }),
   };
-}
-
-/** The phases a failed hop completed; the one it failed in is left null (its time is in totalMs, the failure's elapsedMs). */
-function partialTimings(trace: HopTrace, elapsedMs: number): HopTimings {
-  const span = (from: number | null, to: number | null) => (from === null || to === null ? null : round(to - from));
-  return {
-    totalMs: elapsedMs,
-    dnsMs: span(trace.startedAt, trace.dnsDoneAt),
-    connectMs: span(trace.connectStartedAt, trace.tcpConnectedAt),
-    tlsMs: span(trace.tcpConnectedAt, trace.tlsDoneAt),
-    firstByteMs: span(trace.requestSentAt, trace.firstByteAt),
-  };
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 10) / 10;
 }

@@ -4,6 +4,7 @@ import {
   ClientRedirectSchema,
   type Details,
   DetailsSchema,
+  HeaderFieldSchema,
   ProxyDetailSchema,
   RequestDetailSchema,
   RequestFailureSchema,
@@ -36,11 +37,16 @@ function requestMessage(record: RequestRecord) {
       connectMs: record.timings.connectMs ?? undefined,
       tlsMs: record.timings.tlsMs ?? undefined,
       firstByteMs: record.timings.firstByteMs ?? undefined,
+      waitingMs: record.timings.waitingMs ?? undefined,
+      receivingMs: record.timings.receivingMs ?? undefined,
+      otherMs: record.timings.otherMs,
       totalMs: record.timings.totalMs,
     }),
     connectionReused: record.connectionReused,
     tls: record.tls === null ? undefined : tlsMessage(record.tls),
     failure: record.failure === null ? undefined : create(RequestFailureSchema, record.failure),
+    responseHeaders: (record.responseHead?.fields ?? []).map(([name, value]) => create(HeaderFieldSchema, { name, value })),
+    responseHeadersTruncated: record.responseHead?.truncated ?? false,
   });
 }
 

@@ -40,6 +40,7 @@ describe("sitediag check", () => {
         "/hang": { kind: "hang" },
         "/challenge": CLOUDFLARE_CHALLENGE,
         "/cf-502": CLOUDFLARE_BAD_GATEWAY,
+        "/cookie": { kind: "respond", status: 200, headers: { "X-Served-By": "edge-1", "Set-Cookie": ["sid=s3cr3t; Path=/; HttpOnly", "theme=dark"] } },
       },
     });
     tlsTargets = await startHttpTargets({ tls: pki.valid, routes: { "/": { kind: "respond", status: 200 } } });
@@ -60,14 +61,48 @@ describe("sitediag check", () => {
     expect(stdout).toMatch(/^ {2}answer +200 OK$/m);
     expect(stdout).toMatch(new RegExp(`^ {2}final URL +${escapeRegExp(targets.url("/new"))}$`, "m"));
     expect(stdout).toMatch(/^ {2}redirects +1$/m);
-    expect(stdout).toMatch(/^ {2}response time +\d+ ms$/m);
+    expect(stdout).toMatch(/^ {2}response time +\d+\.\d ms$/m);
     expect(stdout).not.toMatch(/reason/);
-    expect(stdout).toMatch(/^ {2}# +answer +address +dns +connect +tls +first byte +total +url$/m);
+    expect(stdout).toMatch(/^ {2}# +answer +address +dns +connect +tls +waiting +receiving +other +total +url$/m);
     const ms = String.raw`\d+(\.\d)? ms`;
-    expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +${ms} +${escapeRegExp(targets.url("/old"))} → ${escapeRegExp(targets.url("/new"))}$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +${ms} +${ms} +${ms} +${escapeRegExp(targets.url("/old"))} → ${escapeRegExp(targets.url("/new"))}$`, "m"));
     // Same origin, a keep-alive server: the second request rode the first's connection.
-    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +127\\.0\\.0\\.1 +- +reused +- +${ms} +${ms} +${escapeRegExp(targets.url("/new"))}$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +127\\.0\\.0\\.1 +- +reused +- +${ms} +${ms} +${ms} +${ms} +${escapeRegExp(targets.url("/new"))}$`, "m"));
     expect(stdout).not.toContain(ANSI);
+    // One rounding rule: each row's phases add up to its total as printed, and the response time is the sum of the totals.
+    const cell = String.raw`(-|reused|\d+\.\d ms)`;
+    const rows = [...stdout.matchAll(new RegExp(`^ {2}\\d +\\d{3} .+? +127\\.0\\.0\\.1 +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} `, "gm"))];
+    expect(rows).toHaveLength(2);
+    const tenths = (text: string | undefined) => (text === undefined || !text.endsWith(" ms") ? 0 : Math.round(Number.parseFloat(text) * 10));
+    let totals = 0;
+    for (const row of rows) {
+      expect(row.slice(1, 7).reduce((sum, text) => sum + tenths(text), 0)).toBe(tenths(row[7]));
+      totals += tenths(row[7]);
+    }
+    expect(stdout).toContain(`  response time  ${(totals / 10).toFixed(1)} ms\n`);
+  });
+
+  it("says how far a request that was never answered got: connected, then no response, the wait in its own column", async () => {
+    const { code, stdout } = await check([targets.url("/hang")], { env: { SITEDIAG_SITE_TIMEOUT_MS: "400" } });
+    expect(code).toBe(1);
+    const ms = String.raw`(\d+\.\d) ms`;
+    const row = new RegExp(`^ {2}1 +timed out at http: connected in ${ms}, then no response in ${ms} \\(RESPONSE_HEAD_TIMEOUT\\) +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +- +${ms} +${ms} `, "m").exec(stdout);
+    expect(row).not.toBeNull();
+    const [connected, waited, connect, waiting, other, total] = (row ?? []).slice(1).map((text) => Math.round(Number.parseFloat(text ?? "") * 10));
+    expect(connect).toBe(connected);
+    expect(waiting).toBe(waited);
+    expect(waiting).toBeGreaterThan(3000);
+    expect((connect ?? 0) + (waiting ?? 0) + (other ?? 0)).toBe(total);
+  });
+
+  it("--headers prints each response's header fields as received, names as sent, cookie values redacted", async () => {
+    const { code, stdout } = await check(["--headers", targets.url("/cookie")]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`\nresponse headers\n  request 1: GET ${targets.url("/cookie")} (200)\n`);
+    expect(stdout).toMatch(/^ {4}X-Served-By: edge-1\n {4}Set-Cookie: sid=\[redacted\]\n {4}Set-Cookie: theme=\[redacted\]\n/m);
+    expect(stdout).not.toContain("s3cr3t");
+    expect(stdout).not.toContain("dark");
+    expect((await check([targets.url("/cookie")])).stdout).not.toContain("response headers");
   });
 
   it("counts a 404 as up, as the contract does", async () => {
@@ -111,7 +146,7 @@ describe("sitediag check", () => {
     expect(stdout).toMatch(/^ {2}reason +Connection refused$/m);
     expect(stdout).toMatch(/^ {2}failed stage +connect$/m);
     expect(stdout).toMatch(/^ {2}response time +-$/m);
-    expect(stdout).toMatch(/^ {2}1 +failed at connect \(ECONNREFUSED\) +127\.0\.0\.1 +- +- +- +- +\d+(\.\d)? ms +http:\/\/127\.0\.0\.1:\d+\/$/m);
+    expect(stdout).toMatch(/^ {2}1 +failed at connect: connecting failed after \d+\.\d ms \(ECONNREFUSED\) +127\.0\.0\.1 +- +\d+\.\d ms +- +- +- +\d+\.\d ms +\d+\.\d ms +http:\/\/127\.0\.0\.1:\d+\/$/m);
   });
 
   it("--json prints exactly the data object the REST API returns for the same check", async () => {
@@ -231,8 +266,8 @@ describe("sitediag check", () => {
     const url = tlsTargets.url("/", { secure: true });
     const trusted = await check([url], { env: { SITEDIAG_CA_FILE: caFile } });
     expect(trusted.code).toBe(0);
-    expect(trusted.stdout).toMatch(/^ {2}tls #1 +TLSv1\.[23], subject CN=localhost, issuer .*CN=sitediag test CA, valid \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d$/m);
-    expect(trusted.stdout).toMatch(/^ {2}1 +200 OK +127\.0\.0\.1 +- +\S+ ms +\S+ ms +\S+ ms +\S+ ms +https:/m);
+    expect(trusted.stdout).toMatch(/^ {2}certificate +CN=localhost, issuer .*CN=sitediag test CA, TLSv1\.[23], expires \d{4}-\d\d-\d\d \(in \d+ days\), chain of 1 +\(request 1\)$/m);
+    expect(trusted.stdout).toMatch(/^ {2}1 +200 OK +127\.0\.0\.1 +- +\S+ ms +\S+ ms +\S+ ms +\S+ ms +\S+ ms +\S+ ms +https:/m);
 
     const untrusted = await check([url]);
     expect(untrusted.code).toBe(1);

@@ -53,6 +53,9 @@ describe("sitediag trace", () => {
     secure.route("/downgrade", { kind: "redirect", status: 301, location: target.url("/end") });
     target.route("/gone", { kind: "status", status: 404 });
     target.route("/temporary", { kind: "redirect", status: 302, location: "/end" });
+    secure.route("/a", { kind: "redirect", status: 301, location: "/b" });
+    secure.route("/b", { kind: "redirect", status: 302, location: "/c" });
+    secure.route("/c", { kind: "status", status: 200 });
   });
   afterAll(async () => {
     await target?.close();
@@ -67,11 +70,11 @@ describe("sitediag trace", () => {
     expect(stdout.split("\n")[0]).toBe(`Redirects detected  ${target.url("/r/1")}`);
     expect(stdout).toMatch(new RegExp(`^ {2}final URL +${escapeRegExp(target.url("/end"))} \\(200\\)$`, "m"));
     expect(stdout).toMatch(/^ {2}redirects +2$/m);
-    expect(stdout).toMatch(/^ {2}total time +\d+ ms$/m);
-    expect(stdout).toMatch(/^ {2}hop +status +method +address +dns +connect +tls +first byte +total +url$/m);
+    expect(stdout).toMatch(/^ {2}total time +\d+\.\d ms$/m);
+    expect(stdout).toMatch(/^ {2}hop +status +method +address +dns +connect +tls +waiting +receiving +other +total +url$/m);
     // The redirects stay on the origin of a keep-alive server: hops after the first ride the first's connection.
     const row = (hop: number, status: string, connect: string, from: string, to?: string) =>
-      new RegExp(`^ {2}${hop} +${status} +HEAD +127\\.0\\.0\\.1 +- +${connect} +- +${MS} +${MS} +${escapeRegExp(target.url(from))}${to === undefined ? "" : ` → ${escapeRegExp(target.url(to))}`}$`, "m");
+      new RegExp(`^ {2}${hop} +${status} +HEAD +127\\.0\\.0\\.1 +- +${connect} +- +${MS} +${MS} +${MS} +${MS} +${escapeRegExp(target.url(from))}${to === undefined ? "" : ` → ${escapeRegExp(target.url(to))}`}$`, "m");
     expect(stdout).toMatch(row(1, "301 Moved Permanently", MS, "/r/1", "/r/2"));
     expect(stdout).toMatch(row(2, "301 Moved Permanently", "reused", "/r/2", "/end"));
     expect(stdout).toMatch(row(3, "200 OK", "reused", "/end"));
@@ -91,6 +94,11 @@ describe("sitediag trace", () => {
     const { code, stdout } = await trace([target.url("/head-405")]);
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^ {2}1 +200 OK +GET +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))}$`, "m"));
+    // The HEAD was made and waited for: a row of its own above the GET's, so the rows add up to the total time.
+    expect(stdout).toMatch(new RegExp(`^ {2}1 +405 Method Not Allowed +HEAD +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))} \\(then GET, below\\)$`, "m"));
+    const totals = [...stdout.matchAll(/ (\d+\.\d) ms {2}http/g)].map((match) => Math.round(Number.parseFloat(match[1] ?? "0") * 10));
+    expect(totals).toHaveLength(2);
+    expect(stdout).toContain(`  total time  ${(((totals[0] ?? 0) + (totals[1] ?? 0)) / 10).toFixed(1)} ms\n`);
     expect(stdout).toMatch(/^warnings\n {2}info +hop 1 +head_refused_get_used +HEAD answered 405 Method Not Allowed; the hop was retried with GET$/m);
   });
 
@@ -127,13 +135,13 @@ describe("sitediag trace", () => {
     expect(stdout).toMatch(/^Request failed {2}/);
     expect(stdout).toMatch(/^ {2}reason +HEAD http:\/\/127\.0\.0\.1:\d+\/ failed at the connect stage: Connection refused$/m);
     expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently +HEAD .+ → http://127\\.0\\.0\\.1:${closedPort}/$`, "m"));
-    expect(stdout).toMatch(new RegExp(`^ {2}2 +failed at connect \\(ECONNREFUSED\\) +HEAD +127\\.0\\.0\\.1 +- +- +- +- +${MS} +http://127\\.0\\.0\\.1:${closedPort}/$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^ {2}2 +failed at connect: connecting failed after ${MS} \\(ECONNREFUSED\\) +HEAD +127\\.0\\.0\\.1 +- +${MS} +- +- +- +${MS} +${MS} +http://127\\.0\\.0\\.1:${closedPort}/$`, "m"));
   });
 
   it("a redirect to a refused target is shown as not sent, and exits 1", async () => {
     const { code, stdout } = await trace([target.url("/to-private")]);
     expect(code).toBe(1);
-    expect(stdout).toMatch(/^ {2}2 +not sent: (port|non_public_address) +HEAD +- +- +- +- +- +- +http:\/\/10\.0\.0\.1\/$/m);
+    expect(stdout).toMatch(/^ {2}2 +not sent: (port|non_public_address) +HEAD +- +- +- +- +- +- +- +- +http:\/\/10\.0\.0\.1\/$/m);
     expect(stdout).toMatch(/hop 1 +redirect_target_refused +/);
   });
 
@@ -141,7 +149,15 @@ describe("sitediag trace", () => {
     const { code, stdout } = await trace([target.url("/silent")]);
     expect(code).toBe(1);
     expect(stdout).toMatch(/^Timeout {2}/);
-    expect(stdout).toMatch(/^ {2}1 +timed out at http \(\S+\) +HEAD /m);
+    // How far it got, in words: connected, then nothing; the waiting phase holds the time until the timeout.
+    const ms = String.raw`(\d+\.\d) ms`;
+    const row = new RegExp(`^ {2}1 +timed out at http: connected in ${ms}, then no response in ${ms} \\(RESPONSE_HEAD_TIMEOUT\\) +HEAD +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +- +${ms} +${ms} `, "m").exec(stdout);
+    expect(row).not.toBeNull();
+    const [, connected, waited, connect, waiting, other, total] = (row ?? []).map((cell) => Number.parseFloat(cell ?? ""));
+    expect(connect).toBe(connected);
+    expect(waiting).toBe(waited);
+    expect(waiting).toBeGreaterThan(200);
+    expect(Math.round(((connect ?? 0) + (waiting ?? 0) + (other ?? 0)) * 10)).toBe(Math.round((total ?? 0) * 10));
   });
 
   it("marks an upgrade to HTTPS and shows the certificate of the HTTPS hop", async () => {
@@ -149,8 +165,40 @@ describe("sitediag trace", () => {
     const { code, stdout } = await trace([target.url("/upgrade")], { env: { SITEDIAG_TRACE_HOP_TIMEOUT_MS: "5000", SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "10000" } });
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently .+ → ${escapeRegExp(secure.url("/"))} \\(upgrade to HTTPS\\)$`, "m"));
-    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +HEAD +127\\.0\\.0\\.1 +- +${MS} +${MS} +${MS} +${MS} +${escapeRegExp(secure.url("/"))}$`, "m"));
-    expect(stdout).toMatch(/^ {2}tls hop 2 +TLSv1\.[23], subject CN=localhost, issuer .*CN=sitediag test CA, valid /m);
+    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +HEAD +127\\.0\\.0\\.1 +- +${MS} +${MS} +${MS} +${MS} +${MS} +${MS} +${escapeRegExp(secure.url("/"))}$`, "m"));
+    expect(stdout).toMatch(/^ {2}certificate +CN=localhost, issuer .*CN=sitediag test CA, TLSv1\.[23], expires \d{4}-\d\d-\d\d \(in \d+ days\), chain of 1 +\(hop 2\)$/m);
+  });
+
+  it("three HTTPS hops on one certificate are one certificate line naming the hops, numbered as the hop table's rows", async () => {
+    const { code, stdout } = await trace([secure.url("/a")], { env: { SITEDIAG_TRACE_HOP_TIMEOUT_MS: "5000", SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "10000" } });
+    expect(code).toBe(0);
+    const certificates = stdout.split("\n").filter((line) => line.startsWith("  certificate"));
+    expect(certificates).toHaveLength(1);
+    expect(certificates[0]).toMatch(/^ {2}certificate +CN=localhost, .+ +\(hops 1, 2, 3\)$/);
+    expect(stdout).not.toMatch(/cert #|tls hop/);
+  });
+
+  it("a row's phases add up to its total, and the total time is the sum of the totals, as printed", async () => {
+    const { stdout } = await trace([target.url("/r/1")]);
+    const cell = String.raw`(-|reused|\d+\.\d ms)`;
+    const rows = [...stdout.matchAll(new RegExp(`^ {2}\\d +\\d{3} .+? +HEAD +127\\.0\\.0\\.1 +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} `, "gm"))];
+    expect(rows).toHaveLength(3);
+    const tenths = (text: string | undefined) => (text === undefined || !text.endsWith(" ms") ? 0 : Math.round(Number.parseFloat(text) * 10));
+    let totals = 0;
+    for (const row of rows) {
+      const phases = row.slice(1, 7).reduce((sum, text) => sum + tenths(text), 0);
+      expect(phases).toBe(tenths(row[7]));
+      totals += tenths(row[7]);
+    }
+    expect(stdout).toContain(`  total time  ${(totals / 10).toFixed(1)} ms\n`);
+  });
+
+  it("--headers prints the header fields of every request, named as the table's rows, the HEAD a GET replaced included", async () => {
+    const { stdout } = await trace(["--headers", target.url("/head-405")]);
+    const url = target.url("/head-405");
+    expect(stdout).toContain(`\nresponse headers\n  hop 1 (HEAD, then GET): HEAD ${url} (405)\n`);
+    expect(stdout).toContain(`  hop 1: GET ${url} (200)\n`);
+    expect(stdout).toContain(`  the final page, read again: GET ${url} (200)\n`);
   });
 
   it("ends a trace in flight on a stop signal with exit 130, long before its own timeouts", async () => {

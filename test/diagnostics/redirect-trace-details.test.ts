@@ -76,8 +76,8 @@ describe("redirect-check with details", () => {
     // The redirects went to the same origin over a server that keeps connections alive: the hops after
     // the first ride its connection (no dial, no handshake), as in a browser, and so does the extra GET
     // of the final page (the final HEAD's connection was kept for it).
-    const dialled = { dnsMs: null, connectMs: MS, tlsMs: MS, firstByteMs: MS, totalMs: MS };
-    const reused = { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: MS, totalMs: MS };
+    const dialled = { dnsMs: null, connectMs: MS, tlsMs: MS, waitingMs: MS, receivingMs: MS, otherMs: MS, firstByteMs: MS, totalMs: MS };
+    const reused = { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: MS, receivingMs: MS, otherMs: MS, firstByteMs: MS, totalMs: MS };
     expect(result.details.requests.map((request) => [request.connectionReused, request.timings])).toEqual([
       [false, dialled],
       [true, reused],
@@ -87,14 +87,22 @@ describe("redirect-check with details", () => {
     expect(targets.requests.slice(before).map((request) => `${request.method} ${request.target}`)).toEqual(["HEAD /one", "HEAD /two", "HEAD /three", "GET /three"]);
   });
 
-  it("a HEAD refused and retried with GET: the GET's entry, marked as a fallback", async () => {
+  it("a HEAD refused and retried with GET: the HEAD's own entry, then the GET's, marked as a fallback; the total counts both", async () => {
     targets.route("/no-head", (request) => (request.method === "HEAD" ? { kind: "respond", status: 405 } : { kind: "respond", status: 204 }));
-    const { details } = await detailed(targets.url("/no-head"));
+    const before = targets.requests.length;
+    const { details, totalTimeMs, chain } = await detailed(targets.url("/no-head"));
+    // Every request made is an entry: as many as the server saw, in the same order.
+    expect(details.requests.map((request) => request.method)).toEqual(targets.requests.slice(before).map((request) => request.method));
     expect(details.requests).toMatchObject([
+      { url: targets.url("/no-head"), method: "HEAD", headFallback: false, status: 405, failure: null },
       { url: targets.url("/no-head"), method: "GET", headFallback: true, status: 204 },
       // The final page is a 2xx: one more GET looks for a client-side redirect in its body.
       { url: targets.url("/no-head"), method: "GET", headFallback: false, status: 204 },
     ]);
+    // The trace's total is the chain's requests (the HEAD included, not the extra read of the final page), rounded once.
+    const [head, get] = details.requests;
+    expect(totalTimeMs).toBe(Math.round((Math.round((head?.timings.totalMs ?? 0) * 10) + Math.round((get?.timings.totalMs ?? 0) * 10)) / 10));
+    expect(chain[0]?.responseTimeMs).toBe(Math.round(get?.timings.totalMs ?? 0));
   });
 
   it("a loop: redirect_loop", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticDetails, RequestRecord } from "../../src/diagnostics/diagnostic-details.js";
 import type { SiteCheckResult } from "../../src/diagnostics/site-check-result.js";
+import type { HopTimings } from "../../src/probe/hop-types.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, closedLoopbackPort, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
@@ -64,6 +65,11 @@ function only(requests: readonly RequestRecord[]): RequestRecord {
 
 const MS = expect.any(Number) as number;
 
+/** The sum of a request's phases and `other`, in tenths of a millisecond. */
+function tenthsOfPhases(timings: HopTimings): number {
+  return [timings.dnsMs, timings.connectMs, timings.tlsMs, timings.waitingMs, timings.receivingMs, timings.otherMs].reduce<number>((sum, ms) => sum + Math.round((ms ?? 0) * 10), 0);
+}
+
 describe("is-site-down without details", () => {
   it("has no details key at all", async () => {
     const result = await checkedResult(targets.url("/ok"), env);
@@ -88,16 +94,28 @@ describe("is-site-down with details: every field of a request", () => {
           ipFamily: 4,
           httpVersion: "1.1",
           status: 200,
-          timings: { dnsMs: null, connectMs: MS, tlsMs: null, firstByteMs: MS, totalMs: MS },
+          timings: { dnsMs: null, connectMs: MS, tlsMs: null, waitingMs: MS, receivingMs: MS, otherMs: MS, firstByteMs: MS, totalMs: MS },
           connectionReused: false,
           tls: null,
           failure: null,
+          // The head's fields, as sent: details asked for them.
+          responseHead: { fields: expect.arrayContaining([["Date", expect.any(String) as string], ["Transfer-Encoding", "chunked"]]) as unknown, truncated: false },
         },
       ],
     });
     const timings = only(result.details.requests).timings;
     // 0.1 ms precision.
-    for (const value of [timings.connectMs, timings.firstByteMs, timings.totalMs]) expect(Math.round((value ?? 0) * 10) / 10).toBe(value);
+    for (const value of [timings.connectMs, timings.waitingMs, timings.receivingMs, timings.otherMs, timings.firstByteMs, timings.totalMs]) expect(Math.round((value ?? 0) * 10) / 10).toBe(value);
+    // The phases and `other` add up to the total exactly, in tenths.
+    expect(tenthsOfPhases(timings)).toBe(Math.round(timings.totalMs * 10));
+  });
+
+  it("every request made is an entry, and the response time is the sum of their totals rounded half up once", async () => {
+    const before = targets.requests.length;
+    const result = await detailed(targets.url("/a"));
+    expect(result.details.requests.map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual(targets.requests.slice(before).map((request) => `${request.method} ${request.target}`));
+    const tenths = result.details.requests.reduce((sum, request) => sum + Math.round(request.timings.totalMs * 10), 0);
+    expect(result.responseTime).toBe(Math.round(tenths / 10));
   });
 
   it("a DNS name over HTTPS through two redirects: one entry per request, dns and tls timed, the certificate read", async () => {
@@ -160,7 +178,8 @@ describe("is-site-down with details: each failure stage with its code", () => {
       status: null,
       httpVersion: null,
       tls: null,
-      timings: { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null, totalMs: MS },
+      // The phase it failed in runs to the failure: all of its time is DNS.
+      timings: { dnsMs: MS, connectMs: null, tlsMs: null, waitingMs: null, receivingMs: null, firstByteMs: null, totalMs: MS },
       failure: { stage: "dns", code: "dns_no_such_host", reason: "DNS lookup failed: no such host", timedOut: false, elapsedMs: MS },
     });
   });
@@ -194,7 +213,11 @@ describe("is-site-down with details: each failure stage with its code", () => {
   it("http: a server that never answers times out; a garbage answer is invalid", async () => {
     const hang = await detailed(targets.url("/hang"));
     expect(hang.details.code).toBe("http_timeout");
-    expect(only(hang.details.requests)).toMatchObject({ timings: { connectMs: MS, firstByteMs: null }, failure: { stage: "http", code: "http_timeout", timedOut: true } });
+    expect(only(hang.details.requests)).toMatchObject({ timings: { connectMs: MS, firstByteMs: null, receivingMs: null }, failure: { stage: "http", code: "http_timeout", timedOut: true } });
+    // Accepted, never answered: the wait is a phase of its own, running to the timeout, and the phases add up.
+    const hung = only(hang.details.requests).timings;
+    expect(hung.waitingMs).toBeGreaterThanOrEqual(SHORT_TIMEOUT_MS * 0.9);
+    expect(tenthsOfPhases(hung)).toBe(Math.round(hung.totalMs * 10));
 
     const garbage: RawTarget = await startRawTarget({ kind: "garbage" });
     try {

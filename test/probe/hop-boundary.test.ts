@@ -118,6 +118,7 @@ describe("a socket listener that throws", () => {
       maxHeadBytes: 64 * 1024,
       keepAlive: false,
       keepAfterAnswer: false,
+      captureHead: false,
       bodyPrefixBytes: 0,
       signal: createDeadline().signal,
       trace,

@@ -31,15 +31,22 @@ afterAll(async () => {
   await targets?.close();
 });
 
-/** Times are measured per call; everything else must agree between doors. */
+/** Times are measured per call, and so is a response's Date; everything else must agree between doors. */
 function untimed(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(untimed);
   if (value === null || typeof value !== "object") return value;
+  if (typeof value["name"] === "string" && value["name"].toLowerCase() === "date" && typeof value["value"] === "string") return { name: value["name"], value: "date" };
   const out: JsonObject = {};
   for (const [key, inner] of Object.entries(value)) {
     out[key] = /Ms$|^responseTime$|^totalTimeMs$|^elapsedMs$/.test(key) && typeof inner === "number" ? "number" : untimed(inner);
   }
   return out;
+}
+
+/** The names of a request's response header fields, as the JSON answer lists them. */
+function headerNames(request: JsonValue | undefined): string[] {
+  const fields = request !== null && typeof request === "object" && !Array.isArray(request) ? request["responseHeaders"] : undefined;
+  return Array.isArray(fields) ? fields.map((field) => (field !== null && typeof field === "object" && !Array.isArray(field) ? String(field["name"]) : "")) : [];
 }
 
 async function rest(tool: string, url: string, details: boolean): Promise<JsonObject> {
@@ -61,6 +68,16 @@ describe("details through REST", () => {
     expect("details" in plain).toBe(false);
     const data = await rest("is-site-down", targets.url("/old"), true);
     expect(Object.keys(data).at(-1)).toBe("details");
+    // Each answered request's header fields, as received, in order; checked on their own below.
+    const requests = (data["details"] as JsonObject)["requests"] as JsonObject[];
+    expect(headerNames(requests[0])).toEqual(expect.arrayContaining(["location", "Date"]));
+    expect((requests[0]?.["responseHeaders"] as JsonObject[]).find((field) => field["name"] === "location")).toEqual({ name: "location", value: "/page" });
+    expect(headerNames(requests[1]).length).toBeGreaterThan(0);
+    expect(requests.map((request) => request["responseHeadersTruncated"])).toEqual([false, false]);
+    for (const request of requests) {
+      delete request["responseHeaders"];
+      delete request["responseHeadersTruncated"];
+    }
     expect(untimed(data["details"] ?? null)).toEqual({
       code: null,
       requests: [
@@ -72,7 +89,7 @@ describe("details through REST", () => {
           ipFamily: 4,
           httpVersion: "1.1",
           status: 301,
-          timings: { dnsMs: null, connectMs: "number", tlsMs: null, firstByteMs: "number", totalMs: "number" },
+          timings: { dnsMs: null, connectMs: "number", tlsMs: null, firstByteMs: "number", totalMs: "number", waitingMs: "number", receivingMs: "number", otherMs: "number" },
           tls: null,
           failure: null,
           connectionReused: false,
@@ -86,7 +103,7 @@ describe("details through REST", () => {
           httpVersion: "1.1",
           status: 200,
           // Same origin, a keep-alive server: the redirect's connection carried this request.
-          timings: { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: "number", totalMs: "number" },
+          timings: { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: "number", totalMs: "number", waitingMs: "number", receivingMs: "number", otherMs: "number" },
           tls: null,
           failure: null,
           connectionReused: true,
@@ -111,10 +128,13 @@ describe("details through REST", () => {
           ipFamily: 4,
           httpVersion: null,
           status: null,
-          timings: { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null, totalMs: "number" },
+          timings: { dnsMs: null, connectMs: "number", tlsMs: null, firstByteMs: null, totalMs: "number", waitingMs: null, receivingMs: null, otherMs: "number" },
           tls: null,
           failure: { stage: "connect", code: "connect_refused", reason: "Connection refused", timedOut: false, elapsedMs: "number" },
           connectionReused: false,
+          // No response, no fields.
+          responseHeaders: [],
+          responseHeadersTruncated: false,
         },
       ],
       proxy: null,

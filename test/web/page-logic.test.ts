@@ -12,7 +12,7 @@ import { addressFromHash, hashOf } from "../../web/src/address.js";
 import { toCsv } from "../../src/batch-verdict.js";
 import { parseBatch } from "../../web/src/batch-input.js";
 import { checkRow, csvOf, notRunRow, traceRow, waitingRow } from "../../web/src/batch-rows.js";
-import { barsOf } from "../../web/src/bars.js";
+import { barsOf, measuredMs } from "../../web/src/bars.js";
 import { batchCostText, creditsOf, latestCredits } from "../../web/src/credits.js";
 import { curlCommand } from "../../web/src/curl.js";
 import { problemOf } from "../../web/src/problem.js";
@@ -109,30 +109,48 @@ describe("the address bar", () => {
 });
 
 describe("the waterfall's bars", () => {
-  const request = (totalMs: number, phases: { dnsMs?: number; connectMs?: number; tlsMs?: number; firstByteMs?: number }, failedAfterMs?: number) =>
+  type Phases = { dnsMs?: number; connectMs?: number; tlsMs?: number; waitingMs?: number; receivingMs?: number; otherMs?: number };
+  const request = (totalMs: number, phases: Phases, failedAfterMs?: number, method = "HEAD", headFallback = false) =>
     create(RequestDetailSchema, {
       url: "https://a.test/",
-      method: "HEAD",
+      method,
+      headFallback,
       timings: { totalMs, ...phases },
       ...(failedAfterMs === undefined ? {} : { failure: { stage: "tls", code: "tls_failed", reason: "TLS handshake failed", elapsedMs: failedAfterMs } }),
     });
 
   it("start each request where the previous one ended, on one axis", () => {
-    const bars = barsOf([request(10, { dnsMs: 1, connectMs: 2, tlsMs: 3, firstByteMs: 4 }), request(5, { connectMs: 1, firstByteMs: 2 })]);
+    const bars = barsOf([request(10, { dnsMs: 1, connectMs: 2, tlsMs: 3, waitingMs: 3.9, receivingMs: 0.1, otherMs: 0 }), request(5.3, { connectMs: 1, waitingMs: 4.2, otherMs: 0.1 })]);
     expect(bars.map((bar) => [bar.startMs, bar.totalMs])).toEqual([
       [0, 10],
-      [10, 5],
+      [10, 5.3],
     ]);
-    expect(bars[0]?.segments.map((segment) => segment.phase)).toEqual(["dns", "connect", "tls", "firstByte"]);
+    expect(bars[0]?.segments.map((segment) => segment.phase)).toEqual(["dns", "connect", "tls", "waiting", "receiving"]);
   });
 
-  it("show the time no phase accounts for, and leave out phases that did not happen", () => {
-    const [bar] = barsOf([request(5, { connectMs: 1, firstByteMs: 2 })]);
+  it("draw the phases the service measured, which add up to the total, with what is left as Other; leave out phases that did not happen", () => {
+    const [bar] = barsOf([request(5, { connectMs: 1, waitingMs: 2, receivingMs: 0.5, otherMs: 1.5 })]);
     expect(bar?.segments).toEqual([
       { phase: "connect", label: "Connect", ms: 1 },
-      { phase: "wait", label: "Other", ms: 2 },
-      { phase: "firstByte", label: "First byte", ms: 2 },
+      { phase: "waiting", label: "Waiting", ms: 2 },
+      { phase: "receiving", label: "Receiving", ms: 0.5 },
+      { phase: "other", label: "Other", ms: 1.5 },
     ]);
+  });
+
+  it("draw a server that accepted and never answered as a wait, not as Other", () => {
+    const [bar] = barsOf([request(6000.9, { connectMs: 0.8, waitingMs: 6000, otherMs: 0.1 }, 6000.9)]);
+    expect(bar?.segments.map((segment) => [segment.phase, segment.ms])).toEqual([
+      ["connect", 0.8],
+      ["waiting", 6000],
+      ["other", 0.1],
+    ]);
+  });
+
+  it("count a HEAD answered before the GET sent in its place as a request of its own, not a hop", () => {
+    const bars = barsOf([request(2, {}), request(3, {}, undefined, "GET", true), request(4, {}, undefined, "GET")], 1);
+    expect(bars.map((bar) => bar.role)).toEqual(["head", "hop", "page-read"]);
+    expect(measuredMs(bars)).toBe(5);
   });
 
   it("tell a trace's hops from the extra read of its final page, and mark a failed request", () => {

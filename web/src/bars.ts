@@ -1,21 +1,23 @@
 import type { RequestDetail } from "../../gen/sitediag/v1/diagnostics_pb.js";
-
-/** The phases of one request, in the order they happen. "wait" is what no phase accounts for (writing the request, the pool). */
-export const PHASES = [
-  { key: "dns", label: "DNS" },
-  { key: "connect", label: "Connect" },
-  { key: "tls", label: "TLS" },
-  { key: "wait", label: "Other" },
-  { key: "firstByte", label: "First byte" },
-] as const;
-export type PhaseKey = (typeof PHASES)[number]["key"];
+import { TIMING_PHASES, type TimingPhaseKey } from "../../src/diagnostics/timing-text.js";
 
 /**
- * What a request was for. A trace's requests are its hops, then the one that
- * failed, then, when the chain ended on a 2xx page and details were asked
- * for, one extra GET of that page that looked for a client-side redirect.
+ * The phases of one request as the page draws them, which add up to its
+ * total (docs/api.md): the API's names without "Ms", e.g. "waiting". Drawn
+ * in this order; `other` (checking the target, the step from DNS to the
+ * dial) is drawn last, as what is left.
  */
-export type RequestRole = "hop" | "failed" | "page-read" | "request";
+export const PHASES = TIMING_PHASES.map(({ key, label }) => ({ key: key.slice(0, -2) as PhaseKey, label, field: key }));
+export type PhaseKey = TimingPhaseKey extends `${infer Name}Ms` ? Name : never;
+
+/**
+ * What a request was for. A trace's requests are its hops (a HEAD whose
+ * answer sent a GET to the same hop is a request of its own, "head"), then
+ * the one that failed, then, when the chain ended on a 2xx page and details
+ * were asked for, one extra GET of that page that looked for a client-side
+ * redirect.
+ */
+export type RequestRole = "hop" | "head" | "failed" | "page-read" | "request";
 
 export interface Bar {
   readonly index: number;
@@ -31,31 +33,46 @@ export interface Bar {
  * Lays the requests on one time axis. The service makes them one after the
  * other and reports each one's duration, not its start, so each bar starts
  * where the previous one ended (the few tenths of a millisecond between two
- * requests are not measured, and not drawn).
+ * requests are not measured, and not drawn). Starts and totals are summed in
+ * tenths of a millisecond, as the service sums them, so the axis ends where
+ * the reported time does.
  */
 export function barsOf(requests: readonly RequestDetail[], hops?: number): Bar[] {
-  let start = 0;
+  let startTenths = 0;
+  const roles = rolesOf(requests, hops);
   return requests.map((request, index) => {
     const timings = request.timings;
     const totalMs = Math.max(timings?.totalMs ?? 0, request.failure?.elapsedMs ?? 0);
-    const measured: Record<Exclude<PhaseKey, "wait">, number | undefined> = {
-      dns: timings?.dnsMs,
-      connect: timings?.connectMs,
-      tls: timings?.tlsMs,
-      firstByte: timings?.firstByteMs,
-    };
-    const known = Object.values(measured).reduce<number>((sum, ms) => sum + (ms ?? 0), 0);
-    const wait = Math.max(0, totalMs - known);
-    const segments = PHASES.map(({ key, label }) => ({ phase: key, label, ms: key === "wait" ? wait : (measured[key] ?? 0) })).filter((segment) => segment.ms > 0);
-    const bar = { index: index + 1, role: roleOf(request, index, hops), request, startMs: start, totalMs, segments };
-    start += totalMs;
+    const segments = PHASES.map(({ key, label, field }) => ({ phase: key, label, ms: timings?.[field] ?? 0 })).filter((segment) => segment.ms > 0);
+    const bar = { index: index + 1, role: roles[index] ?? "request", request, startMs: startTenths / 10, totalMs, segments };
+    startTenths += tenths(totalMs);
     return bar;
   });
 }
 
+/**
+ * The diagnostic's time as its details measured it: the sum of the totals
+ * of the requests it counts (all but a trace's extra read of its final
+ * page), exact to 0.1 ms; the contract's responseTime and totalTimeMs are
+ * this rounded half up.
+ */
+export function measuredMs(bars: readonly Bar[]): number {
+  return bars.filter((bar) => bar.role !== "page-read").reduce((sum, bar) => sum + tenths(bar.totalMs), 0) / 10;
+}
+
+function tenths(ms: number): number {
+  return Math.round(ms * 10);
+}
+
 /** `hops`: the length of a trace's chain; undefined for a site check, whose requests are all alike. */
-function roleOf(request: RequestDetail, index: number, hops: number | undefined): RequestRole {
-  if (request.failure !== undefined) return "failed";
-  if (hops === undefined) return "request";
-  return index < hops ? "hop" : "page-read";
+function rolesOf(requests: readonly RequestDetail[], hops: number | undefined): RequestRole[] {
+  let positions = 0;
+  return requests.map((request, index) => {
+    const replaced = hops !== undefined && request.method === "HEAD" && requests[index + 1]?.headFallback === true;
+    if (replaced) return "head";
+    positions += 1;
+    if (request.failure !== undefined) return "failed";
+    if (hops === undefined) return "request";
+    return positions <= hops ? "hop" : "page-read";
+  });
 }

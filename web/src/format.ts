@@ -1,9 +1,4 @@
-/** Milliseconds as people read them: "84 ms", "12.3 ms" below 100, "1.25 s" from a second. */
-export function formatMs(ms: number): string {
-  if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
-  if (ms >= 100) return `${Math.round(ms)} ms`;
-  return `${ms.toFixed(1)} ms`;
-}
+export { formatMs, formatWholeMs } from "../../src/diagnostics/timing-text.js";
 
 /** A date as its own calendar day and time in the reader's zone, e.g. "2026-11-25 14:03". */
 export function formatDate(date: Date): string {

@@ -1,8 +1,7 @@
 import { type CheckSiteResponse, type Details, FailedStage, SiteStatus } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type ProxyVerdict, proxyVerdict } from "../../src/diagnostics/proxy-verdict.js";
 import { facts, h } from "./dom.js";
-import { formatMs } from "./format.js";
-import { clientRedirectText, renderRequests } from "./render-details.js";
+import { clientRedirectText, renderRequests, timeText } from "./render-details.js";
 
 const STAGES: Readonly<Record<FailedStage, string>> = {
   [FailedStage.UNSPECIFIED]: "unknown",
@@ -56,7 +55,7 @@ export function renderCheck(result: CheckSiteResponse): HTMLElement {
       ["Requested", h("span", { class: "url" }, result.requestedUrl)],
       ["Final URL", result.finalUrl === undefined ? null : h("span", { class: "url" }, result.finalUrl)],
       ["Status", result.statusCode === undefined ? null : `${result.statusCode} ${result.statusText ?? ""}`.trim()],
-      ["Response time", result.responseTime === undefined ? null : formatMs(result.responseTime)],
+      ["Response time", timeText(result.responseTime, details)],
       ["Redirects", hops],
       ["Proxy / CDN", proxy?.sentence ?? (result.proxyBlocked ? `A proxy or CDN answered ${result.statusCode ?? "with an error"}` : null)],
       ["Client-side redirect", clientRedirectText(details)],

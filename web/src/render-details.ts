@@ -1,6 +1,9 @@
-import type { Details } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type { ChainHop, Details } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { barsOf, measuredMs } from "./bars.js";
 import { type Child, h } from "./dom.js";
+import { formatMs, formatWholeMs } from "./format.js";
 import { renderCertificates } from "./certificates.js";
+import { renderResponseHeaders } from "./response-headers.js";
 import { renderWaterfall } from "./waterfall.js";
 
 /** A client-side redirect that was reported and, as the contract says, not followed. */
@@ -16,5 +19,24 @@ export function renderRequests(details: Details | undefined, hops?: number): HTM
   if (details === undefined || details.requests.length === 0) {
     return h("p", { class: "note" }, "This answer carries no per-request details (timings, certificates).");
   }
-  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderCertificates(details.requests));
+  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests));
+}
+
+/**
+ * A diagnostic's time (responseTime, totalTimeMs): with details, the sum of
+ * the totals the waterfall shows, to 0.1 ms, so the figure above and the
+ * table below never disagree; without, the contract's whole milliseconds
+ * (that sum rounded half up). `hops`: a trace's chain length.
+ */
+export function timeText(wholeMs: number | undefined, details: Details | undefined, hops?: number): string | null {
+  if (wholeMs === undefined) return null;
+  if (details === undefined || details.requests.length === 0) return formatWholeMs(wholeMs);
+  return formatMs(measuredMs(barsOf(details.requests, hops)));
+}
+
+/** A trace hop's time: the measured total of the request that answered it, as the waterfall shows it; else the contract's whole figure. */
+export function hopTimeText(hop: ChainHop, details: Details | undefined, hops: number): string {
+  const answered = details === undefined ? [] : barsOf(details.requests, hops).filter((bar) => bar.role === "hop");
+  const bar = answered[hop.hop - 1];
+  return bar === undefined ? formatWholeMs(hop.responseTimeMs) : formatMs(bar.totalMs);
 }

@@ -1,9 +1,8 @@
 import { ChainStatus, type TraceRedirectsResponse, WarningSeverity } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { CHAIN_STATUS_TEXT } from "./chain-status.js";
 import { facts, h, table } from "./dom.js";
-import { formatMs } from "./format.js";
 import { proxyVerdictOf } from "./render-check.js";
-import { clientRedirectText, renderRequests } from "./render-details.js";
+import { clientRedirectText, hopTimeText, renderRequests, timeText } from "./render-details.js";
 
 const GOOD = new Set([ChainStatus.HEALTHY, ChainStatus.REDIRECTS_DETECTED]);
 
@@ -37,7 +36,7 @@ export function renderTrace(result: TraceRedirectsResponse): HTMLElement {
       hop.redirectType ?? "–",
       hop.hostname,
       hop.upgradedToHttps ? "yes" : "no",
-      formatMs(hop.responseTimeMs),
+      hopTimeText(hop, result.details, result.chain.length),
       h("span", { class: "url" }, hop.url),
     ]),
     "hops",
@@ -72,7 +71,7 @@ export function renderTrace(result: TraceRedirectsResponse): HTMLElement {
       ["Final URL", h("span", { class: "url" }, result.finalUrl)],
       ["Final status", result.finalStatus],
       ["Redirects", result.redirects],
-      ["Total time", formatMs(result.totalTimeMs)],
+      ["Total time", timeText(result.totalTimeMs, result.details, result.chain.length)],
       ["Proxy / CDN", proxyVerdictOf(result.details, result.chain.at(-1)?.status)?.sentence],
       ["Client-side redirect", clientRedirectText(result.details)],
       ["Code", result.details?.code],

@@ -1,5 +1,6 @@
 import type { RequestDetail } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { type Bar, barsOf, PHASES, type RequestRole } from "./bars.js";
+import { failureStory } from "../../src/diagnostics/timing-text.js";
+import { type Bar, barsOf, measuredMs, PHASES, type RequestRole } from "./bars.js";
 import { h, svg, table } from "./dom.js";
 import { formatMs, hostOf } from "./format.js";
 
@@ -13,6 +14,7 @@ const AXIS = 24;
 
 const ROLE_NOTES: Readonly<Record<RequestRole, string | undefined>> = {
   hop: undefined,
+  head: "HEAD, answered before the GET sent in its place",
   request: undefined,
   failed: undefined,
   "page-read": "read the final page for a client-side redirect",
@@ -26,6 +28,8 @@ const ROLE_NOTES: Readonly<Record<RequestRole, string | undefined>> = {
 export function renderWaterfall(requests: readonly RequestDetail[], hops?: number): HTMLElement {
   const bars = barsOf(requests, hops);
   const endMs = Math.max(1, ...bars.map((bar) => bar.startMs + bar.totalMs));
+  // A trace's time ends before the extra read of its final page: marked where it ends, on the same axis.
+  const chainEndMs = bars.some((bar) => bar.role === "page-read") ? measuredMs(bars) : null;
   const step = tickStep(endMs);
   const scale = (WIDTH - LABEL_WIDTH - RIGHT_MARGIN) / (Math.ceil(endMs / step) * step);
   const height = AXIS + bars.length * ROW + 4;
@@ -44,6 +48,7 @@ export function renderWaterfall(requests: readonly RequestDetail[], hops?: numbe
         svg("text", { x, y: AXIS - 10, "text-anchor": "middle" }, tickLabel(ms, step)),
       );
     }),
+    chainEndMs === null ? null : chainEnd(LABEL_WIDTH + chainEndMs * scale, height, chainEndMs),
     ...bars.map((bar, row) => {
       const y = AXIS + row * ROW + (ROW - BAR_HEIGHT) / 2;
       let x = LABEL_WIDTH + bar.startMs * scale;
@@ -78,7 +83,7 @@ export function renderWaterfall(requests: readonly RequestDetail[], hops?: numbe
 
   const numbers = table(
     "Timings of each request",
-    ["#", "Request", "Status", "DNS", "Connect", "TLS", "First byte", "Total", "Address", "HTTP"],
+    ["#", "Request", "Status", ...PHASES.map(({ label }) => label), "Total", "Address", "HTTP"],
     bars.map((bar) => {
       const { request } = bar;
       const t = request.timings;
@@ -90,12 +95,9 @@ export function renderWaterfall(requests: readonly RequestDetail[], hops?: numbe
           h("span", { class: "url" }, `${request.method}${request.headFallback ? " (after HEAD)" : ""} ${request.url}`),
           ROLE_NOTES[bar.role] === undefined ? null : h("small", { class: "role-note" }, ` (${ROLE_NOTES[bar.role] ?? ""})`),
         ),
-        request.status ?? (request.failure === undefined ? "" : `failed at ${request.failure.stage}: ${request.failure.reason}`),
-        msOrDash(t?.dnsMs),
+        request.status ?? (request.failure === undefined ? "" : `${request.failure.timedOut ? "timed out" : "failed"} at ${request.failure.stage}`),
         // The redirect before it kept its connection: no dial to show, and saying so beats a dash.
-        request.connectionReused ? "reused" : msOrDash(t?.connectMs),
-        msOrDash(t?.tlsMs),
-        msOrDash(t?.firstByteMs),
+        ...PHASES.map(({ key, field }) => (key === "connect" && request.connectionReused ? "reused" : msOrDash(t?.[field]))),
         formatMs(bar.totalMs),
         request.remoteAddress ?? "–",
         request.httpVersion ?? "–",
@@ -104,7 +106,32 @@ export function renderWaterfall(requests: readonly RequestDetail[], hops?: numbe
     "timings",
   );
 
-  return h("figure", { class: "waterfall-figure" }, h("figcaption", {}, "Waterfall"), h("div", { class: "chart-scroll" }, chart), legend, numbers);
+  return h("figure", { class: "waterfall-figure" }, h("figcaption", {}, "Waterfall"), h("div", { class: "chart-scroll" }, chart), legend, failureStories(bars), numbers);
+}
+
+/** How far each failed request got, in words, under the chart: "Request 1: connected in 0.8 ms, then no response in 6000.1 ms. Timed out ...". */
+function failureStories(bars: readonly Bar[]): HTMLElement | null {
+  const failed = bars.filter((bar) => bar.request.failure !== undefined);
+  if (failed.length === 0) return null;
+  return h(
+    "ul",
+    { class: "request-stories" },
+    ...failed.map(({ index, request }) => {
+      const failure = request.failure;
+      const story = failure === undefined || request.timings === undefined ? "" : `${failureStory(failure, request.timings, request.connectionReused)}. `;
+      return h("li", {}, h("strong", {}, `Request ${index}: `), `${story}${failure?.reason ?? ""}`);
+    }),
+  );
+}
+
+/** The line where a trace's own time ends, with its figure: the requests after it are the extra read of the final page. */
+function chainEnd(x: number, height: number, ms: number): SVGElement {
+  return svg(
+    "g",
+    { class: "chain-end" },
+    svg("title", {}, `The trace's total time, ${formatMs(ms)}, ends here; the read of the final page comes after it`),
+    svg("line", { x1: x, x2: x, y1: AXIS - 4, y2: height }),
+  );
 }
 
 function barSummary(bar: Bar): string {

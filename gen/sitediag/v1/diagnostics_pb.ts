@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sitediag/v1/diagnostics.proto.
  */
 export const file_sitediag_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiQQoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzItwDChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBQgwKCl9maW5hbF91cmxCDgoMX3N0YXR1c19jb2RlQg4KDF9zdGF0dXNfdGV4dEIQCg5fcmVzcG9uc2VfdGltZUIJCgdfcmVhc29uQg8KDV9mYWlsZWRfc3RhZ2UiKgoLUmVkaXJlY3RIb3ASCwoDdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBSJGChVUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBAUIKCghfZGV0YWlscyLAAgoWVHJhY2VSZWRpcmVjdHNSZXNwb25zZRINCgVpbnB1dBgBIAEoCRIRCglyZWRpcmVjdHMYAiABKAUSEQoJZmluYWxfdXJsGAMgASgJEhkKDGZpbmFsX3N0YXR1cxgEIAEoBUgAiAEBEhUKDXRvdGFsX3RpbWVfbXMYBSABKAUSLgoMY2hhaW5fc3RhdHVzGAYgASgOMhguc2l0ZWRpYWcudjEuQ2hhaW5TdGF0dXMSJAoFY2hhaW4YByADKAsyFS5zaXRlZGlhZy52MS5DaGFpbkhvcBIrCgh3YXJuaW5ncxgIIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIrCgdkZXRhaWxzGAkgASgLMhQuc2l0ZWRpYWcudjEuRGV0YWlsc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIrIBCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdEIHCgVfY29kZSKBAwoNUmVxdWVzdERldGFpbBILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhUKDWhlYWRfZmFsbGJhY2sYAyABKAgSGwoOcmVtb3RlX2FkZHJlc3MYBCABKAlIAIgBARIWCglpcF9mYW1pbHkYBSABKAVIAYgBARIZCgxodHRwX3ZlcnNpb24YBiABKAlIAogBARITCgZzdGF0dXMYByABKAVIA4gBARIsCgd0aW1pbmdzGAggASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdFRpbWluZ3MSIwoDdGxzGAkgASgLMhYuc2l0ZWRpYWcudjEuVGxzRGV0YWlsEiwKB2ZhaWx1cmUYCiABKAsyGy5zaXRlZGlhZy52MS5SZXF1ZXN0RmFpbHVyZRIZChFjb25uZWN0aW9uX3JldXNlZBgLIAEoCEIRCg9fcmVtb3RlX2FkZHJlc3NCDAoKX2lwX2ZhbWlseUIPCg1faHR0cF92ZXJzaW9uQgkKB19zdGF0dXMiuAEKDlJlcXVlc3RUaW1pbmdzEhMKBmRuc19tcxgBIAEoAUgAiAEBEhcKCmNvbm5lY3RfbXMYAiABKAFIAYgBARITCgZ0bHNfbXMYAyABKAFIAogBARIaCg1maXJzdF9ieXRlX21zGAQgASgBSAOIAQESEAoIdG90YWxfbXMYBSABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zIsYBCglUbHNEZXRhaWwSFQoIcHJvdG9jb2wYASABKAlIAIgBARITCgZjaXBoZXIYAiABKAlIAYgBARIRCgRhbHBuGAMgASgJSAKIAQESLQoLY2VydGlmaWNhdGUYBCABKAsyGC5zaXRlZGlhZy52MS5DZXJ0aWZpY2F0ZRIZCgx2ZXJpZnlfZXJyb3IYBSABKAlIA4gBAUILCglfcHJvdG9jb2xCCQoHX2NpcGhlckIHCgVfYWxwbkIPCg1fdmVyaWZ5X2Vycm9yItABCgtDZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEg4KBmlzc3VlchgCIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgDIAMoCRISCgp2YWxpZF9mcm9tGAQgASgJEhAKCHZhbGlkX3RvGAUgASgJEhYKDmRheXNfcmVtYWluaW5nGAYgASgFEhUKDXNlcmlhbF9udW1iZXIYByABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GAggASgJEhQKDGNoYWluX2xlbmd0aBgJIAEoBSJkCg5SZXF1ZXN0RmFpbHVyZRINCgVzdGFnZRgBIAEoCRIMCgRjb2RlGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCgl0aW1lZF9vdXQYBCABKAgSEgoKZWxhcHNlZF9tcxgFIAEoASItCgtQcm94eURldGFpbBIQCghwcm92aWRlchgBIAEoCRIMCgRraW5kGAIgASgJIkIKDkNsaWVudFJlZGlyZWN0EgwKBGtpbmQYASABKAkSCwoDdXJsGAIgASgJEhUKDWRlbGF5X3NlY29uZHMYAyABKAEqZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQqrgEKD1dhcm5pbmdTZXZlcml0eRIgChxXQVJOSU5HX1NFVkVSSVRZX1VOU1BFQ0lGSUVEEAASIwoVV0FSTklOR19TRVZFUklUWV9JTkZPEAEaCKq7GARpbmZvEikKGFdBUk5JTkdfU0VWRVJJVFlfV0FSTklORxACGguquxgHd2FybmluZxIpChhXQVJOSU5HX1NFVkVSSVRZX1BST0JMRU0QAxoLqrsYB3Byb2JsZW0yhwQKEkRpYWdub3N0aWNzU2VydmljZRJoCglDaGVja1NpdGUSHS5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXF1ZXN0Gh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UiHILT5JMCFhIUL2FwaS92MS9pcy1zaXRlLWRvd24SeQoOVHJhY2VSZWRpcmVjdHMSIi5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1JlcXVlc3QaIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvcmVkaXJlY3QtY2hlY2sSdgoKQ2hlY2tTaXRlcxIeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZXNSZXF1ZXN0Gh8uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1Jlc3BvbnNlIiWC0+STAh86ASoiGi9hcGkvdjEvYmF0Y2gvaXMtc2l0ZS1kb3duMAESkwEKE1RyYWNlUmVkaXJlY3RzQmF0Y2gSJy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c0JhdGNoUmVxdWVzdBooLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXNwb25zZSIngtPkkwIhOgEqIhwvYXBpL3YxL2JhdGNoL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
+  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiQQoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzItwDChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBQgwKCl9maW5hbF91cmxCDgoMX3N0YXR1c19jb2RlQg4KDF9zdGF0dXNfdGV4dEIQCg5fcmVzcG9uc2VfdGltZUIJCgdfcmVhc29uQg8KDV9mYWlsZWRfc3RhZ2UiKgoLUmVkaXJlY3RIb3ASCwoDdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBSJGChVUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBAUIKCghfZGV0YWlscyLAAgoWVHJhY2VSZWRpcmVjdHNSZXNwb25zZRINCgVpbnB1dBgBIAEoCRIRCglyZWRpcmVjdHMYAiABKAUSEQoJZmluYWxfdXJsGAMgASgJEhkKDGZpbmFsX3N0YXR1cxgEIAEoBUgAiAEBEhUKDXRvdGFsX3RpbWVfbXMYBSABKAUSLgoMY2hhaW5fc3RhdHVzGAYgASgOMhguc2l0ZWRpYWcudjEuQ2hhaW5TdGF0dXMSJAoFY2hhaW4YByADKAsyFS5zaXRlZGlhZy52MS5DaGFpbkhvcBIrCgh3YXJuaW5ncxgIIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIrCgdkZXRhaWxzGAkgASgLMhQuc2l0ZWRpYWcudjEuRGV0YWlsc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIrIBCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdEIHCgVfY29kZSLZAwoNUmVxdWVzdERldGFpbBILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhUKDWhlYWRfZmFsbGJhY2sYAyABKAgSGwoOcmVtb3RlX2FkZHJlc3MYBCABKAlIAIgBARIWCglpcF9mYW1pbHkYBSABKAVIAYgBARIZCgxodHRwX3ZlcnNpb24YBiABKAlIAogBARITCgZzdGF0dXMYByABKAVIA4gBARIsCgd0aW1pbmdzGAggASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdFRpbWluZ3MSIwoDdGxzGAkgASgLMhYuc2l0ZWRpYWcudjEuVGxzRGV0YWlsEiwKB2ZhaWx1cmUYCiABKAsyGy5zaXRlZGlhZy52MS5SZXF1ZXN0RmFpbHVyZRIZChFjb25uZWN0aW9uX3JldXNlZBgLIAEoCBIyChByZXNwb25zZV9oZWFkZXJzGAwgAygLMhguc2l0ZWRpYWcudjEuSGVhZGVyRmllbGQSIgoacmVzcG9uc2VfaGVhZGVyc190cnVuY2F0ZWQYDSABKAhCEQoPX3JlbW90ZV9hZGRyZXNzQgwKCl9pcF9mYW1pbHlCDwoNX2h0dHBfdmVyc2lvbkIJCgdfc3RhdHVzIioKC0hlYWRlckZpZWxkEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkingIKDlJlcXVlc3RUaW1pbmdzEhMKBmRuc19tcxgBIAEoAUgAiAEBEhcKCmNvbm5lY3RfbXMYAiABKAFIAYgBARITCgZ0bHNfbXMYAyABKAFIAogBARIaCg1maXJzdF9ieXRlX21zGAQgASgBSAOIAQESEAoIdG90YWxfbXMYBSABKAESFwoKd2FpdGluZ19tcxgGIAEoAUgEiAEBEhkKDHJlY2VpdmluZ19tcxgHIAEoAUgFiAEBEhAKCG90aGVyX21zGAggASgBQgkKB19kbnNfbXNCDQoLX2Nvbm5lY3RfbXNCCQoHX3Rsc19tc0IQCg5fZmlyc3RfYnl0ZV9tc0INCgtfd2FpdGluZ19tc0IPCg1fcmVjZWl2aW5nX21zIsYBCglUbHNEZXRhaWwSFQoIcHJvdG9jb2wYASABKAlIAIgBARITCgZjaXBoZXIYAiABKAlIAYgBARIRCgRhbHBuGAMgASgJSAKIAQESLQoLY2VydGlmaWNhdGUYBCABKAsyGC5zaXRlZGlhZy52MS5DZXJ0aWZpY2F0ZRIZCgx2ZXJpZnlfZXJyb3IYBSABKAlIA4gBAUILCglfcHJvdG9jb2xCCQoHX2NpcGhlckIHCgVfYWxwbkIPCg1fdmVyaWZ5X2Vycm9yItABCgtDZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEg4KBmlzc3VlchgCIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgDIAMoCRISCgp2YWxpZF9mcm9tGAQgASgJEhAKCHZhbGlkX3RvGAUgASgJEhYKDmRheXNfcmVtYWluaW5nGAYgASgFEhUKDXNlcmlhbF9udW1iZXIYByABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GAggASgJEhQKDGNoYWluX2xlbmd0aBgJIAEoBSJkCg5SZXF1ZXN0RmFpbHVyZRINCgVzdGFnZRgBIAEoCRIMCgRjb2RlGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCgl0aW1lZF9vdXQYBCABKAgSEgoKZWxhcHNlZF9tcxgFIAEoASItCgtQcm94eURldGFpbBIQCghwcm92aWRlchgBIAEoCRIMCgRraW5kGAIgASgJIkIKDkNsaWVudFJlZGlyZWN0EgwKBGtpbmQYASABKAkSCwoDdXJsGAIgASgJEhUKDWRlbGF5X3NlY29uZHMYAyABKAEqZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQqrgEKD1dhcm5pbmdTZXZlcml0eRIgChxXQVJOSU5HX1NFVkVSSVRZX1VOU1BFQ0lGSUVEEAASIwoVV0FSTklOR19TRVZFUklUWV9JTkZPEAEaCKq7GARpbmZvEikKGFdBUk5JTkdfU0VWRVJJVFlfV0FSTklORxACGguquxgHd2FybmluZxIpChhXQVJOSU5HX1NFVkVSSVRZX1BST0JMRU0QAxoLqrsYB3Byb2JsZW0yhwQKEkRpYWdub3N0aWNzU2VydmljZRJoCglDaGVja1NpdGUSHS5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXF1ZXN0Gh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UiHILT5JMCFhIUL2FwaS92MS9pcy1zaXRlLWRvd24SeQoOVHJhY2VSZWRpcmVjdHMSIi5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1JlcXVlc3QaIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvcmVkaXJlY3QtY2hlY2sSdgoKQ2hlY2tTaXRlcxIeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZXNSZXF1ZXN0Gh8uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1Jlc3BvbnNlIiWC0+STAh86ASoiGi9hcGkvdjEvYmF0Y2gvaXMtc2l0ZS1kb3duMAESkwEKE1RyYWNlUmVkaXJlY3RzQmF0Y2gSJy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c0JhdGNoUmVxdWVzdBooLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXNwb25zZSIngtPkkwIhOgEqIhwvYXBpL3YxL2JhdGNoL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
 
 /**
  * Input of the is-site-down diagnostic.
@@ -652,9 +652,11 @@ export type Details = Message<"sitediag.v1.Details"> & {
   code?: string | undefined;
 
   /**
-   * is-site-down: up to five; redirect-check: one per chain hop, plus the
-   * failed request when the chain ended in a failure, plus the extra GET that
-   * looked for a client-side redirect.
+   * Every request the diagnostic made, in order. is-site-down: up to five;
+   * redirect-check: one per chain hop, a HEAD answered (or failed) before the
+   * GET sent in its place included, plus the failed request when the chain
+   * ended in a failure, plus the extra GET that looked for a client-side
+   * redirect.
    *
    * @generated from field: repeated sitediag.v1.RequestDetail requests = 2;
    */
@@ -766,6 +768,23 @@ export type RequestDetail = Message<"sitediag.v1.RequestDetail"> & {
    * @generated from field: bool connection_reused = 11;
    */
   connectionReused: boolean;
+
+  /**
+   * The response's header fields as received: names as the server spelled
+   * them, in order, repeats kept, the first 64 KiB of the head; a Set-Cookie
+   * value is redacted to the cookie's name ("id=[redacted]"). Empty when no
+   * response was received.
+   *
+   * @generated from field: repeated sitediag.v1.HeaderField response_headers = 12;
+   */
+  responseHeaders: HeaderField[];
+
+  /**
+   * True when fields past the first 64 KiB of the head were left out.
+   *
+   * @generated from field: bool response_headers_truncated = 13;
+   */
+  responseHeadersTruncated: boolean;
 };
 
 /**
@@ -776,8 +795,39 @@ export const RequestDetailSchema: GenMessage<RequestDetail> = /*@__PURE__*/
   messageDesc(file_sitediag_v1_diagnostics, 15);
 
 /**
- * Milliseconds with 0.1 ms precision; null for a phase that did not happen
- * (dns for an IP literal, tls for http, first byte when none came).
+ * One header field of a response.
+ *
+ * @generated from message sitediag.v1.HeaderField
+ */
+export type HeaderField = Message<"sitediag.v1.HeaderField"> & {
+  /**
+   * As the server spelled it.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * As received, without surrounding whitespace (Latin-1).
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message sitediag.v1.HeaderField.
+ * Use `create(HeaderFieldSchema)` to create a new message.
+ */
+export const HeaderFieldSchema: GenMessage<HeaderField> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 16);
+
+/**
+ * Milliseconds, multiples of 0.1 ms; null for a phase that did not happen
+ * (dns for an IP literal, tls for http, connect and tls on a reused
+ * connection, and after the phase a failed request failed in, which runs to
+ * the failure). dns + connect + tls + waiting + receiving + other = total,
+ * exactly: each phase is the difference of two boundaries rounded once.
  *
  * @generated from message sitediag.v1.RequestTimings
  */
@@ -804,7 +854,8 @@ export type RequestTimings = Message<"sitediag.v1.RequestTimings"> & {
   tlsMs?: number | undefined;
 
   /**
-   * From the request written to the first byte of the response.
+   * From the request written to the first byte of the response (time to
+   * first byte); it overlaps waiting_ms and is not a part of the sum.
    *
    * @generated from field: optional double first_byte_ms = 4;
    */
@@ -816,6 +867,30 @@ export type RequestTimings = Message<"sitediag.v1.RequestTimings"> & {
    * @generated from field: double total_ms = 5;
    */
   totalMs: number;
+
+  /**
+   * Waiting for the server: from the connection ready (TLS done, or
+   * connected; the request written on a reused one) to the first byte of
+   * the answer, or to the failure when none came.
+   *
+   * @generated from field: optional double waiting_ms = 6;
+   */
+  waitingMs?: number | undefined;
+
+  /**
+   * From the first byte to the end of the response head.
+   *
+   * @generated from field: optional double receiving_ms = 7;
+   */
+  receivingMs?: number | undefined;
+
+  /**
+   * What no phase accounts for (checking the target, the step from DNS to
+   * the dial): total minus the phases above.
+   *
+   * @generated from field: double other_ms = 8;
+   */
+  otherMs: number;
 };
 
 /**
@@ -823,7 +898,7 @@ export type RequestTimings = Message<"sitediag.v1.RequestTimings"> & {
  * Use `create(RequestTimingsSchema)` to create a new message.
  */
 export const RequestTimingsSchema: GenMessage<RequestTimings> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 16);
+  messageDesc(file_sitediag_v1_diagnostics, 17);
 
 /**
  * The TLS session of an HTTPS request and the server's leaf certificate.
@@ -873,7 +948,7 @@ export type TlsDetail = Message<"sitediag.v1.TlsDetail"> & {
  * Use `create(TlsDetailSchema)` to create a new message.
  */
 export const TlsDetailSchema: GenMessage<TlsDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 17);
+  messageDesc(file_sitediag_v1_diagnostics, 18);
 
 /**
  * A certificate as people read it.
@@ -950,7 +1025,7 @@ export type Certificate = Message<"sitediag.v1.Certificate"> & {
  * Use `create(CertificateSchema)` to create a new message.
  */
 export const CertificateSchema: GenMessage<Certificate> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 18);
+  messageDesc(file_sitediag_v1_diagnostics, 19);
 
 /**
  * Why a request got no response.
@@ -999,7 +1074,7 @@ export type RequestFailure = Message<"sitediag.v1.RequestFailure"> & {
  * Use `create(RequestFailureSchema)` to create a new message.
  */
 export const RequestFailureSchema: GenMessage<RequestFailure> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 19);
+  messageDesc(file_sitediag_v1_diagnostics, 20);
 
 /**
  * Which proxy or CDN answered, and what its answer means.
@@ -1027,7 +1102,7 @@ export type ProxyDetail = Message<"sitediag.v1.ProxyDetail"> & {
  * Use `create(ProxyDetailSchema)` to create a new message.
  */
 export const ProxyDetailSchema: GenMessage<ProxyDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 20);
+  messageDesc(file_sitediag_v1_diagnostics, 21);
 
 /**
  * A client-side redirect that was reported, not followed (spec 4.2.4).
@@ -1062,7 +1137,7 @@ export type ClientRedirect = Message<"sitediag.v1.ClientRedirect"> & {
  * Use `create(ClientRedirectSchema)` to create a new message.
  */
 export const ClientRedirectSchema: GenMessage<ClientRedirect> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 21);
+  messageDesc(file_sitediag_v1_diagnostics, 22);
 
 /**
  * Outcome of a site check.

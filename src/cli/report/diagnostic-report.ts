@@ -4,7 +4,7 @@ import { hasProblem, type TraceWarningSeverity } from "../../diagnostics/redirec
 import type { SiteCheckResult } from "../../diagnostics/site-check-result.js";
 import { type ProxyVerdict, proxyVerdict } from "../../diagnostics/proxy-verdict.js";
 import { chainStatusWording } from "../../service/trace-redirects.js";
-import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, phaseCells, tlsLines, urlCell } from "./request-lines.js";
+import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, headRow, headsBefore, isChainPosition, missingPhaseCells, phaseCells, timeCell, urlCell } from "./request-lines.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
 // The reports `sitediag check` and `sitediag trace` print for people. Their
@@ -28,8 +28,7 @@ export function renderSiteCheck(result: SiteCheckResult, paint: Paint): string {
   const verdict =
     gate !== null ? paint.warn(paint.strong(gate.toUpperCase())) : result.status === "up" ? paint.good(paint.strong("UP")) : paint.bad(paint.strong("DOWN"));
   const requests = result.details?.requests ?? [];
-  const labelled = requests.map((request, index) => ({ label: `#${index + 1}`, request }));
-  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${tlsLines(labelled, paint)}${certificateLines(result.details, paint)}`;
+  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${certificateLines(requests, "request", paint)}`;
 }
 
 function siteSummary(result: SiteCheckResult, paint: Paint): string {
@@ -38,7 +37,7 @@ function siteSummary(result: SiteCheckResult, paint: Paint): string {
   if (result.failedStage !== null) rows.push(["failed stage", result.failedStage]);
   if (result.finalUrl !== null) rows.push(["final URL", result.finalUrl]);
   if (result.redirectHops !== null) rows.push(["redirects", String(result.redirectHops.length)]);
-  rows.push(["response time", result.responseTime === null ? "-" : `${result.responseTime} ms`]);
+  rows.push(["response time", timeCell(result.responseTime, result.details)]);
   const proxy = siteProxy(result);
   if (proxy !== null) rows.push(["proxy", proxyPainted(proxy, result.statusCode ?? 0, paint)]);
   // Without details only the contract's provider name is known: say what happened, claim nothing more.
@@ -93,14 +92,13 @@ export function traceIsHealthy(result: RedirectTraceResult): boolean {
  * contract's chain has no hop object for.
  */
 export function renderTrace(result: RedirectTraceResult, paint: Paint): string {
-  const positions = (result.details?.requests ?? []).filter((request) => request.report?.kind !== "final-page");
-  const labelled = positions.map((request, index) => ({ label: `hop ${index + 1}`, request }));
+  const positions = (result.details?.requests ?? []).filter(isChainPosition);
   const wording = chainStatusWording(result.chainStatus);
   // A normal chain status with a problem on the way is not shown as good: the count follows the contract's words.
   const problems = HEALTHY_CHAINS.has(result.chainStatus) ? result.warnings.filter((warning) => warning.severity === "problem").length : 0;
   const headline = problems === 0 ? wording : `${wording}, ${problems} problem${problems === 1 ? "" : "s"}`;
   const verdict = paint.strong(traceIsHealthy(result) ? paint.good(headline) : paint.bad(headline));
-  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint)}${tlsLines(labelled, paint)}${certificateLines(result.details, paint)}${warningLines(result, paint)}`;
+  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint, headsBefore(result.details?.requests ?? []))}${certificateLines(positions, "hop", paint)}${warningLines(result, paint)}`;
 }
 
 function traceSummary(result: RedirectTraceResult, paint: Paint): string {
@@ -111,7 +109,7 @@ function traceSummary(result: RedirectTraceResult, paint: Paint): string {
   const final = result.finalStatus === null ? paint.dim(" (no final response)") : ` (${paint.status(result.finalStatus, String(result.finalStatus))})`;
   rows.push(["final URL", `${result.finalUrl}${final}`]);
   rows.push(["redirects", String(result.redirects)]);
-  rows.push(["total time", `${result.totalTimeMs} ms`]);
+  rows.push(["total time", timeCell(result.totalTimeMs, result.details)]);
   const proxy = result.details?.proxy ?? null;
   // details.proxy is read off the last response the walk got, the chain's last hop.
   const lastStatus = result.chain.at(-1)?.status;
@@ -120,23 +118,22 @@ function traceSummary(result: RedirectTraceResult, paint: Paint): string {
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
 }
 
-function hopTable(chain: readonly TraceHop[], positions: readonly RequestRecord[], paint: Paint): string {
+function hopTable(chain: readonly TraceHop[], positions: readonly RequestRecord[], paint: Paint, heads: ReadonlyMap<number, RequestRecord>): string {
   const heading = ["hop", "status", "method", "address", ...PHASE_HEADINGS, "url"].map(paint.dim);
-  const answered = chain.map((hop, index) => {
+  const answered = chain.flatMap((hop, index) => {
     const request = positions[index];
     const status = paint.status(hop.status, `${hop.status} ${hop.statusText}`);
     const upgrade = hop.upgradedToHttps ? "(upgrade to HTTPS)" : "";
-    const phases = request === undefined ? ["-", "-", "-", "-", `${hop.responseTimeMs} ms`] : phaseCells(request);
-    return [String(hop.hop), status, request?.method ?? "-", request === undefined ? "-" : addressCell(request), ...phases, urlCell(hop.url, hop.location, paint, upgrade)];
+    const phases = request === undefined ? missingPhaseCells(`${hop.responseTimeMs} ms`) : phaseCells(request);
+    const head = heads.get(index);
+    const row = [String(hop.hop), status, request?.method ?? "-", request === undefined ? "-" : addressCell(request), ...phases, urlCell(hop.url, hop.location, paint, upgrade)];
+    return head === undefined ? [row] : [headRow(hop.hop, head, paint), row];
   });
-  const unanswered = positions.slice(chain.length).map((request, index) => [
-    paint.dim(String(chain.length + index + 1)),
-    answerCell(request, paint),
-    request.method,
-    addressCell(request),
-    ...phaseCells(request),
-    request.url,
-  ]);
+  const unanswered = positions.slice(chain.length).flatMap((request, index) => {
+    const head = heads.get(chain.length + index);
+    const row = [paint.dim(String(chain.length + index + 1)), answerCell(request, paint), request.method, addressCell(request), ...phaseCells(request), request.url];
+    return head === undefined ? [row] : [headRow(chain.length + index + 1, head, paint), row];
+  });
   return textTable([heading, ...answered, ...unanswered]);
 }
 

@@ -37,6 +37,8 @@ export interface ExchangeRequest {
   readonly keepAlive: boolean;
   /** With keepAlive: the connection may be kept after a final answer too, not only after a redirect. */
   readonly keepAfterAnswer: boolean;
+  /** Keep the field names as the server spelled them (ResponseHead.sentNames): details asked for the response headers. */
+  readonly captureHead: boolean;
   /** Body bytes to read after the head; 0 reads none. */
   readonly bodyPrefixBytes: number;
   /** The hop's deadline: before the head it fails the hop, during the body it ends the prefix. */

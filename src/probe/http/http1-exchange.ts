@@ -102,7 +102,7 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
           scanFrom = length;
           return false;
         }
-        const parsed = parseResponseHead(view.subarray(headStart, end), MAX_RESPONSE_HEADER_FIELDS);
+        const parsed = parseResponseHead(view.subarray(headStart, end), MAX_RESPONSE_HEADER_FIELDS, request.captureHead);
         if (!parsed.ok) throw new ProbeProtocolError(parsed.rule === TOO_MANY_FIELDS ? "RESPONSE_HEAD_TOO_LARGE" : "HTTP_PARSE_ERROR", parsed.rule);
         const { head } = parsed;
         headStart = end;

@@ -106,7 +106,7 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
       "response",
       guarded((responseHeaders: IncomingHttpHeaders & IncomingHttpStatusHeader, _flags: number, rawHeaders: unknown) => {
         request.trace.firstByteAt ??= now();
-        const head = toHead(responseHeaders, rawHeaders);
+        const head = toHead(responseHeaders, rawHeaders, request.captureHead);
         if (head === null) return fail(headTooLarge());
         final = { head, headAt: now() };
         const wanted = hasNoBody(request.method, final.head.status) ? 0 : request.bodyPrefixBytes;
@@ -157,13 +157,16 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
  * order, and the HTTP/1.1 rule then applies as it is (hop.ts). Without it,
  * the object's fields, as before. Null past MAX_RESPONSE_HEADER_FIELDS fields.
  */
-function toHead(headers: IncomingHttpHeaders & IncomingHttpStatusHeader, rawHeaders: unknown): ResponseHead | null {
+function toHead(headers: IncomingHttpHeaders & IncomingHttpStatusHeader, rawHeaders: unknown, keepSentNames: boolean): ResponseHead | null {
   const fields: [string, string][] = [];
+  // HTTP/2 field names are lower-case on the wire; kept as sent all the same, when details ask.
+  const sentNames: string[] | null = keepSentNames && Array.isArray(rawHeaders) ? [] : null;
   if (Array.isArray(rawHeaders)) {
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
       const name: unknown = rawHeaders[i];
       const value: unknown = rawHeaders[i + 1];
       if (typeof name !== "string" || name.startsWith(":")) continue;
+      sentNames?.push(name);
       fields.push([name.toLowerCase(), String(value)]);
       if (fields.length > MAX_RESPONSE_HEADER_FIELDS) return null;
     }
@@ -176,7 +179,8 @@ function toHead(headers: IncomingHttpHeaders & IncomingHttpStatusHeader, rawHead
     if (fields.length > MAX_RESPONSE_HEADER_FIELDS) return null;
   }
   // HTTP/2 has no reason phrase; the hop supplies the standard one.
-  return { version: "2", status: Number(headers[":status"] ?? 0), statusText: "", fields };
+  const head = { version: "2" as const, status: Number(headers[":status"] ?? 0), statusText: "", fields };
+  return sentNames === null ? head : Object.assign(head, { sentNames });
 }
 
 /**

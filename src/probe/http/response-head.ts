@@ -29,6 +29,8 @@ export interface ResponseHead {
   readonly statusText: string;
   /** Field lines in order: lower-cased name, value without surrounding whitespace (Latin-1). */
   readonly fields: readonly (readonly [string, string])[];
+  /** Each field's name as the server spelled it, index for index with `fields`; only when the reader was asked to keep them (details). */
+  readonly sentNames?: readonly string[];
 }
 
 export type HeadParse =
@@ -74,7 +76,7 @@ export function skipEmptyLines(buffer: Uint8Array, from: number): number {
 /** The rule a head with more than `maxFields` field lines breaks: the reader reports it as a head too large, not a malformed one. */
 export const TOO_MANY_FIELDS = "more field lines than allowed";
 
-export function parseResponseHead(bytes: Uint8Array, maxFields: number = Number.POSITIVE_INFINITY): HeadParse {
+export function parseResponseHead(bytes: Uint8Array, maxFields: number = Number.POSITIVE_INFINITY, keepSentNames = false): HeadParse {
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (hasStrayCr(buffer)) return { ok: false, rule: "a CR not followed by LF" };
   const statusEnd = lineEnd(buffer, 0);
@@ -84,6 +86,7 @@ export function parseResponseHead(bytes: Uint8Array, maxFields: number = Number.
   let next = afterLine(buffer, statusEnd);
 
   const fields: [string, string][] = [];
+  const sentNames: string[] | null = keepSentNames ? [] : null;
   while (next < buffer.length) {
     const start = next;
     const end = lineEnd(buffer, start);
@@ -99,10 +102,12 @@ export function parseResponseHead(bytes: Uint8Array, maxFields: number = Number.
     }
     const field = parseFieldLine(buffer, start, end);
     if (typeof field === "string") return { ok: false, rule: field };
-    fields.push(field);
+    sentNames?.push(field[0]);
+    fields.push([field[0].toLowerCase(), field[1]]);
     if (fields.length > maxFields) return { ok: false, rule: TOO_MANY_FIELDS };
   }
-  return { ok: true, head: { version: status.version, status: status.status, statusText: status.statusText, fields } };
+  const head = { version: status.version, status: status.status, statusText: status.statusText, fields };
+  return { ok: true, head: sentNames === null ? head : Object.assign(head, { sentNames }) };
 }
 
 /** A CR anywhere that is not followed by LF: the whole head is refused for it, before any other rule. */
@@ -153,7 +158,8 @@ function parseFieldLine(buffer: Buffer, start: number, end: number): [string, st
   if (colon === start) return "an empty field name";
   const value = fieldValue(buffer, colon + 1, end);
   if (value === null) return "an invalid byte in a field value";
-  return [buffer.toString("latin1", start, colon).toLowerCase(), value];
+  // The name as sent; the caller lower-cases it (and keeps it as sent when asked).
+  return [buffer.toString("latin1", start, colon), value];
 }
 
 /** The value between `from` and `to` with surrounding SP/HTAB removed; null when a byte is not allowed. */

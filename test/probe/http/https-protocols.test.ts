@@ -110,6 +110,20 @@ async function failure(url: string) {
 }
 
 describe("a server that offers only h2 in ALPN", () => {
+  it("keeps the response's header fields in order, repeats kept and cookie values redacted, only when asked", async () => {
+    const asked = await prober.hop({ url: new URL(h2.url("/")), method: "HEAD", timeoutMs: 2_000, ports: { kind: "fetch-safe" }, captureHead: true });
+    if (asked.kind !== "response") throw new Error(asked.kind);
+    expect(asked.response.headFields).toEqual({
+      fields: [
+        ["set-cookie", "a=[redacted]"],
+        ["set-cookie", "b=[redacted]"],
+        ["date", expect.any(String) as string],
+      ],
+      truncated: false,
+    });
+    expect((await response(h2.url("/"), "HEAD")).headFields).toBeNull();
+  });
+
   it("is up over HTTP/2 (it was down: 'TLS handshake failed')", async () => {
     expect(await checkedResult(h2.url("/"), env)).toMatchObject({ status: "up", statusCode: 200, statusText: "OK", failedStage: null });
   });
