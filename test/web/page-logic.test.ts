@@ -15,6 +15,7 @@ import { checkRow, csvOf, notRunRow, traceRow, waitingRow } from "../../web/src/
 import { barsOf, measuredMs } from "../../web/src/bars.js";
 import { batchCostText, creditsOf, latestCredits } from "../../web/src/credits.js";
 import { curlCommand } from "../../web/src/curl.js";
+import { barLabel } from "../../web/src/waterfall.js";
 import { problemOf } from "../../web/src/problem.js";
 
 describe("credits from the usage headers", () => {
@@ -249,5 +250,24 @@ describe("a batch's cost before it runs", () => {
     creditsOf(new Headers({ "x-ratelimit-remaining": "17", "x-ratelimit-limit": "300" }));
     creditsOf(new Headers());
     expect(latestCredits()?.credits.remaining).toBe(17);
+  });
+});
+
+describe("a waterfall bar's label", () => {
+  const bar = (index: number, method: string, url: string) => ({ index, role: "hop" as const, request: create(RequestDetailSchema, { method, url }) });
+
+  it("names the host where it changes (its scheme when only that did) and the path where only the path does, so rows of one site tell apart", () => {
+    const urls = ["http://a.test/old", "https://a.test/old", "https://www.a.test/", "https://www.a.test/en/", "https://www.a.test/en/shop"];
+    const labels = urls.map((url, row) => barLabel(bar(row + 1, "HEAD", url), urls[row - 1]));
+    expect(labels).toEqual(["1 HEAD a.test/old", "2 HEAD https /old", "3 HEAD www.a.test", "4 HEAD /en/", "5 HEAD /en/shop"]);
+    expect(new Set(labels).size).toBe(labels.length);
+  });
+
+  it("cuts a long label in the middle, so both ends show, and never throws on a URL that does not parse", () => {
+    const long = barLabel(bar(12, "GET", "https://a-very-long-host-name.example.test/and/a/long/path/to-the-page"), undefined);
+    expect(long).toHaveLength(23);
+    expect(long.startsWith("12 GET a-ve")).toBe(true);
+    expect(long.endsWith("to-the-page")).toBe(true);
+    expect(barLabel(bar(1, "GET", "not a url"), "also not")).toBe("1 GET not a url");
   });
 });
