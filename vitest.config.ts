@@ -104,7 +104,7 @@ export default defineConfig({
           sequence: { groupOrder: GROUPS.quick.groupOrder },
         },
       },
-      { test: { ...shared, name: "slow", include: SLOW, exclude: LOAD, maxWorkers: GROUPS.slow.maxWorkers, sequence: { groupOrder: GROUPS.slow.groupOrder } } },
+      { test: { ...shared, name: "slow", include: SLOW, exclude: LOAD, globalSetup: ["test/web/built-page.ts"], maxWorkers: GROUPS.slow.maxWorkers, sequence: { groupOrder: GROUPS.slow.groupOrder } } },
       { test: { ...shared, name: "load", include: LOAD, maxWorkers: GROUPS.alone.maxWorkers, sequence: { groupOrder: GROUPS.alone.groupOrder } } },
     ],
   },

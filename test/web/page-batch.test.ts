@@ -8,16 +8,14 @@
  *
  * SITEDIAG_UPDATE_SCREENSHOTS=1 writes docs/page-batch.png (a failed row opened).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildPage } from "../../scripts/build-page.js";
-import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { type ServeProcess, startServeProcess } from "../load/service-process.js";
-import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
+import { chromiumAvailability } from "./chromium.js";
+import { type PageRig, startPageRig } from "./page-rig.js";
 
 const chromium = chromiumAvailability();
 const DOCS = join(import.meta.dirname, "..", "..", "docs");
@@ -25,18 +23,13 @@ const DOCS = join(import.meta.dirname, "..", "..", "docs");
 describe.skipIf(!chromium.available)("the Batch tab, in Chromium", () => {
   let dir: string;
   let targets: HttpTargets;
-  let service: ServeProcess;
   let key: string;
-  let browser: Browser;
-  let context: BrowserContext;
-  let foreign: string[];
+  let rig: PageRig;
   const screenshots = process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : undefined;
   const secure = (path: string) => targets.url(path, { secure: true });
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "sitediag-page-batch-"));
     const pki = await getTestPki();
-    writeFileSync(join(dir, "ca.pem"), pki.caPem);
     targets = await startHttpTargets({ tls: pki.valid });
     targets.route("/old", { kind: "redirect", status: 301, location: secure("/en/") });
     targets.route("/en/", { kind: "respond", status: 200, body: "home" });
@@ -44,51 +37,26 @@ describe.skipIf(!chromium.available)("the Batch tab, in Chromium", () => {
     targets.route("/en/shop", { kind: "respond", status: 503, body: "down for maintenance" });
     targets.route("/loop", { kind: "redirect", status: 301, location: secure("/loop") });
     targets.route("/flaky", { kind: "respond", status: 404 });
-    await buildPage();
-    service = await startServeProcess(
-      {
-        SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`,
-        SITEDIAG_CA_FILE: join(dir, "ca.pem"),
-        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
-        // Every target is an IP literal; a name would go to a closed loopback port, never off the machine.
-        SITEDIAG_DNS_SERVERS: `127.0.0.1:${await closedLoopbackPort()}`,
-      },
-      true,
-    );
-    if (service.firstKey === undefined) throw new Error("serve printed no first key");
-    key = service.firstKey;
-    browser = await launchChromium();
+    rig = await startPageRig("page-batch", {
+      SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
+    });
+    ({ dir, key } = rig);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    service?.child.kill("SIGTERM");
-    await service?.exited();
+    await rig?.close();
     await targets?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
-  let broken: string[] = [];
 
   async function openBatch(): Promise<Page> {
-    ({ context, foreign } = await loopbackOnlyContext(browser, { viewport: { width: 1280, height: 900 } }));
-    const page = await context.newPage();
-    broken = [];
-    page.on("pageerror", (error) => broken.push(error.message));
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) broken.push(message.text());
-    });
-    await page.goto(`${service.url}/`);
+    const page = await rig.open("/", { viewport: { width: 1280, height: 900 } });
     await page.getByRole("tab", { name: "Batch" }).click();
     await page.getByLabel("API key").fill(key);
     return page;
   }
 
-  afterEach(async () => {
-    await context?.close();
-    expect(foreign).toEqual([]);
-    expect(broken).toEqual([]);
-  });
+  afterEach(() => rig.settle());
 
   function cells(page: Page, row: number): Promise<string[]> {
     return page.locator("#batch-rows tr:not(.batch-detail)").nth(row).locator("td").allInnerTexts();

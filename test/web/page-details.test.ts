@@ -8,16 +8,13 @@
  *
  * SITEDIAG_UPDATE_SCREENSHOTS=1 writes docs/page-hang.png; otherwise it goes to a temp dir.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildPage } from "../../scripts/build-page.js";
-import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { type ServeProcess, startServeProcess } from "../load/service-process.js";
-import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
+import { chromiumAvailability } from "./chromium.js";
+import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
 
 const chromium = chromiumAvailability();
 const DOCS = join(import.meta.dirname, "..", "..", "docs");
@@ -31,19 +28,13 @@ function tenths(cell: string | undefined): number {
 describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
   let dir: string;
   let targets: HttpTargets;
-  let service: ServeProcess;
   let key: string;
-  let browser: Browser;
-  let context: BrowserContext;
-  let foreign: string[];
-  let broken: string[] = [];
+  let rig: PageRig;
   const screenshots = process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : undefined;
   const secure = (path: string) => targets.url(path, { secure: true });
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "sitediag-page-details-"));
     const pki = await getTestPki();
-    writeFileSync(join(dir, "ca.pem"), pki.caPem);
     targets = await startHttpTargets({ tls: pki.valid });
     targets.route("/hang", { kind: "hang" });
     targets.route("/a", { kind: "redirect", status: 301, location: "/b" });
@@ -51,55 +42,25 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     targets.route("/c", { kind: "respond", status: 200, body: "landed" });
     targets.route("/cookie", { kind: "redirect", status: 302, location: "/c", headers: { "Set-Cookie": "sid=s3cr3t; Path=/; HttpOnly", "X-Served-By": "edge-1" } });
     targets.route("/no-head", (request) => (request.method === "HEAD" ? { kind: "respond", status: 405 } : { kind: "respond", status: 200, body: "fine" }));
-    await buildPage();
-    service = await startServeProcess(
-      {
-        SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`,
-        SITEDIAG_CA_FILE: join(dir, "ca.pem"),
-        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
-        SITEDIAG_DNS_SERVERS: `127.0.0.1:${await closedLoopbackPort()}`,
-        // The hang as a person meets it takes the whole per-request timeout; 3 s keeps the test short.
-        SITEDIAG_SITE_TIMEOUT_MS: "3000",
-      },
-      true,
-    );
-    if (service.firstKey === undefined) throw new Error("serve printed no first key");
-    key = service.firstKey;
-    browser = await launchChromium();
+    rig = await startPageRig("page-details", {
+      SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
+      // The hang as a person meets it takes the whole per-request timeout; 3 s keeps the test short.
+      SITEDIAG_SITE_TIMEOUT_MS: "3000",
+    });
+    ({ dir, key } = rig);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    service?.child.kill("SIGTERM");
-    await service?.exited();
+    await rig?.close();
     await targets?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
-  async function open(): Promise<Page> {
-    ({ context, foreign } = await loopbackOnlyContext(browser, { viewport: { width: 1280, height: 900 } }));
-    const page = await context.newPage();
-    broken = [];
-    page.on("pageerror", (error) => broken.push(error.message));
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) broken.push(message.text());
-    });
-    await page.goto(`${service.url}/`);
-    return page;
-  }
+  const open = () => rig.open("/", { viewport: { width: 1280, height: 900 } });
 
-  afterEach(async () => {
-    await context?.close();
-    expect(foreign).toEqual([]);
-    expect(broken).toEqual([]);
-  });
+  afterEach(() => rig.settle());
 
-  async function ask(page: Page, url: string, button: "Is it down?" | "Trace redirects"): Promise<void> {
-    await page.getByLabel("API key").fill(key);
-    await page.getByLabel("URL or domain").fill(url);
-    await page.getByRole("button", { name: button }).click();
-    await page.locator('#result[aria-busy="false"]').waitFor({ state: "attached", timeout: 20_000 });
-  }
+  // A hang takes the whole per-request timeout before its answer is drawn.
+  const ask = (page: Page, url: string, button: "Is it down?" | "Trace redirects") => askOnPage(page, url, button, key, 20_000);
 
   /** The timing table: its heading cells, and each row's cells. */
   async function timingTable(page: Page): Promise<{ headings: string[]; rows: string[][] }> {

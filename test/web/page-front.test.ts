@@ -5,35 +5,27 @@
  * keeps its operation, and a trace read at 1280 px and at 390 px with nothing
  * clipped.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildPage } from "../../scripts/build-page.js";
-import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { type ServeProcess, startServeProcess } from "../load/service-process.js";
-import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
+import { chromiumAvailability } from "./chromium.js";
+import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
 
 const chromium = chromiumAvailability();
 const ROOT = join(import.meta.dirname, "..", "..");
 
 describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
-  let dir: string;
   let targets: HttpTargets;
   let expired: HttpTargets;
-  let service: ServeProcess;
   let key: string;
-  let browser: Browser;
-  let context: BrowserContext;
-  let foreign: string[];
-  let broken: string[] = [];
+  let rig: PageRig;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "sitediag-page-front-"));
     const pki = await getTestPki();
-    writeFileSync(join(dir, "ca.pem"), pki.caPem);
     targets = await startHttpTargets({ tls: pki.valid });
     const secure = (path: string) => targets.url(path, { secure: true });
     targets.route("/up", { kind: "respond", status: 200, body: "fine" });
@@ -48,59 +40,33 @@ describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
     targets.route("/old-shop/garden/tables", { kind: "redirect", status: 301, location: secure("/shop/garden/tables?utm_source=newsletter&utm_campaign=spring") });
     targets.route("/shop/garden/tables", { kind: "redirect", status: 302, location: secure(long) });
     targets.route(long, { kind: "redirect", status: 301, location: expired.url("/", { secure: true }) });
-    await buildPage();
-    service = await startServeProcess(
-      {
-        SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`,
-        SITEDIAG_CA_FILE: join(dir, "ca.pem"),
-        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0},${expired.httpsPort ?? 0}`,
-        SITEDIAG_DNS_SERVERS: `127.0.0.1:${await closedLoopbackPort()}`,
-        SITEDIAG_CREDIT_BUDGET: "10000",
-      },
-      true,
-    );
-    if (service.firstKey === undefined) throw new Error("serve printed no first key");
-    key = service.firstKey;
-    browser = await launchChromium();
+    rig = await startPageRig("page-front", {
+      SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0},${expired.httpsPort ?? 0}`,
+      SITEDIAG_CREDIT_BUDGET: "10000",
+    });
+    ({ key } = rig);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    service?.child.kill("SIGTERM");
-    await service?.exited();
+    await rig?.close();
     await targets?.close();
     await expired?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   async function open(path = "/", viewport = { width: 1100, height: 900 }): Promise<Page> {
-    ({ context, foreign } = await loopbackOnlyContext(browser, { viewport }));
-    const page = await context.newPage();
-    broken = [];
-    page.on("pageerror", (error) => broken.push(error.message));
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) broken.push(message.text());
-    });
-    await page.goto(`${service.url}${path}`);
+    const page = await rig.open(path, { viewport });
     await page.getByLabel("API key").fill(key);
     return page;
   }
 
-  afterEach(async () => {
-    await context?.close();
-    expect(foreign).toEqual([]);
-    expect(broken).toEqual([]);
-  });
+  afterEach(() => rig.settle());
 
   async function answered(page: Page): Promise<void> {
     await page.locator('#result[aria-busy="false"]').waitFor({ state: "attached" });
   }
 
-  async function ask(page: Page, url: string, button: "Is it down?" | "Trace redirects"): Promise<void> {
-    await page.getByLabel("URL or domain").fill(url);
-    await page.getByRole("button", { name: button }).click();
-    await answered(page);
-  }
+  // open() has filled the key already.
+  const ask = (page: Page, url: string, button: "Is it down?" | "Trace redirects") => askOnPage(page, url, button);
 
   describe("a bare domain", () => {
     it("is checked from https:// on Enter (“Is it down?”), and the URL checked is shown", async () => {

@@ -12,10 +12,9 @@ import { addressFromHash, hashOf } from "../../web/src/address.js";
 import { toCsv } from "../../src/batch-verdict.js";
 import { parseBatch } from "../../web/src/batch-input.js";
 import { checkRow, csvOf, notRunRow, traceRow, waitingRow } from "../../web/src/batch-rows.js";
-import { barsOf, measuredMs } from "../../web/src/bars.js";
+import { barLabel, barsOf, measuredMs } from "../../web/src/bars.js";
 import { batchCostText, creditsOf, latestCredits } from "../../web/src/credits.js";
 import { curlCommand } from "../../web/src/curl.js";
-import { barLabel } from "../../web/src/waterfall.js";
 import { problemOf } from "../../web/src/problem.js";
 
 describe("credits from the usage headers", () => {

@@ -7,17 +7,14 @@
  *
  * SITEDIAG_UPDATE_SCREENSHOTS=1 writes docs/page-challenge.png.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildPage } from "../../scripts/build-page.js";
-import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { CLOUDFLARE_BAD_GATEWAY, CLOUDFLARE_CHALLENGE } from "../fixtures/proxy-answers.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { type ServeProcess, startServeProcess } from "../load/service-process.js";
-import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
+import { chromiumAvailability } from "./chromium.js";
+import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
 
 const chromium = chromiumAvailability();
 const DOCS = join(import.meta.dirname, "..", "..", "docs");
@@ -25,18 +22,12 @@ const DOCS = join(import.meta.dirname, "..", "..", "docs");
 describe.skipIf(!chromium.available)("the page's verdicts, in Chromium", () => {
   let dir: string;
   let targets: HttpTargets;
-  let service: ServeProcess;
   let key: string;
-  let browser: Browser;
-  let context: BrowserContext;
-  let foreign: string[];
-  let broken: string[] = [];
+  let rig: PageRig;
   const screenshots = process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : undefined;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "sitediag-page-verdict-"));
     const pki = await getTestPki();
-    writeFileSync(join(dir, "ca.pem"), pki.caPem);
     targets = await startHttpTargets({ tls: pki.valid });
     targets.route("/up", { kind: "respond", status: 200, body: "fine" });
     targets.route("/challenge", CLOUDFLARE_CHALLENGE);
@@ -44,56 +35,23 @@ describe.skipIf(!chromium.available)("the page's verdicts, in Chromium", () => {
     // An HTTPS page that sends its visitors to plain HTTP.
     targets.route("/downgrade", { kind: "redirect", status: 301, location: targets.url("/up") });
     targets.route("/temporary", { kind: "redirect", status: 302, location: "/up" });
-    await buildPage();
-    service = await startServeProcess(
-      {
-        SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`,
-        SITEDIAG_CA_FILE: join(dir, "ca.pem"),
-        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
-        SITEDIAG_DNS_SERVERS: `127.0.0.1:${await closedLoopbackPort()}`,
-      },
-      true,
-    );
-    if (service.firstKey === undefined) throw new Error("serve printed no first key");
-    key = service.firstKey;
-    browser = await launchChromium();
+    rig = await startPageRig("page-verdict", {
+      SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
+    });
+    ({ dir, key } = rig);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    service?.child.kill("SIGTERM");
-    await service?.exited();
+    await rig?.close();
     await targets?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
-  async function open(): Promise<Page> {
-    ({ context, foreign } = await loopbackOnlyContext(browser, { viewport: { width: 1100, height: 900 } }));
-    const page = await context.newPage();
-    broken = [];
-    page.on("pageerror", (error) => broken.push(error.message));
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) broken.push(message.text());
-    });
-    await page.goto(`${service.url}/`);
-    return page;
-  }
+  afterEach(() => rig.settle());
 
-  afterEach(async () => {
-    await context?.close();
-    expect(foreign).toEqual([]);
-    expect(broken).toEqual([]);
-  });
-
-  async function ask(page: Page, url: string, button: "Is it down?" | "Trace redirects"): Promise<void> {
-    await page.getByLabel("API key").fill(key);
-    await page.getByLabel("URL or domain").fill(url);
-    await page.getByRole("button", { name: button }).click();
-    await page.locator('#result[aria-busy="false"]').waitFor({ state: "attached" });
-  }
+  const ask = (page: Page, url: string, button: "Is it down?" | "Trace redirects") => askOnPage(page, url, button, key);
 
   it("shows a Cloudflare challenge as the amber third state, not a green UP", async () => {
-    const page = await open();
+    const page = await rig.open();
     await ask(page, targets.url("/challenge", { secure: true }), "Is it down?");
     const verdict = page.locator("#result .verdict");
     expect(await verdict.getAttribute("class")).toBe("verdict gated");
@@ -109,7 +67,7 @@ describe.skipIf(!chromium.available)("the page's verdicts, in Chromium", () => {
   });
 
   it("words a Cloudflare 502 as the origin's failure under DOWN, never 'cloudflare (unknown)'", async () => {
-    const page = await open();
+    const page = await rig.open();
     await ask(page, targets.url("/cf-502", { secure: true }), "Is it down?");
     expect(await page.locator("#result .verdict").getAttribute("class")).toBe("verdict down");
     expect(await page.locator("#result .verdict-word").textContent()).toBe("DOWN");
@@ -119,7 +77,7 @@ describe.skipIf(!chromium.available)("the page's verdicts, in Chromium", () => {
   });
 
   it("shows an https -> http downgrade as a problem: no green banner, the problem named in it, the warning marked problem", async () => {
-    const page = await open();
+    const page = await rig.open();
     await ask(page, targets.url("/downgrade", { secure: true }), "Trace redirects");
     const verdict = page.locator("#result .verdict");
     expect(await verdict.locator(".chain-status").textContent()).toBe("Redirects detected");
@@ -131,7 +89,7 @@ describe.skipIf(!chromium.available)("the page's verdicts, in Chromium", () => {
   });
 
   it("keeps a chain whose warnings are only warnings or info under a good banner, each marked with its severity", async () => {
-    const page = await open();
+    const page = await rig.open();
     await ask(page, targets.url("/temporary", { secure: true }), "Trace redirects");
     expect(await page.locator("#result .verdict").getAttribute("class")).toBe("verdict up");
     expect(await page.locator("#result .verdict .reason").count()).toBe(0);

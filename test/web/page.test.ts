@@ -10,17 +10,16 @@
  * the README shows); otherwise they go to a temp dir.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildPage } from "../../scripts/build-page.js";
-import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { type ServeProcess, startServeProcess } from "../load/service-process.js";
-import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
+import { type ServeProcess } from "../load/service-process.js";
+import { chromiumAvailability } from "./chromium.js";
+import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
 
 const chromium = chromiumAvailability();
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -32,15 +31,11 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
   let expired: HttpTargets;
   let service: ServeProcess;
   let key: string;
-  let browser: Browser;
-  let context: BrowserContext;
-  let foreign: string[];
+  let rig: PageRig;
   const screenshots = process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : undefined;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "sitediag-page-"));
     const pki = await getTestPki();
-    writeFileSync(join(dir, "ca.pem"), pki.caPem);
     targets = await startHttpTargets({ tls: pki.valid });
     const secure = (path: string) => targets.url(path, { secure: true });
     targets.route("/up", { kind: "respond", status: 200, body: "fine" });
@@ -53,64 +48,30 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     targets.route("/refresh", { kind: "respond", status: 200, headers: { refresh: "5; url=/up" }, body: "moving" });
     expired = await startHttpTargets({ tls: pki.expired, routes: { "/": { kind: "respond", status: 200 } } });
     // What `npm start` does before serving: the service finds the page in dist/web.
-    await buildPage();
-    service = await startServeProcess(
-      {
-        SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`,
-        SITEDIAG_CA_FILE: join(dir, "ca.pem"),
-        SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0},${expired.httpsPort ?? 0}`,
-        // Every target is an IP literal; a name would go to a closed loopback port, never off the machine.
-        SITEDIAG_DNS_SERVERS: `127.0.0.1:${await closedLoopbackPort()}`,
-        // A running batch holds all eight slots (it runs eight items at once): the 503 test's way to a full service.
-        SITEDIAG_MAX_INFLIGHT: "8",
-      },
-      true,
-    );
-    if (service.firstKey === undefined) throw new Error("serve printed no first key");
-    key = service.firstKey;
-    browser = await launchChromium();
+    rig = await startPageRig("page", {
+      SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0},${expired.httpsPort ?? 0}`,
+      // A running batch holds all eight slots (it runs eight items at once): the 503 test's way to a full service.
+      SITEDIAG_MAX_INFLIGHT: "8",
+    });
+    ({ dir, service, key } = rig);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    service?.child.kill("SIGTERM");
-    await service?.exited();
+    await rig?.close();
     await targets?.close();
     await expired?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
-  // Script errors and Content-Security-Policy violations of the page, whatever the test: there must be none.
-  let broken: string[] = [];
 
-  async function open(options: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
-    ({ context, foreign } = await loopbackOnlyContext(browser, { viewport: { width: 1100, height: 900 }, ...options }));
-    const page = await context.newPage();
-    broken = [];
-    page.on("pageerror", (error) => broken.push(error.message));
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) broken.push(message.text());
-    });
-    await page.goto(`${service.url}/`);
-    return page;
-  }
+  const open = (options: Parameters<Browser["newContext"]>[0] = {}) => rig.open("/", options);
 
-  afterEach(async () => {
-    await context?.close();
-    expect(foreign).toEqual([]);
-    expect(broken).toEqual([]);
-  });
+  afterEach(() => rig.settle());
 
   function focusedId(page: Page): Promise<string | null> {
     return page.locator(":focus").getAttribute("id");
   }
 
-  async function ask(page: Page, url: string, button: "Is it down?" | "Trace redirects", apiKey = key): Promise<void> {
-    await page.getByLabel("API key").fill(apiKey);
-    await page.getByLabel("URL or domain").fill(url);
-    await page.getByRole("button", { name: button }).click();
-    await page.locator('#result[aria-busy="false"]').waitFor({ state: "attached" });
-  }
+  const ask = (page: Page, url: string, button: "Is it down?" | "Trace redirects", apiKey = key) => askOnPage(page, url, button, apiKey);
 
   it("checks an up target: UP, the status, the redirect and the credits left", async () => {
     const page = await open();

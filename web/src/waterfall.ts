@@ -1,6 +1,6 @@
 import type { RequestDetail } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { failureStory } from "../../src/diagnostics/timing-text.js";
-import { type Bar, barsOf, measuredMs, PHASES, type RequestRole } from "./bars.js";
+import { type Bar, barLabel, barsOf, measuredMs, PHASES, type RequestRole } from "./bars.js";
 import { h, svg, table } from "./dom.js";
 import { formatMs } from "./format.js";
 
@@ -132,44 +132,6 @@ function chainEnd(x: number, height: number, ms: number): SVGElement {
     svg("title", {}, `The trace's total time, ${formatMs(ms)}, ends here; the read of the final page comes after it`),
     svg("line", { x1: x, x2: x, y1: AXIS - 4, y2: height }),
   );
-}
-
-/** The most a label holds before it is cut: what fits LABEL_WIDTH at the label's size. */
-const LABEL_CHARACTERS = 23;
-
-/**
- * A bar's label tells it from its neighbours: the origin where it changes from
- * the bar above (its scheme alone when only that changed: "https /old"), else
- * the path (same-origin redirects differ only there), cut in
- * the middle when long so both its start and its end show. The whole URL is
- * in the bar's tooltip.
- */
-export function barLabel(bar: Pick<Bar, "index" | "role" | "request">, previousUrl: string | undefined): string {
-  if (bar.role === "page-read") return `${bar.index} GET page read`;
-  const url = parsedUrl(bar.request.url);
-  const previous = previousUrl === undefined ? null : parsedUrl(previousUrl);
-  let where: string;
-  if (url === null) where = bar.request.url;
-  else if (previous !== null && previous.origin === url.origin) where = `${url.pathname}${url.search}`;
-  else {
-    const path = url.pathname === "/" && url.search === "" ? "" : `${url.pathname}${url.search}`;
-    where = previous !== null && previous.host === url.host ? `${url.protocol.slice(0, -1)} ${path === "" ? "/" : path}` : `${url.host}${path}`;
-  }
-  return middleCut(`${bar.index} ${bar.request.method} ${where}`, LABEL_CHARACTERS);
-}
-
-function parsedUrl(text: string): URL | null {
-  try {
-    return new URL(text);
-  } catch {
-    return null;
-  }
-}
-
-function middleCut(text: string, most: number): string {
-  if (text.length <= most) return text;
-  const head = Math.ceil((most - 1) / 2);
-  return `${text.slice(0, head)}…${text.slice(text.length - (most - 1 - head))}`;
 }
 
 function barSummary(bar: Bar): string {
