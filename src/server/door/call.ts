@@ -84,18 +84,26 @@ export function rpcDoorOf(contentType: string | string[] | undefined): Door {
 
 /**
  * Gives a call's slots back when its answer is over: all of it written
- * ('finish'), or the response closed before that (a client gone). Not
- * later: an answer written before its body was read leaves the connection
- * open a while after (the lingering close on HTTP/1.1, the reset that
- * follows on HTTP/2), and that while must hold no slot, or a few calls
- * refused for their bodies would shut everyone out until the request
- * timeout. Every door binds its slots this way, once admitted; a client
- * that left while its key was looked up has already closed, and gives its
- * slots back here and now.
+ * ('finish'), or closed before that (a client gone). Not later: an answer
+ * written before its body was read leaves the connection open a while
+ * after (the lingering close on HTTP/1.1, the reset that follows on
+ * HTTP/2), and that while must hold no slot, or a few calls refused for
+ * their bodies would shut everyone out until the request timeout. Every
+ * door binds its slots this way, once admitted; a client that left while
+ * its key was looked up has already closed, and gives its slots back here
+ * and now. `release` may run twice (finish, then close); only the first
+ * counts.
+ *
+ * On HTTP/2 the events are the stream's, not the response's: Node's
+ * compatibility response emits 'finish' and 'close' together, and only when
+ * its stream is destroyed, which for an answer written before its body was
+ * read is after the reset that follows it, or never if that stream is left
+ * undestroyed (early-answer.ts). The stream's own 'finish' is the answer
+ * all written.
  */
 export function releaseWithAnswer(response: NodeResponse, release: () => void): void {
-  const over = response.writableFinished || ("stream" in response ? response.stream.destroyed : response.destroyed);
-  if (over) return release();
-  response.once("finish", release);
-  response.once("close", release);
+  const events = "stream" in response ? response.stream : response;
+  if (response.writableFinished || events.destroyed) return release();
+  events.once("finish", release);
+  events.once("close", release);
 }

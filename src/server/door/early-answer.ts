@@ -75,12 +75,24 @@ function lingerOnClose(socket: net.Socket, request: http.IncomingMessage): void 
   };
 }
 
+/**
+ * After the reset (or, when the client's END_STREAM met ours, with no reset
+ * needed: close() does nothing on a closed stream) the stream is destroyed
+ * here. Node destroys a stream closed with NO_ERROR only once its body has
+ * been read to the end ('end'), and no door reads a body it answered
+ * early: the stream would stay open for good, and with it its session and
+ * socket, which then ignore the client's close too. Nothing is lost: the
+ * answer is all written ('finish'), and what is left of the body is
+ * unwanted.
+ */
 function resetAfterEarlyAnswer(stream: http2.ServerHttp2Stream): void {
   if (stream.endAfterHeaders) return;
   stream.once("finish", () => {
     if (stream.readableEnded) return;
     const reset = setTimeout(() => {
-      if (!stream.readableEnded && !stream.destroyed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      if (stream.readableEnded || stream.destroyed) return;
+      stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      stream.destroy();
     }, UNREAD_BODY_RESET_MS);
     stream.once("close", () => clearTimeout(reset));
   });
