@@ -5,6 +5,7 @@ import type { CapturedHead } from "../probe/http/head-capture.js";
 import type { HopFailureTrace, HopOutcome, HopResponse, HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../failures.js";
 import type { ProxyKind } from "./proxy-providers.js";
+import { type TransportSecurity, transportSecurityOf } from "./transport-security.js";
 
 /**
  * What a person debugging a site wants beyond the contract's fields:
@@ -48,6 +49,12 @@ export interface RequestRecord {
    * response. Never logged.
    */
   readonly responseHead: CapturedHead | null;
+  /**
+   * HTTPS answers only: the Strict-Transport-Security policy and whether
+   * Alt-Svc advertises h3 (a browser ignores STS over http://); null for an
+   * http:// answer and without a response.
+   */
+  readonly transportSecurity: TransportSecurity | null;
   /** Only when the call asked for a report (CallOptions.report): what a report for people shows beyond the API's fields. */
   readonly report?: RequestReport;
 }
@@ -158,6 +165,7 @@ export function answeredRecord(sent: SentAs, response: HopResponse, report: Repo
     tls: tlsRecord(response.tls, now),
     failure: null,
     responseHead: response.headFields,
+    transportSecurity: response.url.startsWith("https:") ? transportSecurityOf(response.headers) : null,
   });
   if (report === null) return record;
   return Object.assign(record, { report: { kind: report, statusText: response.statusText, location: response.location, cause: null, refusal: null } });
@@ -178,6 +186,7 @@ export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFail
     tls: tlsRecord(trace.tls, now),
     failure: { stage: failure.stage, code: failureCode(failure), reason, timedOut: failure.timedOut, elapsedMs: failure.elapsedMs },
     responseHead: null,
+    transportSecurity: null,
   });
   if (report === null) return record;
   return Object.assign(record, { report: { kind: report, statusText: null, location: null, cause: failure.cause, refusal: null } });
@@ -215,6 +224,7 @@ function notSentRecord(sent: SentAs, refusal: PolicyRefusal | null): RequestReco
     tls: null,
     failure: null,
     responseHead: null,
+    transportSecurity: null,
     report: { kind: "stopped" as const, statusText: null, location: null, cause: null, refusal },
   });
 }

@@ -83,6 +83,8 @@ export const TRACE_WARNINGS = {
   head_refused_get_used: "HEAD was refused or failed, so the hop was retried with GET",
   host_changed: "A redirect moves to a different host",
   client_side_redirect_not_followed: "The final page redirects by itself (Refresh header or meta refresh), which is reported, not followed (only with details)",
+  hsts_missing: "The chain started on http:// and its final HTTPS page sets no valid Strict-Transport-Security policy",
+  hsts_short: "The final HTTPS page's Strict-Transport-Security max-age is under 180 days",
 } as const;
 
 export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
@@ -116,6 +118,9 @@ export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarn
   temporary_redirect: "warning",
   long_chain: "warning",
   client_side_redirect_not_followed: "warning",
+  // Without HSTS the first http:// request of every visit can be intercepted; the site still works.
+  hsts_missing: "warning",
+  hsts_short: "info",
   head_refused_get_used: "info",
   host_changed: "info",
 };

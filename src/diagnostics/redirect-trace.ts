@@ -10,6 +10,7 @@ import { proxyMatch } from "./proxy-signatures.js";
 import { type DiagnosticEnv, parseTargetInput, type TraceOptions } from "./diagnostic-call.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
+import { hstsWarnings } from "./hsts-warnings.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
 import { type ChainEnding, type ChainStatusId, type RedirectTraceOutcome, type TraceHop, traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 
@@ -43,7 +44,7 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     const noticed = extra?.warning === undefined || extra.warning === null ? walk.warnings : [...walk.warnings, extra.warning];
     // The reason the walk stopped, when it stopped early, is always the last warning.
-    const warnings = [...orderWarnings([...noticed, ...chainWarnings(chain, ending)]), ...(walk.stopReason === null ? [] : [walk.stopReason])];
+    const warnings = [...orderWarnings([...noticed, ...chainWarnings(chain, ending), ...hstsWarnings(parsed.url, chain, ending, walk.lastResponse)]), ...(walk.stopReason === null ? [] : [walk.stopReason])];
     const details: DiagnosticDetails | undefined =
       options.details === true
         ? {

@@ -5,11 +5,13 @@ import {
   type Details,
   DetailsSchema,
   HeaderFieldSchema,
+  HstsPolicySchema,
   ProxyDetailSchema,
   RequestDetailSchema,
   RequestFailureSchema,
   RequestTimingsSchema,
   TlsDetailSchema,
+  TransportSecuritySchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticDetails, RequestRecord, TlsRecord } from "../diagnostics/diagnostic-details.js";
 
@@ -47,6 +49,14 @@ function requestMessage(record: RequestRecord) {
     failure: record.failure === null ? undefined : create(RequestFailureSchema, record.failure),
     responseHeaders: (record.responseHead?.fields ?? []).map(([name, value]) => create(HeaderFieldSchema, { name, value })),
     responseHeadersTruncated: record.responseHead?.truncated ?? false,
+    transportSecurity:
+      record.transportSecurity === null
+        ? undefined
+        : create(TransportSecuritySchema, {
+            hsts: record.transportSecurity.hsts === null ? undefined : create(HstsPolicySchema, record.transportSecurity.hsts),
+            hstsInvalid: record.transportSecurity.hstsInvalid,
+            h3Advertised: record.transportSecurity.h3Advertised,
+          }),
   });
 }
 

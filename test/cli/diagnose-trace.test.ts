@@ -167,6 +167,19 @@ describe("sitediag trace", () => {
     expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently .+ → ${escapeRegExp(secure.url("/"))} \\(upgrade to HTTPS\\)$`, "m"));
     expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +HEAD +127\\.0\\.0\\.1 +- +${MS} +${MS} +${MS} +${MS} +${MS} +${MS} +${escapeRegExp(secure.url("/"))}$`, "m"));
     expect(stdout).toMatch(/^ {2}certificate +CN=localhost, issuer .*CN=sitediag test CA, TLSv1\.[23], expires \d{4}-\d\d-\d\d \(in \d+ days\), chain of 1 +\(hop 2\)$/m);
+    // The HTTPS page sets no HSTS: said on its line, and warned about (a warning, so still exit 0).
+    expect(stdout).toMatch(/^ {2}hsts +none +\(hop 2\)$/m);
+    expect(stdout).toMatch(/^ *warning +hop 2 +hsts_missing +The chain starts on http:\/\/ /m);
+  });
+
+  it("shows each HTTPS answer's HSTS policy and an advertised h3, one line per distinct value; a year's policy warns of nothing", async () => {
+    target.route("/to-hsts", { kind: "redirect", status: 301, location: secure.url("/hsts") });
+    secure.route("/hsts", { kind: "status", status: 200, headers: { "strict-transport-security": "max-age=31536000; includeSubDomains; preload", "alt-svc": 'h3=":443"' } });
+    const { code, stdout } = await trace([target.url("/to-hsts")], { env: { SITEDIAG_TRACE_HOP_TIMEOUT_MS: "5000", SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "10000" } });
+    expect(code).toBe(0);
+    const lines = stdout.split("\n").filter((line) => line.startsWith("  hsts"));
+    expect(lines).toEqual([expect.stringMatching(/^ {2}hsts +max-age=31536000 \(365 days\), includeSubDomains, preload; HTTP\/3 advertised \(Alt-Svc h3, not tried\) +\(hop 2\)$/)]);
+    expect(stdout).not.toMatch(/hsts_/);
   });
 
   it("three HTTPS hops on one certificate are one certificate line naming the hops, numbered as the hop table's rows", async () => {
@@ -175,6 +188,7 @@ describe("sitediag trace", () => {
     const certificates = stdout.split("\n").filter((line) => line.startsWith("  certificate"));
     expect(certificates).toHaveLength(1);
     expect(certificates[0]).toMatch(/^ {2}certificate +CN=localhost, .+ +\(hops 1, 2, 3\)$/);
+    expect(stdout).toMatch(/^ {2}hsts +none +\(hops 1, 2, 3\)$/m);
     expect(stdout).not.toMatch(/cert #|tls hop/);
   });
 

@@ -100,6 +100,8 @@ describe("is-site-down with details: every field of a request", () => {
           failure: null,
           // The head's fields, as sent: details asked for them.
           responseHead: { fields: expect.arrayContaining([["Date", expect.any(String) as string], ["Transfer-Encoding", "chunked"]]) as unknown, truncated: false },
+          // An http:// answer: no HSTS is taken from it, so none is read.
+          transportSecurity: null,
         },
       ],
     });

@@ -93,6 +93,7 @@ describe("details through REST", () => {
           tls: null,
           failure: null,
           connectionReused: false,
+          transportSecurity: null,
         },
         {
           url: targets.url("/page"),
@@ -107,6 +108,7 @@ describe("details through REST", () => {
           tls: null,
           failure: null,
           connectionReused: true,
+          transportSecurity: null,
         },
       ],
       proxy: { provider: "cloudflare", kind: "unknown" },
@@ -135,6 +137,7 @@ describe("details through REST", () => {
           // No response, no fields.
           responseHeaders: [],
           responseHeadersTruncated: false,
+          transportSecurity: null,
         },
       ],
       proxy: null,

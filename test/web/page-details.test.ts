@@ -41,6 +41,11 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     targets.route("/b", { kind: "redirect", status: 302, location: "/c" });
     targets.route("/c", { kind: "respond", status: 200, body: "landed" });
     targets.route("/cookie", { kind: "redirect", status: 302, location: "/c", headers: { "Set-Cookie": "sid=s3cr3t; Path=/; HttpOnly", "X-Served-By": "edge-1" } });
+    targets.route("/sts", (request) =>
+      request.secure
+        ? { kind: "respond", status: 200, headers: { "strict-transport-security": "max-age=86400; includeSubDomains", "alt-svc": 'h3=":443"; ma=60' } }
+        : { kind: "redirect", status: 301, location: targets.url("/sts", { secure: true }) },
+    );
     targets.route("/no-head", (request) => (request.method === "HEAD" ? { kind: "respond", status: 405 } : { kind: "respond", status: 200, body: "fine" }));
     rig = await startPageRig("page-details", {
       SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
@@ -135,5 +140,16 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     expect(rows[0]?.[1]).toContain("HEAD, answered before the GET sent in its place");
     expect(await page.locator("#result svg.waterfall .bar.head").count()).toBe(1);
     expect(await page.locator("#result svg.waterfall .bar.hop").count()).toBe(1);
+  });
+
+  it("shows each HTTPS answer's HSTS policy and an advertised h3 in a table of its own; the http:// hop has no row", async () => {
+    const page = await open();
+    await ask(page, targets.url("/sts"), "Trace redirects");
+    const rows = await page.locator("#result table.transport-table tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td.textContent ?? "").replace(/\s+/g, " ").trim())));
+    // Request 1 is the http:// redirect; 2 is the HTTPS page's HEAD, 3 the extra GET of the final page.
+    const row = (n: string) => [n, new URL(secure("/")).host, "max-age=86400 (1 day), includeSubDomains under 180 days", "advertised (not tried)"];
+    expect(rows).toEqual([row("2"), row("3")]);
+    expect(await page.locator("#result table.transport-table .badge.warn").count()).toBe(2);
+    expect(await page.locator("#result").innerText()).toContain("hsts_short");
   });
 });

@@ -4,6 +4,7 @@ import { type Child, h } from "./dom.js";
 import { formatMs, formatWholeMs } from "./format.js";
 import { renderCertificates } from "./certificates.js";
 import { renderResponseHeaders } from "./response-headers.js";
+import { renderTransportSecurity } from "./transport-security.js";
 import { renderWaterfall } from "./waterfall.js";
 
 /** A client-side redirect that was reported and, as the contract says, not followed. */
@@ -14,12 +15,12 @@ export function clientRedirectText(details: Details | undefined): Child {
   return h("span", {}, `${how} to `, h("span", { class: "url" }, seen.url), ` after ${seen.delaySeconds} s (not followed)`);
 }
 
-/** Where the time went and which certificates were shown; a note when the answer had no details. `hops`: a trace's chain length. */
+/** Where the time went, which certificates were shown and what HSTS each HTTPS answer set; a note when the answer had no details. `hops`: a trace's chain length. */
 export function renderRequests(details: Details | undefined, hops?: number): HTMLElement {
   if (details === undefined || details.requests.length === 0) {
     return h("p", { class: "note" }, "This answer carries no per-request details (timings, certificates).");
   }
-  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests));
+  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderTransportSecurity(details.requests));
 }
 
 /**
