@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from "node:http2";
+import { createSecureServer, type Http2SecureServer, type OutgoingHttpHeaders, type ServerHttp2Stream } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +54,12 @@ async function startH2Only(): Promise<{ url: (path: string) => string; methods: 
     if (path === "/gate") {
       if (String(headers.cookie ?? "").includes("g=1")) return stream.respond({ ":status": 200 }, { endStream: true });
       return stream.respond({ ":status": 302, location: "/gate", "set-cookie": "g=1; Path=/; Secure; HttpOnly" }, { endStream: true });
+    }
+    if (path === "/sts-twice") {
+      // Two Strict-Transport-Security fields: the first, short one counts (RFC 6797 §8.1), kept apart over HTTP/2 too.
+      // Node's typings allow one value for this name; the wire (and Node at run time) allows two.
+      const fields = Object.fromEntries([[":status", 200], ["strict-transport-security", ["max-age=60", "max-age=31536000"]], ["alt-svc", 'h3=":443"']]) as OutgoingHttpHeaders;
+      return stream.respond(fields, { endStream: true });
     }
     if (path === "/no-head") return stream.respond({ ":status": headers[":method"] === "HEAD" ? 405 : 200 }, { endStream: true });
     const head = headers[":method"] === "HEAD";
@@ -158,6 +164,13 @@ describe("a server that offers only h2 in ALPN", () => {
       ["GET", h2.url("/new"), true],
     ]);
     expect(h2.sessions() - before).toBe(1);
+  });
+
+  it("reads Strict-Transport-Security over HTTP/2 field by field: the first of two counts, with its warning", async () => {
+    const port = Number(new URL(h2.url("/")).port);
+    const result = await traceResult(h2.url("/sts-twice"), traceEnv(prober, { tracePorts: [port] }), { details: true });
+    expect(result.warnings.map((warning) => warning.code)).toEqual(["hsts_short"]);
+    expect(result.details?.requests[0]?.transportSecurity).toEqual({ hsts: { maxAge: 60, includeSubDomains: false, preload: false }, hstsInvalid: false, h3Advertised: true });
   });
 
   it("sends the check's cookies over HTTP/2 too: a cookie gate is up", async () => {
