@@ -92,20 +92,20 @@ describe("an early answer over HTTP/2, the client keeping its connection", () =>
     try {
       expect(text, String(status)).toMatch(/resource_exhausted|grpc-status: 8/);
       const answeredAt = performance.now();
-      let held: number | undefined;
-      let backAfterMs = Infinity;
-      const seen: string[] = [];
+      const samples: { readonly atMs: number; readonly held: number | undefined }[] = [];
       // Watched while the connection stays open, across the reset that follows the answer.
       while (performance.now() - answeredAt < KEEP_OPEN_MS) {
-        held = await inflight();
-        const atMs = performance.now() - answeredAt;
-        seen.push(`${Math.round(atMs)} ms: ${held}`);
-        if (held === before) backAfterMs = Math.min(backAfterMs, atMs);
+        const held = await inflight();
+        samples.push({ atMs: performance.now() - answeredAt, held });
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      expect(held, `in flight after the answer (${before} before): ${seen.join(", ")}`).toBe(before);
-      // With the answer, not with the reset that follows it.
-      expect(backAfterMs, seen.join(", ")).toBeLessThan(RESET_MS / 2);
+      const seen = samples.map(({ atMs, held }) => `${Math.round(atMs)} ms: ${held}`).join(", ");
+      expect(samples.at(-1)?.held, `in flight after the answer (${before} before): ${seen}`).toBe(before);
+      // With the answer, not with the reset that follows it: the first reading, taken after the answer, shows the
+      // slots back. Told only when that reading came back before the reset was due; a machine too busy to read
+      // the gauge within that time cannot tell the two apart, and the reading above still holds it to "for good".
+      const first = samples[0];
+      if (first !== undefined && first.atMs < RESET_MS) expect(first.held, seen).toBe(before);
     } finally {
       session.destroy();
     }
