@@ -125,7 +125,7 @@ export function notRunRecord(index: number, url: string, expectedFinalUrl: strin
   return { index, url, expectedFinalUrl: expectedFinalUrl ?? "", verdict: "NOT RUN", code: "not_run", reason, finalStatus: "", finalUrl: "", hops: "", chain: "" };
 }
 
-export const BATCH_CSV_HEADINGS: readonly string[] = ["index", "url", "expected_final_url", "verdict", "code", "reason", "final_status", "final_url", "hops", "chain"];
+const BATCH_CSV_HEADINGS: readonly string[] = ["index", "url", "expected_final_url", "verdict", "code", "reason", "final_status", "final_url", "hops", "chain"];
 
 /** The records as a CSV file (BATCH_CSV_HEADINGS), in the order given. */
 export function batchCsv(records: readonly BatchRecord[]): string {

@@ -84,7 +84,7 @@ function headerColumns(fields: readonly string[]): Columns | undefined {
  * when a quote is left open. The CLI's batch files and the page's pasted
  * batches read their lines with this one function.
  */
-export function csvFields(line: string): string[] | undefined {
+function csvFields(line: string): string[] | undefined {
   const fields: string[] = [];
   let field = "";
   let quoted = false;

@@ -7,7 +7,7 @@ export interface IssuedKey {
   readonly record: KeyRecord;
 }
 
-export const MAX_KEY_NAME_LENGTH = 100;
+const MAX_KEY_NAME_LENGTH = 100;
 
 /** Why a key name was refused. */
 export interface KeyNameProblem {
@@ -41,7 +41,7 @@ export async function issueKey(
   return stored ? { secret, record } : undefined;
 }
 
-export const FIRST_KEY_NAME = "first key";
+const FIRST_KEY_NAME = "first key";
 
 export interface FirstKeyOutput {
   /** Where the one-time announcement goes (the terminal that ran `sitediag serve`, not the log). */

@@ -95,9 +95,7 @@ export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
  * search engines something; `problem` is broken or unsafe, and makes the
  * trace one to look at (the CLI's exit status) whatever its chain status.
  */
-export const TRACE_WARNING_SEVERITIES = ["info", "warning", "problem"] as const;
-
-export type TraceWarningSeverity = (typeof TRACE_WARNING_SEVERITIES)[number];
+export type TraceWarningSeverity = "info" | "warning" | "problem";
 
 /** The one severity of each code: a code never changes severity from one trace to the next. */
 export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarningSeverity>> = {

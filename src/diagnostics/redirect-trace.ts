@@ -9,8 +9,7 @@ import { answeredRecord, type ClientRedirect, type DiagnosticDetails, failedReco
 import { proxyMatch } from "./proxy-signatures.js";
 import { type DiagnosticEnv, parseTargetInput, type TraceOptions } from "./diagnostic-call.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
-import { chainWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
-import { hstsWarnings } from "./hsts-warnings.js";
+import { chainWarnings, hstsWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
 import { type ChainEnding, type ChainStatusId, type RedirectTraceOutcome, type TraceHop, traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 

@@ -39,7 +39,7 @@ export const HSTS_MAX_AGE_CAP = 2_147_483_647;
  * longer than this is invalid (a real one is a few dozen characters); of
  * Alt-Svc fields, only the first this many characters are looked through.
  */
-export const TRANSPORT_HEADER_SCAN_LIMIT = 8_192;
+const TRANSPORT_HEADER_SCAN_LIMIT = 8_192;
 
 export type HstsReading = { readonly kind: "missing" } | { readonly kind: "invalid" } | { readonly kind: "policy"; readonly policy: HstsPolicy };
 

@@ -139,7 +139,7 @@ export function parseHostsFile(text: string): HostsTable {
   return table;
 }
 
-export function normaliseName(name: string): string {
+function normaliseName(name: string): string {
   return name.toLowerCase().replace(/\.$/, "");
 }
 
@@ -151,7 +151,7 @@ const RECHECK_MS = 2_000;
  * modification time changes. A missing or unreadable file is an empty table:
  * the system resolver carries on with DNS in that case too.
  */
-export function watchedHostsFile(path: string): () => Promise<HostsTable> {
+function watchedHostsFile(path: string): () => Promise<HostsTable> {
   let table: HostsTable = new Map();
   let loadedMtimeMs = -1;
   let checkedAt = -Infinity;

@@ -153,7 +153,7 @@ function inflightMetrics(metrics: Pick<Metrics, "inflight" | "inflightRejections
 }
 
 /** Every hop the runner's diagnostics make, wherever they run, counted by outcome as each diagnostic ends (sitediag_outbound_hops_total); returns the unsubscribe. */
-export function countOutboundHops(runner: Pick<DiagnosticRunner, "onHops">, metrics: Pick<Metrics, "outboundHops">): () => void {
+function countOutboundHops(runner: Pick<DiagnosticRunner, "onHops">, metrics: Pick<Metrics, "outboundHops">): () => void {
   return runner.onHops((hops) => {
     for (const hop of hops) metrics.outboundHops.inc(hopLabels(hop));
   });

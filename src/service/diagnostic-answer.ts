@@ -32,7 +32,7 @@ export async function answerDiagnostic<R, M>(run: () => Promise<DiagnosticOutcom
 }
 
 /** Seconds a caller is told to wait: the probe queue's own (a replacement thread boots, a burst drains, within about one). */
-export const OVERLOAD_RETRY_AFTER = "1";
+const OVERLOAD_RETRY_AFTER = "1";
 
 /**
  * The one answer to a diagnostic our own capacity kept from a verdict:

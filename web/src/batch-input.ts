@@ -4,7 +4,7 @@ import { type BatchLine, type BatchLineProblem, readBatchLines } from "../../src
 export type BatchEntry = BatchLine;
 
 /** The service's limit per batch; the page refuses more before sending anything. */
-export const MAX_BATCH_ITEMS = 100;
+const MAX_BATCH_ITEMS = 100;
 
 export type ParsedBatch = { readonly ok: true; readonly entries: readonly BatchEntry[] } | { readonly ok: false; readonly problem: string };
 

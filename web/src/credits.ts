@@ -54,7 +54,7 @@ function parameterOf(field: string | null, name: string): number | undefined {
 }
 
 /** Credits per item of each batch operation (the contract's prices). */
-export const BATCH_UNIT_COSTS = { check: SITE_CHECK.creditCost, trace: REDIRECT_TRACE.creditCost } as const;
+const BATCH_UNIT_COSTS = { check: SITE_CHECK.creditCost, trace: REDIRECT_TRACE.creditCost } as const;
 
 /**
  * What a batch of `count` URLs costs, said before it runs, weighed against

@@ -121,8 +121,8 @@ export type BatchRow = BatchLine;
 export type BatchFile = { readonly ok: true; readonly rows: readonly BatchRow[] } | { readonly ok: false; readonly problem: string };
 
 /** A migration audit is hundreds of URLs; these bound what one command reads before it starts. */
-export const MAX_BATCH_FILE_BYTES = 8 * 1024 * 1024;
-export const MAX_BATCH_ROWS = 10_000;
+const MAX_BATCH_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_BATCH_ROWS = 10_000;
 
 /** Reads a `url[,expected]` CSV file (readBatchLines), refused with the line of its first problem. */
 export function parseBatchFile(text: string): BatchFile {

@@ -77,7 +77,7 @@ function requestTable(requests: readonly RequestRecord[], paint: Paint): string 
 }
 
 /** The chain statuses the contract calls normal (spec §2.3 rule 1). */
-export const HEALTHY_CHAINS: ReadonlySet<ChainStatusId> = new Set(["healthy", "redirects_detected"]);
+const HEALTHY_CHAINS: ReadonlySet<ChainStatusId> = new Set(["healthy", "redirects_detected"]);
 
 /** A trace the CLI exits 0 for: a normal chain status and no warning of severity problem (an https -> http downgrade, a final 4xx/5xx). */
 export function traceIsHealthy(result: RedirectTraceResult): boolean {

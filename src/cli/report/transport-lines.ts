@@ -24,7 +24,7 @@ export function transportLines(requests: readonly RequestRecord[], noun: string,
 }
 
 /** The policy in the header's own words, then what Alt-Svc said (we report h3, never try it: no QUIC here). */
-export function describeTransport(transport: TransportSecurity, paint: Paint): string {
+function describeTransport(transport: TransportSecurity, paint: Paint): string {
   const h3 = transport.h3Advertised ? "; HTTP/3 advertised (Alt-Svc h3, not tried)" : "";
   const { hsts } = transport;
   if (hsts === null) return `${paint.warn(transport.hstsInvalid ? "invalid Strict-Transport-Security, ignored" : "none")}${h3}`;

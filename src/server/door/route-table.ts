@@ -10,7 +10,7 @@ import { deriveRoutes, type RouteRule } from "./rest-route-rules.js";
 export type RestRoute = RouteRule;
 
 /** A google.api.http annotation the REST door cannot serve; start-up stops on it rather than drop a route. */
-export class RestRouteError extends Error {
+class RestRouteError extends Error {
   constructor(
     readonly rpc: string,
     readonly problem: string,
@@ -73,7 +73,7 @@ export interface RouteTable {
   readonly restRoutes: readonly RestRoute[];
 }
 
-export const PROBE_PATHS: readonly string[] = ["/healthz", "/readyz"];
+const PROBE_PATHS: readonly string[] = ["/healthz", "/readyz"];
 
 export function createRouteTable(options: RouteTableOptions): RouteTable {
   const routes = new Map<string, Route>();
