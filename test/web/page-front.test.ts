@@ -40,6 +40,8 @@ describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
     targets.route("/old-shop/garden/tables", { kind: "redirect", status: 301, location: secure("/shop/garden/tables?utm_source=newsletter&utm_campaign=spring") });
     targets.route("/shop/garden/tables", { kind: "redirect", status: 302, location: secure(long) });
     targets.route(long, { kind: "redirect", status: 301, location: expired.url("/", { secure: true }) });
+    // A hop a second or more long: its time is the widest a hop's time cell holds ("1234.5 ms").
+    targets.route("/slow-hop", { kind: "delayed", delayMs: 1100, then: { kind: "redirect", status: 301, location: "/c" } });
     rig = await startPageRig("page-front", {
       SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0},${expired.httpsPort ?? 0}`,
       SITEDIAG_CREDIT_BUDGET: "10000",
@@ -208,6 +210,16 @@ describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
         .filter((url) => url.getBoundingClientRect().left < 0 || url.getBoundingClientRect().right > window.innerWidth).length`);
       expect(outside).toBe(0);
       expect(await smallestLabelPx(page)).toBeGreaterThanOrEqual(11);
+    });
+
+    it("at 390 px: a hop of a second or more shows its whole time, not cut off", async () => {
+      const page = await open("/", { width: 390, height: 844 });
+      await ask(page, targets.url("/slow-hop"), "Trace redirects");
+      const times = await page.locator("#result table.hops tbody td:nth-child(6)").allInnerTexts();
+      expect(times[0]).toMatch(/^\d{4}\.\d ms$/);
+      const result = await clipped(page);
+      expect(result.page).toBeLessThanOrEqual(0);
+      expect(result.cells).toEqual([]);
     });
 
     it("names a certificate's verification error in words, the code on hover", async () => {
