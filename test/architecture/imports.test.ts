@@ -53,10 +53,12 @@ describe("the import graph of src/", () => {
     ["diagnostics", ["diagnostics", "probe", "(top)", "(gen)"]],
     ["runner", ["runner", "diagnostics", "probe", "(top)", "(gen)"]],
     ["access", ["access", "(top)", "(gen)"]],
+    // Vantages carry a diagnostic to where it runs (this process, or another region's instances) and back.
+    ["vantage", ["vantage", "runner", "diagnostics", "probe", "(top)", "(gen)"]],
     // The service validates input, runs the diagnostics and maps results to messages; it never knows the server that calls it.
-    ["service", ["service", "runner", "diagnostics", "probe", "access", "(top)", "(gen)"]],
+    ["service", ["service", "vantage", "runner", "diagnostics", "probe", "access", "(top)", "(gen)"]],
     // The server composes everything below it; only the command line is above it.
-    ["server", ["server", "service", "runner", "diagnostics", "probe", "access", "observability", "openapi", "(top)", "(gen)"]],
+    ["server", ["server", "service", "vantage", "runner", "diagnostics", "probe", "access", "observability", "openapi", "(top)", "(gen)"]],
   ] as const)("%s imports only from %j", (layer, allowed) => {
     const offending = [...graph.entries()]
       .filter(([file]) => layerOf(file) === layer)
