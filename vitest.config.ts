@@ -10,6 +10,7 @@ const SLOW = [
   // Also the "load" project's, run on their own (see GROUPS).
   "test/load/**/*.test.ts",
   "test/access/**/*.test.ts",
+  "test/vantage/**/*.test.ts",
   "test/cli/**/*.test.ts",
   "test/service/batch.test.ts",
   "test/server/rest-batch.test.ts",
