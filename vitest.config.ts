@@ -43,6 +43,7 @@ const THREADED = [
   "test/diagnostics/redirect-trace-chain.test.ts",
   "test/diagnostics/redirect-trace-fallback.test.ts",
   "test/diagnostics/redirect-trace-policy.test.ts",
+  "test/diagnostics/family-comparison.test.ts",
   "test/diagnostics/redirect-trace-timeouts.test.ts",
   "test/service/check-site.test.ts",
   "test/diagnostics/site-check-cancel.test.ts",

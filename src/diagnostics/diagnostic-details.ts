@@ -19,6 +19,49 @@ export interface DiagnosticDetails {
   readonly requests: readonly RequestRecord[];
   readonly proxy: ProxyMatch | null;
   readonly clientRedirect: ClientRedirect | null;
+  /** The first request made again over the IP family Happy Eyeballs did not pick; null when the first host has one family, or nothing reached an address. */
+  readonly families: FamilyComparison | null;
+  /**
+   * What the evidence above calls for (is-site-down has no warnings list in
+   * the contract; redirect-check lists these in its own as well). Each kind
+   * of evidence adds its own: one spread where the details are built.
+   */
+  readonly warnings: readonly EvidenceWarning[];
+}
+
+/**
+ * Both IP families of a diagnostic's first host (family-comparison.ts): the
+ * first request made once more, over the family Happy Eyeballs did not pick.
+ * Evidence only: the verdict and every contract field stay what the first
+ * request saw.
+ */
+export interface FamilyComparison {
+  /** The family the diagnostic's first request went over: the one Happy Eyeballs picked. */
+  readonly pickedFamily: 4 | 6;
+  /** The other family, the one this request was made over. */
+  readonly otherFamily: 4 | 6;
+  /** The first request made again to an address of the other family; null when the target policy refused it (nothing sent). */
+  readonly request: RequestRecord | null;
+  /** Why nothing was sent to the other family: the policy's code and sentence; null when the request was sent. */
+  readonly refusal: { readonly code: string; readonly reason: string } | null;
+  /** Both families answered, with different statuses. */
+  readonly statusDiffers: boolean;
+  /** Both handshakes showed a leaf certificate, and the two are not the same certificate (SHA-256 fingerprint). */
+  readonly certificateDiffers: boolean;
+}
+
+/**
+ * A warning the evidence calls for, shaped as redirect-check's warnings are
+ * (TraceWarning, redirect-trace-result.ts, fits it): declared here because
+ * the trace's result types import these details, and an import back would
+ * make a circle.
+ */
+export interface EvidenceWarning {
+  readonly code: string;
+  readonly message: string;
+  /** The request it concerns (1: the first); null for the diagnostic as a whole. */
+  readonly hop: number | null;
+  readonly severity: "info" | "warning" | "problem";
 }
 
 /**

@@ -85,6 +85,9 @@ export const TRACE_WARNINGS = {
   client_side_redirect_not_followed: "The final page redirects by itself (Refresh header or meta refresh), which is reported, not followed (only with details)",
   hsts_missing: "The chain started on http:// and its final HTTPS page sets no valid Strict-Transport-Security policy",
   hsts_short: "The final HTTPS page's Strict-Transport-Security max-age is under 180 days",
+  ipv6_unreachable: "The first request failed over IPv6 while IPv4 answered (only with details)",
+  ipv4_unreachable: "The first request failed over IPv4 while IPv6 answered (only with details)",
+  families_disagree: "The first request got a different status or certificate over IPv4 than over IPv6 (only with details)",
 } as const;
 
 export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
@@ -119,6 +122,10 @@ export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarn
   // Without HSTS the first http:// request of every visit can be intercepted; the site still works.
   hsts_missing: "warning",
   hsts_short: "info",
+  // What a browser saw works; visitors whose network has only the other family (or whose fallback is slow) do not get it.
+  ipv6_unreachable: "warning",
+  ipv4_unreachable: "warning",
+  families_disagree: "warning",
   head_refused_get_used: "info",
   host_changed: "info",
 };

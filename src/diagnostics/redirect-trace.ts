@@ -11,6 +11,7 @@ import { type DiagnosticEnv, parseTargetInput, type TraceOptions } from "./diagn
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings, hstsWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
+import { type FamilyEvidence, type FirstRequest, startFamilyRequest } from "./family-comparison.js";
 import { type ChainEnding, type ChainStatusId, type RedirectTraceOutcome, type TraceHop, traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 
 export type { TraceOptions } from "./diagnostic-call.js";
@@ -33,15 +34,23 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
   if (late !== null) return { kind: "overloaded", overload: late };
 
   const budget = startTraceBudget({ hopTimeoutMs: env.traceHopTimeoutMs, totalTimeoutMs: env.traceTotalTimeoutMs }, signal);
+  // With details, the first request over the other IP family: it runs beside the rest of the chain, within the trace's budget.
+  const family: { evidence: Promise<FamilyEvidence | null> | null } = { evidence: null };
+  const onFirst = (first: FirstRequest) => {
+    const next = budget.nextRequestTimeoutMs();
+    if (next !== null) family.evidence = startFamilyRequest(env.prober, first, { timeoutMs: next.timeoutMs, ports, signal: budget.signal });
+  };
   try {
     const report = options.details === true && options.report === true;
-    const walk = await walkChain(parsed.url, env, ports, budget, { withRecords: options.details === true, report });
+    const walk = await walkChain(parsed.url, env, ports, budget, { withRecords: options.details === true, report, onFirst: options.details === true ? onFirst : null });
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     if (walk.kind === "refused" || walk.kind === "overloaded") return walk;
     const { chain, ending } = walk;
     const extra = options.details === true ? await lookForClientRedirect(walk, env, ports, budget, report ? "final-page" : null) : null;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
-    const noticed = extra?.warning === undefined || extra.warning === null ? walk.warnings : [...walk.warnings, extra.warning];
+    const evidence = family.evidence === null ? null : await family.evidence;
+    if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
+    const noticed = [...walk.warnings, ...(extra?.warning === undefined || extra.warning === null ? [] : [extra.warning]), ...(evidence?.warnings ?? [])];
     // The reason the walk stopped, when it stopped early, is always the last warning.
     const warnings = [...orderWarnings([...noticed, ...chainWarnings(chain, ending), ...hstsWarnings(parsed.url, chain, ending, walk.lastResponse)]), ...(walk.stopReason === null ? [] : [walk.stopReason])];
     const details: DiagnosticDetails | undefined =
@@ -51,6 +60,8 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
             requests: [...walk.records, ...(extra?.record === undefined || extra.record === null ? [] : [extra.record])],
             proxy: walk.lastResponse === null ? null : proxyMatch(walk.lastResponse.status, walk.lastResponse.headers),
             clientRedirect: extra?.clientRedirect ?? null,
+            families: evidence?.comparison ?? null,
+            warnings: [...(evidence?.warnings ?? [])],
           }
         : undefined;
     return {
@@ -71,6 +82,8 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
       },
     };
   } finally {
+    // No request of the trace outlives it: an early return still waits for the other family's (its signal ends it with the trace's).
+    await family.evidence;
     budget.dispose();
   }
 }
@@ -94,7 +107,14 @@ type Walk =
   | Extract<RedirectTraceOutcome, { kind: "refused" }>
   | Extract<RedirectTraceOutcome, { kind: "overloaded" }>;
 
-async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, keep: { readonly withRecords: boolean; readonly report: boolean }): Promise<Walk> {
+interface WalkOptions {
+  readonly withRecords: boolean;
+  readonly report: boolean;
+  /** Told what the first position's request came to, when it reached an address (details: the other IP family). */
+  readonly onFirst: ((first: FirstRequest) => void) | null;
+}
+
+async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, keep: WalkOptions): Promise<Walk> {
   const { withRecords } = keep;
   const report: ReportKind = keep.report ? "position" : null;
   const chain: TraceHop[] = [];
@@ -127,6 +147,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     // With details, the final page is asked once more (lookForClientRedirect): its connection is kept for that, as a browser would.
     const attempt = await attemptHop(env.prober, target, ports, budget, cookie, reuse, withRecords);
     if (attempt.kind === "response") cookies.take(target, attempt.response);
+    if (position === 1 && (attempt.kind === "response" || attempt.kind === "failure")) keep.onFirst?.({ url: target, method: attempt.method, outcome: attempt });
     // Our capacity failed it (a probe thread died): no verdict on the chain, and nothing is sent again.
     if (attempt.kind === "overloaded") return { kind: "overloaded", overload: attempt.overload };
     const headSent = { url: target.href, method: "HEAD" as const, headFallback: false };

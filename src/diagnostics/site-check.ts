@@ -7,6 +7,7 @@ import { failureCode, outcomeCause, refusalCause, type FailureStage, type Policy
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, requestTenths, stoppedRecord, wholeMs } from "./diagnostic-details.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
+import { type FamilyEvidence, startFamilyRequest, withFamilyEvidence } from "./family-comparison.js";
 import { isRedirectStatus } from "./redirect-chain.js";
 import {
   NO_ADDRESS_REASON,
@@ -37,6 +38,20 @@ const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
  * redirect-check). Throws only when the prober breaks.
  */
 export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortWatch, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
+  const family: FamilyStart = { evidence: null };
+  const outcome = await checkRequests(raw, env, signal, options, family);
+  // Awaited whatever the outcome, so no request of the check outlives it; it ends with the same signal.
+  const evidence = family.evidence === null ? null : await family.evidence;
+  if (outcome.kind !== "result" || outcome.result.details === undefined) return outcome;
+  return { kind: "result", result: Object.assign({}, outcome.result, { details: withFamilyEvidence(outcome.result.details, evidence) }) };
+}
+
+/** The other family's request, once the first request has picked a family (details only). */
+interface FamilyStart {
+  evidence: Promise<FamilyEvidence | null> | null;
+}
+
+async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch | undefined, options: SiteCheckOptions, family: FamilyStart): Promise<SiteCheckOutcome> {
   const start = screenInput(raw, env);
   if (!start.ok) return { kind: "refused", refusal: start.refusal };
 
@@ -66,6 +81,10 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
     // Our delay, not the site's: no verdict, and no request of this check is sent again.
     if (outcome.kind === "overloaded") return { kind: "overloaded", overload: outcome.overload };
     run.spent(outcome);
+    // Beside the rest of the check, which it never delays: a redirect's next request goes out at once.
+    if (details && request === 1 && (outcome.kind === "response" || outcome.kind === "failure")) {
+      family.evidence = startFamilyRequest(env.prober, { url, method: "GET", outcome }, { timeoutMs: env.siteTimeoutMs, ports: FETCH_SAFE, signal });
+    }
     if (outcome.kind === "response") cookies.take(url, outcome.response);
     const sent = { url: url.href, method: "GET" as const, headFallback: false };
 
@@ -134,11 +153,12 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   const redirectHops = () => (redirects.length === 0 ? null : [...redirects]);
   // Present only when asked for, so a plain result keeps exactly its shape.
   // Details are worked out only when asked for: a plain check would match the proxy signatures for nothing.
-  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, "requests">): SiteCheckOutcome => ({
+  // The families' comparison and its warnings are added once its request is back (checkSite).
+  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, "requests" | "families" | "warnings">): SiteCheckOutcome => ({
     kind: "result",
-    result: withDetails ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records] }) }) : result,
+    result: withDetails ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records], families: null, warnings: [] }) }) : result,
   });
-  const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, "requests"> => ({
+  const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, "requests" | "families" | "warnings"> => ({
     code,
     proxy: proxyMatch(response.status, response.headers),
     clientRedirect: isRedirectStatus(response.status) ? null : clientRedirectOf(response.status, response.headers, response.bodyPrefix, response.url),

@@ -65,6 +65,13 @@ export interface HopRequest {
    * details asked for them. Without it nothing more is read or kept.
    */
   readonly captureHead?: boolean;
+  /**
+   * Dial only the addresses of this family (details' request over the family
+   * Happy Eyeballs did not pick). Every answer of the name is still judged by
+   * the address policy first; a name with no address of this family is the
+   * `no_address` refusal, and nothing is sent.
+   */
+  readonly family?: 4 | 6;
 }
 
 /**

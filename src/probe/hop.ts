@@ -120,6 +120,7 @@ async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTra
       }
     }
   }
+  if (request.family !== undefined) addresses = addresses.filter(({ family }) => family === request.family);
   // Never a 400: the diagnostics report it as the DNS failure it is, with that row's code.
   if (addresses.length === 0) return { kind: "refused", refusal: { rule: "no_address", code: causeInfo("ENODATA", "dns").code, reason: `Target ${host} resolved to no address` } };
   return fetchHead(request, deps, trace, signal, addresses);

@@ -4,6 +4,7 @@ import {
   ClientRedirectSchema,
   type Details,
   DetailsSchema,
+  FamilyComparisonSchema,
   HeaderFieldSchema,
   HstsPolicySchema,
   ProxyDetailSchema,
@@ -11,9 +12,11 @@ import {
   RequestFailureSchema,
   RequestTimingsSchema,
   TlsDetailSchema,
+  TraceWarningSchema,
   TransportSecuritySchema,
+  WarningSeverity,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { DiagnosticDetails, RequestRecord, TlsRecord } from "../diagnostics/diagnostic-details.js";
+import type { DiagnosticDetails, EvidenceWarning, FamilyComparison, RequestRecord, TlsRecord } from "../diagnostics/diagnostic-details.js";
 
 /** The diagnostics' details as the public `Details` message; nulls become unset fields. */
 export function detailsMessage(details: DiagnosticDetails): Details {
@@ -22,7 +25,32 @@ export function detailsMessage(details: DiagnosticDetails): Details {
     requests: details.requests.map(requestMessage),
     proxy: details.proxy === null ? undefined : create(ProxyDetailSchema, details.proxy),
     clientRedirect: details.clientRedirect === null ? undefined : create(ClientRedirectSchema, details.clientRedirect),
+    families: details.families === null ? undefined : familiesMessage(details.families),
+    warnings: details.warnings.map(warningMessage),
   });
+}
+
+function familiesMessage(families: FamilyComparison) {
+  return create(FamilyComparisonSchema, {
+    pickedFamily: families.pickedFamily,
+    otherFamily: families.otherFamily,
+    request: families.request === null ? undefined : requestMessage(families.request),
+    refusedCode: families.refusal?.code,
+    refusedReason: families.refusal?.reason,
+    statusDiffers: families.statusDiffers,
+    certificateDiffers: families.certificateDiffers,
+  });
+}
+
+/** The enum value of each severity, as redirect-check's own warnings are rendered. */
+const SEVERITY: Readonly<Record<EvidenceWarning["severity"], WarningSeverity>> = {
+  info: WarningSeverity.INFO,
+  warning: WarningSeverity.WARNING,
+  problem: WarningSeverity.PROBLEM,
+};
+
+function warningMessage(warning: EvidenceWarning) {
+  return create(TraceWarningSchema, { code: warning.code, message: warning.message, hop: warning.hop ?? undefined, severity: SEVERITY[warning.severity] });
 }
 
 function requestMessage(record: RequestRecord) {

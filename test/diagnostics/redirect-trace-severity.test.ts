@@ -11,7 +11,7 @@ const CODES = Object.keys(TRACE_WARNINGS) as TraceWarningCode[];
 
 /** The severity column of a documented warning table: code -> severity. */
 function documentedSeverities(file: string): Record<string, string> {
-  const rows = readFileSync(join(ROOT, file), "utf8").matchAll(/^\| `([a-z_]+)` \| (info|warning|problem) \|/gm);
+  const rows = readFileSync(join(ROOT, file), "utf8").matchAll(/^\| `([a-z0-9_]+)` \| (info|warning|problem) \|/gm);
   return Object.fromEntries([...rows].map((row) => [row[1], row[2]]));
 }
 

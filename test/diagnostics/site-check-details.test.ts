@@ -85,6 +85,9 @@ describe("is-site-down with details: every field of a request", () => {
       code: null,
       proxy: null,
       clientRedirect: null,
+      // An IP literal has one family: nothing to compare.
+      families: null,
+      warnings: [],
       requests: [
         {
           url: targets.url("/ok"),

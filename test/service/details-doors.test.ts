@@ -113,6 +113,8 @@ describe("details through REST", () => {
       ],
       proxy: { provider: "cloudflare", kind: "unknown" },
       clientRedirect: { kind: "meta_refresh", url: targets.url("/next"), delaySeconds: 1 },
+      families: null,
+      warnings: [],
     });
   });
 
@@ -142,6 +144,8 @@ describe("details through REST", () => {
       ],
       proxy: null,
       clientRedirect: null,
+      families: null,
+      warnings: [],
     });
   });
 
