@@ -99,19 +99,21 @@ function familyWarnings(comparison: FamilyComparison, first: FirstRequest): Trac
   const picked = FAMILY_NAMES[comparison.pickedFamily];
   const otherName = FAMILY_NAMES[comparison.otherFamily];
   const target = `${first.method} ${first.url.href}`;
+  const differences: string[] = [];
+  if (comparison.statusDiffers && first.outcome.kind === "response") {
+    differences.push(`answers ${first.outcome.response.status} over ${picked} (${first.outcome.response.remoteAddress}) but ${other.status ?? "nothing"} over ${otherName}${at(other.remoteAddress)}`);
+  }
   if (comparison.certificateDiffers) {
     const pickedLeaf = leafOf(first.outcome.kind === "response" ? first.outcome.response.tls : first.outcome.trace.tls) ?? "";
     const otherLeaf = other.tls?.certificate?.fingerprintSha256 ?? "";
-    return [traceWarning("families_disagree", `${target} shows one certificate over ${picked} (SHA-256 ${shortPrint(pickedLeaf)}) and another over ${otherName} (SHA-256 ${shortPrint(otherLeaf)})`, 1)];
+    differences.push(`shows one certificate over ${picked} (SHA-256 ${shortPrint(pickedLeaf)}) and another over ${otherName} (SHA-256 ${shortPrint(otherLeaf)})`);
   }
+  if (differences.length > 0) return [traceWarning("families_disagree", `${target} ${differences.join("; it ")}`, 1)];
   if (first.outcome.kind === "response" && other.failure !== null) {
     return [traceWarning(unreachableCode(comparison.otherFamily), `${target} answered ${first.outcome.response.status} over ${picked} (${first.outcome.response.remoteAddress}) but failed over ${otherName}${at(other.remoteAddress)}: ${other.failure.reason}`, 1)];
   }
   if (first.outcome.kind === "failure" && other.status !== null) {
     return [traceWarning(unreachableCode(comparison.pickedFamily), `${target} failed over ${picked}${at(first.outcome.failure.remoteAddress)}: ${first.outcome.failure.reason}; over ${otherName}${at(other.remoteAddress)} it answered ${other.status}`, 1)];
-  }
-  if (comparison.statusDiffers && first.outcome.kind === "response") {
-    return [traceWarning("families_disagree", `${target} answers ${first.outcome.response.status} over ${picked} (${first.outcome.response.remoteAddress}) but ${other.status ?? "nothing"} over ${otherName}${at(other.remoteAddress)}`, 1)];
   }
   return [];
 }

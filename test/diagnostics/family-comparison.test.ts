@@ -101,6 +101,22 @@ describe("is-site-down with details, a name with both A and AAAA", () => {
     expect(otherLeaf).toMatch(/^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/);
     expect(otherLeaf).not.toBe(pickedLeaf);
     expect(details.warnings.map((warning) => warning.code)).toEqual(["families_disagree"]);
+    expect(details.warnings[0]?.message).toMatch(/shows one certificate over IPv6 \(SHA-256 .+\) and another over IPv4 \(SHA-256 .+\)$/);
+  });
+
+  it("says both when the status and the certificate differ", async () => {
+    const targets = await dual({ status: 503, tls: { key: pki.viaIntermediate.key, cert: pki.viaIntermediate.cert + pki.intermediatePem } }, { status: 200, tls: pki.valid });
+    const { details } = await detailsOf(targets.url("/", "localhost"));
+    expect(familiesOf(details)).toMatchObject({ statusDiffers: true, certificateDiffers: true });
+    expect(details.warnings.map((warning) => warning.message)).toEqual([expect.stringMatching(/answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\); it shows one certificate over IPv6 .* and another over IPv4 /)]);
+  });
+
+  it("counts a handshake that showed another certificate, and failed verification, as a disagreement, not as unreachable", async () => {
+    const targets = await dual({ status: 503, tls: pki.wrongHost }, { status: 200, tls: pki.valid });
+    const { details } = await detailsOf(targets.url("/", "localhost"));
+    // A certificate for another name fails verification: the handshake showed it, no request was sent over it.
+    expect(familiesOf(details)).toMatchObject({ statusDiffers: false, certificateDiffers: true, request: { status: null, failure: { stage: "tls" } } });
+    expect(details.warnings.map((warning) => warning.code)).toEqual(["families_disagree"]);
   });
 
   it("agrees without a warning when both families answer alike", async () => {
@@ -109,6 +125,15 @@ describe("is-site-down with details, a name with both A and AAAA", () => {
     expect(familiesOf(details)).toMatchObject({ statusDiffers: false, certificateDiffers: false, request: { status: 200, ipFamily: 4 } });
     expect(details.warnings).toEqual([]);
     expect(targets.connections(4)).toBe(1);
+  });
+
+  it("names the picked family when its request failed after connecting and the other family answered; the verdict stays DOWN", async () => {
+    const targets = await dual({ status: 200 }, { status: "reset" });
+    const { status, details } = await detailsOf(targets.url("/", "localhost"));
+    expect(status).toBe("down");
+    expect(details.requests.map((request) => [request.ipFamily, request.failure?.stage])).toEqual([[6, "http"]]);
+    expect(familiesOf(details)).toMatchObject({ pickedFamily: 6, otherFamily: 4, request: { ipFamily: 4, status: 200 } });
+    expect(details.warnings).toEqual([expect.objectContaining({ code: "ipv6_unreachable", message: expect.stringMatching(/failed over IPv6 \(::1\): .*; over IPv4 \(127\.0\.0\.1\) it answered 200$/) as string })]);
   });
 
   it("bounds the other family's request by the per-request timeout, and still answers", async () => {
