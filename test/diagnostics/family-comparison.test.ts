@@ -141,7 +141,8 @@ describe("is-site-down with details, a name with both A and AAAA", () => {
     const { statusCode, details } = await detailsOf(targets.url("/", "localhost"));
     expect(statusCode).toBe(200);
     expect(familiesOf(details).request?.failure).toMatchObject({ stage: "http", timedOut: true });
-    expect(familiesOf(details).request?.failure?.elapsedMs).toBeGreaterThanOrEqual(SITE_TIMEOUT_MS);
+    // Node's timer may fire a fraction of a millisecond early: the timeout's own figure, within one millisecond.
+    expect(familiesOf(details).request?.failure?.elapsedMs).toBeGreaterThan(SITE_TIMEOUT_MS - 1);
     expect(details.warnings.map((warning) => warning.code)).toEqual(["ipv4_unreachable"]);
   });
 
