@@ -42,6 +42,8 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
   const outcome = await checkRequests(raw, env, signal, options, family);
   // Awaited whatever the outcome, so no request of the check outlives it; it ends with the same signal.
   const evidence = family.evidence === null ? null : await family.evidence;
+  // The caller left while the other family's request was out: as anywhere else in the check, nobody is there for the result.
+  if (family.evidence !== null && signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
   if (outcome.kind !== "result" || outcome.result.details === undefined) return outcome;
   return { kind: "result", result: Object.assign({}, outcome.result, { details: withFamilyEvidence(outcome.result.details, evidence) }) };
 }

@@ -3,7 +3,8 @@ import type { DiagnosticDetails, FamilyComparison } from "../../src/diagnostics/
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type FamilySide, type FamilyTargets, startFamilyTargets } from "../fixtures/family-targets.js";
 import { getTestPki, type TestPki } from "../fixtures/test-ca.js";
-import { checkedResult, createTestEnv, type TestEnv, traceEnv, traceResult } from "../fixtures/test-env.js";
+import { checkedResult, checkSite, createTestEnv, type TestEnv, traceEnv, traceResult } from "../fixtures/test-env.js";
+import { until } from "../fixtures/until.js";
 
 /**
  * Both IP families of the first host: a name with A 127.0.0.1 and AAAA ::1
@@ -146,6 +147,23 @@ describe("is-site-down with details, a name with both A and AAAA", () => {
     // Node's timer may fire a fraction of a millisecond early: the timeout's own figure, within one millisecond.
     expect(familiesOf(details).request?.failure?.elapsedMs).toBeGreaterThan(SITE_TIMEOUT_MS - 1);
     expect(details.warnings.map((warning) => warning.code)).toEqual(["ipv4_unreachable"]);
+  });
+
+  it("ends the other family's request with the check: a caller gone while it is out gets cancelled, and its connection is closed", async () => {
+    const targets = await dual({ status: "hang" }, { status: 200 });
+    // Far longer than the test may take: only the caller's signal can end the hanging request.
+    const patient = createTestEnv({ ca: pki.caPem, dnsServers: [dns.server], siteTimeoutMs: 120_000 });
+    try {
+      await patient.prober.ready?.();
+      const caller = new AbortController();
+      const pending = checkSite(targets.url("/", "localhost"), patient, caller.signal, { details: true });
+      await until(() => (targets.connections(4) === 1 ? true : undefined));
+      caller.abort(new Error("the caller left"));
+      expect((await pending).kind).toBe("cancelled");
+      await until(() => (targets.open(4) === 0 ? true : undefined));
+    } finally {
+      await patient.close();
+    }
   });
 
   it("makes no second request without details", async () => {
