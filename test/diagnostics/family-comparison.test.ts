@@ -3,7 +3,7 @@ import type { DiagnosticDetails, FamilyComparison } from "../../src/diagnostics/
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type FamilySide, type FamilyTargets, startFamilyTargets } from "../fixtures/family-targets.js";
 import { getTestPki, type TestPki } from "../fixtures/test-ca.js";
-import { checkedResult, checkSite, createTestEnv, type TestEnv, traceEnv, traceResult } from "../fixtures/test-env.js";
+import { checkedResult, checkSite, createTestEnv, type TestEnv, traceEnv, traceRedirects, traceResult } from "../fixtures/test-env.js";
 import { until } from "../fixtures/until.js";
 
 /**
@@ -217,6 +217,17 @@ describe("redirect-check with details", () => {
     // HEAD, the chain's own method, once, not the chain.
     expect(families.request).toMatchObject({ method: "HEAD", ipFamily: 4, status: 503 });
     expect(result.details?.warnings.map((warning) => warning.code)).toEqual(["families_disagree"]);
+  });
+
+  it("is cancelled when the caller leaves while the other family's request is out, which ends with it", async () => {
+    const targets = await dual({ status: "hang" }, { status: 200 });
+    const trace = traceEnv(env.prober, { tracePorts: [targets.port], traceHopTimeoutMs: 120_000, traceTotalTimeoutMs: 120_000 });
+    const caller = new AbortController();
+    const pending = traceRedirects(targets.url("/", "localhost"), trace, caller.signal, { details: true });
+    await until(() => (targets.connections(4) === 1 ? true : undefined));
+    caller.abort(new Error("the caller left"));
+    expect((await pending).kind).toBe("cancelled");
+    await until(() => (targets.open(4) === 0 ? true : undefined));
   });
 
   it("has no family request and no family warning without details", async () => {
