@@ -138,6 +138,28 @@ describe("a hop asks for a staple in every handshake and reports it", () => {
     }
   });
 
+  it("over TLS 1.2 too, where the staple is a handshake message of its own", async () => {
+    const target = await startStaplingTarget(fixture.revoked, fixture.answers.revoked, { maxVersion: "TLSv1.2" });
+    try {
+      const response = answered(await prober.hop({ url: new URL(target.url), method: "GET", timeoutMs: 5_000, ports: { kind: "fetch-safe" } }));
+      expect(response.tls?.protocol).toBe("TLSv1.2");
+      expect(response.tls?.ocsp).toMatchObject({ status: "revoked", forLeaf: true, signature: "verified" });
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("over HTTP/2 (the same handshake, the protocol chosen in ALPN)", async () => {
+    const target = await startStaplingTarget(fixture.good, fixture.answers.good, { h2: true });
+    try {
+      const response = answered(await prober.hop({ url: new URL(target.url), method: "GET", timeoutMs: 5_000, ports: { kind: "fetch-safe" } }));
+      expect(response.httpVersion).toBe("2");
+      expect(response.tls?.ocsp).toMatchObject({ status: "good", forLeaf: true, signature: "verified" });
+    } finally {
+      await target.close();
+    }
+  });
+
   it("no request ever goes to the OCSP responder, CA Issuers or CRL address a certificate names", async () => {
     const before = fixture.responder.contacts();
     for (const [leaf, staple] of [[fixture.good, null], [fixture.revoked, fixture.answers.revoked], [fixture.good, fixture.answers.goodForged]] as const) {
