@@ -2,6 +2,7 @@ import { createHash, type KeyObject, verify as verifySignature, X509Certificate 
 import type { TLSSocket } from "node:tls";
 import { type BaseBlock, BitString, Constructed, type Enumerated, fromBER, type GeneralizedTime, Integer, Sequence } from "asn1js";
 import { BasicOCSPResponse, type Certificate, type CertID, OCSPResponse, type SingleResponse } from "pkijs";
+import { StapleReadings } from "./staple-readings.js";
 
 // The OCSP answer a server staples to its handshake (RFC 6066 status_request,
 // RFC 6960), read as the server shows it. Nothing is ever asked of an OCSP
@@ -73,15 +74,23 @@ export function stapledOcspOf(stapled: Buffer | null, socket: TLSSocket, leaf: X
 export function readStapledOcsp(stapled: Uint8Array | null, leafDer: Uint8Array | undefined, issuerDer: Uint8Array | undefined, now: number): StapledOcsp {
   if (stapled === null || stapled.length === 0) return NO_STAPLE;
   if (stapled.length > STAPLED_OCSP_MAX_BYTES) return invalid(stapled.length, `${stapled.length} bytes stapled, over the ${STAPLED_OCSP_MAX_BYTES}-byte cap: not read`);
-  try {
-    return read(stapled, leafDer, issuerDer, now);
-  } catch {
-    // pkijs and asn1js throw on malformed input; their words are not the target's, but a fixed sentence is enough.
-    return invalid(stapled.length, "not a DER-encoded OCSP response");
-  }
+  const reading = READINGS.read([stapled, leafDer, issuerDer], () => {
+    try {
+      return read(stapled, leafDer, issuerDer);
+    } catch {
+      // pkijs and asn1js throw on malformed input; their words are not the target's, but a fixed sentence is enough.
+      return invalid(stapled.length, "not a DER-encoded OCSP response");
+    }
+  });
+  // Whether it is stale is the one thing that changes while a reading is remembered.
+  const stale = reading.nextUpdate !== null && Date.parse(reading.nextUpdate) < now;
+  return stale === reading.stale ? reading : Object.assign({}, reading, { stale });
 }
 
-function read(stapled: Uint8Array, leafDer: Uint8Array | undefined, issuerDer: Uint8Array | undefined, now: number): StapledOcsp {
+/** Staples remembered per thread: 256 readings of at most 16 KiB each were read from, a few hundred bytes each kept. */
+const READINGS = new StapleReadings<StapledOcsp>(256);
+
+function read(stapled: Uint8Array, leafDer: Uint8Array | undefined, issuerDer: Uint8Array | undefined): StapledOcsp {
   const outer = OCSPResponse.fromBER(stapled);
   const code = outer.responseStatus.valueBlock.valueDec;
   if (code !== 0) return invalid(stapled.length, `the responder's answer is ${RESPONSE_STATUS[code] ?? `status ${code}`}, not successful`);
@@ -106,7 +115,7 @@ function read(stapled: Uint8Array, leafDer: Uint8Array | undefined, issuerDer: U
     thisUpdate: isoOf(chosen.thisUpdate),
     nextUpdate,
     forLeaf: mine !== undefined,
-    stale: nextUpdate !== null && Date.parse(nextUpdate) < now,
+    stale: false,
     signature: signed.signature,
     signatureNote: signed.note,
     sizeBytes: stapled.length,
