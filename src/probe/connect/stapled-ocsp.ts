@@ -236,7 +236,7 @@ function signatureOf(basic: BasicOCSPResponse, issuer: Subject["issuer"]): Signe
   if (issuer === null) return { signature: "unchecked", note: "the chain does not give the leaf's issuer" };
   const algorithm = basic.signatureAlgorithm.algorithmId;
   const hash = SIGNATURE_HASHES[algorithm];
-  if (hash === undefined) return { signature: "unchecked", note: `signature algorithm ${algorithm} is not checked` };
+  if (hash === undefined) return { signature: "unchecked", note: `signature algorithm ${shownOid(algorithm)} is not checked` };
   const tbs = basic.tbsResponseData.tbsView;
   const signature = basic.signature.valueBlock.valueHexView;
   const signedBy = (key: KeyObject) => {
@@ -275,6 +275,12 @@ function issuerDerOf(socket: TLSSocket): Uint8Array | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** An OID as asn1js writes it is the target's: digits and dots only, at most 64 characters shown. */
+function shownOid(oid: string): string {
+  const clean = oid.replace(/[^0-9.]/g, "?");
+  return clean.length > 64 ? `${clean.slice(0, 63)}…` : clean;
 }
 
 function isoOf(date: Date): string | null {

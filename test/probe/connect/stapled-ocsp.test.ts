@@ -58,6 +58,15 @@ describe("readStapledOcsp: the answers an openssl responder made", () => {
     expect(forged.signatureNote).toMatch(/signed neither by the leaf's issuer/);
   });
 
+  it("a signature algorithm not checked is said by its OID", () => {
+    // ecdsa-with-SHA256 (1.2.840.10045.4.3.2); its first occurrence is the answer's own signatureAlgorithm (the embedded certificate's come later).
+    const staple = Buffer.from(fixture.answers.good);
+    const at = staple.indexOf(Buffer.from("06082a8648ce3d040302", "hex"));
+    expect(at).toBeGreaterThan(0);
+    staple[at + 9] = 0x09;
+    expect(readStapledOcsp(staple, der(fixture.good), caDer, Date.now())).toMatchObject({ status: "good", signature: "unchecked", signatureNote: "signature algorithm 1.2.840.10045.4.3.9 is not checked" });
+  });
+
   it("without the issuer: matched by serial and issuer name, the signature unchecked and said why", () => {
     expect(readStapledOcsp(fixture.answers.good, der(fixture.good), undefined, Date.now())).toMatchObject({
       status: "good",
@@ -103,6 +112,8 @@ describe("readStapledOcsp: whatever is stapled, a bounded value and never a thro
       statuses.add(read.status);
       expect(["good", "revoked", "unknown", "invalid"]).toContain(read.status);
       expect(read.invalidReason === null).toBe(read.status !== "invalid");
+      // Every text is ours or a date: short, printable.
+      for (const value of Object.values(read)) if (typeof value === "string") expect(value).toMatch(/^[\x20-\x7e…]{0,160}$/);
     }
     // Mutations both break the answer and leave it readable (with a failed signature, mostly).
     expect(statuses).toContain("invalid");
