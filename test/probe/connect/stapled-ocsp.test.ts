@@ -1,4 +1,6 @@
 import { X509Certificate } from "node:crypto";
+import { OctetString } from "asn1js";
+import { BasicOCSPResponse, OCSPResponse } from "pkijs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readStapledOcsp, STAPLED_OCSP_MAX_BYTES, type StapledOcsp } from "../../../src/probe/connect/stapled-ocsp.js";
 import type { HopOutcome, Prober } from "../../../src/probe/hop-types.js";
@@ -65,6 +67,18 @@ describe("readStapledOcsp: the answers an openssl responder made", () => {
     expect(at).toBeGreaterThan(0);
     staple[at + 9] = 0x09;
     expect(readStapledOcsp(staple, der(fixture.good), caDer, Date.now())).toMatchObject({ status: "good", signature: "unchecked", signatureNote: "signature algorithm 1.2.840.10045.4.3.9 is not checked" });
+  });
+
+  it("an OID of any length is shown cut to 64 characters", () => {
+    const outer = OCSPResponse.fromBER(fixture.answers.good);
+    const bytes = outer.responseBytes;
+    if (bytes === undefined) throw new Error("the fixture's answer has no response");
+    const basic = BasicOCSPResponse.fromBER(bytes.response.valueBlock.valueHexView);
+    basic.signatureAlgorithm.algorithmId = `1.3.${Array.from({ length: 600 }, () => "7").join(".")}`;
+    bytes.response = new OctetString({ valueHex: basic.toSchema().toBER() });
+    const read = readStapledOcsp(Buffer.from(outer.toSchema().toBER()), der(fixture.good), caDer, Date.now());
+    expect(read).toMatchObject({ status: "good", signature: "unchecked" });
+    expect(read.signatureNote).toBe(`signature algorithm 1.3.${"7.".repeat(29)}7…${" is not checked"}`);
   });
 
   it("without the issuer: matched by serial and issuer name, the signature unchecked and said why", () => {
