@@ -107,6 +107,14 @@ describe("readStapledOcsp: whatever is stapled, a bounded value and never a thro
     });
   });
 
+  it("nesting as deep as the cap allows (indefinite and definite lengths, constructed strings)", () => {
+    for (const unit of [[0x30, 0x80], [0x30, 0x82], [0x24, 0x80], [0xa0, 0x80]]) {
+      const nested = Buffer.alloc(STAPLED_OCSP_MAX_BYTES);
+      for (let at = 0; at + 1 < nested.length; at += 2) nested.set(unit, at);
+      expect(readStapledOcsp(nested, der(fixture.good), caDer, Date.now())).toMatchObject({ status: "invalid", invalidReason: "not a DER-encoded OCSP response" });
+    }
+  });
+
   it("over the cap: invalid and not parsed, whatever it holds", () => {
     const huge = Buffer.concat([fixture.answers.good, Buffer.alloc(STAPLED_OCSP_MAX_BYTES)]);
     expect(readStapledOcsp(huge, der(fixture.good), caDer, Date.now())).toMatchObject({
