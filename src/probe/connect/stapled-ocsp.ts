@@ -87,7 +87,7 @@ export function readStapledOcsp(stapled: Uint8Array | null, leafDer: Uint8Array 
   return stale === reading.stale ? reading : Object.assign({}, reading, { stale });
 }
 
-/** Staples remembered per thread: 256 readings of at most 16 KiB each were read from, a few hundred bytes each kept. */
+/** Per thread: 256 readings of a few hundred bytes each; the staples and certificates they were read from are not kept. */
 const READINGS = new StapleReadings<StapledOcsp>(256);
 
 function read(stapled: Uint8Array, leafDer: Uint8Array | undefined, issuerDer: Uint8Array | undefined): StapledOcsp {
