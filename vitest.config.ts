@@ -27,6 +27,7 @@ const SLOW = [
   "test/web/page-batch.test.ts",
   "test/web/page-details.test.ts",
   "test/web/page-families.test.ts",
+  "test/web/page-revocation.test.ts",
 ];
 
 /**
@@ -52,6 +53,8 @@ const THREADED = [
   "test/diagnostics/site-check-details.test.ts",
   "test/diagnostics/redirect-trace-details.test.ts",
   "test/diagnostics/check-cookies.test.ts",
+  // A stapled OCSP reading is read on the probe thread and crosses with the hop's tls.
+  "test/diagnostics/stapled-ocsp-details.test.ts",
   // A kept connection lives on the thread that made it: the next hop must be sent there.
   "test/probe/http/connection-reuse.test.ts",
   // HTTP/2 over the bridge, and a kept session held by the thread that opened it.

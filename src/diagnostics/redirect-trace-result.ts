@@ -88,6 +88,7 @@ export const TRACE_WARNINGS = {
   ipv6_unreachable: "The first request failed over IPv6 while IPv4 answered (only with details)",
   ipv4_unreachable: "The first request failed over IPv4 while IPv6 answered (only with details)",
   families_disagree: "The first request got a different status or certificate over IPv4 than over IPv6 (only with details)",
+  certificate_revoked: "A server stapled an OCSP answer saying its own certificate is revoked",
 } as const;
 
 export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
@@ -126,6 +127,8 @@ export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarn
   ipv6_unreachable: "warning",
   ipv4_unreachable: "warning",
   families_disagree: "warning",
+  // Browsers that read the staple refuse the site.
+  certificate_revoked: "problem",
   head_refused_get_used: "info",
   host_changed: "info",
 };

@@ -12,6 +12,7 @@ import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings, hstsWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
 import { type FamilyEvidence, type FirstRequest, startFamilyRequest } from "./family-comparison.js";
+import { hopRevocationWarnings } from "./revocation-warnings.js";
 import { type ChainEnding, type ChainStatusId, type RedirectTraceOutcome, type TraceHop, traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 
 export type { TraceOptions } from "./diagnostic-call.js";
@@ -201,6 +202,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     lastResponse = attempt.response;
     const hop = toTraceHop(position, target, attempt.response);
     chain.push(hop);
+    warnings.push(...hopRevocationWarnings(position, attempt.response));
     if (attempt.headNote !== null) {
       warnings.push(traceWarning("head_refused_get_used", `${attempt.headNote}; the hop was retried with GET`, position));
     }

@@ -4,6 +4,7 @@ import type { HeaderMap } from "./http/header-map.js";
 import type { PolicyRefusal } from "../failures.js";
 import type { ProbeFailure } from "./failure.js";
 import type { Overload } from "./overload.js";
+import type { StapledOcsp } from "./connect/stapled-ocsp.js";
 
 /** Which ports a diagnostic may visit. */
 export type PortRule =
@@ -138,6 +139,8 @@ export interface TlsDetail {
   readonly certificate: PeerCertificate | null;
   /** Node's verification code (CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID, ...); null when it verified. */
   readonly verifyError: string | null;
+  /** The OCSP answer stapled to the handshake, as the server shows it (stapled-ocsp.ts); status "none" when nothing was stapled. */
+  readonly ocsp: StapledOcsp;
 }
 
 /** What a failed hop still knows: where it went, how far it got, the certificate it saw. */

@@ -11,6 +11,7 @@ import {
   RequestDetailSchema,
   RequestFailureSchema,
   RequestTimingsSchema,
+  StapledOcspSchema,
   TlsDetailSchema,
   TraceWarningSchema,
   TransportSecuritySchema,
@@ -95,5 +96,19 @@ function tlsMessage(tls: TlsRecord) {
     alpn: tls.alpn ?? undefined,
     certificate: tls.certificate === null ? undefined : create(CertificateSchema, Object.assign({}, tls.certificate, { subjectAltNames: [...tls.certificate.subjectAltNames] })),
     verifyError: tls.verifyError ?? undefined,
+    ocsp: create(StapledOcspSchema, {
+      status: tls.ocsp.status,
+      invalidReason: tls.ocsp.invalidReason ?? undefined,
+      revokedAt: tls.ocsp.revokedAt ?? undefined,
+      revocationReason: tls.ocsp.revocationReason ?? undefined,
+      producedAt: tls.ocsp.producedAt ?? undefined,
+      thisUpdate: tls.ocsp.thisUpdate ?? undefined,
+      nextUpdate: tls.ocsp.nextUpdate ?? undefined,
+      forLeaf: tls.ocsp.forLeaf,
+      stale: tls.ocsp.stale,
+      signature: tls.ocsp.signature,
+      signatureNote: tls.ocsp.signatureNote ?? undefined,
+      sizeBytes: tls.ocsp.sizeBytes,
+    }),
   });
 }

@@ -7,6 +7,7 @@ import { formatIp, parseIp } from "../policy/ip-address.js";
 import type { ResolvedAddress } from "../resolver.js";
 import { peerChainOf } from "./peer-chain.js";
 import { describeTls } from "./tls-detail.js";
+import { stapledOcspOf } from "./stapled-ocsp.js";
 import { verificationFailure } from "./tls-verification.js";
 import { guarded, type InternalProbeError } from "../failure.js";
 import { type AbortWatch, now } from "../clock.js";
@@ -152,6 +153,13 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise
   });
 }
 
+/**
+ * The stapled OCSP answer, read as the server shows it; no responder is ever
+ * asked (stapled-ocsp.ts). tls.connect passes it to the TLSSocket it makes;
+ * @types/node lists it on TLSSocket's options only.
+ */
+const ASK_FOR_STAPLE = { requestOCSP: true } as const;
+
 function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const secure = tlsConnect({
@@ -161,6 +169,7 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
       host: plan.hostname,
       ...(plan.secureContext === undefined ? {} : { secureContext: plan.secureContext }),
       ALPNProtocols: [...ALPN_OFFER],
+      ...ASK_FOR_STAPLE,
       // Verified below, before a byte is written: the chain a failed
       // verification saw is still readable then (told apart: an incomplete
       // chain from an untrusted issuer), which it is not once Node rejects.
@@ -173,6 +182,9 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
     let done = false;
+    // Emitted during the handshake, before secureConnect: null when nothing was stapled.
+    let stapled: Buffer | null = null;
+    secure.once("OCSPResponse", (answer: Buffer | null) => (stapled = answer));
     /** Ends the handshake's promise once: with the socket, or with why not (the socket destroyed). */
     const settle = (error: unknown) => {
       if (done) return;
@@ -193,7 +205,7 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
         // Kept whatever the verdict: the certificate a failed verification saw
         // is what a person debugging the site needs (details), and reading it
         // writes nothing to the connection.
-        trace.tls = describeTls(secure, chain, refused?.code ?? null);
+        trace.tls = describeTls(secure, chain, refused?.code ?? null, stapledOcspOf(stapled, secure, chain.leaf));
         settle(refused);
       }, settle),
     );

@@ -3,6 +3,7 @@ import type { X509Certificate } from "node:crypto";
 import { altNameEntries, certificateField, isoDate, nameLine, nameParts, shownText } from "./certificate-text.js";
 import type { PeerCertificate, TlsDetail } from "../hop-types.js";
 import type { PeerChain } from "./peer-chain.js";
+import type { StapledOcsp } from "./stapled-ocsp.js";
 
 // What the hop keeps of a handshake's certificate. The certificate is the
 // target's writing: every field is read totally (certificate-text.ts), so
@@ -10,13 +11,14 @@ import type { PeerChain } from "./peer-chain.js";
 // connector's secureConnect listener.
 
 /** The session and leaf certificate of a completed handshake. */
-export function describeTls(socket: TLSSocket, chain: PeerChain, verifyError: string | null): TlsDetail {
+export function describeTls(socket: TLSSocket, chain: PeerChain, verifyError: string | null, ocsp: StapledOcsp): TlsDetail {
   return {
     protocol: socket.getProtocol(),
     cipher: socket.getCipher()?.name ?? null,
     alpn: typeof socket.alpnProtocol === "string" ? socket.alpnProtocol : null,
     certificate: chain.leaf === undefined ? null : peerCertificate(chain.leaf, chain.length),
     verifyError,
+    ocsp,
   };
 }
 
