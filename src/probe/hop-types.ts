@@ -4,6 +4,7 @@ import type { HeaderMap } from "./http/header-map.js";
 import type { PolicyRefusal } from "../failures.js";
 import type { ProbeFailure } from "./failure.js";
 import type { Overload } from "./overload.js";
+import type { NameResolution } from "./name-resolution.js";
 
 /** Which ports a diagnostic may visit. */
 export type PortRule =
@@ -65,6 +66,12 @@ export interface HopRequest {
    * details asked for them. Without it nothing more is read or kept.
    */
   readonly captureHead?: boolean;
+  /**
+   * Walk the name's CNAME chain for details (cname-chain.ts): extra queries,
+   * bounded, beside the dial and outside the DNS phase. Without it the
+   * resolution's record has its answers and no chain.
+   */
+  readonly walkCnames?: boolean;
 }
 
 /**
@@ -141,6 +148,8 @@ export interface HopFailureTrace {
   readonly tls: TlsDetail | null;
   /** It failed on the connection the previous hop kept (after it had answered; one closed unanswered is retried on a new one). */
   readonly connectionReused: boolean;
+  /** How the host's name resolved, a DNS failure included; absent for an IP-literal host or a lookup cut off before any answer. */
+  readonly resolution?: NameResolution;
 }
 
 export interface HopResponse {
@@ -189,6 +198,8 @@ export interface HopResponse {
    * with a known end; or an HTTP/2 session): pass it as the next hop's `reuse`.
    */
   readonly keptConnection: ConnectionHandle | null;
+  /** How the host's name resolved for this request; absent for an IP-literal host. */
+  readonly resolution?: NameResolution;
 }
 
 /**
@@ -200,7 +211,8 @@ export interface HopResponse {
 export type HopOutcome =
   | { readonly kind: "response"; readonly response: HopResponse }
   | { readonly kind: "failure"; readonly failure: ProbeFailure; readonly trace: HopFailureTrace }
-  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  /** `resolution`: when the refusal came after DNS (a non-public answer), what the name resolved to. */
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal; readonly resolution?: NameResolution }
   | { readonly kind: "overloaded"; readonly overload: Overload };
 
 /**
