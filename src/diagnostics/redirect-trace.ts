@@ -11,6 +11,7 @@ import { type DiagnosticEnv, parseTargetInput, type TraceOptions } from "./diagn
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings, hstsWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
+import { createResolutionBook, resolutionOf, type ResolutionBook } from "./name-resolutions.js";
 import { type ChainEnding, type ChainStatusId, type RedirectTraceOutcome, type TraceHop, traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 
 export type { TraceOptions } from "./diagnostic-call.js";
@@ -35,11 +36,12 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
   const budget = startTraceBudget({ hopTimeoutMs: env.traceHopTimeoutMs, totalTimeoutMs: env.traceTotalTimeoutMs }, signal);
   try {
     const report = options.details === true && options.report === true;
-    const walk = await walkChain(parsed.url, env, ports, budget, { withRecords: options.details === true, report });
+    const resolutions = options.details === true ? createResolutionBook() : null;
+    const walk = await walkChain(parsed.url, env, ports, budget, { resolutions, report });
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     if (walk.kind === "refused" || walk.kind === "overloaded") return walk;
     const { chain, ending } = walk;
-    const extra = options.details === true ? await lookForClientRedirect(walk, env, ports, budget, report ? "final-page" : null) : null;
+    const extra = resolutions !== null ? await lookForClientRedirect(walk, env, ports, budget, report ? "final-page" : null, resolutions) : null;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     const noticed = extra?.warning === undefined || extra.warning === null ? walk.warnings : [...walk.warnings, extra.warning];
     // The reason the walk stopped, when it stopped early, is always the last warning.
@@ -51,6 +53,7 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
             requests: [...walk.records, ...(extra?.record === undefined || extra.record === null ? [] : [extra.record])],
             proxy: walk.lastResponse === null ? null : proxyMatch(walk.lastResponse.status, walk.lastResponse.headers),
             clientRedirect: extra?.clientRedirect ?? null,
+            resolutions: resolutions?.list() ?? [],
           }
         : undefined;
     return {
@@ -94,8 +97,10 @@ type Walk =
   | Extract<RedirectTraceOutcome, { kind: "refused" }>
   | Extract<RedirectTraceOutcome, { kind: "overloaded" }>;
 
-async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, keep: { readonly withRecords: boolean; readonly report: boolean }): Promise<Walk> {
-  const { withRecords } = keep;
+/** `keep.resolutions`: the details' book of lookups when details were asked for (records are made only then); null otherwise. */
+async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, keep: { readonly resolutions: ResolutionBook | null; readonly report: boolean }): Promise<Walk> {
+  const book = keep.resolutions;
+  const withRecords = book !== null;
   const report: ReportKind = keep.report ? "position" : null;
   const chain: TraceHop[] = [];
   const warnings: TraceWarning[] = [];
@@ -129,7 +134,9 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     if (attempt.kind === "response") cookies.take(target, attempt.response);
     // Our capacity failed it (a probe thread died): no verdict on the chain, and nothing is sent again.
     if (attempt.kind === "overloaded") return { kind: "overloaded", overload: attempt.overload };
-    const headSent = { url: target.href, method: "HEAD" as const, headFallback: false };
+    // The HEAD's lookup is booked before its GET's: resolutions are numbered in the order requests used them.
+    const headResolution = attempt.kind === "refused" ? attempt.resolution : resolutionOf(attempt.head);
+    const headSent = { url: target.href, method: "HEAD" as const, headFallback: false, resolution: book?.add(headResolution) ?? null };
     if (report !== null) {
       const stoppedBy = attempt.kind === "refused" ? ({ kind: "refused", refusal: attempt.refusal } as const) : attempt.kind === "out-of-time" ? attempt.head : null;
       if (stoppedBy !== null) records.push(stoppedRecord(headSent, stoppedBy));
@@ -169,7 +176,8 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
         outcomeCause("TRACE_TIMEOUT").code,
       );
     }
-    const sent = { url: target.href, method: attempt.method, headFallback: attempt.headNote !== null };
+    const sentResolution = attempt.kind === "response" ? attempt.response.resolution : attempt.trace.resolution;
+    const sent = { url: target.href, method: attempt.method, headFallback: attempt.headNote !== null, resolution: book?.add(sentResolution) ?? null };
     if (attempt.kind === "failure") {
       if (withRecords) records.push(failedRecord(sent, attempt.failure, attempt.trace, attempt.failure.reason, report));
       return stop(...failureEnding(target, attempt, env));
@@ -264,7 +272,14 @@ interface ClientRedirectLook {
  * make by itself there (spec 4.2.4: reported, not followed). The final hop's
  * own Refresh header counts too. Within the trace's budget, like every request.
  */
-async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, report: ReportKind): Promise<ClientRedirectLook | null> {
+async function lookForClientRedirect(
+  walk: Extract<Walk, { kind: "walked" }>,
+  env: DiagnosticEnv,
+  ports: PortRule,
+  budget: TraceBudget,
+  report: ReportKind,
+  book: ResolutionBook,
+): Promise<ClientRedirectLook | null> {
   const final = walk.lastResponse;
   const lastHop = walk.chain.at(-1);
   if (walk.stopReason !== null || final === null || lastHop === undefined || final.status < 200 || final.status > 299) return null;
@@ -275,8 +290,18 @@ async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, en
   if (found === null && next !== null) {
     const url = new URL(final.url);
     const reuse = final.keptConnection;
-    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: next.timeoutMs, ports, signal: budget.signal, bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true, ...(reuse === null ? {} : { reuse }) });
-    const sent = { url: url.href, method: "GET" as const, headFallback: false };
+    const outcome = await env.prober.hop({
+      url,
+      method: "GET",
+      timeoutMs: next.timeoutMs,
+      ports,
+      signal: budget.signal,
+      bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES,
+      captureHead: true,
+      walkCnames: true,
+      ...(reuse === null ? {} : { reuse }),
+    });
+    const sent = { url: url.href, method: "GET" as const, headFallback: false, resolution: book.add(resolutionOf(outcome)) };
     if (outcome.kind === "response") {
       record = answeredRecord(sent, outcome.response, report);
       found = clientRedirectOf(outcome.response.status, outcome.response.headers, outcome.response.bodyPrefix, outcome.response.url);

@@ -7,6 +7,7 @@ import { failureCode, outcomeCause, refusalCause, type FailureStage, type Policy
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, requestTenths, stoppedRecord, wholeMs } from "./diagnostic-details.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
+import { createResolutionBook, resolutionOf } from "./name-resolutions.js";
 import { isRedirectStatus } from "./redirect-chain.js";
 import {
   NO_ADDRESS_REASON,
@@ -59,7 +60,7 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
       ...(reuse === null ? {} : { reuse }),
       ...(request === 1 && options.timeoutsFrom !== undefined ? { askedAt: options.timeoutsFrom } : {}),
       // Which GET is the last is known only from its status, so each reads a bounded prefix.
-      ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true } : {}),
+      ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true, walkCnames: true } : {}),
     });
     // Whoever gave the signal has gone: there is nobody to tell the result to.
     if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
@@ -67,7 +68,7 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
     if (outcome.kind === "overloaded") return { kind: "overloaded", overload: outcome.overload };
     run.spent(outcome);
     if (outcome.kind === "response") cookies.take(url, outcome.response);
-    const sent = { url: url.href, method: "GET" as const, headFallback: false };
+    const sent = { url: url.href, method: "GET" as const, headFallback: false, resolution: details ? run.resolutions.add(resolutionOf(outcome)) : null };
 
     if (outcome.kind === "refused") {
       if (report !== null) run.records.push(stoppedRecord(sent, outcome));
@@ -129,16 +130,17 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   let requestsTenths = 0;
   const redirects: SiteRedirectHop[] = [];
   const records: RequestRecord[] = [];
+  const resolutions = createResolutionBook();
 
   const elapsed = () => wholeMs(requestsTenths);
   const redirectHops = () => (redirects.length === 0 ? null : [...redirects]);
   // Present only when asked for, so a plain result keeps exactly its shape.
   // Details are worked out only when asked for: a plain check would match the proxy signatures for nothing.
-  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, "requests">): SiteCheckOutcome => ({
+  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, "requests" | "resolutions">): SiteCheckOutcome => ({
     kind: "result",
-    result: withDetails ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records] }) }) : result,
+    result: withDetails ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records], resolutions: resolutions.list() }) }) : result,
   });
-  const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, "requests"> => ({
+  const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, "requests" | "resolutions"> => ({
     code,
     proxy: proxyMatch(response.status, response.headers),
     clientRedirect: isRedirectStatus(response.status) ? null : clientRedirectOf(response.status, response.headers, response.bodyPrefix, response.url),
@@ -147,6 +149,7 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   return {
     redirects,
     records,
+    resolutions,
 
     spent(outcome: HopOutcome): void {
       requestsTenths += requestTenths(outcome);

@@ -6,6 +6,9 @@ import {
   DetailsSchema,
   HeaderFieldSchema,
   HstsPolicySchema,
+  NameResolutionAnswerSchema,
+  NameResolutionSchema,
+  NameResolutionSourceSchema,
   ProxyDetailSchema,
   RequestDetailSchema,
   RequestFailureSchema,
@@ -14,6 +17,7 @@ import {
   TransportSecuritySchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticDetails, RequestRecord, TlsRecord } from "../diagnostics/diagnostic-details.js";
+import { type NameResolution, QUESTION_TYPES } from "../probe/name-resolution.js";
 
 /** The diagnostics' details as the public `Details` message; nulls become unset fields. */
 export function detailsMessage(details: DiagnosticDetails): Details {
@@ -22,6 +26,7 @@ export function detailsMessage(details: DiagnosticDetails): Details {
     requests: details.requests.map(requestMessage),
     proxy: details.proxy === null ? undefined : create(ProxyDetailSchema, details.proxy),
     clientRedirect: details.clientRedirect === null ? undefined : create(ClientRedirectSchema, details.clientRedirect),
+    resolutions: details.resolutions.map(nameResolutionMessage),
   });
 }
 
@@ -57,6 +62,7 @@ function requestMessage(record: RequestRecord) {
             hstsInvalid: record.transportSecurity.hstsInvalid,
             h3Advertised: record.transportSecurity.h3Advertised,
           }),
+    resolution: record.resolution ?? undefined,
   });
 }
 
@@ -67,5 +73,21 @@ function tlsMessage(tls: TlsRecord) {
     alpn: tls.alpn ?? undefined,
     certificate: tls.certificate === null ? undefined : create(CertificateSchema, Object.assign({}, tls.certificate, { subjectAltNames: [...tls.certificate.subjectAltNames] })),
     verifyError: tls.verifyError ?? undefined,
+  });
+}
+
+function nameResolutionMessage(resolution: NameResolution) {
+  const { source } = resolution;
+  return create(NameResolutionSchema, {
+    name: resolution.name,
+    queryTypes: [...QUESTION_TYPES],
+    source: create(NameResolutionSourceSchema, source.kind === "hosts_file" ? { kind: source.kind, path: source.path } : { kind: source.kind, servers: [...source.servers] }),
+    cnameChain: [...resolution.cnameChain],
+    cnameChainEnd: resolution.cnameChainEnd,
+    answers: resolution.answers.map(({ address, family, ttl }) => create(NameResolutionAnswerSchema, { address, family, ttl: ttl ?? undefined })),
+    answersOmitted: resolution.answersOmitted,
+    timeMs: resolution.timeMs,
+    code: resolution.code ?? undefined,
+    rcode: resolution.rcode ?? undefined,
   });
 }

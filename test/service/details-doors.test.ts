@@ -94,6 +94,8 @@ describe("details through REST", () => {
           failure: null,
           connectionReused: false,
           transportSecurity: null,
+          // An IP-address host: nothing was resolved.
+          resolution: null,
         },
         {
           url: targets.url("/page"),
@@ -109,10 +111,13 @@ describe("details through REST", () => {
           failure: null,
           connectionReused: true,
           transportSecurity: null,
+          // An IP-address host: nothing was resolved.
+          resolution: null,
         },
       ],
       proxy: { provider: "cloudflare", kind: "unknown" },
       clientRedirect: { kind: "meta_refresh", url: targets.url("/next"), delaySeconds: 1 },
+      resolutions: [],
     });
   });
 
@@ -138,10 +143,13 @@ describe("details through REST", () => {
           responseHeaders: [],
           responseHeadersTruncated: false,
           transportSecurity: null,
+          // An IP-address host: nothing was resolved.
+          resolution: null,
         },
       ],
       proxy: null,
       clientRedirect: null,
+      resolutions: [],
     });
   });
 
