@@ -5,6 +5,7 @@ import type { SiteCheckResult } from "../../diagnostics/site-check-result.js";
 import { type ProxyVerdict, proxyVerdict } from "../../diagnostics/proxy-verdict.js";
 import { chainStatusWording } from "../../service/trace-redirects.js";
 import { transportLines } from "./transport-lines.js";
+import { resolutionLines } from "./resolution-lines.js";
 import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, headRow, headsBefore, isChainPosition, missingPhaseCells, phaseCells, timeCell, urlCell } from "./request-lines.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
@@ -29,7 +30,7 @@ export function renderSiteCheck(result: SiteCheckResult, paint: Paint): string {
   const verdict =
     gate !== null ? paint.warn(paint.strong(gate.toUpperCase())) : result.status === "up" ? paint.good(paint.strong("UP")) : paint.bad(paint.strong("DOWN"));
   const requests = result.details?.requests ?? [];
-  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${certificateLines(requests, "request", paint)}${transportLines(requests, "request", paint)}`;
+  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${certificateLines(requests, "request", paint)}${transportLines(requests, "request", paint)}${resolutionLines(result.details, requests, "request", paint)}`;
 }
 
 function siteSummary(result: SiteCheckResult, paint: Paint): string {
@@ -99,7 +100,7 @@ export function renderTrace(result: RedirectTraceResult, paint: Paint): string {
   const problems = HEALTHY_CHAINS.has(result.chainStatus) ? result.warnings.filter((warning) => warning.severity === "problem").length : 0;
   const headline = problems === 0 ? wording : `${wording}, ${problems} problem${problems === 1 ? "" : "s"}`;
   const verdict = paint.strong(traceIsHealthy(result) ? paint.good(headline) : paint.bad(headline));
-  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint, headsBefore(result.details?.requests ?? []))}${certificateLines(positions, "hop", paint)}${transportLines(positions, "hop", paint)}${warningLines(result, paint)}`;
+  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint, headsBefore(result.details?.requests ?? []))}${certificateLines(positions, "hop", paint)}${transportLines(positions, "hop", paint)}${resolutionLines(result.details, positions, "hop", paint)}${warningLines(result, paint)}`;
 }
 
 function traceSummary(result: RedirectTraceResult, paint: Paint): string {
