@@ -3,6 +3,7 @@ import { barsOf, measuredMs } from "./bars.js";
 import { type Child, h } from "./dom.js";
 import { formatMs, formatWholeMs } from "./format.js";
 import { renderCertificates } from "./certificates.js";
+import { renderNameResolution } from "./name-resolution.js";
 import { renderResponseHeaders } from "./response-headers.js";
 import { renderTransportSecurity } from "./transport-security.js";
 import { renderWaterfall } from "./waterfall.js";
@@ -20,7 +21,7 @@ export function renderRequests(details: Details | undefined, hops?: number): HTM
   if (details === undefined || details.requests.length === 0) {
     return h("p", { class: "note" }, "This answer carries no per-request details (timings, certificates).");
   }
-  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderTransportSecurity(details.requests));
+  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderTransportSecurity(details.requests), renderNameResolution(details));
 }
 
 /**
