@@ -83,7 +83,7 @@ async function send(
     ...(cookie === undefined ? {} : { cookie }),
     ...(reuse === null ? {} : { reuse }),
     // Details' own: the final page is read once more, each response's header fields are kept, each name's CNAME chain asked.
-    ...(keepFinal ? { keepAfterAnswer: true, captureHead: true, walkCnames: true } : {}),
+    ...(keepFinal ? { keepAfterAnswer: true, captureHead: true, describeResolution: true } : {}),
   });
   budget.recordRequest(requestTenths(outcome));
   return { kind: "sent", outcome, ...next };

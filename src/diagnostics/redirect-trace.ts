@@ -298,7 +298,7 @@ async function lookForClientRedirect(
       signal: budget.signal,
       bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES,
       captureHead: true,
-      walkCnames: true,
+      describeResolution: true,
       ...(reuse === null ? {} : { reuse }),
     });
     const sent = { url: url.href, method: "GET" as const, headFallback: false, resolution: book.add(resolutionOf(outcome)) };

@@ -37,35 +37,45 @@ export const NO_CNAME_WALK: CnameChain = Object.freeze({ links: Object.freeze([]
  */
 export async function walkCnameChain(host: string, servers: readonly string[], signal: AbortWatch): Promise<CnameChain> {
   if (signal.aborted) return NO_CNAME_WALK;
-  const resolver = new dns.Resolver({ tries: 1, timeout: CNAME_WALK_MS });
-  if (servers.length > 0) resolver.setServers([...servers]);
+  const links: string[] = [];
+  let resolver: dns.Resolver;
+  try {
+    resolver = new dns.Resolver({ tries: 1, timeout: CNAME_WALK_MS });
+    if (servers.length > 0) resolver.setServers([...servers]);
+  } catch {
+    // Details' own extra: a channel that cannot be made costs the chain, never the hop's answer.
+    return { links, end: "failed" };
+  }
   const cancel = () => resolver.cancel();
   const timer = setTimeout(cancel, CNAME_WALK_MS);
   signal.addEventListener("abort", cancel, { once: true });
-  const links: string[] = [];
-  const seen = new Set([host.toLowerCase()]);
   try {
-    let name = host;
-    for (;;) {
-      let targets: string[];
-      try {
-        targets = await resolver.resolveCname(name);
-      } catch (error) {
-        // No CNAME here (NOERROR, no data) or no such name (a dangling link): the chain ends at `name`.
-        const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
-        return { links, end: code === "ENODATA" || code === "ENOTFOUND" ? "complete" : "failed" };
-      }
-      const next = targets[0];
-      if (next === undefined) return { links, end: "complete" };
-      if (links.length === MAX_CNAME_LINKS) return { links, end: "too_long" };
-      links.push(next);
-      const key = next.toLowerCase();
-      if (seen.has(key)) return { links, end: "loop" };
-      seen.add(key);
-      name = next;
-    }
+    return await walk(resolver, host, links);
   } finally {
     clearTimeout(timer);
     signal.removeEventListener("abort", cancel);
+  }
+}
+
+async function walk(resolver: dns.Resolver, host: string, links: string[]): Promise<CnameChain> {
+  const seen = new Set([host.toLowerCase()]);
+  let name = host;
+  for (;;) {
+    let targets: string[];
+    try {
+      targets = await resolver.resolveCname(name);
+    } catch (error) {
+      // No CNAME here (NOERROR, no data) or no such name (a dangling link): the chain ends at `name`.
+      const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
+      return { links, end: code === "ENODATA" || code === "ENOTFOUND" ? "complete" : "failed" };
+    }
+    const next = targets[0];
+    if (next === undefined) return { links, end: "complete" };
+    if (links.length === MAX_CNAME_LINKS) return { links, end: "too_long" };
+    links.push(next);
+    const key = next.toLowerCase();
+    if (seen.has(key)) return { links, end: "loop" };
+    seen.add(key);
+    name = next;
   }
 }

@@ -67,11 +67,12 @@ export interface HopRequest {
    */
   readonly captureHead?: boolean;
   /**
-   * Walk the name's CNAME chain for details (cname-chain.ts): extra queries,
-   * bounded, beside the dial and outside the DNS phase. Without it the
-   * resolution's record has its answers and no chain.
+   * Details asked: the outcome carries the record of the name's resolution
+   * (name-resolution.ts), its CNAME chain walked with extra queries, bounded,
+   * beside the dial and outside the DNS phase (cname-chain.ts). Without it
+   * nothing of the lookup is kept beyond its addresses.
    */
-  readonly walkCnames?: boolean;
+  readonly describeResolution?: boolean;
 }
 
 /**
@@ -148,7 +149,7 @@ export interface HopFailureTrace {
   readonly tls: TlsDetail | null;
   /** It failed on the connection the previous hop kept (after it had answered; one closed unanswered is retried on a new one). */
   readonly connectionReused: boolean;
-  /** How the host's name resolved, a DNS failure included; absent for an IP-literal host or a lookup cut off before any answer. */
+  /** How the host's name resolved, a DNS failure included, when the request said describeResolution; absent for an IP-literal host. */
   readonly resolution?: NameResolution;
 }
 
@@ -198,7 +199,7 @@ export interface HopResponse {
    * with a known end; or an HTTP/2 session): pass it as the next hop's `reuse`.
    */
   readonly keptConnection: ConnectionHandle | null;
-  /** How the host's name resolved for this request; absent for an IP-literal host. */
+  /** How the host's name resolved for this request, when it said describeResolution; absent for an IP-literal host. */
   readonly resolution?: NameResolution;
 }
 

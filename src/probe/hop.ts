@@ -110,9 +110,10 @@ async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTra
   const resolution = await deps.resolver.resolve(host, signal);
   if (resolution.ok) trace.dnsDoneAt = now();
   // Details' CNAME chain: asked now the DNS phase is over, beside the dial, so none of its time is in the hop's.
-  const chain = request.walkCnames === true && hasChainToWalk(resolution) ? deps.resolver.cnameChain(host, signal) : null;
+  const described = request.describeResolution === true;
+  const chain = described && hasChainToWalk(resolution) ? deps.resolver.cnameChain(host, signal) : null;
   const outcome = resolution.ok ? await fetchResolved(request, deps, trace, signal, host, resolution.addresses) : failure(trace, { code: resolution.code }, signal.aborted);
-  return withResolution(outcome, trace, host, resolution, chain === null ? NO_CNAME_WALK : await chain);
+  return described ? withResolution(outcome, trace, host, resolution, chain === null ? NO_CNAME_WALK : await chain) : outcome;
 }
 
 /**
