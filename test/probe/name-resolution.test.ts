@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CNAME_WALK_MS, MAX_CNAME_LINKS } from "../../src/probe/cname-chain.js";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
-import { MAX_ANSWERS_PER_FAMILY, type NameResolution } from "../../src/probe/name-resolution.js";
+import { MAX_ANSWERS_PER_FAMILY, type NameResolution, nameResolutionOf } from "../../src/probe/name-resolution.js";
 import { createProber } from "../../src/probe/prober.js";
 import { USER_AGENT } from "../../src/package-info.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
@@ -195,7 +195,42 @@ describe("hostile answers give bounded, escaped fields", () => {
       }
       expect(resolution.cnameChain.length).toBeLessThanOrEqual(1);
     }
+    // c-ares itself refuses a name whose escaped form runs long (as a malformed answer): the chain is unknown, the field empty.
+    dns.answer("dense.test", { cname: `${Array.from({ length: 3 }, () => "\u0001".repeat(30)).join(".")}.test` });
+    expect(resolutionOf(await hop("dense.test"))).toMatchObject({ cnameChain: [], cnameChainEnd: "failed" });
     // c-ares writes the escape byte and the override's UTF-8 bytes as \DDD: shown, never acted on.
     expect(resolutionOf(await hop("odd.test")).cnameChain[0]).toBe("a\\027[31m\\226\\128\\174b.odd.test");
+  });
+});
+
+describe("the record is total and bounded whatever it is handed", () => {
+  it("a chain of long names with control bytes, nine long servers, odd TTLs", () => {
+    const record = nameResolutionOf(
+      "x.test",
+      {
+        ok: true,
+        addresses: [{ address: "192.0.2.1", family: 4 }],
+        evidence: {
+          source: { kind: "configured", servers: Array.from({ length: 9 }, (_, i) => `${String(i)}${"\u001b".repeat(400)}`) },
+          records: [
+            { address: "192.0.2.1", family: 4, ttl: -5 },
+            { address: "192.0.2.2", family: 4, ttl: 1.5 },
+            { address: "2001:db8::1", family: 6, ttl: 2 ** 40 },
+          ],
+          rcode: null,
+        },
+      },
+      { links: Array.from({ length: 12 }, () => `\u202e${"y".repeat(1_000)}`), end: "too_long" },
+      1.5,
+      null,
+    );
+    expect(record?.cnameChain).toHaveLength(MAX_CNAME_LINKS);
+    for (const text of [...(record?.cnameChain ?? []), ...(record?.source.kind === "configured" ? record.source.servers : [])]) {
+      expect(text.length).toBeLessThanOrEqual(320);
+      // eslint-disable-next-line no-control-regex
+      expect(text).not.toMatch(/[\u0000-\u001f\u202e]/);
+    }
+    expect(record?.source.kind === "configured" && record.source.servers).toHaveLength(8);
+    expect(record?.answers.map(({ ttl }) => ttl)).toEqual([0, 0, 2_147_483_647]);
   });
 });

@@ -26,6 +26,11 @@ beforeAll(async () => {
   dns.answer("edge.doors.test", { a: ["127.0.0.1"], ttl: 45 });
   dns.answer("gone.doors.test", "nxdomain");
   dns.answer("refusing.doors.test", "refused");
+  // Hostile: a 200-link CNAME loop, 500 A records, a target past 255 bytes with odd bytes.
+  for (let i = 0; i < 200; i++) dns.answer(`l${i}.ring.doors.test`, { cname: `l${(i + 1) % 200}.ring.doors.test` });
+  dns.answer("many.doors.test", { a: ["127.0.0.1", ...Array.from({ length: 499 }, (_, i) => `127.0.${1 + (i >> 8)}.${i & 255}`)], ttl: 4_294_967_295 });
+  dns.answer("long.doors.test", { cname: `${Array.from({ length: 5 }, () => `\u0007${"\u202e".repeat(20)}${"x".repeat(2)}`).join(".")}.test` });
+  dns.answer("odd.doors.test", { cname: "a\u0007\u202e\u0000b.doors.test" });
   dir = mkdtempSync(join(tmpdir(), "sitediag-names-"));
   hostsFile = join(dir, "hosts");
   writeFileSync(hostsFile, "127.0.0.1 listed.doors.test\n");
@@ -53,7 +58,7 @@ async function rest(tool: "is-site-down" | "redirect-check", url: string): Promi
 }
 
 const indexes = (details: JsonObject) => (details["requests"] as JsonObject[]).map((request) => request["resolution"]);
-const timeless = (details: JsonObject) => (details["resolutions"] as JsonObject[]).map((resolution) => ({ ...resolution, timeMs: typeof resolution["timeMs"] }));
+const timeless = (details: JsonObject): JsonObject[] => (details["resolutions"] as JsonObject[]).map((resolution) => ({ ...resolution, timeMs: typeof resolution["timeMs"] }));
 
 describe("resolutions through REST", () => {
   it("is-site-down: the CNAME chain with TTLs from the configured server, then the hosts file, each request pointing at its own", async () => {
@@ -105,6 +110,31 @@ describe("resolutions through REST", () => {
     const details = await rest("is-site-down", targets.url("/end"));
     expect(indexes(details)).toEqual([null]);
     expect(details["resolutions"]).toEqual([]);
+  });
+});
+
+describe("hostile answers through REST: bounded, escaped, valid against the document", () => {
+  it("a 200-link CNAME loop: 8 links and too_long; the server's SERVFAIL beside dns_server_failure", async () => {
+    const [ring] = timeless(await rest("is-site-down", named("l0.ring.doors.test", "/end")));
+    expect(ring).toMatchObject({ cnameChainEnd: "too_long", code: "dns_server_failure", rcode: "SERVFAIL" });
+    expect(ring?.["cnameChain"]).toHaveLength(8);
+  });
+
+  it("500 A records: 32 shown, 468 counted; a TTL past 2^31 - 1 is clamped", async () => {
+    const [many] = timeless(await rest("is-site-down", named("many.doors.test", "/end")));
+    expect(many?.["answers"]).toHaveLength(32);
+    expect(many).toMatchObject({ answersOmitted: 468, answers: expect.arrayContaining([{ address: "127.0.0.1", family: 4, ttl: 2_147_483_647 }]) as unknown });
+  });
+
+  it("odd bytes in a CNAME target arrive as c-ares escapes them; a target past 255 bytes is refused by c-ares, and the chain says failed", async () => {
+    const [odd] = timeless(await rest("is-site-down", named("odd.doors.test", "/end")));
+    expect(odd?.["cnameChain"]).toEqual(["a\\007\\226\\128\\174\\000b.doors.test"]);
+    const [long] = timeless(await rest("is-site-down", named("long.doors.test", "/end")));
+    expect(long).toMatchObject({ cnameChain: [], cnameChainEnd: "failed" });
+    for (const text of [JSON.stringify(odd), JSON.stringify(long)]) {
+      // eslint-disable-next-line no-control-regex
+      expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
+    }
   });
 });
 
