@@ -50,6 +50,7 @@ const THREADED = [
   // What crosses the bridge beyond the contract: details (certificates, body prefixes, partial timings) and cookies.
   "test/diagnostics/site-check-details.test.ts",
   "test/diagnostics/redirect-trace-details.test.ts",
+  "test/diagnostics/name-resolution-details.test.ts",
   "test/diagnostics/check-cookies.test.ts",
   // A kept connection lives on the thread that made it: the next hop must be sent there.
   "test/probe/http/connection-reuse.test.ts",

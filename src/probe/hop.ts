@@ -4,7 +4,7 @@ import type { SecureContext, TLSSocket } from "node:tls";
 import { refusedAddressDetail, type AddressPolicy } from "./policy/address-policy.js";
 import { openPinned, type PinnedConnection } from "./connect/connector.js";
 import { isRedirectStatus, MAX_BODY_PREFIX_BYTES, type ExchangeRequest, type Exchanged } from "./http/exchange-types.js";
-import { causeInfo, failureCode, refusal } from "../failures.js";
+import { causeInfo, refusal } from "../failures.js";
 import { describeFailure, errorCodeOf, isDefect } from "./failure.js";
 import { exchangeHttp1 } from "./http/http1-exchange.js";
 import { exchangeHttp2, openHttp2Session } from "./http/http2-exchange.js";
@@ -17,9 +17,9 @@ import { captureHead } from "./http/head-capture.js";
 import { lateStart } from "./overload.js";
 import type { DefectReporter } from "./defect-log.js";
 import { closeConnection, type ConnectionKeeper, type Keepable, type KeptOrigin, type OpenConnection } from "./http/kept-connections.js";
-import type { Resolution, Resolver, ResolvedAddress } from "./resolver.js";
-import { type CnameChain, NO_CNAME_WALK } from "./cname-chain.js";
-import { nameResolutionOf } from "./name-resolution.js";
+import type { Resolver, ResolvedAddress } from "./resolver.js";
+import { NO_CNAME_WALK } from "./cname-chain.js";
+import { hasChainToWalk, withResolution } from "./hop-resolution.js";
 import { effectivePort, hostOf, screenUrl } from "./policy/target-policy.js";
 
 /**
@@ -116,17 +116,6 @@ async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTra
   return described ? withResolution(outcome, trace, host, resolution, chain === null ? NO_CNAME_WALK : await chain) : outcome;
 }
 
-/**
- * A name DNS answered, or a failure a server spoke (NXDOMAIN behind a
- * dangling CNAME is the chain's own story); not a hosts-file answer, which
- * has no CNAMEs, and not silence, which the walk would only wait on again.
- */
-function hasChainToWalk(resolution: Resolution): boolean {
-  const evidence = resolution.ok ? resolution.evidence : "evidence" in resolution ? resolution.evidence : undefined;
-  if (evidence === undefined || evidence.source.kind === "hosts_file") return false;
-  return resolution.ok || evidence.rcode !== null;
-}
-
 async function fetchResolved(request: HopRequest, deps: HopDeps, trace: HopTrace, signal: AbortWatch, host: string, addresses: readonly ResolvedAddress[]): Promise<HopOutcome> {
   // Every answer must pass: one private answer among public ones is how rebinding starts.
   for (const { address } of addresses) {
@@ -138,25 +127,6 @@ async function fetchResolved(request: HopRequest, deps: HopDeps, trace: HopTrace
   // Never a 400: the diagnostics report it as the DNS failure it is, with that row's code.
   if (addresses.length === 0) return { kind: "refused", refusal: { rule: "no_address", code: causeInfo("ENODATA", "dns").code, reason: `Target ${host} resolved to no address` } };
   return fetchHead(request, deps, trace, signal, addresses);
-}
-
-/** The outcome with the record of the name's resolution (name-resolution.ts), timed as its DNS phase. */
-function withResolution(outcome: HopOutcome, trace: HopTrace, host: string, resolution: Resolution, chain: CnameChain): HopOutcome {
-  // Rounded as hopTimings rounds the phase, for a refusal, which has no timings.
-  const dnsPhase = trace.dnsDoneAt === null ? 0 : Math.max(0, Math.round((trace.dnsDoneAt - trace.startedAt) * 10)) / 10;
-  if (outcome.kind === "response") {
-    const record = nameResolutionOf(host, resolution, chain, outcome.response.timings.dnsMs ?? dnsPhase, null);
-    return record === null ? outcome : { kind: "response", response: Object.assign({}, outcome.response, { resolution: record }) };
-  }
-  if (outcome.kind === "failure") {
-    const record = nameResolutionOf(host, resolution, chain, outcome.trace.timings.dnsMs ?? dnsPhase, failureCode(outcome.failure));
-    return record === null ? outcome : Object.assign({}, outcome, { trace: Object.assign({}, outcome.trace, { resolution: record }) });
-  }
-  if (outcome.kind === "refused") {
-    const record = nameResolutionOf(host, resolution, chain, dnsPhase, null);
-    return record === null ? outcome : Object.assign({}, outcome, { resolution: record });
-  }
-  return outcome;
 }
 
 async function fetchHead(
