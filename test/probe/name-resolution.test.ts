@@ -2,13 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CNAME_WALK_MS, MAX_CNAME_LINKS } from "../../src/probe/cname-chain.js";
+import { CNAME_WALK_MS, MAX_CNAME_LINKS, walkCnameChain } from "../../src/probe/cname-chain.js";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
 import { MAX_ANSWERS_PER_FAMILY, type NameResolution, nameResolutionOf } from "../../src/probe/name-resolution.js";
 import { createProber } from "../../src/probe/prober.js";
 import { USER_AGENT } from "../../src/package-info.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
+import { until } from "../fixtures/until.js";
 
 const ANY_PORT = { kind: "fetch-safe" } as const;
 let dns: DnsServer;
@@ -232,5 +233,28 @@ describe("the record is total and bounded whatever it is handed", () => {
     }
     expect(record?.source.kind === "configured" && record.source.servers).toHaveLength(8);
     expect(record?.answers.map(({ ttl }) => ttl)).toEqual([0, 0, 2_147_483_647]);
+  });
+});
+
+describe("the walk ends with the hop", () => {
+  it("a walk waiting on a server that drops CNAME queries ends when the hop's signal does, well before its own limit", async () => {
+    dns.answer("www.cancel.test", { a: ["127.0.0.1"] });
+    dns.dropQueries("CNAME");
+    try {
+      // The walk's own limit, measured here: what an unended walk against this server costs.
+      const started = performance.now();
+      expect(await walkCnameChain("www.cancel.test", [dns.server], new AbortController().signal)).toEqual({ links: [], end: "failed" });
+      const unended = performance.now() - started;
+      const hop = new AbortController();
+      const from = dns.queries.length;
+      const walking = walkCnameChain("www.cancel.test", [dns.server], hop.signal);
+      const asked = performance.now();
+      await until(() => (dns.queries.slice(from).some(({ type }) => type === "CNAME") ? true : undefined), 5_000);
+      hop.abort();
+      expect(await walking).toEqual({ links: [], end: "failed" });
+      expect(performance.now() - asked).toBeLessThan(unended / 2);
+    } finally {
+      dns.dropQueries(null);
+    }
   });
 });
