@@ -28,6 +28,7 @@ const SLOW = [
   "test/web/page-details.test.ts",
   "test/web/page-families.test.ts",
   "test/web/page-revocation.test.ts",
+  "test/web/page-name-resolution.test.ts",
 ];
 
 /**
@@ -52,6 +53,7 @@ const THREADED = [
   // What crosses the bridge beyond the contract: details (certificates, body prefixes, partial timings) and cookies.
   "test/diagnostics/site-check-details.test.ts",
   "test/diagnostics/redirect-trace-details.test.ts",
+  "test/diagnostics/name-resolution-details.test.ts",
   "test/diagnostics/check-cookies.test.ts",
   // A stapled OCSP reading is read on the probe thread and crosses with the hop's tls.
   "test/diagnostics/stapled-ocsp-details.test.ts",

@@ -4,6 +4,7 @@ import type { ProbeFailure } from "../probe/failure.js";
 import type { CapturedHead } from "../probe/http/head-capture.js";
 import type { HopFailureTrace, HopOutcome, HopResponse, HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../failures.js";
+import type { NameResolution } from "../probe/name-resolution.js";
 import type { ProxyKind } from "./proxy-providers.js";
 import { type TransportSecurity, transportSecurityOf } from "./transport-security.js";
 
@@ -19,6 +20,8 @@ export interface DiagnosticDetails {
   readonly requests: readonly RequestRecord[];
   readonly proxy: ProxyMatch | null;
   readonly clientRedirect: ClientRedirect | null;
+  /** Every name the diagnostic resolved, each lookup shown once (name-resolutions.ts); requests point here by index. */
+  readonly resolutions: readonly NameResolution[];
   /** The first request made again over the IP family Happy Eyeballs did not pick; null when the first host has one family, or nothing reached an address. */
   readonly families: FamilyComparison | null;
   /**
@@ -98,6 +101,8 @@ export interface RequestRecord {
    * http:// answer and without a response.
    */
   readonly transportSecurity: TransportSecurity | null;
+  /** The index in DiagnosticDetails.resolutions of the lookup this request used; null for an IP-literal host. */
+  readonly resolution: number | null;
   /** Only when the call asked for a report (CallOptions.report): what a report for people shows beyond the API's fields. */
   readonly report?: RequestReport;
 }
@@ -191,6 +196,8 @@ export interface SentAs {
   readonly url: string;
   readonly method: "GET" | "HEAD";
   readonly headFallback: boolean;
+  /** The index of the request's lookup in the diagnostic's resolutions (ResolutionBook.add); null or absent for none. */
+  readonly resolution?: number | null;
 }
 
 /** Which report facts to add (RequestReport.kind); null when the call asked for no report. */
@@ -209,6 +216,7 @@ export function answeredRecord(sent: SentAs, response: HopResponse, report: Repo
     failure: null,
     responseHead: response.headFields,
     transportSecurity: response.url.startsWith("https:") ? transportSecurityOf(response.headers) : null,
+    resolution: sent.resolution ?? null,
   });
   if (report === null) return record;
   return Object.assign(record, { report: { kind: report, statusText: response.statusText, location: response.location, cause: null, refusal: null } });
@@ -230,6 +238,7 @@ export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFail
     failure: { stage: failure.stage, code: failureCode(failure), reason, timedOut: failure.timedOut, elapsedMs: failure.elapsedMs },
     responseHead: null,
     transportSecurity: null,
+    resolution: sent.resolution ?? null,
   });
   if (report === null) return record;
   return Object.assign(record, { report: { kind: report, statusText: null, location: null, cause: failure.cause, refusal: null } });
@@ -268,6 +277,7 @@ function notSentRecord(sent: SentAs, refusal: PolicyRefusal | null): RequestReco
     failure: null,
     responseHead: null,
     transportSecurity: null,
+    resolution: sent.resolution ?? null,
     report: { kind: "stopped" as const, statusText: null, location: null, cause: null, refusal },
   });
 }

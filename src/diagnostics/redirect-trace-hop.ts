@@ -1,6 +1,7 @@
 import type { ProbeFailure } from "../probe/failure.js";
 import type { ConnectionHandle, HopFailureTrace, HopOutcome, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
 import type { Overload } from "../probe/overload.js";
+import type { NameResolution } from "../probe/name-resolution.js";
 import type { PolicyRefusal } from "../failures.js";
 import type { TraceBudget } from "./redirect-trace-budget.js";
 import { requestTenths } from "./diagnostic-details.js";
@@ -30,7 +31,8 @@ export type HopAttempt =
       readonly timeout: TimeoutSource | null;
       readonly timeoutMs: number;
     }
-  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  /** `resolution`: what the name resolved to, when the refusal came after DNS (a non-public answer). */
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal; readonly resolution?: NameResolution }
   /** Our own capacity failed the request (its probe thread died): no verdict on the target. */
   | { readonly kind: "overloaded"; readonly overload: Overload }
   /** The budget was spent before a request could be sent; `head` is the HEAD's outcome when one was sent. */
@@ -80,8 +82,8 @@ async function send(
     signal: budget.signal,
     ...(cookie === undefined ? {} : { cookie }),
     ...(reuse === null ? {} : { reuse }),
-    // Both are details' own: the final page is read once more, and each response's header fields are kept.
-    ...(keepFinal ? { keepAfterAnswer: true, captureHead: true } : {}),
+    // Details' own: the final page is read once more, each response's header fields are kept, each name's CNAME chain asked.
+    ...(keepFinal ? { keepAfterAnswer: true, captureHead: true, describeResolution: true } : {}),
   });
   budget.recordRequest(requestTenths(outcome));
   return { kind: "sent", outcome, ...next };
@@ -103,7 +105,7 @@ function settle(
   head: HopOutcome | null,
   budget: TraceBudget,
 ): HopAttempt {
-  if (outcome.kind === "refused") return { kind: "refused", refusal: outcome.refusal };
+  if (outcome.kind === "refused") return outcome.resolution === undefined ? { kind: "refused", refusal: outcome.refusal } : { kind: "refused", refusal: outcome.refusal, resolution: outcome.resolution };
   if (outcome.kind === "overloaded") return { kind: "overloaded", overload: outcome.overload };
   if (outcome.kind === "response") return { kind: "response", response: outcome.response, method, headNote, head };
   const { failure } = outcome;

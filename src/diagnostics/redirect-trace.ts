@@ -13,6 +13,7 @@ import { chainWarnings, hstsWarnings, isRedirectStatus, loopKey } from "./redire
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
 import { type FamilyEvidence, type FirstRequest, startFamilyRequest } from "./family-comparison.js";
 import { hopRevocationWarnings } from "./revocation-warnings.js";
+import { createResolutionBook, resolutionOf, type ResolutionBook } from "./name-resolutions.js";
 import { type ChainEnding, type ChainStatusId, type RedirectTraceOutcome, type TraceHop, traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 
 export type { TraceOptions } from "./diagnostic-call.js";
@@ -43,11 +44,12 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
   };
   try {
     const report = options.details === true && options.report === true;
-    const walk = await walkChain(parsed.url, env, ports, budget, { withRecords: options.details === true, report, onFirst: options.details === true ? onFirst : null });
+    const resolutions = options.details === true ? createResolutionBook() : null;
+    const walk = await walkChain(parsed.url, env, ports, budget, { resolutions, report, onFirst: options.details === true ? onFirst : null });
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     if (walk.kind === "refused" || walk.kind === "overloaded") return walk;
     const { chain, ending } = walk;
-    const extra = options.details === true ? await lookForClientRedirect(walk, env, ports, budget, report ? "final-page" : null) : null;
+    const extra = resolutions !== null ? await lookForClientRedirect(walk, env, ports, budget, report ? "final-page" : null, resolutions) : null;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     const evidence = family.evidence === null ? null : await family.evidence;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
@@ -61,6 +63,7 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
             requests: [...walk.records, ...(extra?.record === undefined || extra.record === null ? [] : [extra.record])],
             proxy: walk.lastResponse === null ? null : proxyMatch(walk.lastResponse.status, walk.lastResponse.headers),
             clientRedirect: extra?.clientRedirect ?? null,
+            resolutions: resolutions?.list() ?? [],
             families: evidence?.comparison ?? null,
             warnings: [...(evidence?.warnings ?? [])],
           }
@@ -109,14 +112,16 @@ type Walk =
   | Extract<RedirectTraceOutcome, { kind: "overloaded" }>;
 
 interface WalkOptions {
-  readonly withRecords: boolean;
+  /** The details' book of lookups when details were asked for (records are made only then); null otherwise. */
+  readonly resolutions: ResolutionBook | null;
   readonly report: boolean;
   /** Told what the first position's request came to, when it reached an address (details: the other IP family). */
   readonly onFirst: ((first: FirstRequest) => void) | null;
 }
 
 async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, keep: WalkOptions): Promise<Walk> {
-  const { withRecords } = keep;
+  const book = keep.resolutions;
+  const withRecords = book !== null;
   const report: ReportKind = keep.report ? "position" : null;
   const chain: TraceHop[] = [];
   const warnings: TraceWarning[] = [];
@@ -151,7 +156,9 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     if (position === 1 && (attempt.kind === "response" || attempt.kind === "failure")) keep.onFirst?.({ url: target, method: attempt.method, outcome: attempt });
     // Our capacity failed it (a probe thread died): no verdict on the chain, and nothing is sent again.
     if (attempt.kind === "overloaded") return { kind: "overloaded", overload: attempt.overload };
-    const headSent = { url: target.href, method: "HEAD" as const, headFallback: false };
+    // The HEAD's lookup is booked before its GET's: resolutions are numbered in the order requests used them.
+    const headResolution = attempt.kind === "refused" ? attempt.resolution : resolutionOf(attempt.head);
+    const headSent = { url: target.href, method: "HEAD" as const, headFallback: false, resolution: book?.add(headResolution) ?? null };
     if (report !== null) {
       const stoppedBy = attempt.kind === "refused" ? ({ kind: "refused", refusal: attempt.refusal } as const) : attempt.kind === "out-of-time" ? attempt.head : null;
       if (stoppedBy !== null) records.push(stoppedRecord(headSent, stoppedBy));
@@ -191,7 +198,8 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
         outcomeCause("TRACE_TIMEOUT").code,
       );
     }
-    const sent = { url: target.href, method: attempt.method, headFallback: attempt.headNote !== null };
+    const sentResolution = attempt.kind === "response" ? attempt.response.resolution : attempt.trace.resolution;
+    const sent = { url: target.href, method: attempt.method, headFallback: attempt.headNote !== null, resolution: book?.add(sentResolution) ?? null };
     if (attempt.kind === "failure") {
       if (withRecords) records.push(failedRecord(sent, attempt.failure, attempt.trace, attempt.failure.reason, report));
       return stop(...failureEnding(target, attempt, env));
@@ -287,7 +295,14 @@ interface ClientRedirectLook {
  * make by itself there (spec 4.2.4: reported, not followed). The final hop's
  * own Refresh header counts too. Within the trace's budget, like every request.
  */
-async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, env: DiagnosticEnv, ports: PortRule, budget: TraceBudget, report: ReportKind): Promise<ClientRedirectLook | null> {
+async function lookForClientRedirect(
+  walk: Extract<Walk, { kind: "walked" }>,
+  env: DiagnosticEnv,
+  ports: PortRule,
+  budget: TraceBudget,
+  report: ReportKind,
+  book: ResolutionBook,
+): Promise<ClientRedirectLook | null> {
   const final = walk.lastResponse;
   const lastHop = walk.chain.at(-1);
   if (walk.stopReason !== null || final === null || lastHop === undefined || final.status < 200 || final.status > 299) return null;
@@ -298,8 +313,18 @@ async function lookForClientRedirect(walk: Extract<Walk, { kind: "walked" }>, en
   if (found === null && next !== null) {
     const url = new URL(final.url);
     const reuse = final.keptConnection;
-    const outcome = await env.prober.hop({ url, method: "GET", timeoutMs: next.timeoutMs, ports, signal: budget.signal, bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true, ...(reuse === null ? {} : { reuse }) });
-    const sent = { url: url.href, method: "GET" as const, headFallback: false };
+    const outcome = await env.prober.hop({
+      url,
+      method: "GET",
+      timeoutMs: next.timeoutMs,
+      ports,
+      signal: budget.signal,
+      bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES,
+      captureHead: true,
+      describeResolution: true,
+      ...(reuse === null ? {} : { reuse }),
+    });
+    const sent = { url: url.href, method: "GET" as const, headFallback: false, resolution: book.add(resolutionOf(outcome)) };
     if (outcome.kind === "response") {
       record = answeredRecord(sent, outcome.response, report);
       found = clientRedirectOf(outcome.response.status, outcome.response.headers, outcome.response.bodyPrefix, outcome.response.url);

@@ -8,6 +8,7 @@ import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redir
 import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, requestTenths, stoppedRecord, wholeMs } from "./diagnostic-details.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
 import { type FamilyEvidence, startFamilyRequest, withFamilyEvidence } from "./family-comparison.js";
+import { createResolutionBook, resolutionOf } from "./name-resolutions.js";
 import { isRedirectStatus } from "./redirect-chain.js";
 import {
   NO_ADDRESS_REASON,
@@ -76,7 +77,7 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
       ...(reuse === null ? {} : { reuse }),
       ...(request === 1 && options.timeoutsFrom !== undefined ? { askedAt: options.timeoutsFrom } : {}),
       // Which GET is the last is known only from its status, so each reads a bounded prefix.
-      ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true } : {}),
+      ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true, describeResolution: true } : {}),
     });
     // Whoever gave the signal has gone: there is nobody to tell the result to.
     if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
@@ -88,7 +89,7 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
       family.evidence = startFamilyRequest(env.prober, { url, method: "GET", outcome }, { timeoutMs: env.siteTimeoutMs, ports: FETCH_SAFE, signal });
     }
     if (outcome.kind === "response") cookies.take(url, outcome.response);
-    const sent = { url: url.href, method: "GET" as const, headFallback: false };
+    const sent = { url: url.href, method: "GET" as const, headFallback: false, resolution: details ? run.resolutions.add(resolutionOf(outcome)) : null };
 
     if (outcome.kind === "refused") {
       if (report !== null) run.records.push(stoppedRecord(sent, outcome));
@@ -150,17 +151,18 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   let requestsTenths = 0;
   const redirects: SiteRedirectHop[] = [];
   const records: RequestRecord[] = [];
+  const resolutions = createResolutionBook();
 
   const elapsed = () => wholeMs(requestsTenths);
   const redirectHops = () => (redirects.length === 0 ? null : [...redirects]);
   // Present only when asked for, so a plain result keeps exactly its shape.
   // Details are worked out only when asked for: a plain check would match the proxy signatures for nothing.
   // The families' comparison and its warnings are added once its request is back (checkSite).
-  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, "requests" | "families" | "warnings">): SiteCheckOutcome => ({
+  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, "requests" | "resolutions" | "families" | "warnings">): SiteCheckOutcome => ({
     kind: "result",
-    result: withDetails ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records], families: null, warnings: [] }) }) : result,
+    result: withDetails ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records], resolutions: resolutions.list(), families: null, warnings: [] }) }) : result,
   });
-  const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, "requests" | "families" | "warnings"> => ({
+  const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, "requests" | "resolutions" | "families" | "warnings"> => ({
     code,
     proxy: proxyMatch(response.status, response.headers),
     clientRedirect: isRedirectStatus(response.status) ? null : clientRedirectOf(response.status, response.headers, response.bodyPrefix, response.url),
@@ -169,6 +171,7 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   return {
     redirects,
     records,
+    resolutions,
 
     spent(outcome: HopOutcome): void {
       requestsTenths += requestTenths(outcome);

@@ -5,6 +5,7 @@ import type { PolicyRefusal } from "../failures.js";
 import type { ProbeFailure } from "./failure.js";
 import type { Overload } from "./overload.js";
 import type { StapledOcsp } from "./connect/stapled-ocsp.js";
+import type { NameResolution } from "./name-resolution.js";
 
 /** Which ports a diagnostic may visit. */
 export type PortRule =
@@ -73,6 +74,13 @@ export interface HopRequest {
    * `no_address` refusal, and nothing is sent.
    */
   readonly family?: 4 | 6;
+  /**
+   * Details asked: the outcome carries the record of the name's resolution
+   * (name-resolution.ts), its CNAME chain walked with extra queries, bounded,
+   * beside the dial and outside the DNS phase (cname-chain.ts). Without it
+   * nothing of the lookup is kept beyond its addresses.
+   */
+  readonly describeResolution?: boolean;
 }
 
 /**
@@ -151,6 +159,8 @@ export interface HopFailureTrace {
   readonly tls: TlsDetail | null;
   /** It failed on the connection the previous hop kept (after it had answered; one closed unanswered is retried on a new one). */
   readonly connectionReused: boolean;
+  /** How the host's name resolved, a DNS failure included, when the request said describeResolution; absent for an IP-literal host. */
+  readonly resolution?: NameResolution;
 }
 
 export interface HopResponse {
@@ -199,6 +209,8 @@ export interface HopResponse {
    * with a known end; or an HTTP/2 session): pass it as the next hop's `reuse`.
    */
   readonly keptConnection: ConnectionHandle | null;
+  /** How the host's name resolved for this request, when it said describeResolution; absent for an IP-literal host. */
+  readonly resolution?: NameResolution;
 }
 
 /**
@@ -210,7 +222,8 @@ export interface HopResponse {
 export type HopOutcome =
   | { readonly kind: "response"; readonly response: HopResponse }
   | { readonly kind: "failure"; readonly failure: ProbeFailure; readonly trace: HopFailureTrace }
-  | { readonly kind: "refused"; readonly refusal: PolicyRefusal }
+  /** `resolution`: when the refusal came after DNS (a non-public answer), what the name resolved to. */
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal; readonly resolution?: NameResolution }
   | { readonly kind: "overloaded"; readonly overload: Overload };
 
 /**

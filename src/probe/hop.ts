@@ -18,6 +18,8 @@ import { lateStart } from "./overload.js";
 import type { DefectReporter } from "./defect-log.js";
 import { closeConnection, type ConnectionKeeper, type Keepable, type KeptOrigin, type OpenConnection } from "./http/kept-connections.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
+import { NO_CNAME_WALK } from "./cname-chain.js";
+import { hasChainToWalk, withResolution } from "./hop-resolution.js";
 import { effectivePort, hostOf, screenUrl } from "./policy/target-policy.js";
 
 /**
@@ -104,20 +106,22 @@ function reportDefect(deps: HopDeps, url: URL, trace: HopTrace, error: unknown):
 async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTrace, signal: AbortWatch): Promise<HopOutcome> {
   const host = hostOf(request.url);
   const literal = isIP(host);
-  let addresses: readonly ResolvedAddress[];
-  if (literal !== 0) {
-    addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
-  } else {
-    const resolution = await deps.resolver.resolve(host, signal);
-    if (!resolution.ok) return failure(trace, { code: resolution.code }, signal.aborted);
-    trace.dnsDoneAt = now();
-    addresses = resolution.addresses;
-    // Every answer must pass: one private answer among public ones is how rebinding starts.
-    for (const { address } of addresses) {
-      const verdict = deps.addresses.judge(address);
-      if (!verdict.allowed) {
-        return { kind: "refused", refusal: refusal("INPUT_RESOLVES_NON_PUBLIC", `Target ${host} resolves to ${verdict.address}, which is ${refusedAddressDetail(verdict)}`, verdict.range) };
-      }
+  if (literal !== 0) return fetchHead(request, deps, trace, signal, [{ address: host, family: literal === 6 ? 6 : 4 }]);
+  const resolution = await deps.resolver.resolve(host, signal);
+  if (resolution.ok) trace.dnsDoneAt = now();
+  // Details' CNAME chain: asked now the DNS phase is over, beside the dial, so none of its time is in the hop's.
+  const described = request.describeResolution === true;
+  const chain = described && hasChainToWalk(resolution) ? deps.resolver.cnameChain(host, signal) : null;
+  const outcome = resolution.ok ? await fetchResolved(request, deps, trace, signal, host, resolution.addresses) : failure(trace, { code: resolution.code }, signal.aborted);
+  return described ? withResolution(outcome, trace, host, resolution, chain === null ? NO_CNAME_WALK : await chain) : outcome;
+}
+
+async function fetchResolved(request: HopRequest, deps: HopDeps, trace: HopTrace, signal: AbortWatch, host: string, addresses: readonly ResolvedAddress[]): Promise<HopOutcome> {
+  // Every answer must pass: one private answer among public ones is how rebinding starts.
+  for (const { address } of addresses) {
+    const verdict = deps.addresses.judge(address);
+    if (!verdict.allowed) {
+      return { kind: "refused", refusal: refusal("INPUT_RESOLVES_NON_PUBLIC", `Target ${host} resolves to ${verdict.address}, which is ${refusedAddressDetail(verdict)}`, verdict.range) };
     }
   }
   if (request.family !== undefined) addresses = addresses.filter(({ family }) => family === request.family);

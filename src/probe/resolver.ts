@@ -2,6 +2,7 @@ import { promises as dns } from "node:dns";
 import { readFile, stat } from "node:fs/promises";
 import { isIP } from "node:net";
 import type { AbortWatch } from "./clock.js";
+import { type CnameChain, walkCnameChain } from "./cname-chain.js";
 
 /** What resolving a target name gives: the contract between the resolver, the hosts file and the hop. */
 export interface ResolvedAddress {
@@ -10,14 +11,44 @@ export interface ResolvedAddress {
 }
 
 export type Resolution =
-  | { readonly ok: true; readonly addresses: readonly ResolvedAddress[] }
+  | { readonly ok: true; readonly addresses: readonly ResolvedAddress[]; readonly evidence: ResolutionEvidence }
   /** `code` is the resolver's own error code: ENOTFOUND, ENODATA, ESERVFAIL, EREFUSED, ETIMEOUT, EAI_AGAIN ... */
-  | { readonly ok: false; readonly code: string }
-  | { readonly ok: false; readonly code: "ABORTED" };
+  | { readonly ok: false; readonly code: string; readonly evidence?: ResolutionEvidence }
+  /** `evidence`: which servers were being asked when the hop's deadline ended the lookup; absent when none was asked. */
+  | { readonly ok: false; readonly code: "ABORTED"; readonly evidence?: ResolutionEvidence };
+
+/** Which resolver gave the answer: the hosts file, or DNS servers (SITEDIAG_DNS_SERVERS when configured, else the system's). */
+export type ResolverSource =
+  | { readonly kind: "hosts_file"; readonly path: string }
+  | { readonly kind: "configured" | "system"; readonly servers: readonly string[] };
+
+/** One A or AAAA record as the resolver gave it; `ttl` in seconds, null from a hosts file (which has none). */
+export interface AnsweredRecord {
+  readonly address: string;
+  readonly family: 4 | 6;
+  readonly ttl: number | null;
+}
+
+/**
+ * What a lookup showed beyond its addresses, for details: who answered, every
+ * record in the order it came (A, then AAAA), and the DNS response code of a
+ * failure. Unbounded here; the probe's name-resolution record bounds it.
+ */
+export interface ResolutionEvidence {
+  readonly source: ResolverSource;
+  readonly records: readonly AnsweredRecord[];
+  /** NXDOMAIN, SERVFAIL, REFUSED, FORMERR, NOTIMP, or NOERROR (no data); null when no server said (a timeout, a refused socket, a broken answer). */
+  readonly rcode: string | null;
+}
 
 /** Turns a host name into every A and AAAA address, once; the caller pins what it gets. */
 export interface Resolver {
   resolve(host: string, signal: AbortWatch): Promise<Resolution>;
+  /**
+   * For details only: the CNAME chain above a name `resolve` answered from
+   * DNS, asked of the same servers (cname-chain.ts: extra queries, bounded).
+   */
+  cnameChain(host: string, signal: AbortWatch): Promise<CnameChain>;
 }
 
 export interface ResolverOptions {
@@ -42,17 +73,19 @@ export function createResolver(options: ResolverOptions): Resolver {
   return {
     resolve(host, signal) {
       if (signal.aborted) return Promise.resolve({ ok: false, code: "ABORTED" });
-      return raceAbort(lookup(host, options.servers, hosts, signal), signal);
+      return raceAbort(lookup(host, options.servers, hosts, options.hostsFile, signal), signal, options.servers);
     },
+    cnameChain: (host, signal) => walkCnameChain(host, options.servers, signal),
   };
 }
 
-async function lookup(host: string, servers: readonly string[], hosts: (() => Promise<HostsTable>) | undefined, signal: AbortWatch): Promise<Resolution> {
+async function lookup(host: string, servers: readonly string[], hosts: (() => Promise<HostsTable>) | undefined, hostsPath: string | undefined, signal: AbortWatch): Promise<Resolution> {
   const listed = hosts === undefined ? undefined : (await hosts()).get(normaliseName(host));
-  if (listed !== undefined) {
+  if (listed !== undefined && hostsPath !== undefined) {
     const ipv6 = listed.filter(({ family }) => family === 6);
     const ipv4 = listed.filter(({ family }) => family === 4);
-    return { ok: true, addresses: interleave(ipv6, ipv4) };
+    const records = [...ipv4, ...ipv6].map(({ address, family }) => ({ address, family, ttl: null }));
+    return { ok: true, addresses: interleave(ipv6, ipv4), evidence: { source: { kind: "hosts_file", path: hostsPath }, records, rcode: null } };
   }
   return dnsLookup(host, servers, signal);
 }
@@ -63,15 +96,26 @@ async function dnsLookup(host: string, servers: readonly string[], signal: Abort
   const cancel = () => resolver.cancel();
   signal.addEventListener("abort", cancel, { once: true });
   try {
-    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
-    const ipv4 = v4.status === "fulfilled" ? v4.value.map((address) => ({ address, family: 4 as const })) : [];
-    const ipv6 = v6.status === "fulfilled" ? v6.value.map((address) => ({ address, family: 6 as const })) : [];
-    if (ipv4.length + ipv6.length > 0) return { ok: true, addresses: dedupe(interleave(ipv6, ipv4)) };
-    return { ok: false, code: combinedCode(v4, v6) };
+    // With their TTLs: the same two queries, the records' TTL fields read as well.
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host, { ttl: true }), resolver.resolve6(host, { ttl: true })]);
+    const records = [...answered(v4, 4), ...answered(v6, 6)];
+    const ipv4 = records.filter(({ family }) => family === 4).map(({ address, family }) => ({ address, family }));
+    const ipv6 = records.filter(({ family }) => family === 6).map(({ address, family }) => ({ address, family }));
+    const source = serversAsked(servers, resolver);
+    if (ipv4.length + ipv6.length > 0) return { ok: true, addresses: dedupe(interleave(ipv6, ipv4)), evidence: { source, records, rcode: null } };
+    const code = combinedCode(v4, v6);
+    return { ok: false, code, evidence: { source, records: [], rcode: RCODES[code] ?? null } };
   } finally {
     signal.removeEventListener("abort", cancel);
   }
 }
+
+function answered(result: PromiseSettledResult<readonly { address: string; ttl: number }[]>, family: 4 | 6): AnsweredRecord[] {
+  return result.status === "fulfilled" ? result.value.map(({ address, ttl }) => ({ address, family, ttl })) : [];
+}
+
+/** The response code behind c-ares' error codes; the others (ETIMEOUT, ECONNREFUSED, EBADRESP ...) are no server's word. */
+const RCODES: Readonly<Record<string, string>> = { ENOTFOUND: "NXDOMAIN", ESERVFAIL: "SERVFAIL", EREFUSED: "REFUSED", EFORMERR: "FORMERR", ENOTIMP: "NOTIMP", ENODATA: "NOERROR" };
 
 /** Both queries came back empty: NXDOMAIN wins (the name does not exist), then a real error over "no data". */
 function combinedCode(v4: PromiseSettledResult<unknown>, v6: PromiseSettledResult<unknown>): string {
@@ -97,9 +141,15 @@ function dedupe(addresses: readonly ResolvedAddress[]): ResolvedAddress[] {
   return addresses.filter(({ address }) => (seen.has(address) ? false : (seen.add(address), true)));
 }
 
-function raceAbort(lookup: Promise<Resolution>, signal: AbortWatch): Promise<Resolution> {
+/** The DNS servers a lookup asks: the configured ones, else those c-ares read from /etc/resolv.conf. */
+function serversAsked(servers: readonly string[], resolver: Pick<dns.Resolver, "getServers"> = new dns.Resolver()): ResolverSource {
+  return servers.length > 0 ? { kind: "configured", servers: [...servers] } : { kind: "system", servers: resolver.getServers() };
+}
+
+function raceAbort(lookup: Promise<Resolution>, signal: AbortWatch, servers: readonly string[]): Promise<Resolution> {
   return new Promise((resolve) => {
-    const onAbort = () => resolve({ ok: false, code: "ABORTED" });
+    // A lookup still waiting when the hop's deadline came: a silent server, no rcode (a name in the hosts file never waits).
+    const onAbort = () => resolve({ ok: false, code: "ABORTED", evidence: { source: serversAsked(servers), records: [], rcode: null } });
     signal.addEventListener("abort", onAbort, { once: true });
     void lookup.then((result) => {
       signal.removeEventListener("abort", onAbort);

@@ -7,6 +7,9 @@ import {
   FamilyComparisonSchema,
   HeaderFieldSchema,
   HstsPolicySchema,
+  NameResolutionAnswerSchema,
+  NameResolutionSchema,
+  NameResolutionSourceSchema,
   ProxyDetailSchema,
   RequestDetailSchema,
   RequestFailureSchema,
@@ -18,6 +21,7 @@ import {
   WarningSeverity,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticDetails, EvidenceWarning, FamilyComparison, RequestRecord, TlsRecord } from "../diagnostics/diagnostic-details.js";
+import { type NameResolution, QUESTION_TYPES } from "../probe/name-resolution.js";
 
 /** The diagnostics' details as the public `Details` message; nulls become unset fields. */
 export function detailsMessage(details: DiagnosticDetails): Details {
@@ -28,6 +32,7 @@ export function detailsMessage(details: DiagnosticDetails): Details {
     clientRedirect: details.clientRedirect === null ? undefined : create(ClientRedirectSchema, details.clientRedirect),
     families: details.families === null ? undefined : familiesMessage(details.families),
     warnings: details.warnings.map(warningMessage),
+    resolutions: details.resolutions.map(nameResolutionMessage),
   });
 }
 
@@ -86,6 +91,7 @@ function requestMessage(record: RequestRecord) {
             hstsInvalid: record.transportSecurity.hstsInvalid,
             h3Advertised: record.transportSecurity.h3Advertised,
           }),
+    resolution: record.resolution ?? undefined,
   });
 }
 
@@ -110,5 +116,21 @@ function tlsMessage(tls: TlsRecord) {
       signatureNote: tls.ocsp.signatureNote ?? undefined,
       sizeBytes: tls.ocsp.sizeBytes,
     }),
+  });
+}
+
+function nameResolutionMessage(resolution: NameResolution) {
+  const { source } = resolution;
+  return create(NameResolutionSchema, {
+    name: resolution.name,
+    queryTypes: [...QUESTION_TYPES],
+    source: create(NameResolutionSourceSchema, source.kind === "hosts_file" ? { kind: source.kind, path: source.path } : { kind: source.kind, servers: [...source.servers] }),
+    cnameChain: [...resolution.cnameChain],
+    cnameChainEnd: resolution.cnameChainEnd,
+    answers: resolution.answers.map(({ address, family, ttl }) => create(NameResolutionAnswerSchema, { address, family, ttl: ttl ?? undefined })),
+    answersOmitted: resolution.answersOmitted,
+    timeMs: resolution.timeMs,
+    code: resolution.code ?? undefined,
+    rcode: resolution.rcode ?? undefined,
   });
 }

@@ -105,8 +105,11 @@ describe("is-site-down with details: every field of a request", () => {
           responseHead: { fields: expect.arrayContaining([["Date", expect.any(String) as string], ["Transfer-Encoding", "chunked"]]) as unknown, truncated: false },
           // An http:// answer: no HSTS is taken from it, so none is read.
           transportSecurity: null,
+          // An IP-address host: nothing resolved.
+          resolution: null,
         },
       ],
+      resolutions: [],
     });
     const timings = only(result.details.requests).timings;
     // 0.1 ms precision.

@@ -66,11 +66,21 @@ describe("the resolver never waits on a silent name server for a name it does no
         { address: "::1", family: 6 },
         { address: "127.0.0.1", family: 4 },
       ],
+      // What details show of it: the file it came from, file order, no TTL.
+      evidence: {
+        source: { kind: "hosts_file", path: hostsFile },
+        records: [
+          { address: "127.0.0.1", family: 4, ttl: null },
+          { address: "::1", family: 6, ttl: null },
+        ],
+        rcode: null,
+      },
     });
     expect(dns.queries.some((query) => query.name.startsWith("listed"))).toBe(false);
 
     for (const controller of hanging) controller.abort();
-    for (const result of await Promise.all(pending)) expect(result).toEqual({ ok: false, code: "ABORTED" });
+    const silent = { ok: false, code: "ABORTED", evidence: { source: { kind: "configured", servers: [dns.server] }, records: [], rcode: null } };
+    for (const result of await Promise.all(pending)) expect(result).toEqual(silent);
   });
 
   it("sees an edited hosts file without a restart", async () => {
@@ -78,6 +88,6 @@ describe("the resolver never waits on a silent name server for a name it does no
     expect(await resolver.resolve("later.test", AbortSignal.timeout(5_000))).toMatchObject({ ok: false });
     writeFileSync(hostsFile, "127.0.0.3 later.test\n");
     await new Promise((resolve) => setTimeout(resolve, 2_100));
-    expect(await resolver.resolve("later.test", AbortSignal.timeout(5_000))).toEqual({ ok: true, addresses: [{ address: "127.0.0.3", family: 4 }] });
+    expect(await resolver.resolve("later.test", AbortSignal.timeout(5_000))).toMatchObject({ ok: true, addresses: [{ address: "127.0.0.3", family: 4 }], evidence: { source: { kind: "hosts_file" } } });
   });
 });

@@ -94,6 +94,8 @@ describe("details through REST", () => {
           failure: null,
           connectionReused: false,
           transportSecurity: null,
+          // An IP-address host: nothing was resolved.
+          resolution: null,
         },
         {
           url: targets.url("/page"),
@@ -109,12 +111,15 @@ describe("details through REST", () => {
           failure: null,
           connectionReused: true,
           transportSecurity: null,
+          // An IP-address host: nothing was resolved.
+          resolution: null,
         },
       ],
       proxy: { provider: "cloudflare", kind: "unknown" },
       clientRedirect: { kind: "meta_refresh", url: targets.url("/next"), delaySeconds: 1 },
       families: null,
       warnings: [],
+      resolutions: [],
     });
   });
 
@@ -140,12 +145,15 @@ describe("details through REST", () => {
           responseHeaders: [],
           responseHeadersTruncated: false,
           transportSecurity: null,
+          // An IP-address host: nothing was resolved.
+          resolution: null,
         },
       ],
       proxy: null,
       clientRedirect: null,
       families: null,
       warnings: [],
+      resolutions: [],
     });
   });
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sitediag/v1/diagnostics.proto.
  */
 export const file_sitediag_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiQQoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzItwDChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBQgwKCl9maW5hbF91cmxCDgoMX3N0YXR1c19jb2RlQg4KDF9zdGF0dXNfdGV4dEIQCg5fcmVzcG9uc2VfdGltZUIJCgdfcmVhc29uQg8KDV9mYWlsZWRfc3RhZ2UiKgoLUmVkaXJlY3RIb3ASCwoDdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBSJGChVUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBAUIKCghfZGV0YWlscyLAAgoWVHJhY2VSZWRpcmVjdHNSZXNwb25zZRINCgVpbnB1dBgBIAEoCRIRCglyZWRpcmVjdHMYAiABKAUSEQoJZmluYWxfdXJsGAMgASgJEhkKDGZpbmFsX3N0YXR1cxgEIAEoBUgAiAEBEhUKDXRvdGFsX3RpbWVfbXMYBSABKAUSLgoMY2hhaW5fc3RhdHVzGAYgASgOMhguc2l0ZWRpYWcudjEuQ2hhaW5TdGF0dXMSJAoFY2hhaW4YByADKAsyFS5zaXRlZGlhZy52MS5DaGFpbkhvcBIrCgh3YXJuaW5ncxgIIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIrCgdkZXRhaWxzGAkgASgLMhQuc2l0ZWRpYWcudjEuRGV0YWlsc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIpACCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdBIvCghmYW1pbGllcxgGIAEoCzIdLnNpdGVkaWFnLnYxLkZhbWlseUNvbXBhcmlzb24SKwoId2FybmluZ3MYByADKAsyGS5zaXRlZGlhZy52MS5UcmFjZVdhcm5pbmdCBwoFX2NvZGUi/QEKEEZhbWlseUNvbXBhcmlzb24SFQoNcGlja2VkX2ZhbWlseRgBIAEoBRIUCgxvdGhlcl9mYW1pbHkYAiABKAUSKwoHcmVxdWVzdBgDIAEoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSGQoMcmVmdXNlZF9jb2RlGAQgASgJSACIAQESGwoOcmVmdXNlZF9yZWFzb24YBSABKAlIAYgBARIWCg5zdGF0dXNfZGlmZmVycxgGIAEoCBIbChNjZXJ0aWZpY2F0ZV9kaWZmZXJzGAcgASgIQg8KDV9yZWZ1c2VkX2NvZGVCEQoPX3JlZnVzZWRfcmVhc29uIpUECg1SZXF1ZXN0RGV0YWlsEgsKA3VybBgBIAEoCRIOCgZtZXRob2QYAiABKAkSFQoNaGVhZF9mYWxsYmFjaxgDIAEoCBIbCg5yZW1vdGVfYWRkcmVzcxgEIAEoCUgAiAEBEhYKCWlwX2ZhbWlseRgFIAEoBUgBiAEBEhkKDGh0dHBfdmVyc2lvbhgGIAEoCUgCiAEBEhMKBnN0YXR1cxgHIAEoBUgDiAEBEiwKB3RpbWluZ3MYCCABKAsyGy5zaXRlZGlhZy52MS5SZXF1ZXN0VGltaW5ncxIjCgN0bHMYCSABKAsyFi5zaXRlZGlhZy52MS5UbHNEZXRhaWwSLAoHZmFpbHVyZRgKIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RGYWlsdXJlEhkKEWNvbm5lY3Rpb25fcmV1c2VkGAsgASgIEjIKEHJlc3BvbnNlX2hlYWRlcnMYDCADKAsyGC5zaXRlZGlhZy52MS5IZWFkZXJGaWVsZBIiChpyZXNwb25zZV9oZWFkZXJzX3RydW5jYXRlZBgNIAEoCBI6ChJ0cmFuc3BvcnRfc2VjdXJpdHkYDiABKAsyHi5zaXRlZGlhZy52MS5UcmFuc3BvcnRTZWN1cml0eUIRCg9fcmVtb3RlX2FkZHJlc3NCDAoKX2lwX2ZhbWlseUIPCg1faHR0cF92ZXJzaW9uQgkKB19zdGF0dXMiZwoRVHJhbnNwb3J0U2VjdXJpdHkSJQoEaHN0cxgBIAEoCzIXLnNpdGVkaWFnLnYxLkhzdHNQb2xpY3kSFAoMaHN0c19pbnZhbGlkGAIgASgIEhUKDWgzX2FkdmVydGlzZWQYAyABKAgiSwoKSHN0c1BvbGljeRIPCgdtYXhfYWdlGAEgASgFEhsKE2luY2x1ZGVfc3ViX2RvbWFpbnMYAiABKAgSDwoHcHJlbG9hZBgDIAEoCCIqCgtIZWFkZXJGaWVsZBIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJIp4CCg5SZXF1ZXN0VGltaW5ncxITCgZkbnNfbXMYASABKAFIAIgBARIXCgpjb25uZWN0X21zGAIgASgBSAGIAQESEwoGdGxzX21zGAMgASgBSAKIAQESGgoNZmlyc3RfYnl0ZV9tcxgEIAEoAUgDiAEBEhAKCHRvdGFsX21zGAUgASgBEhcKCndhaXRpbmdfbXMYBiABKAFIBIgBARIZCgxyZWNlaXZpbmdfbXMYByABKAFIBYgBARIQCghvdGhlcl9tcxgIIAEoAUIJCgdfZG5zX21zQg0KC19jb25uZWN0X21zQgkKB190bHNfbXNCEAoOX2ZpcnN0X2J5dGVfbXNCDQoLX3dhaXRpbmdfbXNCDwoNX3JlY2VpdmluZ19tcyLuAQoJVGxzRGV0YWlsEhUKCHByb3RvY29sGAEgASgJSACIAQESEwoGY2lwaGVyGAIgASgJSAGIAQESEQoEYWxwbhgDIAEoCUgCiAEBEi0KC2NlcnRpZmljYXRlGAQgASgLMhguc2l0ZWRpYWcudjEuQ2VydGlmaWNhdGUSGQoMdmVyaWZ5X2Vycm9yGAUgASgJSAOIAQESJgoEb2NzcBgIIAEoCzIYLnNpdGVkaWFnLnYxLlN0YXBsZWRPY3NwQgsKCV9wcm90b2NvbEIJCgdfY2lwaGVyQgcKBV9hbHBuQg8KDV92ZXJpZnlfZXJyb3Ii0AEKC0NlcnRpZmljYXRlEg8KB3N1YmplY3QYASABKAkSDgoGaXNzdWVyGAIgASgJEhkKEXN1YmplY3RfYWx0X25hbWVzGAMgAygJEhIKCnZhbGlkX2Zyb20YBCABKAkSEAoIdmFsaWRfdG8YBSABKAkSFgoOZGF5c19yZW1haW5pbmcYBiABKAUSFQoNc2VyaWFsX251bWJlchgHIAEoCRIaChJmaW5nZXJwcmludF9zaGEyNTYYCCABKAkSFAoMY2hhaW5fbGVuZ3RoGAkgASgFImQKDlJlcXVlc3RGYWlsdXJlEg0KBXN0YWdlGAEgASgJEgwKBGNvZGUYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCXRpbWVkX291dBgEIAEoCBISCgplbGFwc2VkX21zGAUgASgBIi0KC1Byb3h5RGV0YWlsEhAKCHByb3ZpZGVyGAEgASgJEgwKBGtpbmQYAiABKAkiQgoOQ2xpZW50UmVkaXJlY3QSDAoEa2luZBgBIAEoCRILCgN1cmwYAiABKAkSFQoNZGVsYXlfc2Vjb25kcxgDIAEoASKhAwoLU3RhcGxlZE9jc3ASDgoGc3RhdHVzGAEgASgJEhsKDmludmFsaWRfcmVhc29uGAIgASgJSACIAQESFwoKcmV2b2tlZF9hdBgDIAEoCUgBiAEBEh4KEXJldm9jYXRpb25fcmVhc29uGAQgASgJSAKIAQESGAoLcHJvZHVjZWRfYXQYBSABKAlIA4gBARIYCgt0aGlzX3VwZGF0ZRgGIAEoCUgEiAEBEhgKC25leHRfdXBkYXRlGAcgASgJSAWIAQESEAoIZm9yX2xlYWYYCCABKAgSDQoFc3RhbGUYCSABKAgSEQoJc2lnbmF0dXJlGAogASgJEhsKDnNpZ25hdHVyZV9ub3RlGAsgASgJSAaIAQESEgoKc2l6ZV9ieXRlcxgMIAEoBUIRCg9faW52YWxpZF9yZWFzb25CDQoLX3Jldm9rZWRfYXRCFAoSX3Jldm9jYXRpb25fcmVhc29uQg4KDF9wcm9kdWNlZF9hdEIOCgxfdGhpc191cGRhdGVCDgoMX25leHRfdXBkYXRlQhEKD19zaWduYXR1cmVfbm90ZSplCgpTaXRlU3RhdHVzEhsKF1NJVEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoOU0lURV9TVEFUVVNfVVAQARoGqrsYAnVwEh4KEFNJVEVfU1RBVFVTX0RPV04QAhoIqrsYBGRvd24qsQEKC0ZhaWxlZFN0YWdlEhwKGEZBSUxFRF9TVEFHRV9VTlNQRUNJRklFRBAAEh0KEEZBSUxFRF9TVEFHRV9ETlMQARoHqrsYA2RucxIlChRGQUlMRURfU1RBR0VfQ09OTkVDVBACGguquxgHY29ubmVjdBIdChBGQUlMRURfU1RBR0VfVExTEAMaB6q7GAN0bHMSHwoRRkFJTEVEX1NUQUdFX0hUVFAQBBoIqrsYBGh0dHAq2wIKC0NoYWluU3RhdHVzEhwKGENIQUlOX1NUQVRVU19VTlNQRUNJRklFRBAAEiUKFENIQUlOX1NUQVRVU19IRUFMVEhZEAEaC6q7GAdIZWFsdGh5EjsKH0NIQUlOX1NUQVRVU19SRURJUkVDVFNfREVURUNURUQQAhoWqrsYElJlZGlyZWN0cyBkZXRlY3RlZBIxChpDSEFJTl9TVEFUVVNfUkVESVJFQ1RfTE9PUBADGhGquxgNUmVkaXJlY3QgbG9vcBI7Ch9DSEFJTl9TVEFUVVNfVE9PX01BTllfUkVESVJFQ1RTEAQaFqq7GBJUb28gbWFueSByZWRpcmVjdHMSMwobQ0hBSU5fU1RBVFVTX1JFUVVFU1RfRkFJTEVEEAUaEqq7GA5SZXF1ZXN0IGZhaWxlZBIlChRDSEFJTl9TVEFUVVNfVElNRU9VVBAGGguquxgHVGltZW91dCquAQoPV2FybmluZ1NldmVyaXR5EiAKHFdBUk5JTkdfU0VWRVJJVFlfVU5TUEVDSUZJRUQQABIjChVXQVJOSU5HX1NFVkVSSVRZX0lORk8QARoIqrsYBGluZm8SKQoYV0FSTklOR19TRVZFUklUWV9XQVJOSU5HEAIaC6q7GAd3YXJuaW5nEikKGFdBUk5JTkdfU0VWRVJJVFlfUFJPQkxFTRADGguquxgHcHJvYmxlbTKHBAoSRGlhZ25vc3RpY3NTZXJ2aWNlEmgKCUNoZWNrU2l0ZRIdLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlcXVlc3QaHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSIcgtPkkwIWEhQvYXBpL3YxL2lzLXNpdGUtZG93bhJ5Cg5UcmFjZVJlZGlyZWN0cxIiLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVxdWVzdBojLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2UiHoLT5JMCGBIWL2FwaS92MS9yZWRpcmVjdC1jaGVjaxJ2CgpDaGVja1NpdGVzEh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1JlcXVlc3QaHy5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVzcG9uc2UiJYLT5JMCHzoBKiIaL2FwaS92MS9iYXRjaC9pcy1zaXRlLWRvd24wARKTAQoTVHJhY2VSZWRpcmVjdHNCYXRjaBInLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXF1ZXN0Giguc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvYmF0Y2gvcmVkaXJlY3QtY2hlY2swAWIGcHJvdG8z", [file_google_api_annotations, file_sitediag_v1_options]);
+  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiQQoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzItwDChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBQgwKCl9maW5hbF91cmxCDgoMX3N0YXR1c19jb2RlQg4KDF9zdGF0dXNfdGV4dEIQCg5fcmVzcG9uc2VfdGltZUIJCgdfcmVhc29uQg8KDV9mYWlsZWRfc3RhZ2UiKgoLUmVkaXJlY3RIb3ASCwoDdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBSJGChVUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBAUIKCghfZGV0YWlscyLAAgoWVHJhY2VSZWRpcmVjdHNSZXNwb25zZRINCgVpbnB1dBgBIAEoCRIRCglyZWRpcmVjdHMYAiABKAUSEQoJZmluYWxfdXJsGAMgASgJEhkKDGZpbmFsX3N0YXR1cxgEIAEoBUgAiAEBEhUKDXRvdGFsX3RpbWVfbXMYBSABKAUSLgoMY2hhaW5fc3RhdHVzGAYgASgOMhguc2l0ZWRpYWcudjEuQ2hhaW5TdGF0dXMSJAoFY2hhaW4YByADKAsyFS5zaXRlZGlhZy52MS5DaGFpbkhvcBIrCgh3YXJuaW5ncxgIIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIrCgdkZXRhaWxzGAkgASgLMhQuc2l0ZWRpYWcudjEuRGV0YWlsc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIsICCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdBIwCgtyZXNvbHV0aW9ucxgFIAMoCzIbLnNpdGVkaWFnLnYxLk5hbWVSZXNvbHV0aW9uEi8KCGZhbWlsaWVzGAYgASgLMh0uc2l0ZWRpYWcudjEuRmFtaWx5Q29tcGFyaXNvbhIrCgh3YXJuaW5ncxgHIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZ0IHCgVfY29kZSL9AQoQRmFtaWx5Q29tcGFyaXNvbhIVCg1waWNrZWRfZmFtaWx5GAEgASgFEhQKDG90aGVyX2ZhbWlseRgCIAEoBRIrCgdyZXF1ZXN0GAMgASgLMhouc2l0ZWRpYWcudjEuUmVxdWVzdERldGFpbBIZCgxyZWZ1c2VkX2NvZGUYBCABKAlIAIgBARIbCg5yZWZ1c2VkX3JlYXNvbhgFIAEoCUgBiAEBEhYKDnN0YXR1c19kaWZmZXJzGAYgASgIEhsKE2NlcnRpZmljYXRlX2RpZmZlcnMYByABKAhCDwoNX3JlZnVzZWRfY29kZUIRCg9fcmVmdXNlZF9yZWFzb24ivQQKDVJlcXVlc3REZXRhaWwSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIVCg1oZWFkX2ZhbGxiYWNrGAMgASgIEhsKDnJlbW90ZV9hZGRyZXNzGAQgASgJSACIAQESFgoJaXBfZmFtaWx5GAUgASgFSAGIAQESGQoMaHR0cF92ZXJzaW9uGAYgASgJSAKIAQESEwoGc3RhdHVzGAcgASgFSAOIAQESLAoHdGltaW5ncxgIIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RUaW1pbmdzEiMKA3RscxgJIAEoCzIWLnNpdGVkaWFnLnYxLlRsc0RldGFpbBIsCgdmYWlsdXJlGAogASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdEZhaWx1cmUSGQoRY29ubmVjdGlvbl9yZXVzZWQYCyABKAgSMgoQcmVzcG9uc2VfaGVhZGVycxgMIAMoCzIYLnNpdGVkaWFnLnYxLkhlYWRlckZpZWxkEiIKGnJlc3BvbnNlX2hlYWRlcnNfdHJ1bmNhdGVkGA0gASgIEjoKEnRyYW5zcG9ydF9zZWN1cml0eRgOIAEoCzIeLnNpdGVkaWFnLnYxLlRyYW5zcG9ydFNlY3VyaXR5EhcKCnJlc29sdXRpb24YDyABKAVIBIgBAUIRCg9fcmVtb3RlX2FkZHJlc3NCDAoKX2lwX2ZhbWlseUIPCg1faHR0cF92ZXJzaW9uQgkKB19zdGF0dXNCDQoLX3Jlc29sdXRpb24irAIKDk5hbWVSZXNvbHV0aW9uEgwKBG5hbWUYASABKAkSEwoLcXVlcnlfdHlwZXMYAiADKAkSMQoGc291cmNlGAMgASgLMiEuc2l0ZWRpYWcudjEuTmFtZVJlc29sdXRpb25Tb3VyY2USEwoLY25hbWVfY2hhaW4YBCADKAkSFwoPY25hbWVfY2hhaW5fZW5kGAUgASgJEjIKB2Fuc3dlcnMYBiADKAsyIS5zaXRlZGlhZy52MS5OYW1lUmVzb2x1dGlvbkFuc3dlchIXCg9hbnN3ZXJzX29taXR0ZWQYByABKAUSDwoHdGltZV9tcxgIIAEoARIRCgRjb2RlGAkgASgJSACIAQESEgoFcmNvZGUYCiABKAlIAYgBAUIHCgVfY29kZUIICgZfcmNvZGUiUQoUTmFtZVJlc29sdXRpb25Tb3VyY2USDAoEa2luZBgBIAEoCRIRCgRwYXRoGAIgASgJSACIAQESDwoHc2VydmVycxgDIAMoCUIHCgVfcGF0aCJRChROYW1lUmVzb2x1dGlvbkFuc3dlchIPCgdhZGRyZXNzGAEgASgJEg4KBmZhbWlseRgCIAEoBRIQCgN0dGwYAyABKAVIAIgBAUIGCgRfdHRsImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMi7gEKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBEiYKBG9jc3AYCCABKAsyGC5zaXRlZGlhZy52MS5TdGFwbGVkT2NzcEILCglfcHJvdG9jb2xCCQoHX2NpcGhlckIHCgVfYWxwbkIPCg1fdmVyaWZ5X2Vycm9yItABCgtDZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEg4KBmlzc3VlchgCIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgDIAMoCRISCgp2YWxpZF9mcm9tGAQgASgJEhAKCHZhbGlkX3RvGAUgASgJEhYKDmRheXNfcmVtYWluaW5nGAYgASgFEhUKDXNlcmlhbF9udW1iZXIYByABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GAggASgJEhQKDGNoYWluX2xlbmd0aBgJIAEoBSJkCg5SZXF1ZXN0RmFpbHVyZRINCgVzdGFnZRgBIAEoCRIMCgRjb2RlGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCgl0aW1lZF9vdXQYBCABKAgSEgoKZWxhcHNlZF9tcxgFIAEoASItCgtQcm94eURldGFpbBIQCghwcm92aWRlchgBIAEoCRIMCgRraW5kGAIgASgJIkIKDkNsaWVudFJlZGlyZWN0EgwKBGtpbmQYASABKAkSCwoDdXJsGAIgASgJEhUKDWRlbGF5X3NlY29uZHMYAyABKAEioQMKC1N0YXBsZWRPY3NwEg4KBnN0YXR1cxgBIAEoCRIbCg5pbnZhbGlkX3JlYXNvbhgCIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYAyABKAlIAYgBARIeChFyZXZvY2F0aW9uX3JlYXNvbhgEIAEoCUgCiAEBEhgKC3Byb2R1Y2VkX2F0GAUgASgJSAOIAQESGAoLdGhpc191cGRhdGUYBiABKAlIBIgBARIYCgtuZXh0X3VwZGF0ZRgHIAEoCUgFiAEBEhAKCGZvcl9sZWFmGAggASgIEg0KBXN0YWxlGAkgASgIEhEKCXNpZ25hdHVyZRgKIAEoCRIbCg5zaWduYXR1cmVfbm90ZRgLIAEoCUgGiAEBEhIKCnNpemVfYnl0ZXMYDCABKAVCEQoPX2ludmFsaWRfcmVhc29uQg0KC19yZXZva2VkX2F0QhQKEl9yZXZvY2F0aW9uX3JlYXNvbkIOCgxfcHJvZHVjZWRfYXRCDgoMX3RoaXNfdXBkYXRlQg4KDF9uZXh0X3VwZGF0ZUIRCg9fc2lnbmF0dXJlX25vdGUqZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQqrgEKD1dhcm5pbmdTZXZlcml0eRIgChxXQVJOSU5HX1NFVkVSSVRZX1VOU1BFQ0lGSUVEEAASIwoVV0FSTklOR19TRVZFUklUWV9JTkZPEAEaCKq7GARpbmZvEikKGFdBUk5JTkdfU0VWRVJJVFlfV0FSTklORxACGguquxgHd2FybmluZxIpChhXQVJOSU5HX1NFVkVSSVRZX1BST0JMRU0QAxoLqrsYB3Byb2JsZW0yhwQKEkRpYWdub3N0aWNzU2VydmljZRJoCglDaGVja1NpdGUSHS5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXF1ZXN0Gh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UiHILT5JMCFhIUL2FwaS92MS9pcy1zaXRlLWRvd24SeQoOVHJhY2VSZWRpcmVjdHMSIi5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1JlcXVlc3QaIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvcmVkaXJlY3QtY2hlY2sSdgoKQ2hlY2tTaXRlcxIeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZXNSZXF1ZXN0Gh8uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1Jlc3BvbnNlIiWC0+STAh86ASoiGi9hcGkvdjEvYmF0Y2gvaXMtc2l0ZS1kb3duMAESkwEKE1RyYWNlUmVkaXJlY3RzQmF0Y2gSJy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c0JhdGNoUmVxdWVzdBooLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXNwb25zZSIngtPkkwIhOgEqIhwvYXBpL3YxL2JhdGNoL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
 
 /**
  * Input of the is-site-down diagnostic.
@@ -677,6 +677,16 @@ export type Details = Message<"sitediag.v1.Details"> & {
   clientRedirect?: ClientRedirect | undefined;
 
   /**
+   * Every host name the diagnostic resolved, each lookup once, in the order
+   * requests first used them; requests[].resolution points here. A host
+   * resolved again by a later request (every request resolves its own) is
+   * one entry when the lookup said the same, a new one when it did not.
+   *
+   * @generated from field: repeated sitediag.v1.NameResolution resolutions = 5;
+   */
+  resolutions: NameResolution[];
+
+  /**
    * The first request made once more over the IP family Happy Eyeballs did
    * not pick, when the first host has both A and AAAA addresses; null when
    * it has one family, or the first request reached no address.
@@ -879,6 +889,14 @@ export type RequestDetail = Message<"sitediag.v1.RequestDetail"> & {
    * @generated from field: sitediag.v1.TransportSecurity transport_security = 14;
    */
   transportSecurity?: TransportSecurity | undefined;
+
+  /**
+   * The index in details.resolutions of the lookup of this request's host;
+   * null for an IP-address host.
+   *
+   * @generated from field: optional int32 resolution = 15;
+   */
+  resolution?: number | undefined;
 };
 
 /**
@@ -887,6 +905,175 @@ export type RequestDetail = Message<"sitediag.v1.RequestDetail"> & {
  */
 export const RequestDetailSchema: GenMessage<RequestDetail> = /*@__PURE__*/
   messageDesc(file_sitediag_v1_diagnostics, 16);
+
+/**
+ * How a host name resolved. Every text in it is a DNS server's writing (or
+ * the machine's): bounded and escaped (control characters and bidi
+ * overrides as U+FFFD, at most 320 characters; c-ares writes an odd byte
+ * of a name as \DDD), whatever the server sent.
+ *
+ * @generated from message sitediag.v1.NameResolution
+ */
+export type NameResolution = Message<"sitediag.v1.NameResolution"> & {
+  /**
+   * The name asked, lower-case, without a trailing dot.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The record types asked: "A" and "AAAA", always both.
+   *
+   * @generated from field: repeated string query_types = 2;
+   */
+  queryTypes: string[];
+
+  /**
+   * Who answered.
+   *
+   * @generated from field: sitediag.v1.NameResolutionSource source = 3;
+   */
+  source?: NameResolutionSource | undefined;
+
+  /**
+   * The CNAME targets in order, the name's own first; empty when it has
+   * none. At most 8 links.
+   *
+   * @generated from field: repeated string cname_chain = 4;
+   */
+  cnameChain: string[];
+
+  /**
+   * How the chain ended: "complete"; "too_long" (8 links and the last still
+   * pointed on); "loop" (a name came back); "failed" (a CNAME query failed
+   * or the 1 s the walk may take ran out: the links found before);
+   * "not_asked" (a hosts-file answer has no CNAMEs).
+   *
+   * @generated from field: string cname_chain_end = 5;
+   */
+  cnameChainEnd: string;
+
+  /**
+   * The A records, then the AAAA records, in the order the server sent
+   * them; at most 32 of each family.
+   *
+   * @generated from field: repeated sitediag.v1.NameResolutionAnswer answers = 6;
+   */
+  answers: NameResolutionAnswer[];
+
+  /**
+   * Records left out past 32 of a family.
+   *
+   * @generated from field: int32 answers_omitted = 7;
+   */
+  answersOmitted: number;
+
+  /**
+   * The DNS phase of the request that resolved it (its timings.dns_ms),
+   * milliseconds, multiples of 0.1 ms. The CNAME queries are not in it.
+   *
+   * @generated from field: double time_ms = 8;
+   */
+  timeMs: number;
+
+  /**
+   * On failure, the failure code (dns_no_such_host, dns_server_failure,
+   * dns_query_refused, dns_timeout, dns_no_address, ...); null when it resolved.
+   *
+   * @generated from field: optional string code = 9;
+   */
+  code?: string | undefined;
+
+  /**
+   * On failure, the server's response code: NXDOMAIN, SERVFAIL, REFUSED,
+   * NOERROR (no data), FORMERR, NOTIMP; null when it resolved or no server
+   * answered (a timeout).
+   *
+   * @generated from field: optional string rcode = 10;
+   */
+  rcode?: string | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.NameResolution.
+ * Use `create(NameResolutionSchema)` to create a new message.
+ */
+export const NameResolutionSchema: GenMessage<NameResolution> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 17);
+
+/**
+ * Who answered a lookup.
+ *
+ * @generated from message sitediag.v1.NameResolutionSource
+ */
+export type NameResolutionSource = Message<"sitediag.v1.NameResolutionSource"> & {
+  /**
+   * "hosts_file"; "configured" (SITEDIAG_DNS_SERVERS); "system" (the
+   * servers of /etc/resolv.conf).
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The hosts file's path; null unless kind is hosts_file.
+   *
+   * @generated from field: optional string path = 2;
+   */
+  path?: string | undefined;
+
+  /**
+   * The DNS servers asked, at most 8 (which of them answered is not known);
+   * empty for the hosts file.
+   *
+   * @generated from field: repeated string servers = 3;
+   */
+  servers: string[];
+};
+
+/**
+ * Describes the message sitediag.v1.NameResolutionSource.
+ * Use `create(NameResolutionSourceSchema)` to create a new message.
+ */
+export const NameResolutionSourceSchema: GenMessage<NameResolutionSource> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 18);
+
+/**
+ * One A or AAAA record of an answer.
+ *
+ * @generated from message sitediag.v1.NameResolutionAnswer
+ */
+export type NameResolutionAnswer = Message<"sitediag.v1.NameResolutionAnswer"> & {
+  /**
+   * The IPv4 or IPv6 address.
+   *
+   * @generated from field: string address = 1;
+   */
+  address: string;
+
+  /**
+   * 4 (A) or 6 (AAAA).
+   *
+   * @generated from field: int32 family = 2;
+   */
+  family: number;
+
+  /**
+   * Seconds, as the server gave it (the smallest along a CNAME chain); null
+   * from the hosts file, which has none.
+   *
+   * @generated from field: optional int32 ttl = 3;
+   */
+  ttl?: number | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.NameResolutionAnswer.
+ * Use `create(NameResolutionAnswerSchema)` to create a new message.
+ */
+export const NameResolutionAnswerSchema: GenMessage<NameResolutionAnswer> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 19);
 
 /**
  * What an HTTPS answer says about its transport. Read by total parsers from
@@ -926,7 +1113,7 @@ export type TransportSecurity = Message<"sitediag.v1.TransportSecurity"> & {
  * Use `create(TransportSecuritySchema)` to create a new message.
  */
 export const TransportSecuritySchema: GenMessage<TransportSecurity> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 17);
+  messageDesc(file_sitediag_v1_diagnostics, 20);
 
 /**
  * A Strict-Transport-Security policy.
@@ -961,7 +1148,7 @@ export type HstsPolicy = Message<"sitediag.v1.HstsPolicy"> & {
  * Use `create(HstsPolicySchema)` to create a new message.
  */
 export const HstsPolicySchema: GenMessage<HstsPolicy> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 18);
+  messageDesc(file_sitediag_v1_diagnostics, 21);
 
 /**
  * One header field of a response.
@@ -989,7 +1176,7 @@ export type HeaderField = Message<"sitediag.v1.HeaderField"> & {
  * Use `create(HeaderFieldSchema)` to create a new message.
  */
 export const HeaderFieldSchema: GenMessage<HeaderField> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 19);
+  messageDesc(file_sitediag_v1_diagnostics, 22);
 
 /**
  * Milliseconds, multiples of 0.1 ms; null for a phase that did not happen
@@ -1067,7 +1254,7 @@ export type RequestTimings = Message<"sitediag.v1.RequestTimings"> & {
  * Use `create(RequestTimingsSchema)` to create a new message.
  */
 export const RequestTimingsSchema: GenMessage<RequestTimings> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 20);
+  messageDesc(file_sitediag_v1_diagnostics, 23);
 
 /**
  * The TLS session of an HTTPS request and the server's leaf certificate.
@@ -1126,7 +1313,7 @@ export type TlsDetail = Message<"sitediag.v1.TlsDetail"> & {
  * Use `create(TlsDetailSchema)` to create a new message.
  */
 export const TlsDetailSchema: GenMessage<TlsDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 21);
+  messageDesc(file_sitediag_v1_diagnostics, 24);
 
 /**
  * A certificate as people read it.
@@ -1203,7 +1390,7 @@ export type Certificate = Message<"sitediag.v1.Certificate"> & {
  * Use `create(CertificateSchema)` to create a new message.
  */
 export const CertificateSchema: GenMessage<Certificate> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 22);
+  messageDesc(file_sitediag_v1_diagnostics, 25);
 
 /**
  * Why a request got no response.
@@ -1252,7 +1439,7 @@ export type RequestFailure = Message<"sitediag.v1.RequestFailure"> & {
  * Use `create(RequestFailureSchema)` to create a new message.
  */
 export const RequestFailureSchema: GenMessage<RequestFailure> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 23);
+  messageDesc(file_sitediag_v1_diagnostics, 26);
 
 /**
  * Which proxy or CDN answered, and what its answer means.
@@ -1280,7 +1467,7 @@ export type ProxyDetail = Message<"sitediag.v1.ProxyDetail"> & {
  * Use `create(ProxyDetailSchema)` to create a new message.
  */
 export const ProxyDetailSchema: GenMessage<ProxyDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 24);
+  messageDesc(file_sitediag_v1_diagnostics, 27);
 
 /**
  * A client-side redirect that was reported, not followed (spec 4.2.4).
@@ -1315,7 +1502,7 @@ export type ClientRedirect = Message<"sitediag.v1.ClientRedirect"> & {
  * Use `create(ClientRedirectSchema)` to create a new message.
  */
 export const ClientRedirectSchema: GenMessage<ClientRedirect> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 25);
+  messageDesc(file_sitediag_v1_diagnostics, 28);
 
 /**
  * A stapled OCSP answer (RFC 6960, RFC 6066 status_request), read from at
@@ -1418,7 +1605,7 @@ export type StapledOcsp = Message<"sitediag.v1.StapledOcsp"> & {
  * Use `create(StapledOcspSchema)` to create a new message.
  */
 export const StapledOcspSchema: GenMessage<StapledOcsp> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 26);
+  messageDesc(file_sitediag_v1_diagnostics, 29);
 
 /**
  * Outcome of a site check.

@@ -7,6 +7,7 @@ import { chainStatusWording } from "../../service/trace-redirects.js";
 import { transportLines } from "./transport-lines.js";
 import { familyLines } from "./family-lines.js";
 import { revocationLines } from "./revocation-lines.js";
+import { resolutionLines } from "./resolution-lines.js";
 import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, headRow, headsBefore, isChainPosition, missingPhaseCells, phaseCells, timeCell, urlCell } from "./request-lines.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
@@ -31,7 +32,7 @@ export function renderSiteCheck(result: SiteCheckResult, paint: Paint): string {
   const verdict =
     gate !== null ? paint.warn(paint.strong(gate.toUpperCase())) : result.status === "up" ? paint.good(paint.strong("UP")) : paint.bad(paint.strong("DOWN"));
   const requests = result.details?.requests ?? [];
-  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${certificateLines(requests, "request", paint)}${revocationLines(requests, "request", paint)}${transportLines(requests, "request", paint)}${familyLines(result.details, requests[0], true, paint)}`;
+  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${certificateLines(requests, "request", paint)}${revocationLines(requests, "request", paint)}${transportLines(requests, "request", paint)}${resolutionLines(result.details, requests, "request", paint)}${familyLines(result.details, requests[0], true, paint)}`;
 }
 
 function siteSummary(result: SiteCheckResult, paint: Paint): string {
@@ -101,7 +102,7 @@ export function renderTrace(result: RedirectTraceResult, paint: Paint): string {
   const problems = HEALTHY_CHAINS.has(result.chainStatus) ? result.warnings.filter((warning) => warning.severity === "problem").length : 0;
   const headline = problems === 0 ? wording : `${wording}, ${problems} problem${problems === 1 ? "" : "s"}`;
   const verdict = paint.strong(traceIsHealthy(result) ? paint.good(headline) : paint.bad(headline));
-  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint, headsBefore(result.details?.requests ?? []))}${certificateLines(positions, "hop", paint)}${revocationLines(positions, "hop", paint)}${transportLines(positions, "hop", paint)}${familyLines(result.details, positions[0], false, paint)}${warningLines(result, paint)}`;
+  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint, headsBefore(result.details?.requests ?? []))}${certificateLines(positions, "hop", paint)}${revocationLines(positions, "hop", paint)}${transportLines(positions, "hop", paint)}${resolutionLines(result.details, positions, "hop", paint)}${familyLines(result.details, positions[0], false, paint)}${warningLines(result, paint)}`;
 }
 
 function traceSummary(result: RedirectTraceResult, paint: Paint): string {
