@@ -1,8 +1,15 @@
 import { isMessage, type Message } from "@bufbuild/protobuf";
 import { createContextKey } from "@connectrpc/connect";
-import { CheckSitesRequestSchema, DiagnosticsService, TraceRedirectsBatchRequestSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import {
+  CheckSiteRequestSchema,
+  CheckSitesRequestSchema,
+  DiagnosticsService,
+  TraceRedirectsBatchRequestSchema,
+  TraceRedirectsRequestSchema,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { batchSizeProblem } from "../batch.js";
 import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
+import { readVantageList } from "../vantage-list.js";
 
 /**
  * What a call costs, or why it has no price (a batch outside the size rule is
@@ -19,10 +26,21 @@ const UNIT_COSTS: ReadonlyMap<string, number> = new Map([
   [DiagnosticsService.method.traceRedirectsBatch.name, REDIRECT_TRACE.creditCost],
 ]);
 
-/** The price of a call, or undefined for a method that has none (which must never run unmetered). */
+/**
+ * The price of a call, or undefined for a method that has none (which must
+ * never run unmetered). A call from several vantages pays its unit for every
+ * vantage named; `all` must have been resolved to names before (the vantage
+ * planner does it), as its price is the number of live vantages.
+ */
 export function priceOf(methodName: string, message: Message): Price | undefined {
   const unit = UNIT_COSTS.get(methodName);
   if (unit === undefined) return undefined;
+  if ((isMessage(message, CheckSiteRequestSchema) || isMessage(message, TraceRedirectsRequestSchema)) && message.vantages.length > 0) {
+    const list = readVantageList(message.vantages);
+    if (list.kind === "problem") return { kind: "unpriced", reason: list.problem.reason };
+    if (list.kind !== "names") return undefined;
+    return { kind: "credits", credits: unit * list.names.length, units: list.names.length };
+  }
   const items = batchSize(message);
   if (items === undefined) return { kind: "credits", credits: unit, units: 1 };
   const problem = batchSizeProblem(items);

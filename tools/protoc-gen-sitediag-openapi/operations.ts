@@ -133,12 +133,12 @@ function ndjsonResponse(description: string, headers: JsonObject | undefined, li
 }
 
 // Every field of the request message is a query parameter under its proto
-// name; a field without `optional` must be given.
+// name; a field without `optional` must be given (a repeated one never must).
 function requestParameters(method: DescMethod, schemas: MessageSchemas): JsonObject[] {
   return method.input.fields.map((field) => ({
     name: field.name,
     in: "query",
-    required: field.proto.proto3Optional !== true,
+    required: field.proto.proto3Optional !== true && field.fieldKind !== "list",
     description: commentText(field),
     schema: schemas.parameterSchema(field),
   }));

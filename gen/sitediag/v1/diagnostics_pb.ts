@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sitediag/v1/diagnostics.proto.
  */
 export const file_sitediag_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiQQoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzItwDChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBQgwKCl9maW5hbF91cmxCDgoMX3N0YXR1c19jb2RlQg4KDF9zdGF0dXNfdGV4dEIQCg5fcmVzcG9uc2VfdGltZUIJCgdfcmVhc29uQg8KDV9mYWlsZWRfc3RhZ2UiKgoLUmVkaXJlY3RIb3ASCwoDdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBSJGChVUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBAUIKCghfZGV0YWlscyLAAgoWVHJhY2VSZWRpcmVjdHNSZXNwb25zZRINCgVpbnB1dBgBIAEoCRIRCglyZWRpcmVjdHMYAiABKAUSEQoJZmluYWxfdXJsGAMgASgJEhkKDGZpbmFsX3N0YXR1cxgEIAEoBUgAiAEBEhUKDXRvdGFsX3RpbWVfbXMYBSABKAUSLgoMY2hhaW5fc3RhdHVzGAYgASgOMhguc2l0ZWRpYWcudjEuQ2hhaW5TdGF0dXMSJAoFY2hhaW4YByADKAsyFS5zaXRlZGlhZy52MS5DaGFpbkhvcBIrCgh3YXJuaW5ncxgIIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIrCgdkZXRhaWxzGAkgASgLMhQuc2l0ZWRpYWcudjEuRGV0YWlsc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIrIBCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdEIHCgVfY29kZSKVBAoNUmVxdWVzdERldGFpbBILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhUKDWhlYWRfZmFsbGJhY2sYAyABKAgSGwoOcmVtb3RlX2FkZHJlc3MYBCABKAlIAIgBARIWCglpcF9mYW1pbHkYBSABKAVIAYgBARIZCgxodHRwX3ZlcnNpb24YBiABKAlIAogBARITCgZzdGF0dXMYByABKAVIA4gBARIsCgd0aW1pbmdzGAggASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdFRpbWluZ3MSIwoDdGxzGAkgASgLMhYuc2l0ZWRpYWcudjEuVGxzRGV0YWlsEiwKB2ZhaWx1cmUYCiABKAsyGy5zaXRlZGlhZy52MS5SZXF1ZXN0RmFpbHVyZRIZChFjb25uZWN0aW9uX3JldXNlZBgLIAEoCBIyChByZXNwb25zZV9oZWFkZXJzGAwgAygLMhguc2l0ZWRpYWcudjEuSGVhZGVyRmllbGQSIgoacmVzcG9uc2VfaGVhZGVyc190cnVuY2F0ZWQYDSABKAgSOgoSdHJhbnNwb3J0X3NlY3VyaXR5GA4gASgLMh4uc2l0ZWRpYWcudjEuVHJhbnNwb3J0U2VjdXJpdHlCEQoPX3JlbW90ZV9hZGRyZXNzQgwKCl9pcF9mYW1pbHlCDwoNX2h0dHBfdmVyc2lvbkIJCgdfc3RhdHVzImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMixgEKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBQgsKCV9wcm90b2NvbEIJCgdfY2lwaGVyQgcKBV9hbHBuQg8KDV92ZXJpZnlfZXJyb3Ii0AEKC0NlcnRpZmljYXRlEg8KB3N1YmplY3QYASABKAkSDgoGaXNzdWVyGAIgASgJEhkKEXN1YmplY3RfYWx0X25hbWVzGAMgAygJEhIKCnZhbGlkX2Zyb20YBCABKAkSEAoIdmFsaWRfdG8YBSABKAkSFgoOZGF5c19yZW1haW5pbmcYBiABKAUSFQoNc2VyaWFsX251bWJlchgHIAEoCRIaChJmaW5nZXJwcmludF9zaGEyNTYYCCABKAkSFAoMY2hhaW5fbGVuZ3RoGAkgASgFImQKDlJlcXVlc3RGYWlsdXJlEg0KBXN0YWdlGAEgASgJEgwKBGNvZGUYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCXRpbWVkX291dBgEIAEoCBISCgplbGFwc2VkX21zGAUgASgBIi0KC1Byb3h5RGV0YWlsEhAKCHByb3ZpZGVyGAEgASgJEgwKBGtpbmQYAiABKAkiQgoOQ2xpZW50UmVkaXJlY3QSDAoEa2luZBgBIAEoCRILCgN1cmwYAiABKAkSFQoNZGVsYXlfc2Vjb25kcxgDIAEoASplCgpTaXRlU3RhdHVzEhsKF1NJVEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoOU0lURV9TVEFUVVNfVVAQARoGqrsYAnVwEh4KEFNJVEVfU1RBVFVTX0RPV04QAhoIqrsYBGRvd24qsQEKC0ZhaWxlZFN0YWdlEhwKGEZBSUxFRF9TVEFHRV9VTlNQRUNJRklFRBAAEh0KEEZBSUxFRF9TVEFHRV9ETlMQARoHqrsYA2RucxIlChRGQUlMRURfU1RBR0VfQ09OTkVDVBACGguquxgHY29ubmVjdBIdChBGQUlMRURfU1RBR0VfVExTEAMaB6q7GAN0bHMSHwoRRkFJTEVEX1NUQUdFX0hUVFAQBBoIqrsYBGh0dHAq2wIKC0NoYWluU3RhdHVzEhwKGENIQUlOX1NUQVRVU19VTlNQRUNJRklFRBAAEiUKFENIQUlOX1NUQVRVU19IRUFMVEhZEAEaC6q7GAdIZWFsdGh5EjsKH0NIQUlOX1NUQVRVU19SRURJUkVDVFNfREVURUNURUQQAhoWqrsYElJlZGlyZWN0cyBkZXRlY3RlZBIxChpDSEFJTl9TVEFUVVNfUkVESVJFQ1RfTE9PUBADGhGquxgNUmVkaXJlY3QgbG9vcBI7Ch9DSEFJTl9TVEFUVVNfVE9PX01BTllfUkVESVJFQ1RTEAQaFqq7GBJUb28gbWFueSByZWRpcmVjdHMSMwobQ0hBSU5fU1RBVFVTX1JFUVVFU1RfRkFJTEVEEAUaEqq7GA5SZXF1ZXN0IGZhaWxlZBIlChRDSEFJTl9TVEFUVVNfVElNRU9VVBAGGguquxgHVGltZW91dCquAQoPV2FybmluZ1NldmVyaXR5EiAKHFdBUk5JTkdfU0VWRVJJVFlfVU5TUEVDSUZJRUQQABIjChVXQVJOSU5HX1NFVkVSSVRZX0lORk8QARoIqrsYBGluZm8SKQoYV0FSTklOR19TRVZFUklUWV9XQVJOSU5HEAIaC6q7GAd3YXJuaW5nEikKGFdBUk5JTkdfU0VWRVJJVFlfUFJPQkxFTRADGguquxgHcHJvYmxlbTKHBAoSRGlhZ25vc3RpY3NTZXJ2aWNlEmgKCUNoZWNrU2l0ZRIdLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlcXVlc3QaHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSIcgtPkkwIWEhQvYXBpL3YxL2lzLXNpdGUtZG93bhJ5Cg5UcmFjZVJlZGlyZWN0cxIiLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVxdWVzdBojLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2UiHoLT5JMCGBIWL2FwaS92MS9yZWRpcmVjdC1jaGVjaxJ2CgpDaGVja1NpdGVzEh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1JlcXVlc3QaHy5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVzcG9uc2UiJYLT5JMCHzoBKiIaL2FwaS92MS9iYXRjaC9pcy1zaXRlLWRvd24wARKTAQoTVHJhY2VSZWRpcmVjdHNCYXRjaBInLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXF1ZXN0Giguc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvYmF0Y2gvcmVkaXJlY3QtY2hlY2swAWIGcHJvdG8z", [file_google_api_annotations, file_sitediag_v1_options]);
+  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiUwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIpQEChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjYKCHZhbnRhZ2VzGAwgASgLMh4uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVja3NCBLi7GAFCDAoKX2ZpbmFsX3VybEIOCgxfc3RhdHVzX2NvZGVCDgoMX3N0YXR1c190ZXh0QhAKDl9yZXNwb25zZV90aW1lQgkKB19yZWFzb25CDwoNX2ZhaWxlZF9zdGFnZSIqCgtSZWRpcmVjdEhvcBILCgN1cmwYASABKAkSDgoGc3RhdHVzGAIgASgFIlgKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIvQCChZUcmFjZVJlZGlyZWN0c1Jlc3BvbnNlEg0KBWlucHV0GAEgASgJEhEKCXJlZGlyZWN0cxgCIAEoBRIRCglmaW5hbF91cmwYAyABKAkSGQoMZmluYWxfc3RhdHVzGAQgASgFSACIAQESFQoNdG90YWxfdGltZV9tcxgFIAEoBRIuCgxjaGFpbl9zdGF0dXMYBiABKA4yGC5zaXRlZGlhZy52MS5DaGFpblN0YXR1cxIkCgVjaGFpbhgHIAMoCzIVLnNpdGVkaWFnLnYxLkNoYWluSG9wEisKCHdhcm5pbmdzGAggAygLMhkuc2l0ZWRpYWcudjEuVHJhY2VXYXJuaW5nEisKB2RldGFpbHMYCSABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjIKCHZhbnRhZ2VzGAogASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZVRyYWNlc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIrIBCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdEIHCgVfY29kZSKVBAoNUmVxdWVzdERldGFpbBILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhUKDWhlYWRfZmFsbGJhY2sYAyABKAgSGwoOcmVtb3RlX2FkZHJlc3MYBCABKAlIAIgBARIWCglpcF9mYW1pbHkYBSABKAVIAYgBARIZCgxodHRwX3ZlcnNpb24YBiABKAlIAogBARITCgZzdGF0dXMYByABKAVIA4gBARIsCgd0aW1pbmdzGAggASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdFRpbWluZ3MSIwoDdGxzGAkgASgLMhYuc2l0ZWRpYWcudjEuVGxzRGV0YWlsEiwKB2ZhaWx1cmUYCiABKAsyGy5zaXRlZGlhZy52MS5SZXF1ZXN0RmFpbHVyZRIZChFjb25uZWN0aW9uX3JldXNlZBgLIAEoCBIyChByZXNwb25zZV9oZWFkZXJzGAwgAygLMhguc2l0ZWRpYWcudjEuSGVhZGVyRmllbGQSIgoacmVzcG9uc2VfaGVhZGVyc190cnVuY2F0ZWQYDSABKAgSOgoSdHJhbnNwb3J0X3NlY3VyaXR5GA4gASgLMh4uc2l0ZWRpYWcudjEuVHJhbnNwb3J0U2VjdXJpdHlCEQoPX3JlbW90ZV9hZGRyZXNzQgwKCl9pcF9mYW1pbHlCDwoNX2h0dHBfdmVyc2lvbkIJCgdfc3RhdHVzImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMixgEKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBQgsKCV9wcm90b2NvbEIJCgdfY2lwaGVyQgcKBV9hbHBuQg8KDV92ZXJpZnlfZXJyb3Ii0AEKC0NlcnRpZmljYXRlEg8KB3N1YmplY3QYASABKAkSDgoGaXNzdWVyGAIgASgJEhkKEXN1YmplY3RfYWx0X25hbWVzGAMgAygJEhIKCnZhbGlkX2Zyb20YBCABKAkSEAoIdmFsaWRfdG8YBSABKAkSFgoOZGF5c19yZW1haW5pbmcYBiABKAUSFQoNc2VyaWFsX251bWJlchgHIAEoCRIaChJmaW5nZXJwcmludF9zaGEyNTYYCCABKAkSFAoMY2hhaW5fbGVuZ3RoGAkgASgFImQKDlJlcXVlc3RGYWlsdXJlEg0KBXN0YWdlGAEgASgJEgwKBGNvZGUYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCXRpbWVkX291dBgEIAEoCBISCgplbGFwc2VkX21zGAUgASgBIi0KC1Byb3h5RGV0YWlsEhAKCHByb3ZpZGVyGAEgASgJEgwKBGtpbmQYAiABKAkiQgoOQ2xpZW50UmVkaXJlY3QSDAoEa2luZBgBIAEoCRILCgN1cmwYAiABKAkSFQoNZGVsYXlfc2Vjb25kcxgDIAEoASJxChFWYW50YWdlU2l0ZUNoZWNrcxIsCgd2ZXJkaWN0GAEgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3QSLgoHZW50cmllcxgCIAMoCzIdLnNpdGVkaWFnLnYxLlZhbnRhZ2VTaXRlQ2hlY2siaQoNVmFudGFnZVRyYWNlcxIsCgd2ZXJkaWN0GAEgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3QSKgoHZW50cmllcxgCIAMoCzIZLnNpdGVkaWFnLnYxLlZhbnRhZ2VUcmFjZSJtChBWYW50YWdlU2l0ZUNoZWNrEisKB3ZhbnRhZ2UYASABKAsyGi5zaXRlZGlhZy52MS5WYW50YWdlT3JpZ2luEiwKBGRhdGEYAiABKAsyHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSJuCgxWYW50YWdlVHJhY2USKwoHdmFudGFnZRgBIAEoCzIaLnNpdGVkaWFnLnYxLlZhbnRhZ2VPcmlnaW4SMQoEZGF0YRgCIAEoCzIjLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2Ui2QEKDVZhbnRhZ2VPcmlnaW4SDAoEbmFtZRgBIAEoCRISCgVsYWJlbBgCIAEoCUgAiAEBEhUKCGxvY2F0aW9uGAMgASgJSAGIAQESKAoFc3RhdGUYBCABKA4yGS5zaXRlZGlhZy52MS5WYW50YWdlU3RhdGUSEgoKZWxhcHNlZF9tcxgFIAEoBRIRCgRjb2RlGAYgASgJSAKIAQESEwoGcmVhc29uGAcgASgJSAOIAQFCCAoGX2xhYmVsQgsKCV9sb2NhdGlvbkIHCgVfY29kZUIJCgdfcmVhc29uKmUKClNpdGVTdGF0dXMSGwoXU0lURV9TVEFUVVNfVU5TUEVDSUZJRUQQABIaCg5TSVRFX1NUQVRVU19VUBABGgaquxgCdXASHgoQU0lURV9TVEFUVVNfRE9XThACGgiquxgEZG93biqxAQoLRmFpbGVkU3RhZ2USHAoYRkFJTEVEX1NUQUdFX1VOU1BFQ0lGSUVEEAASHQoQRkFJTEVEX1NUQUdFX0ROUxABGgequxgDZG5zEiUKFEZBSUxFRF9TVEFHRV9DT05ORUNUEAIaC6q7GAdjb25uZWN0Eh0KEEZBSUxFRF9TVEFHRV9UTFMQAxoHqrsYA3RscxIfChFGQUlMRURfU1RBR0VfSFRUUBAEGgiquxgEaHR0cCrbAgoLQ2hhaW5TdGF0dXMSHAoYQ0hBSU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASJQoUQ0hBSU5fU1RBVFVTX0hFQUxUSFkQARoLqrsYB0hlYWx0aHkSOwofQ0hBSU5fU1RBVFVTX1JFRElSRUNUU19ERVRFQ1RFRBACGhaquxgSUmVkaXJlY3RzIGRldGVjdGVkEjEKGkNIQUlOX1NUQVRVU19SRURJUkVDVF9MT09QEAMaEaq7GA1SZWRpcmVjdCBsb29wEjsKH0NIQUlOX1NUQVRVU19UT09fTUFOWV9SRURJUkVDVFMQBBoWqrsYElRvbyBtYW55IHJlZGlyZWN0cxIzChtDSEFJTl9TVEFUVVNfUkVRVUVTVF9GQUlMRUQQBRoSqrsYDlJlcXVlc3QgZmFpbGVkEiUKFENIQUlOX1NUQVRVU19USU1FT1VUEAYaC6q7GAdUaW1lb3V0Kq4BCg9XYXJuaW5nU2V2ZXJpdHkSIAocV0FSTklOR19TRVZFUklUWV9VTlNQRUNJRklFRBAAEiMKFVdBUk5JTkdfU0VWRVJJVFlfSU5GTxABGgiquxgEaW5mbxIpChhXQVJOSU5HX1NFVkVSSVRZX1dBUk5JTkcQAhoLqrsYB3dhcm5pbmcSKQoYV0FSTklOR19TRVZFUklUWV9QUk9CTEVNEAMaC6q7GAdwcm9ibGVtKqcBCgxWYW50YWdlU3RhdGUSHQoZVkFOVEFHRV9TVEFURV9VTlNQRUNJRklFRBAAEiAKElZBTlRBR0VfU1RBVEVfRE9ORRABGgiquxgEZG9uZRIuChlWQU5UQUdFX1NUQVRFX1VOQVZBSUxBQkxFEAIaD6q7GAt1bmF2YWlsYWJsZRImChVWQU5UQUdFX1NUQVRFX1JFRlVTRUQQAxoLqrsYB3JlZnVzZWQqwQIKDlZhbnRhZ2VWZXJkaWN0Eh8KG1ZBTlRBR0VfVkVSRElDVF9VTlNQRUNJRklFRBAAEjQKHVZBTlRBR0VfVkVSRElDVF9VUF9FVkVSWVdIRVJFEAEaEaq7GA11cF9ldmVyeXdoZXJlEjgKH1ZBTlRBR0VfVkVSRElDVF9ET1dOX0VWRVJZV0hFUkUQAhoTqrsYD2Rvd25fZXZlcnl3aGVyZRIyChxWQU5UQUdFX1ZFUkRJQ1RfRE9XTl9JTl9TT01FEAMaEKq7GAxkb3duX2luX3NvbWUSOAofVkFOVEFHRV9WRVJESUNUX0JMT0NLRURfSU5fU09NRRAEGhOquxgPYmxvY2tlZF9pbl9zb21lEjAKG1ZBTlRBR0VfVkVSRElDVF9VTkFWQUlMQUJMRRAFGg+quxgLdW5hdmFpbGFibGUyhwQKEkRpYWdub3N0aWNzU2VydmljZRJoCglDaGVja1NpdGUSHS5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXF1ZXN0Gh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UiHILT5JMCFhIUL2FwaS92MS9pcy1zaXRlLWRvd24SeQoOVHJhY2VSZWRpcmVjdHMSIi5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1JlcXVlc3QaIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvcmVkaXJlY3QtY2hlY2sSdgoKQ2hlY2tTaXRlcxIeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZXNSZXF1ZXN0Gh8uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1Jlc3BvbnNlIiWC0+STAh86ASoiGi9hcGkvdjEvYmF0Y2gvaXMtc2l0ZS1kb3duMAESkwEKE1RyYWNlUmVkaXJlY3RzQmF0Y2gSJy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c0JhdGNoUmVxdWVzdBooLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXNwb25zZSIngtPkkwIhOgEqIhwvYXBpL3YxL2JhdGNoL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
 
 /**
  * Input of the is-site-down diagnostic.
@@ -36,6 +36,17 @@ export type CheckSiteRequest = Message<"sitediag.v1.CheckSiteRequest"> & {
    * @generated from field: optional bool details = 2;
    */
   details?: boolean | undefined;
+
+  /**
+   * Runs the check from these vantages (regions) instead of from this server
+   * alone: vantage names (lower-case letters, digits and '-'), or the one
+   * word `all` for every vantage with a live instance; an element may hold
+   * several names separated by commas (the REST door's `vantages=a,b`). At
+   * most 16. The answer is then in `vantages`. Costs 2 credits per vantage.
+   *
+   * @generated from field: repeated string vantages = 3;
+   */
+  vantages: string[];
 };
 
 /**
@@ -132,6 +143,15 @@ export type CheckSiteResponse = Message<"sitediag.v1.CheckSiteResponse"> & {
    * @generated from field: sitediag.v1.Details details = 11;
    */
   details?: Details | undefined;
+
+  /**
+   * Present only when the request named vantages: one entry per vantage and
+   * the verdict over them. The fields above are then unset but requested_url
+   * (the REST door leaves them out): each entry carries its own.
+   *
+   * @generated from field: sitediag.v1.VantageSiteChecks vantages = 12;
+   */
+  vantages?: VantageSiteChecks | undefined;
 };
 
 /**
@@ -188,6 +208,14 @@ export type TraceRedirectsRequest = Message<"sitediag.v1.TraceRedirectsRequest">
    * @generated from field: optional bool details = 2;
    */
   details?: boolean | undefined;
+
+  /**
+   * Traces from these vantages (see CheckSiteRequest.vantages). Costs 5
+   * credits per vantage.
+   *
+   * @generated from field: repeated string vantages = 3;
+   */
+  vantages: string[];
 };
 
 /**
@@ -266,6 +294,14 @@ export type TraceRedirectsResponse = Message<"sitediag.v1.TraceRedirectsResponse
    * @generated from field: sitediag.v1.Details details = 9;
    */
   details?: Details | undefined;
+
+  /**
+   * Present only when the request named vantages (see CheckSiteResponse.vantages);
+   * the fields above are then unset but input.
+   *
+   * @generated from field: sitediag.v1.VantageTraces vantages = 10;
+   */
+  vantages?: VantageTraces | undefined;
 };
 
 /**
@@ -1223,6 +1259,185 @@ export const ClientRedirectSchema: GenMessage<ClientRedirect> = /*@__PURE__*/
   messageDesc(file_sitediag_v1_diagnostics, 24);
 
 /**
+ * A site check from several vantages: the verdict over them, and one entry per vantage asked.
+ *
+ * @generated from message sitediag.v1.VantageSiteChecks
+ */
+export type VantageSiteChecks = Message<"sitediag.v1.VantageSiteChecks"> & {
+  /**
+   * What the entries that answered say together.
+   *
+   * @generated from field: sitediag.v1.VantageVerdict verdict = 1;
+   */
+  verdict: VantageVerdict;
+
+  /**
+   * One per vantage asked, in the order of their names.
+   *
+   * @generated from field: repeated sitediag.v1.VantageSiteCheck entries = 2;
+   */
+  entries: VantageSiteCheck[];
+};
+
+/**
+ * Describes the message sitediag.v1.VantageSiteChecks.
+ * Use `create(VantageSiteChecksSchema)` to create a new message.
+ */
+export const VantageSiteChecksSchema: GenMessage<VantageSiteChecks> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 25);
+
+/**
+ * A redirect trace from several vantages.
+ *
+ * @generated from message sitediag.v1.VantageTraces
+ */
+export type VantageTraces = Message<"sitediag.v1.VantageTraces"> & {
+  /**
+   * What the entries that answered say together.
+   *
+   * @generated from field: sitediag.v1.VantageVerdict verdict = 1;
+   */
+  verdict: VantageVerdict;
+
+  /**
+   * One per vantage asked, in the order of their names.
+   *
+   * @generated from field: repeated sitediag.v1.VantageTrace entries = 2;
+   */
+  entries: VantageTrace[];
+};
+
+/**
+ * Describes the message sitediag.v1.VantageTraces.
+ * Use `create(VantageTracesSchema)` to create a new message.
+ */
+export const VantageTracesSchema: GenMessage<VantageTraces> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 26);
+
+/**
+ * One vantage's part of a site check.
+ *
+ * @generated from message sitediag.v1.VantageSiteCheck
+ */
+export type VantageSiteCheck = Message<"sitediag.v1.VantageSiteCheck"> & {
+  /**
+   * Where it ran, and how its part ended.
+   *
+   * @generated from field: sitediag.v1.VantageOrigin vantage = 1;
+   */
+  vantage?: VantageOrigin | undefined;
+
+  /**
+   * The check as that vantage saw it (the is-site-down data, details when
+   * asked); null unless the state is done.
+   *
+   * @generated from field: sitediag.v1.CheckSiteResponse data = 2;
+   */
+  data?: CheckSiteResponse | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.VantageSiteCheck.
+ * Use `create(VantageSiteCheckSchema)` to create a new message.
+ */
+export const VantageSiteCheckSchema: GenMessage<VantageSiteCheck> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 27);
+
+/**
+ * One vantage's part of a redirect trace.
+ *
+ * @generated from message sitediag.v1.VantageTrace
+ */
+export type VantageTrace = Message<"sitediag.v1.VantageTrace"> & {
+  /**
+   * Where it ran, and how its part ended.
+   *
+   * @generated from field: sitediag.v1.VantageOrigin vantage = 1;
+   */
+  vantage?: VantageOrigin | undefined;
+
+  /**
+   * The trace as that vantage saw it (the redirect-check data, details when
+   * asked); null unless the state is done.
+   *
+   * @generated from field: sitediag.v1.TraceRedirectsResponse data = 2;
+   */
+  data?: TraceRedirectsResponse | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.VantageTrace.
+ * Use `create(VantageTraceSchema)` to create a new message.
+ */
+export const VantageTraceSchema: GenMessage<VantageTrace> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 28);
+
+/**
+ * A vantage and how its part of a call ended.
+ *
+ * @generated from message sitediag.v1.VantageOrigin
+ */
+export type VantageOrigin = Message<"sitediag.v1.VantageOrigin"> & {
+  /**
+   * The name callers ask for (eu-west); `local` for a single instance.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Words for people ("Frankfurt, EU West"); null when the vantage sets none.
+   *
+   * @generated from field: optional string label = 2;
+   */
+  label?: string | undefined;
+
+  /**
+   * Where it stands ("Frankfurt, DE"); null when not set.
+   *
+   * @generated from field: optional string location = 3;
+   */
+  location?: string | undefined;
+
+  /**
+   * done, unavailable or refused.
+   *
+   * @generated from field: sitediag.v1.VantageState state = 4;
+   */
+  state: VantageState;
+
+  /**
+   * Milliseconds from the call's start until this vantage's part ended.
+   *
+   * @generated from field: int32 elapsed_ms = 5;
+   */
+  elapsedMs: number;
+
+  /**
+   * Why there is no data: unavailable (no_live_instance, deadline,
+   * engine_error, overloaded) or the refusal's code (input_non_public_address,
+   * ...); null when done.
+   *
+   * @generated from field: optional string code = 6;
+   */
+  code?: string | undefined;
+
+  /**
+   * The same for people; null when done.
+   *
+   * @generated from field: optional string reason = 7;
+   */
+  reason?: string | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.VantageOrigin.
+ * Use `create(VantageOriginSchema)` to create a new message.
+ */
+export const VantageOriginSchema: GenMessage<VantageOrigin> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 29);
+
+/**
  * Outcome of a site check.
  *
  * @generated from enum sitediag.v1.SiteStatus
@@ -1407,6 +1622,104 @@ export enum WarningSeverity {
  */
 export const WarningSeveritySchema: GenEnum<WarningSeverity> = /*@__PURE__*/
   enumDesc(file_sitediag_v1_diagnostics, 3);
+
+/**
+ * How one vantage's part of a call ended.
+ *
+ * @generated from enum sitediag.v1.VantageState
+ */
+export enum VantageState {
+  /**
+   * Never sent; present because proto3 enums need a zero value.
+   *
+   * @generated from enum value: VANTAGE_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The vantage ran the diagnostic: data holds its answer.
+   *
+   * @generated from enum value: VANTAGE_STATE_DONE = 1;
+   */
+  DONE = 1,
+
+  /**
+   * No answer from it by the deadline, or no live instance: nothing is known
+   * about the target from there, and its credits are given back.
+   *
+   * @generated from enum value: VANTAGE_STATE_UNAVAILABLE = 2;
+   */
+  UNAVAILABLE = 2,
+
+  /**
+   * The vantage's own policy refused the target (a private address there).
+   *
+   * @generated from enum value: VANTAGE_STATE_REFUSED = 3;
+   */
+  REFUSED = 3,
+}
+
+/**
+ * Describes the enum sitediag.v1.VantageState.
+ */
+export const VantageStateSchema: GenEnum<VantageState> = /*@__PURE__*/
+  enumDesc(file_sitediag_v1_diagnostics, 4);
+
+/**
+ * What the vantages that answered say together (docs/vantages.md).
+ *
+ * @generated from enum sitediag.v1.VantageVerdict
+ */
+export enum VantageVerdict {
+  /**
+   * Never sent; present because proto3 enums need a zero value.
+   *
+   * @generated from enum value: VANTAGE_VERDICT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every vantage that answered found it up.
+   *
+   * @generated from enum value: VANTAGE_VERDICT_UP_EVERYWHERE = 1;
+   */
+  UP_EVERYWHERE = 1,
+
+  /**
+   * Every vantage that answered found it down.
+   *
+   * @generated from enum value: VANTAGE_VERDICT_DOWN_EVERYWHERE = 2;
+   */
+  DOWN_EVERYWHERE = 2,
+
+  /**
+   * Down from some vantages, not from others.
+   *
+   * @generated from enum value: VANTAGE_VERDICT_DOWN_IN_SOME = 3;
+   */
+  DOWN_IN_SOME = 3,
+
+  /**
+   * A proxy challenge or block, a 403 or a 451 from some vantages while the
+   * others found it up.
+   *
+   * @generated from enum value: VANTAGE_VERDICT_BLOCKED_IN_SOME = 4;
+   */
+  BLOCKED_IN_SOME = 4,
+
+  /**
+   * No vantage answered about the target (each unavailable or refused).
+   *
+   * @generated from enum value: VANTAGE_VERDICT_UNAVAILABLE = 5;
+   */
+  UNAVAILABLE = 5,
+}
+
+/**
+ * Describes the enum sitediag.v1.VantageVerdict.
+ */
+export const VantageVerdictSchema: GenEnum<VantageVerdict> = /*@__PURE__*/
+  enumDesc(file_sitediag_v1_diagnostics, 5);
 
 /**
  * Two read-only diagnostics that fetch a public web address from the service's
