@@ -95,10 +95,10 @@ export async function* partsFromVantages<J extends VantageJob, R>(
     const outcome = entry.outcome as VantageOutcomeOf<J> as DiagnosticOutcome<R>;
     switch (outcome.kind) {
       case "result":
-        yield { origin: create(VantageOriginSchema, { ...named, state: VantageState.DONE }), result: outcome.result, reading: read(outcome.result) };
+        yield { origin: create(VantageOriginSchema, Object.assign({}, named, { state: VantageState.DONE })), result: outcome.result, reading: read(outcome.result) };
         break;
       case "refused":
-        yield { origin: create(VantageOriginSchema, { ...named, state: VantageState.REFUSED, code: outcome.refusal.code, reason: outcome.refusal.reason }), result: undefined, reading: undefined };
+        yield { origin: create(VantageOriginSchema, Object.assign({}, named, { state: VantageState.REFUSED, code: outcome.refusal.code, reason: outcome.refusal.reason })), result: undefined, reading: undefined };
         break;
       case "overloaded":
         refund?.unit();
@@ -117,7 +117,7 @@ export async function* partsFromVantages<J extends VantageJob, R>(
 }
 
 function unavailable(named: { name: string; label: string | undefined; location: string | undefined; elapsedMs: number }, code: string): VantagePart<never> {
-  const origin = create(VantageOriginSchema, { ...named, state: VantageState.UNAVAILABLE, code, reason: UNAVAILABLE_REASONS[code] ?? UNAVAILABLE_REASONS.engine_error });
+  const origin = create(VantageOriginSchema, Object.assign({}, named, { state: VantageState.UNAVAILABLE, code, reason: UNAVAILABLE_REASONS[code] ?? UNAVAILABLE_REASONS.engine_error }));
   return { origin, result: undefined, reading: undefined };
 }
 
