@@ -2,6 +2,8 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand } from "../../src/cli/check.js";
 import { traceCommand } from "../../src/cli/trace.js";
+import { renderVantages } from "../../src/cli/report/vantage-report.js";
+import { createPaint } from "../../src/cli/report/terminal-text.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { runDiagnose } from "./cli-io.js";
 
@@ -81,5 +83,18 @@ describe("sitediag trace --vantages", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^local\s+done\s+Redirects detected\s+200\s+\d+ ms$/m);
     expect(stdout).toContain("up_everywhere");
+  });
+});
+
+describe("the vantage table", () => {
+  it("shows a control character a target's words carry as '?', never as itself", () => {
+    const vantages = {
+      verdict: "down_everywhere",
+      entries: [{ vantage: { name: "local", state: "done", elapsedMs: 3 }, data: { status: "down", statusCode: 503, responseTime: 3, reason: "Server returned 503 \u001b[2Jgone\u0007" } }],
+    };
+    const text = renderVantages("http://a.test/\u001b]0;x", vantages, "site-check", createPaint(false));
+    expect(text.includes("\u001b") || text.includes("\u0007")).toBe(false);
+    expect(text).toContain("Server returned 503 ?[2Jgone?");
+    expect(text).toContain("http://a.test/?]0;x");
   });
 });

@@ -10,10 +10,10 @@ import { type Paint, textTable } from "./terminal-text.js";
 /**
  * The table and the verdict line:
  *
- *   VANTAGE   STATE        ANSWER  STATUS  TIME    REASON
- *   ap-south  done         down    -       6.0 s   DNS lookup failed
+ *   VANTAGE   STATE        ANSWER  STATUS  TIME      REASON
+ *   ap-south  done         down    -       40 ms     DNS lookup failed
  *   eu-west   done         up      200     12 ms
- *   us-east   unavailable  -       -       32.0 s  This vantage did not answer by the deadline; ...
+ *   us-east   unavailable  -       -       32000 ms  This vantage did not answer by the deadline; ...
  *   down_in_some  https://example.test/  (3 vantages: 2 done, 1 unavailable)
  */
 export function renderVantages(target: string, vantages: JsonObject, kind: "site-check" | "trace", paint: Paint): string {
@@ -54,5 +54,10 @@ function text(value: JsonValue | undefined): string {
 }
 
 function clean(value: string): string {
-  return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
+  let out = "";
+  for (const char of value) {
+    const code = char.charCodeAt(0);
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? "?" : char;
+  }
+  return out;
 }
