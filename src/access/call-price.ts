@@ -6,6 +6,8 @@ import {
   DiagnosticsService,
   TraceRedirectsBatchRequestSchema,
   TraceRedirectsRequestSchema,
+  VantageCheckSiteRequestSchema,
+  VantageTraceRedirectsRequestSchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { batchSizeProblem } from "../batch.js";
 import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
@@ -24,6 +26,8 @@ const UNIT_COSTS: ReadonlyMap<string, number> = new Map([
   [DiagnosticsService.method.traceRedirects.name, REDIRECT_TRACE.creditCost],
   [DiagnosticsService.method.checkSites.name, SITE_CHECK.creditCost],
   [DiagnosticsService.method.traceRedirectsBatch.name, REDIRECT_TRACE.creditCost],
+  [DiagnosticsService.method.vantageCheckSite.name, SITE_CHECK.creditCost],
+  [DiagnosticsService.method.vantageTraceRedirects.name, REDIRECT_TRACE.creditCost],
 ]);
 
 /**
@@ -35,8 +39,9 @@ const UNIT_COSTS: ReadonlyMap<string, number> = new Map([
 export function priceOf(methodName: string, message: Message): Price | undefined {
   const unit = UNIT_COSTS.get(methodName);
   if (unit === undefined) return undefined;
-  if ((isMessage(message, CheckSiteRequestSchema) || isMessage(message, TraceRedirectsRequestSchema)) && message.vantages.length > 0) {
-    const list = readVantageList(message.vantages);
+  const vantages = vantagesOf(message);
+  if (vantages !== undefined) {
+    const list = readVantageList(vantages);
     if (list.kind === "problem") return { kind: "unpriced", reason: list.problem.reason };
     if (list.kind !== "names") return undefined;
     return { kind: "credits", credits: unit * list.names.length, units: list.names.length };
@@ -45,6 +50,16 @@ export function priceOf(methodName: string, message: Message): Price | undefined
   if (items === undefined) return { kind: "credits", credits: unit, units: 1 };
   const problem = batchSizeProblem(items);
   return problem === undefined ? { kind: "credits", credits: unit * items, units: items } : { kind: "unpriced", reason: problem };
+}
+
+/**
+ * The vantages a request names: undefined for a call from this server alone.
+ * The streaming vantage methods must name some; without any they have no price.
+ */
+function vantagesOf(message: Message): readonly string[] | undefined {
+  if (isMessage(message, CheckSiteRequestSchema) || isMessage(message, TraceRedirectsRequestSchema)) return message.vantages.length > 0 ? message.vantages : undefined;
+  if (isMessage(message, VantageCheckSiteRequestSchema) || isMessage(message, VantageTraceRedirectsRequestSchema)) return message.vantages.length > 0 ? message.vantages : [""];
+  return undefined;
 }
 
 /** The number of items of a batch request; undefined for a single-URL request. */

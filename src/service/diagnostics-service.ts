@@ -7,6 +7,7 @@ import { createTraceRedirectsBatchHandler } from "./trace-redirects-batch.js";
 import { createTraceRedirectsHandler } from "./trace-redirects.js";
 import { createVantageCheckSite, createVantageTrace, type VantageService, withVantages } from "./vantage-answer.js";
 import { DEFAULT_VANTAGE_DEADLINES } from "./vantage-run.js";
+import { createVantageCheckSiteStream, createVantageTraceStream } from "./vantage-stream.js";
 import { createLocalFanout, LOCAL_VANTAGE } from "../vantage/local-fanout.js";
 
 /**
@@ -24,6 +25,8 @@ export function createDiagnosticsService(runner: DiagnosticRunner, vantages?: Pa
     traceRedirects: rejectingInputProblems(withVantages(createTraceRedirectsHandler(runner), createVantageTrace(service))),
     checkSites: createCheckSitesHandler(runner),
     traceRedirectsBatch: createTraceRedirectsBatchHandler(runner),
+    vantageCheckSite: createVantageCheckSiteStream(service),
+    vantageTraceRedirects: createVantageTraceStream(service),
   };
 }
 

@@ -73,7 +73,7 @@ export function createVantageTrace(service: VantageService): Handler<TraceRedire
  * call's; the other vantages' units are given back. Whether a URL may be
  * visited is each vantage's own judgement: that is its entry's `refused`.
  */
-function refuseUnreadableInput(raw: string, rules: InputRules, vantages: number, context: HandlerContext): void {
+export function refuseUnreadableInput(raw: string, rules: InputRules, vantages: number, context: HandlerContext): void {
   const parsed = parseTargetInput(raw, rules);
   if (parsed.ok) return;
   const refund = context.values.get(callRefundKey);

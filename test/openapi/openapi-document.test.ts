@@ -1,4 +1,4 @@
-import { getOption, hasOption, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { getOption, hasOption, ScalarType, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
 import { http } from "../../gen/google/api/annotations_pb.js";
@@ -103,7 +103,9 @@ describe.each(getRoutes.map((method) => [method.name, method] as const))("the %s
   });
 });
 
-describe.each(DiagnosticsService.methods.filter((method) => method.methodKind === "server_streaming").map((method) => [method.name, method] as const))(
+const isVantageStream = (method: DescMethod) => method.name.startsWith("Vantage");
+
+describe.each(DiagnosticsService.methods.filter((method) => method.methodKind === "server_streaming" && !isVantageStream(method)).map((method) => [method.name, method] as const))(
   "the %s batch route",
   (_name, method) => {
     const path = getOption(method, http).pattern.value as string;
@@ -125,6 +127,21 @@ describe.each(DiagnosticsService.methods.filter((method) => method.methodKind ==
     });
   },
 );
+
+describe.each(DiagnosticsService.methods.filter(isVantageStream).map((method) => [method.name, method] as const))("the %s stream route", (_name, method) => {
+  const path = getOption(method, http).pattern.value as string;
+  const operation = () => at(document, "paths", path, "post") as Json;
+  const component = (name: string) => at(document, "components", "schemas", name) as Json;
+
+  it("is a POST of the request message, answered as NDJSON lines each holding one message of the stream", () => {
+    expect(path).toMatch(/^\/api\/v1\/vantages\//);
+    expect(operation().operationId).toBe(method.name);
+    const lines = at(operation(), "responses", "200", "content", "application/x-ndjson", "schema", "oneOf") as Json[];
+    expect(lines.map((line) => line.$ref)).toEqual([`#/components/schemas/${method.name}Success`, `#/components/schemas/${method.name}Failure`]);
+    expect(component(`${method.name}Success`).required).toEqual(["ok", "data", "meta"]);
+    expect(at(component(`${method.name}Success`), "properties", "data")).toEqual({ $ref: `#/components/schemas/${method.output.typeName}` });
+  });
+});
 
 describe("one route derivation", () => {
   it("documents exactly the routes the server serves, verb and path", () => {

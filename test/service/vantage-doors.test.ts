@@ -2,7 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DiagnosticsService, VantageSiteChecksSchema, VantageTracesSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { DiagnosticsService, VantageSiteChecksSchema, VantageTracesSchema, VantageVerdict } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
@@ -188,6 +188,62 @@ describe.each(Object.entries(transports))("the %s door", (_door, transport) => {
       (thrown: unknown) => ConnectError.from(thrown),
     );
     expect(error?.code).toBe(Code.InvalidArgument);
+    expect(await used()).toBe(before);
+  });
+});
+
+describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () => {
+  it.each(Object.entries(transports))("%s: each entry as it arrives, then the verdict; charged per vantage, unavailable ones refunded", async (_door, transport) => {
+    const client = createClient(DiagnosticsService, transport());
+    const url = targets.url("/start");
+    const before = await used();
+    const messages = [];
+    for await (const message of client.vantageCheckSite({ url, vantages: ["all"] }, { headers: { "x-api-key": service.key } })) messages.push(message);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]?.entry?.vantage?.name).toBe("local");
+    expect(messages[0]?.entry?.data?.statusCode).toBe(200);
+    expect(messages[0]?.verdict).toBeUndefined();
+    expect(messages[1]?.entry).toBeUndefined();
+    expect(messages[1]?.verdict).toBe(VantageVerdict.UP_EVERYWHERE);
+    expect((await used()) - before).toBe(2);
+    const traced = [];
+    for await (const message of client.vantageTraceRedirects({ url, vantages: ["local,nowhere"] }, { headers: { "x-api-key": service.key } })) traced.push(message);
+    expect(traced.map((message) => message.entry?.vantage?.name ?? message.verdict)).toEqual(["nowhere", "local", VantageVerdict.UP_EVERYWHERE]);
+    expect((await used()) - before).toBe(2 + 5);
+  });
+
+  it("REST: POST /api/v1/vantages/is-site-down answers NDJSON, one envelope per message, the verdict last", async () => {
+    const url = targets.url("/home");
+    const response = await fetch(`${service.url}/api/v1/vantages/is-site-down`, {
+      method: "POST",
+      headers: { "x-api-key": service.key, "content-type": "application/json" },
+      body: JSON.stringify({ url, vantages: ["local", "ap-south"] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/x-ndjson/);
+    const lines = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line) as JsonObject);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatchObject({ ok: true, meta: { tool: "is-site-down", version: "v1" } });
+    expect(lines.map((line) => Object.keys(line.data as JsonObject))).toEqual([["entry", "verdict"], ["entry", "verdict"], ["entry", "verdict"]]);
+    expect(((lines[0]?.data as JsonObject).entry as JsonObject).vantage).toMatchObject({ name: "ap-south", state: "unavailable" });
+    const local = (lines[1]?.data as JsonObject).entry as JsonObject;
+    expect(local.vantage).toMatchObject({ name: "local", state: "done" });
+    // The entry is the unary answer's: the same message, rendered alike.
+    const unary = await rest("is-site-down", { url, vantages: "local" });
+    const unaryEntry = (((unary.body.data as JsonObject).vantages as JsonObject).entries as JsonObject[])[0];
+    expect(timeless(local)).toEqual(timeless(unaryEntry));
+    expect(lines[2]?.data).toEqual({ entry: null, verdict: "up_everywhere" });
+  });
+
+  it("naming no vantage is a 400 before any charge", async () => {
+    const before = await used();
+    const response = await fetch(`${service.url}/api/v1/vantages/redirect-check`, {
+      method: "POST",
+      headers: { "x-api-key": service.key, "content-type": "application/json" },
+      body: JSON.stringify({ url: targets.url("/home") }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/^vantages must be vantage names/);
     expect(await used()).toBe(before);
   });
 });

@@ -1,6 +1,9 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { JsonObject } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { DiagnosticsService, VantageState, VantageVerdict } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticRunner } from "../../src/runner/diagnostic-runner.js";
 import { createLocalFanout, type LocalVantage } from "../../src/vantage/local-fanout.js";
@@ -143,5 +146,26 @@ describe("a vantage whose own policy refuses the target", () => {
     expect(entries[1]?.vantage).toMatchObject({ code: "input_resolves_non_public", reason: expect.stringContaining("127.0.0.1") as string });
     expect(verdict).toBe("up_everywhere");
     expect((await used()) - before).toBe(2 * 2);
+  });
+});
+
+describe("the streaming door", () => {
+  it("sends each vantage's entry as it arrives: the two that answer long before the one held to the deadline", async () => {
+    const client = createClient(DiagnosticsService, createGrpcTransport({ baseUrl: service.url }));
+    const started = performance.now();
+    const received: { readonly at: number; readonly name: string | undefined; readonly state: VantageState | undefined; readonly verdict: VantageVerdict | undefined }[] = [];
+    for await (const message of client.vantageCheckSite({ url: `http://slow.test:${targets.httpPort}/`, vantages: [ASKED] }, { headers: { "x-api-key": service.key } })) {
+      received.push({ at: performance.now() - started, name: message.entry?.vantage?.name, state: message.entry?.vantage?.state, verdict: message.verdict });
+    }
+    expect(received.map((message) => message.name ?? "verdict").slice(0, 2).sort()).toEqual(["eu-west", "us-east"]);
+    expect(received.slice(2).map((message) => [message.name, message.state, message.verdict])).toEqual([
+      ["ap-south", VantageState.UNAVAILABLE, undefined],
+      [undefined, undefined, VantageVerdict.UP_EVERYWHERE],
+    ]);
+    // Streamed, not held back: the answering two were in hand while the third was still out (it ends at the deadline).
+    const [first, second, held] = received;
+    expect(held?.at).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
+    expect((second?.at ?? Infinity) + DEADLINE_MS / 3).toBeLessThan(held?.at ?? 0);
+    expect(first?.at).toBeLessThanOrEqual(second?.at ?? 0);
   });
 });

@@ -64,6 +64,8 @@ function lineSchemas(route: Route, version: string, schemas: MessageSchemas): Js
   const metaRef = componentRef("schemas", names.meta);
   const item = route.method.output;
   const result = item.fields.find((field) => field.name === "result")?.message;
+  // A stream that is no batch (one call's events, from several vantages): each line is the envelope of one message.
+  if (result === undefined) return eventLineSchemas(route, schemas);
   const place = { index: { type: "integer", minimum: 0, description: "Position of the item in the request." }, url: { type: "string", description: "The URL as given." } };
   const extras: JsonObject = {};
   for (const field of item.fields) {
@@ -84,6 +86,27 @@ function lineSchemas(route: Route, version: string, schemas: MessageSchemas): Js
       description: "One NDJSON line: an item with no result (an invalid or refused URL), or, with no index, the error that ended the stream.",
       required: ["ok", "error", "meta"],
       properties: { ok: { const: false }, error: componentRef("schemas", "ErrorDetail"), meta: metaRef, ...place },
+      additionalProperties: false,
+    },
+  };
+}
+
+function eventLineSchemas(route: Route, schemas: MessageSchemas): JsonObject {
+  const names = envelopeNames(route);
+  const metaRef = componentRef("schemas", names.meta);
+  return {
+    [names.success]: {
+      type: "object",
+      description: `One NDJSON line: one message of the ${route.tool} stream.`,
+      required: ["ok", "data", "meta"],
+      properties: { ok: { const: true }, data: schemas.refTo(route.method.output), meta: metaRef },
+      additionalProperties: false,
+    },
+    [names.failure]: {
+      type: "object",
+      description: "One NDJSON line: the error that ended the stream.",
+      required: ["ok", "error", "meta"],
+      properties: { ok: { const: false }, error: componentRef("schemas", "ErrorDetail"), meta: metaRef },
       additionalProperties: false,
     },
   };

@@ -26,7 +26,7 @@ import { applicationHeadersOf, copyApplicationHeaders, isApplicationHeader } fro
 import type { LocalCalls } from "./local-calls.js";
 import { messageFromBody, messageFromQuery } from "./rest-input.js";
 import { renderMessage, RestRenderError } from "./rest-render.js";
-import { restData } from "./vantage-data.js";
+import { restData, vantageEvent } from "./vantage-data.js";
 
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
@@ -200,6 +200,9 @@ function batchLine(item: Message, meta: RestMeta): JsonObject {
     }
     return Object.assign({}, errorBody(item.outcome.value?.code ?? "internal", item.outcome.value?.message ?? "no result", meta), place);
   }
+  // A call from several vantages streams its events (an entry, then the verdict), one envelope each.
+  const event = vantageEvent(item);
+  if (event !== undefined) return successBody(event, meta);
   throw new TypeError(`${item.$typeName} is not a batch item`);
 }
 

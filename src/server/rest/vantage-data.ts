@@ -1,5 +1,12 @@
 import { type DescMessage, isMessage, type JsonObject, type Message } from "@bufbuild/protobuf";
-import { CheckSiteResponseSchema, TraceRedirectsResponseSchema, VantageSiteChecksSchema, VantageTracesSchema } from "../../../gen/sitediag/v1/diagnostics_pb.js";
+import {
+  CheckSiteResponseSchema,
+  TraceRedirectsResponseSchema,
+  VantageCheckSiteResponseSchema,
+  VantageSiteChecksSchema,
+  VantageTraceRedirectsResponseSchema,
+  VantageTracesSchema,
+} from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { renderMessage } from "./rest-render.js";
 
 /**
@@ -18,4 +25,11 @@ export function restData(schema: DescMessage, message: Message): JsonObject {
     return { input: message.input, vantages: renderMessage(VantageTracesSchema, message.vantages) };
   }
   return renderMessage(schema, message);
+}
+
+/** The `data` of one NDJSON line of a streamed call from several vantages (`{"entry", "verdict"}`, one of them null); undefined for any other message. */
+export function vantageEvent(item: Message): JsonObject | undefined {
+  if (isMessage(item, VantageCheckSiteResponseSchema)) return renderMessage(VantageCheckSiteResponseSchema, item);
+  if (isMessage(item, VantageTraceRedirectsResponseSchema)) return renderMessage(VantageTraceRedirectsResponseSchema, item);
+  return undefined;
 }
