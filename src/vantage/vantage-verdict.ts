@@ -1,5 +1,3 @@
-import type { ChainStatusId } from "../diagnostics/redirect-trace-result.js";
-
 // The one rule that turns the entries of a call from several vantages into
 // its verdict. The service (every door), the CLI and the page all read it
 // here, so "down in some" means the same thing wherever it is shown.
@@ -27,11 +25,19 @@ export function siteCheckReading(result: { readonly status: "up" | "down"; reado
   return "up";
 }
 
+/**
+ * A trace's chain status by its neutral id (ChainStatusId of
+ * diagnostics/redirect-trace-result.ts, spelled out here so the page can
+ * read this file without the diagnostics' Node-side modules; the service
+ * passes ChainStatusId values, so the two cannot drift apart unnoticed).
+ */
+export type ChainStatusName = "healthy" | "redirects_detected" | "redirect_loop" | "too_many_redirects" | "request_failed" | "timeout";
+
 /** Chain statuses after which nobody reaches a page: the trace reads as down. */
-const BROKEN_CHAINS: ReadonlySet<ChainStatusId> = new Set(["redirect_loop", "too_many_redirects", "request_failed", "timeout"]);
+const BROKEN_CHAINS: ReadonlySet<ChainStatusName> = new Set(["redirect_loop", "too_many_redirects", "request_failed", "timeout"]);
 
 /** A trace's reading: a broken chain or a 5xx at its end is down, a 403 or 451 at its end blocked. */
-export function traceReading(result: { readonly chainStatus: ChainStatusId; readonly finalStatus: number | null }): VantageReading {
+export function traceReading(result: { readonly chainStatus: ChainStatusName; readonly finalStatus: number | null }): VantageReading {
   if (BROKEN_CHAINS.has(result.chainStatus) || result.finalStatus === null || result.finalStatus >= 500) return "down";
   if (BLOCKING_STATUSES.has(result.finalStatus)) return "blocked";
   return "up";
