@@ -3,7 +3,9 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, VantageSiteChecksSchema, VantageTracesSchema, VantageVerdict } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
 import { renderMessage } from "../../src/server/rest/rest-render.js";
+import { createResponseValidator } from "../openapi/response-validator.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 
@@ -29,9 +31,14 @@ afterAll(async () => {
   await targets?.close();
 });
 
+const openApi = createResponseValidator(openApiDocumentJson());
+
+/** A REST call, its answer checked against the OpenAPI document as it comes. */
 async function rest(path: string, query: Record<string, string>): Promise<{ status: number; body: JsonObject; remaining: string | null }> {
   const response = await fetch(`${service.url}/api/v1/${path}?${new URLSearchParams(query).toString()}`, { headers: { "x-api-key": service.key } });
-  return { status: response.status, body: (await response.json()) as JsonObject, remaining: response.headers.get("x-ratelimit-remaining") };
+  const body = (await response.json()) as JsonObject;
+  expect(openApi.body(`/api/v1/${path}`, response.status, body)).toEqual([]);
+  return { status: response.status, body, remaining: response.headers.get("x-ratelimit-remaining") };
 }
 
 async function used(): Promise<number> {

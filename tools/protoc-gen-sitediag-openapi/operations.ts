@@ -40,7 +40,7 @@ export function envelopeSchemas(route: Route, version: string, schemas: MessageS
       type: "object",
       description: `A completed ${route.tool} diagnostic. A down site or broken chain is still a success: read data.`,
       required: ["ok", "data", "meta"],
-      properties: { ok: { const: true }, data: schemas.refTo(route.method.output), meta: metaRef },
+      properties: { ok: { const: true }, data: unaryData(route.method.output, schemas), meta: metaRef },
       additionalProperties: false,
     },
     [names.failure]: {
@@ -50,6 +50,30 @@ export function envelopeSchemas(route: Route, version: string, schemas: MessageS
       properties: { ok: { const: false }, error: componentRef("schemas", "ErrorDetail"), meta: metaRef },
       additionalProperties: false,
     },
+  };
+}
+
+/**
+ * A unary answer's data: the response message; for a response that can
+ * carry `vantages` (a call naming vantages), either that or the shape the
+ * REST door answers such a call with (server/rest/vantage-data.ts): the
+ * input as given (the message's first field) and `vantages` alone.
+ */
+function unaryData(output: DescMessage, schemas: MessageSchemas): JsonObject {
+  const vantages = output.fields.find((field) => field.name === "vantages");
+  const [input] = output.fields;
+  if (vantages?.fieldKind !== "message" || input === undefined) return schemas.refTo(output);
+  return {
+    oneOf: [
+      schemas.refTo(output),
+      {
+        type: "object",
+        description: "The answer of a call that named vantages: the input as given, and one entry per vantage with the verdict over them.",
+        required: [input.jsonName, vantages.jsonName],
+        properties: { [input.jsonName]: { type: "string", description: commentText(input) }, [vantages.jsonName]: schemas.refTo(vantages.message) },
+        additionalProperties: false,
+      },
+    ],
   };
 }
 
