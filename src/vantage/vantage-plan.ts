@@ -62,8 +62,12 @@ async function resolved<M extends VantageRequest>(message: M, fanout: Pick<Vanta
       return message;
     case "problem":
       throw new ConnectError(list.problem.reason, Code.InvalidArgument);
-    case "all":
-      return Object.assign({}, message, { vantages: (await fanout.alive()).map((vantage) => vantage.name) });
+    case "all": {
+      const alive = (await fanout.alive()).map((vantage) => vantage.name);
+      // Nothing live (this instance is stopping): no list to price or run, and never the plain call in its place.
+      if (alive.length === 0) throw new ConnectError("no vantage has a live instance now; retry shortly (nothing was charged)", Code.Unavailable, { "retry-after": "1" });
+      return Object.assign({}, message, { vantages: alive });
+    }
     case "names":
       return Object.assign({}, message, { vantages: [...list.names] });
   }
