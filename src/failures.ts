@@ -5,7 +5,7 @@
  * Below every layer: the probe and the diagnostics each read their own rows
  * here, and neither reaches into the other for its words.
  */
-import { MAX_URL_LENGTH } from "./limits.js";
+import { MAX_URL_LENGTH, VANTAGES } from "./limits.js";
 
 /** The stage of a hop at which something went wrong (spec §2.2 failedStage). */
 export type FailureStage = "dns" | "connect" | "tls" | "http";
@@ -173,6 +173,14 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
     reason: "Target <host> resolves to <address>, which is not a public address (<range name>, <RFC>)",
     wordedBy: "target-policy",
   },
+  // Refusals of the vantages a caller named (docs/vantages.md): a 400 before any charge, since a
+  // list that is not one has no price. No policy rule: they judge the request, not the target.
+  VANTAGES_SYNTAX: {
+    stage: "input",
+    code: "input_vantages_syntax",
+    reason: `vantages must be vantage names (lower-case letters, digits and '-', 1 to ${VANTAGES.maxNameLength} characters, no '-' at either end) separated by commas, or all alone`,
+  },
+  VANTAGES_TOO_MANY: { stage: "input", code: "input_vantages_too_many", reason: `At most ${VANTAGES.maxNamed} vantages can be named at once` },
   // What the diagnostics conclude from answers that did arrive; no error carries these keys.
   REDIRECT_MISSING_LOCATION: { stage: "http", code: "redirect_missing_location", reason: "Redirect without a Location header" },
   REDIRECT_INVALID_LOCATION: { stage: "http", code: "redirect_invalid_location", reason: "Redirect to a Location that is not a valid URL" },
@@ -187,6 +195,13 @@ export function inputRefusalCause(key: `INPUT_${string}`): CauseInfo & { readonl
   const info = row(key);
   if (info?.rule === undefined) throw new Error(`no input row ${key}`);
   return Object.assign({}, info, { rule: info.rule });
+}
+
+/** The row of a vantage list that is not one (the caller's `vantages`). */
+export function vantageListCause(key: "VANTAGES_SYNTAX" | "VANTAGES_TOO_MANY"): CauseInfo {
+  const info = row(key);
+  if (info === undefined) throw new Error(`no row for ${key}`);
+  return info;
 }
 
 /** The row of a redirect target the policy refused (a name without address is a DNS failure instead). */

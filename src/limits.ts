@@ -86,3 +86,9 @@ export const CERTIFICATE_TEXT = {
   /** Characters kept of a subject, issuer, serial number or subjectAltNames entry; longer ones end in "…". */
   maxChars: 320,
 } as const;
+
+/** Not in the contract (vantages are ours): how many a call may name, and how long a name may be (docs/vantages.md). */
+export const VANTAGES = {
+  maxNamed: 16,
+  maxNameLength: 32,
+} as const;

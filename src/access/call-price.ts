@@ -1,8 +1,17 @@
 import { isMessage, type Message } from "@bufbuild/protobuf";
 import { createContextKey } from "@connectrpc/connect";
-import { CheckSitesRequestSchema, DiagnosticsService, TraceRedirectsBatchRequestSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import {
+  CheckSiteRequestSchema,
+  CheckSitesRequestSchema,
+  DiagnosticsService,
+  TraceRedirectsBatchRequestSchema,
+  TraceRedirectsRequestSchema,
+  VantageCheckSiteRequestSchema,
+  VantageTraceRedirectsRequestSchema,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { batchSizeProblem } from "../batch.js";
 import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
+import { readVantageList } from "../vantage-list.js";
 
 /**
  * What a call costs, or why it has no price (a batch outside the size rule is
@@ -17,16 +26,40 @@ const UNIT_COSTS: ReadonlyMap<string, number> = new Map([
   [DiagnosticsService.method.traceRedirects.name, REDIRECT_TRACE.creditCost],
   [DiagnosticsService.method.checkSites.name, SITE_CHECK.creditCost],
   [DiagnosticsService.method.traceRedirectsBatch.name, REDIRECT_TRACE.creditCost],
+  [DiagnosticsService.method.vantageCheckSite.name, SITE_CHECK.creditCost],
+  [DiagnosticsService.method.vantageTraceRedirects.name, REDIRECT_TRACE.creditCost],
 ]);
 
-/** The price of a call, or undefined for a method that has none (which must never run unmetered). */
+/**
+ * The price of a call, or undefined for a method that has none (which must
+ * never run unmetered). A call from several vantages pays its unit for every
+ * vantage named; `all` must have been resolved to names before (the vantage
+ * planner does it), as its price is the number of live vantages.
+ */
 export function priceOf(methodName: string, message: Message): Price | undefined {
   const unit = UNIT_COSTS.get(methodName);
   if (unit === undefined) return undefined;
+  const vantages = vantagesOf(message);
+  if (vantages !== undefined) {
+    const list = readVantageList(vantages);
+    if (list.kind === "problem") return { kind: "unpriced", reason: list.problem.reason };
+    if (list.kind !== "names") return undefined;
+    return { kind: "credits", credits: unit * list.names.length, units: list.names.length };
+  }
   const items = batchSize(message);
   if (items === undefined) return { kind: "credits", credits: unit, units: 1 };
   const problem = batchSizeProblem(items);
   return problem === undefined ? { kind: "credits", credits: unit * items, units: items } : { kind: "unpriced", reason: problem };
+}
+
+/**
+ * The vantages a request names: undefined for a call from this server alone.
+ * The streaming vantage methods must name some; without any they have no price.
+ */
+function vantagesOf(message: Message): readonly string[] | undefined {
+  if (isMessage(message, CheckSiteRequestSchema) || isMessage(message, TraceRedirectsRequestSchema)) return message.vantages.length > 0 ? message.vantages : undefined;
+  if (isMessage(message, VantageCheckSiteRequestSchema) || isMessage(message, VantageTraceRedirectsRequestSchema)) return message.vantages.length > 0 ? message.vantages : [""];
+  return undefined;
 }
 
 /** The number of items of a batch request; undefined for a single-URL request. */

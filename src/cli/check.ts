@@ -5,11 +5,13 @@ import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
 import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { renderSiteCheck } from "./report/diagnostic-report.js";
+import { diagnoseFromVantages } from "./diagnose/vantage-diagnose.js";
 import { checkLabels, headerLines } from "./report/request-lines.js";
 
 const HELP = `usage: sitediag check [--json] URL
        sitediag check --headers URL
        sitediag check --json --details URL
+       sitediag check --vantages all|NAME,... [--json [--details]] URL
 
 URL may be a bare domain (example.com, example.com/path): it is checked
 from https://, and the report's first line shows the URL checked.
@@ -23,10 +25,15 @@ the proxy that answered and a client-side redirect, if any.
   --json      print the result exactly as the API's "data" object
   --details   with --json: as the API answers details=true (adds "details")
   --headers   also print each response's header fields (Set-Cookie values redacted)
+  --vantages  the check from each vantage named (or all), as the API's vantages=:
+              one row per vantage and the verdict over them. Run from here, the
+              one vantage is this machine, "local"; another name is unavailable
   -h, --help  show this help
 
 exit status: 0 up (also CHALLENGED / BLOCKED: a proxy's challenge or block answered,
-               which the API counts as up), 1 down, 2 bad input or a refused target
+               which the API counts as up), 1 down, 2 bad input or a refused target;
+             with --vantages: 0 up_everywhere, 1 any other verdict, 2 bad input
+               or a target every vantage refused
 `;
 
 /** `sitediag check URL`: is-site-down, run directly. */
@@ -34,7 +41,9 @@ export const checkCommand = {
   name: "check",
   summary: "is this site up or down, and why? (is-site-down, run from here)",
   run: (argv, io) =>
-    runDiagnoseCommand(argv, io, HELP, async ({ args, runner, paint, signal }) => {
+    runDiagnoseCommand(argv, io, HELP, async (run) => {
+      if (run.args.vantages !== undefined) return diagnoseFromVantages("site-check", run.args.vantages, run, io);
+      const { args, runner, paint, signal } = run;
       // The report always shows details, each request with its report facts; --json only when asked, so it stays the API's plain answer.
       // A person's bare domain starts at https://, as in trace; the report's first line shows the URL checked.
       const outcome = await runner.checkSite(startingUrlText(args.target), signal, { details: !args.json || args.details, report: !args.json });

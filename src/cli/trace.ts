@@ -5,12 +5,14 @@ import type { Command, CommandIo } from "./command.js";
 import { runBatchTrace } from "./diagnose/batch-trace.js";
 import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
 import { renderTrace, traceIsHealthy } from "./report/diagnostic-report.js";
+import { diagnoseFromVantages } from "./diagnose/vantage-diagnose.js";
 import { headerLines, traceLabels } from "./report/request-lines.js";
 
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --headers URL
        sitediag trace --json --details URL
        sitediag trace --batch FILE [--json | --csv] [--rerun-failed]
+       sitediag trace --vantages all|NAME,... [--json [--details]] URL
 
 Where does this URL really redirect? Runs the redirect-check diagnostic from
 this machine, with the same engine and target policy as the service (no
@@ -36,13 +38,18 @@ final status, hops, chain).
   --csv           with --batch: print every row as CSV instead of the table
   --rerun-failed  with --batch and a CSV that --csv (or the page) wrote: trace
                   again only the rows whose verdict was not PASS
+  --vantages      the trace from each vantage named (or all), as the API's
+                  vantages=: one row per vantage and the verdict over them. Run
+                  from here, the one vantage is this machine, "local"
   -h, --help      show this help
 
 exit status: 0 Healthy or Redirects detected with no problem warning (every row passes,
                with --batch),
              1 any other chain status, or a problem warning such as an https -> http
                downgrade or a final 4xx/5xx (any row fails, with --batch),
-             2 bad input or a refused target
+             2 bad input or a refused target;
+             with --vantages: 0 up_everywhere, 1 any other verdict, 2 bad input
+               or a target every vantage refused
 `;
 
 /** `sitediag trace URL`: redirect-check, run directly; `--batch FILE` for many. */
@@ -58,7 +65,9 @@ function isBatch(argv: readonly string[]): boolean {
 }
 
 function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
-  return runDiagnoseCommand(argv, io, HELP, async ({ args, runner, paint, signal }) => {
+  return runDiagnoseCommand(argv, io, HELP, async (run) => {
+    if (run.args.vantages !== undefined) return diagnoseFromVantages("trace", run.args.vantages, run, io);
+    const { args, runner, paint, signal } = run;
     // The report always shows details, each request with its report facts; --json only when asked, so it stays the API's plain answer.
     const outcome = await runner.traceRedirects(args.target, signal, { details: !args.json || args.details, report: !args.json });
     switch (outcome.kind) {

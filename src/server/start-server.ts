@@ -4,6 +4,7 @@ import { type Config, DEFAULT_INTAKE } from "../config.js";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { createDiagnosticsService } from "../service/diagnostics-service.js";
+import type { VantageService } from "../service/vantage-answer.js";
 import { type Admission, arrivalNow, type DoorHandler } from "./door/call.js";
 import { createCorsPolicy } from "./door/cors-policy.js";
 import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./door/dual-protocol-listener.js";
@@ -20,6 +21,8 @@ export interface ServerOptions {
   readonly config: Pick<Config, "host" | "port">;
   /** Where the diagnostics run (in this process, or on probe threads), with the limits in force. */
   readonly runner: DiagnosticRunner;
+  /** Where a call naming vantages goes; default: the one vantage of this process, `local`, on `runner`. */
+  readonly vantages?: Partial<VantageService>;
   /**
    * Run around every DiagnosticsService call on every door (REST, Connect,
    * gRPC, gRPC-Web), in order: authentication, credits, limits. Health and
@@ -106,7 +109,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const limits = Object.assign({}, DEFAULT_LIMITS, options.limits);
   const interceptors = [...(options.interceptors ?? [])];
-  const diagnostics = createDiagnosticsService(options.runner);
+  const diagnostics = createDiagnosticsService(options.runner, options.vantages);
   const router = createRpcRouter({ diagnostics, interceptors, ready, shutdownSignal: shutdown.signal, maxRequestBytes: limits.maxRequestBytes });
   // The REST door's way in: the very implementation and interceptors the RPC doors serve, called in memory.
   const local = createLocalCalls(shutdown.signal);

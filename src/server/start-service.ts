@@ -16,6 +16,10 @@ import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener.j
 import { metricsRoute, openApiRoute } from "./ops/plain-routes.js";
 import { loadPageFiles, pageRoutes } from "./ops/page.js";
 import { type ServerLimits, startServer } from "./start-server.js";
+import type { VantageFanout } from "../vantage/vantage-fanout.js";
+import { createLocalFanout, LOCAL_VANTAGE } from "../vantage/local-fanout.js";
+import { createVantagePlanner } from "../vantage/vantage-plan.js";
+import type { VantageDeadlines } from "../service/vantage-run.js";
 
 export interface ServiceDeps {
   /** HOST, PORT, SITEDIAG_MAX_INFLIGHT, SITEDIAG_METRICS_PORT and the credit policy are read from it. */
@@ -31,6 +35,10 @@ export interface ServiceDeps {
   readonly limits?: Partial<ServerLimits>;
   /** The built page (`npm run build` writes dist/web), served at `/`; none when undefined. */
   readonly pageDir?: string | undefined;
+  /** Where a call naming vantages goes; default (the embedded SQLite store): this process alone, vantage `local`, on `runner`. Closed by whoever made it. */
+  readonly fanout?: VantageFanout;
+  /** How long such a call waits for its vantages; default DEFAULT_VANTAGE_DEADLINES. */
+  readonly vantageDeadlines?: VantageDeadlines;
 }
 
 export interface RunningService {
@@ -56,6 +64,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const { config, logger, metrics } = deps;
   const store = timedStore(deps.store, metrics);
   const { runner } = deps;
+  const fanout = deps.fanout ?? createLocalFanout({ info: LOCAL_VANTAGE, runner });
   const stopHopCount = countOutboundHops(runner, metrics);
   const load = runner.load;
   const stopLoopMetrics = load === undefined ? () => undefined : exportLoopDelay(load, metrics);
@@ -73,8 +82,10 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const server = await startServer({
     config,
     runner,
+    vantages: { fanout, ...(deps.vantageDeadlines === undefined ? {} : { deadlines: deps.vantageDeadlines }) },
     admission,
-    interceptors: [createCallObserver(), createAccessInterceptor({ store, config }), createResultObserver(metrics)],
+    // The vantages a call names are resolved (`all`) before the charge, which is per vantage.
+    interceptors: [createCallObserver(), createVantagePlanner(fanout), createAccessInterceptor({ store, config }), createResultObserver(metrics)],
     // Not ready while no probe thread runs: every check would be refused until a replacement boots.
     ready: () => (load !== undefined && load.liveThreads() === 0 ? Promise.resolve(false) : store.ping().then(() => true)),
     exposeHeaders: USAGE_HEADER_NAMES,

@@ -5,14 +5,28 @@ import { callOf } from "./call.js";
 import { createCheckSiteHandler, createCheckSitesHandler } from "./check-site.js";
 import { createTraceRedirectsBatchHandler } from "./trace-redirects-batch.js";
 import { createTraceRedirectsHandler } from "./trace-redirects.js";
+import { createVantageCheckSite, createVantageTrace, type VantageService, withVantages } from "./vantage-answer.js";
+import { DEFAULT_VANTAGE_DEADLINES } from "./vantage-run.js";
+import { createVantageCheckSiteStream, createVantageTraceStream } from "./vantage-stream.js";
+import { createLocalFanout, LOCAL_VANTAGE } from "../vantage/local-fanout.js";
 
-/** The DiagnosticsService implementation every door calls. */
-export function createDiagnosticsService(runner: DiagnosticRunner): ServiceImpl<typeof DiagnosticsService> {
+/**
+ * The DiagnosticsService implementation every door calls. A request naming
+ * vantages goes to them through `vantages` (by default the one vantage of
+ * this process, `local`, on the same runner).
+ */
+export function createDiagnosticsService(runner: DiagnosticRunner, vantages?: Partial<VantageService>): ServiceImpl<typeof DiagnosticsService> {
+  const service: VantageService = {
+    fanout: vantages?.fanout ?? createLocalFanout({ info: LOCAL_VANTAGE, runner }),
+    deadlines: vantages?.deadlines ?? DEFAULT_VANTAGE_DEADLINES,
+  };
   return {
-    checkSite: rejectingInputProblems(createCheckSiteHandler(runner)),
-    traceRedirects: rejectingInputProblems(createTraceRedirectsHandler(runner)),
+    checkSite: rejectingInputProblems(withVantages(createCheckSiteHandler(runner), createVantageCheckSite(service))),
+    traceRedirects: rejectingInputProblems(withVantages(createTraceRedirectsHandler(runner), createVantageTrace(service))),
     checkSites: createCheckSitesHandler(runner),
     traceRedirectsBatch: createTraceRedirectsBatchHandler(runner),
+    vantageCheckSite: createVantageCheckSiteStream(service),
+    vantageTraceRedirects: createVantageTraceStream(service),
   };
 }
 

@@ -1,4 +1,4 @@
-import { getOption, hasOption, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { getOption, hasOption, ScalarType, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
 import { http } from "../../gen/google/api/annotations_pb.js";
@@ -73,10 +73,11 @@ describe.each(getRoutes.map((method) => [method.name, method] as const))("the %s
     expect(String(operation().description)).toContain("credits");
   });
 
-  it("takes url (required), details and api_key (optional) from the query, plus either key scheme", () => {
+  it("takes url (required), details, vantages (a list) and api_key (optional) from the query, plus either key scheme", () => {
     expect(operation().parameters).toEqual([
       expect.objectContaining({ name: "url", in: "query", required: true, schema: { type: "string" } }),
       expect.objectContaining({ name: "details", in: "query", required: false, schema: { type: "boolean" } }),
+      expect.objectContaining({ name: "vantages", in: "query", required: false, schema: { type: "array", items: { type: "string" } } }),
       expect.objectContaining({ name: "api_key", in: "query", required: false }),
     ]);
     expect(operation().security).toEqual([{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }]);
@@ -96,13 +97,22 @@ describe.each(getRoutes.map((method) => [method.name, method] as const))("the %s
     const successRef = at(operation(), "responses", "200", "content", "application/json", "schema", "$ref") as string;
     const success = at(document, ...successRef.slice(2).split("/")) as Json;
     expect(at(success, "properties", "ok")).toEqual({ const: true });
-    expect(at(success, "properties", "data")).toEqual({ $ref: `#/components/schemas/${method.output.typeName}` });
+    // The contract's answer, or, for a call that named vantages, its input and `vantages` alone.
+    const [input] = method.output.fields;
+    expect(at(success, "properties", "data")).toEqual({
+      oneOf: [
+        { $ref: `#/components/schemas/${method.output.typeName}` },
+        expect.objectContaining({ required: [input?.jsonName, "vantages"], additionalProperties: false }) as Json,
+      ],
+    });
     const meta = at(document, ...(at(success, "properties", "meta", "$ref") as string).slice(2).split("/"));
     expect(at(meta, "properties")).toEqual({ tool: { const: tool }, version: { const: API_VERSION } });
   });
 });
 
-describe.each(DiagnosticsService.methods.filter((method) => method.methodKind === "server_streaming").map((method) => [method.name, method] as const))(
+const isVantageStream = (method: DescMethod) => method.name.startsWith("Vantage");
+
+describe.each(DiagnosticsService.methods.filter((method) => method.methodKind === "server_streaming" && !isVantageStream(method)).map((method) => [method.name, method] as const))(
   "the %s batch route",
   (_name, method) => {
     const path = getOption(method, http).pattern.value as string;
@@ -124,6 +134,21 @@ describe.each(DiagnosticsService.methods.filter((method) => method.methodKind ==
     });
   },
 );
+
+describe.each(DiagnosticsService.methods.filter(isVantageStream).map((method) => [method.name, method] as const))("the %s stream route", (_name, method) => {
+  const path = getOption(method, http).pattern.value as string;
+  const operation = () => at(document, "paths", path, "post") as Json;
+  const component = (name: string) => at(document, "components", "schemas", name) as Json;
+
+  it("is a POST of the request message, answered as NDJSON lines each holding one message of the stream", () => {
+    expect(path).toMatch(/^\/api\/v1\/vantages\//);
+    expect(operation().operationId).toBe(method.name);
+    const lines = at(operation(), "responses", "200", "content", "application/x-ndjson", "schema", "oneOf") as Json[];
+    expect(lines.map((line) => line.$ref)).toEqual([`#/components/schemas/${method.name}Success`, `#/components/schemas/${method.name}Failure`]);
+    expect(component(`${method.name}Success`).required).toEqual(["ok", "data", "meta"]);
+    expect(at(component(`${method.name}Success`), "properties", "data")).toEqual({ $ref: `#/components/schemas/${method.output.typeName}` });
+  });
+});
 
 describe("one route derivation", () => {
   it("documents exactly the routes the server serves, verb and path", () => {

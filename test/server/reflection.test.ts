@@ -71,7 +71,7 @@ describe("gRPC server reflection", () => {
       expect(requested?.name).toBe("sitediag/v1/diagnostics.proto");
       const built = createFileRegistry(requested ?? create(FileDescriptorProtoSchema), (name) => files.find((file) => file.name === name));
       const service = built.getService("sitediag.v1.DiagnosticsService");
-      expect(service?.methods.map((method) => method.name)).toEqual(["CheckSite", "TraceRedirects", "CheckSites", "TraceRedirectsBatch"]);
+      expect(service?.methods.map((method) => method.name)).toEqual(["CheckSite", "TraceRedirects", "CheckSites", "TraceRedirectsBatch", "VantageCheckSite", "VantageTraceRedirects"]);
     }
   });
 

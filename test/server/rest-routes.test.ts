@@ -42,12 +42,14 @@ function serviceWith(rules: readonly (Rule | undefined)[], serverStreaming = fal
 }
 
 describe("REST routes from google.api.http annotations", () => {
-  it("serves the two contract routes of DiagnosticsService and its two batch routes, tool named by the path", () => {
+  it("serves the two contract routes of DiagnosticsService, its two batch routes and its two vantage streams, tool named by the path", () => {
     expect(restRoutesOf([DiagnosticsService]).map((route) => [route.verb, route.path, route.tool, route.method.name, route.streaming])).toEqual([
       ["GET", "/api/v1/is-site-down", "is-site-down", "CheckSite", false],
       ["GET", "/api/v1/redirect-check", "redirect-check", "TraceRedirects", false],
       ["POST", "/api/v1/batch/is-site-down", "is-site-down", "CheckSites", true],
       ["POST", "/api/v1/batch/redirect-check", "redirect-check", "TraceRedirectsBatch", true],
+      ["POST", "/api/v1/vantages/is-site-down", "is-site-down", "VantageCheckSite", true],
+      ["POST", "/api/v1/vantages/redirect-check", "redirect-check", "VantageTraceRedirects", true],
     ]);
   });
 

@@ -159,7 +159,9 @@ export function createMessageSchemas(options: ProtoOptions): MessageSchemas {
   function parameterSchema(field: DescField): JsonSchema {
     if (field.fieldKind === "scalar") return scalarSchema(field, field.scalar);
     if (field.fieldKind === "enum") return enumSchema(field, field.enum);
-    return unsupported(field, "a query parameter takes a single scalar or enum value");
+    // A repeated scalar takes each occurrence of the parameter as one element (OpenAPI's default form, exploded).
+    if (field.fieldKind === "list" && field.listKind === "scalar") return { type: "array", items: scalarSchema(field, field.scalar) };
+    return unsupported(field, "a query parameter takes a scalar or enum value, or a list of scalars");
   }
 
   function requestSchema(message: DescMessage): JsonSchema {

@@ -40,7 +40,7 @@ export function envelopeSchemas(route: Route, version: string, schemas: MessageS
       type: "object",
       description: `A completed ${route.tool} diagnostic. A down site or broken chain is still a success: read data.`,
       required: ["ok", "data", "meta"],
-      properties: { ok: { const: true }, data: schemas.refTo(route.method.output), meta: metaRef },
+      properties: { ok: { const: true }, data: unaryData(route.method.output, schemas), meta: metaRef },
       additionalProperties: false,
     },
     [names.failure]: {
@@ -50,6 +50,30 @@ export function envelopeSchemas(route: Route, version: string, schemas: MessageS
       properties: { ok: { const: false }, error: componentRef("schemas", "ErrorDetail"), meta: metaRef },
       additionalProperties: false,
     },
+  };
+}
+
+/**
+ * A unary answer's data: the response message; for a response that can
+ * carry `vantages` (a call naming vantages), either that or the shape the
+ * REST door answers such a call with (server/rest/vantage-data.ts): the
+ * input as given (the message's first field) and `vantages` alone.
+ */
+function unaryData(output: DescMessage, schemas: MessageSchemas): JsonObject {
+  const vantages = output.fields.find((field) => field.name === "vantages");
+  const [input] = output.fields;
+  if (vantages?.fieldKind !== "message" || input === undefined) return schemas.refTo(output);
+  return {
+    oneOf: [
+      schemas.refTo(output),
+      {
+        type: "object",
+        description: "The answer of a call that named vantages: the input as given, and one entry per vantage with the verdict over them.",
+        required: [input.jsonName, vantages.jsonName],
+        properties: { [input.jsonName]: { type: "string", description: commentText(input) }, [vantages.jsonName]: schemas.refTo(vantages.message) },
+        additionalProperties: false,
+      },
+    ],
   };
 }
 
@@ -64,6 +88,8 @@ function lineSchemas(route: Route, version: string, schemas: MessageSchemas): Js
   const metaRef = componentRef("schemas", names.meta);
   const item = route.method.output;
   const result = item.fields.find((field) => field.name === "result")?.message;
+  // A stream that is no batch (one call's events, from several vantages): each line is the envelope of one message.
+  if (result === undefined) return eventLineSchemas(route, schemas);
   const place = { index: { type: "integer", minimum: 0, description: "Position of the item in the request." }, url: { type: "string", description: "The URL as given." } };
   const extras: JsonObject = {};
   for (const field of item.fields) {
@@ -84,6 +110,27 @@ function lineSchemas(route: Route, version: string, schemas: MessageSchemas): Js
       description: "One NDJSON line: an item with no result (an invalid or refused URL), or, with no index, the error that ended the stream.",
       required: ["ok", "error", "meta"],
       properties: { ok: { const: false }, error: componentRef("schemas", "ErrorDetail"), meta: metaRef, ...place },
+      additionalProperties: false,
+    },
+  };
+}
+
+function eventLineSchemas(route: Route, schemas: MessageSchemas): JsonObject {
+  const names = envelopeNames(route);
+  const metaRef = componentRef("schemas", names.meta);
+  return {
+    [names.success]: {
+      type: "object",
+      description: `One NDJSON line: one message of the ${route.tool} stream.`,
+      required: ["ok", "data", "meta"],
+      properties: { ok: { const: true }, data: schemas.refTo(route.method.output), meta: metaRef },
+      additionalProperties: false,
+    },
+    [names.failure]: {
+      type: "object",
+      description: "One NDJSON line: the error that ended the stream.",
+      required: ["ok", "error", "meta"],
+      properties: { ok: { const: false }, error: componentRef("schemas", "ErrorDetail"), meta: metaRef },
       additionalProperties: false,
     },
   };
@@ -133,12 +180,12 @@ function ndjsonResponse(description: string, headers: JsonObject | undefined, li
 }
 
 // Every field of the request message is a query parameter under its proto
-// name; a field without `optional` must be given.
+// name; a field without `optional` must be given (a repeated one never must).
 function requestParameters(method: DescMethod, schemas: MessageSchemas): JsonObject[] {
   return method.input.fields.map((field) => ({
     name: field.name,
     in: "query",
-    required: field.proto.proto3Optional !== true,
+    required: field.proto.proto3Optional !== true && field.fieldKind !== "list",
     description: commentText(field),
     schema: schemas.parameterSchema(field),
   }));

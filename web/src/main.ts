@@ -6,6 +6,7 @@ import { h } from "./dom.js";
 import { formatDate } from "./format.js";
 import { checkVerdictWord, renderCheck } from "./render-check.js";
 import { renderTrace } from "./render-trace.js";
+import { renderVantages, vantagesSummary } from "./render-vantages.js";
 import { setUpBatchPanel } from "./batch-panel.js";
 import { startProgress } from "./progress.js";
 import { type Answer, connectClient, createService, type Operation } from "./service.js";
@@ -25,6 +26,7 @@ const keyInput = element("key", HTMLInputElement);
 const remember = element("remember", HTMLInputElement);
 const urlInput = element("url", HTMLInputElement);
 const urlHelp = element("url-help", HTMLElement);
+const everywhere = element("everywhere", HTMLInputElement);
 const status = element("status", HTMLElement);
 const elapsed = element("elapsed", HTMLElement);
 const cancel = element("cancel", HTMLButtonElement);
@@ -152,7 +154,8 @@ async function run(operation: Operation): Promise<void> {
   result.classList.add("stale");
   setBusy(true, operation === "check" ? `Checking ${url}…` : `Tracing ${url}…`);
   const progress = startProgress(elapsed, cancel);
-  const answer = await call(operation, url, key, progress.signal);
+  const fromEverywhere = everywhere.checked;
+  const answer = await call(operation, url, key, progress.signal, fromEverywhere);
   const took = progress.finish();
   result.classList.remove("stale");
   if (answer.kind === "cancelled") {
@@ -162,13 +165,15 @@ async function run(operation: Operation): Promise<void> {
   }
   setBusy(false, summaryOf(answer));
   showCredits(answer.credits);
-  showCurl(operation, url);
+  showCurl(operation, url, fromEverywhere);
   if (answer.kind === "problem") {
     result.replaceChildren();
     showProblem(answer.problem.title, answer.problem.detail);
     return;
   }
-  result.replaceChildren(answer.kind === "check" ? renderCheck(answer.result) : renderTrace(answer.result));
+  const vantages = answer.result.vantages;
+  if (vantages !== undefined) result.replaceChildren(renderVantages(answer.kind, vantages, url));
+  else result.replaceChildren(answer.kind === "check" ? renderCheck(answer.result) : renderTrace(answer.result));
 }
 
 function keyMissing(where: HTMLElement): void {
@@ -192,6 +197,7 @@ function setBusy(running: boolean, message: string): void {
 
 function summaryOf(answer: Exclude<Answer, { kind: "cancelled" }>): string {
   if (answer.kind === "problem") return answer.problem.title;
+  if (answer.result.vantages !== undefined) return `Result: ${vantagesSummary(answer.result.vantages.verdict)}`;
   if (answer.kind === "check") return `Result: ${checkVerdictWord(answer.result).toLowerCase()}`;
   return `Result: ${answer.result.chain.length} hop${answer.result.chain.length === 1 ? "" : "s"}`;
 }
@@ -206,8 +212,8 @@ function showCredits(known: Credits | undefined): void {
   credits.textContent = `Credits left: ${known.remaining} of ${known.limit}${reset}`;
 }
 
-function showCurl(operation: Operation, url: string): void {
-  curlText.textContent = curlCommand(location.origin, operation, url);
+function showCurl(operation: Operation, url: string, fromEverywhere: boolean): void {
+  curlText.textContent = curlCommand(location.origin, operation, url, fromEverywhere);
   copied.textContent = "";
   curlBox.hidden = false;
 }

@@ -26,15 +26,17 @@ export type Answer =
  * Every call asks for `details` (timings, certificates) at the same price.
  */
 export function createService(client: DiagnosticsClient) {
-  return async (operation: Operation, url: string, key: string, signal?: AbortSignal): Promise<Answer> => {
+  // `everywhere`: from every vantage (vantages=all); the answer is then in the response's `vantages`.
+  return async (operation: Operation, url: string, key: string, signal?: AbortSignal, everywhere = false): Promise<Answer> => {
     let headers = new Headers();
     const options = { headers: { "x-api-key": key }, onHeader: (received: Headers) => void (headers = received), signal };
+    const vantages = everywhere ? ["all"] : [];
     try {
       if (operation === "check") {
-        const result = await client.checkSite({ url, details: true }, options);
+        const result = await client.checkSite({ url, details: true, vantages }, options);
         return { kind: "check", result, credits: creditsOf(headers) };
       }
-      const result = await client.traceRedirects({ url, details: true }, options);
+      const result = await client.traceRedirects({ url, details: true, vantages }, options);
       return { kind: "trace", result, credits: creditsOf(headers) };
     } catch (error) {
       if (signal?.aborted === true) return { kind: "cancelled" };

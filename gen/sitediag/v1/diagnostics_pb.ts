@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sitediag/v1/diagnostics.proto.
  */
 export const file_sitediag_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiQQoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzItwDChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBQgwKCl9maW5hbF91cmxCDgoMX3N0YXR1c19jb2RlQg4KDF9zdGF0dXNfdGV4dEIQCg5fcmVzcG9uc2VfdGltZUIJCgdfcmVhc29uQg8KDV9mYWlsZWRfc3RhZ2UiKgoLUmVkaXJlY3RIb3ASCwoDdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBSJGChVUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBAUIKCghfZGV0YWlscyLAAgoWVHJhY2VSZWRpcmVjdHNSZXNwb25zZRINCgVpbnB1dBgBIAEoCRIRCglyZWRpcmVjdHMYAiABKAUSEQoJZmluYWxfdXJsGAMgASgJEhkKDGZpbmFsX3N0YXR1cxgEIAEoBUgAiAEBEhUKDXRvdGFsX3RpbWVfbXMYBSABKAUSLgoMY2hhaW5fc3RhdHVzGAYgASgOMhguc2l0ZWRpYWcudjEuQ2hhaW5TdGF0dXMSJAoFY2hhaW4YByADKAsyFS5zaXRlZGlhZy52MS5DaGFpbkhvcBIrCgh3YXJuaW5ncxgIIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIrCgdkZXRhaWxzGAkgASgLMhQuc2l0ZWRpYWcudjEuRGV0YWlsc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIsICCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdBIwCgtyZXNvbHV0aW9ucxgFIAMoCzIbLnNpdGVkaWFnLnYxLk5hbWVSZXNvbHV0aW9uEi8KCGZhbWlsaWVzGAYgASgLMh0uc2l0ZWRpYWcudjEuRmFtaWx5Q29tcGFyaXNvbhIrCgh3YXJuaW5ncxgHIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZ0IHCgVfY29kZSL9AQoQRmFtaWx5Q29tcGFyaXNvbhIVCg1waWNrZWRfZmFtaWx5GAEgASgFEhQKDG90aGVyX2ZhbWlseRgCIAEoBRIrCgdyZXF1ZXN0GAMgASgLMhouc2l0ZWRpYWcudjEuUmVxdWVzdERldGFpbBIZCgxyZWZ1c2VkX2NvZGUYBCABKAlIAIgBARIbCg5yZWZ1c2VkX3JlYXNvbhgFIAEoCUgBiAEBEhYKDnN0YXR1c19kaWZmZXJzGAYgASgIEhsKE2NlcnRpZmljYXRlX2RpZmZlcnMYByABKAhCDwoNX3JlZnVzZWRfY29kZUIRCg9fcmVmdXNlZF9yZWFzb24ivQQKDVJlcXVlc3REZXRhaWwSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIVCg1oZWFkX2ZhbGxiYWNrGAMgASgIEhsKDnJlbW90ZV9hZGRyZXNzGAQgASgJSACIAQESFgoJaXBfZmFtaWx5GAUgASgFSAGIAQESGQoMaHR0cF92ZXJzaW9uGAYgASgJSAKIAQESEwoGc3RhdHVzGAcgASgFSAOIAQESLAoHdGltaW5ncxgIIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RUaW1pbmdzEiMKA3RscxgJIAEoCzIWLnNpdGVkaWFnLnYxLlRsc0RldGFpbBIsCgdmYWlsdXJlGAogASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdEZhaWx1cmUSGQoRY29ubmVjdGlvbl9yZXVzZWQYCyABKAgSMgoQcmVzcG9uc2VfaGVhZGVycxgMIAMoCzIYLnNpdGVkaWFnLnYxLkhlYWRlckZpZWxkEiIKGnJlc3BvbnNlX2hlYWRlcnNfdHJ1bmNhdGVkGA0gASgIEjoKEnRyYW5zcG9ydF9zZWN1cml0eRgOIAEoCzIeLnNpdGVkaWFnLnYxLlRyYW5zcG9ydFNlY3VyaXR5EhcKCnJlc29sdXRpb24YDyABKAVIBIgBAUIRCg9fcmVtb3RlX2FkZHJlc3NCDAoKX2lwX2ZhbWlseUIPCg1faHR0cF92ZXJzaW9uQgkKB19zdGF0dXNCDQoLX3Jlc29sdXRpb24irAIKDk5hbWVSZXNvbHV0aW9uEgwKBG5hbWUYASABKAkSEwoLcXVlcnlfdHlwZXMYAiADKAkSMQoGc291cmNlGAMgASgLMiEuc2l0ZWRpYWcudjEuTmFtZVJlc29sdXRpb25Tb3VyY2USEwoLY25hbWVfY2hhaW4YBCADKAkSFwoPY25hbWVfY2hhaW5fZW5kGAUgASgJEjIKB2Fuc3dlcnMYBiADKAsyIS5zaXRlZGlhZy52MS5OYW1lUmVzb2x1dGlvbkFuc3dlchIXCg9hbnN3ZXJzX29taXR0ZWQYByABKAUSDwoHdGltZV9tcxgIIAEoARIRCgRjb2RlGAkgASgJSACIAQESEgoFcmNvZGUYCiABKAlIAYgBAUIHCgVfY29kZUIICgZfcmNvZGUiUQoUTmFtZVJlc29sdXRpb25Tb3VyY2USDAoEa2luZBgBIAEoCRIRCgRwYXRoGAIgASgJSACIAQESDwoHc2VydmVycxgDIAMoCUIHCgVfcGF0aCJRChROYW1lUmVzb2x1dGlvbkFuc3dlchIPCgdhZGRyZXNzGAEgASgJEg4KBmZhbWlseRgCIAEoBRIQCgN0dGwYAyABKAVIAIgBAUIGCgRfdHRsImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMi7gEKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBEiYKBG9jc3AYCCABKAsyGC5zaXRlZGlhZy52MS5TdGFwbGVkT2NzcEILCglfcHJvdG9jb2xCCQoHX2NpcGhlckIHCgVfYWxwbkIPCg1fdmVyaWZ5X2Vycm9yItABCgtDZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEg4KBmlzc3VlchgCIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgDIAMoCRISCgp2YWxpZF9mcm9tGAQgASgJEhAKCHZhbGlkX3RvGAUgASgJEhYKDmRheXNfcmVtYWluaW5nGAYgASgFEhUKDXNlcmlhbF9udW1iZXIYByABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GAggASgJEhQKDGNoYWluX2xlbmd0aBgJIAEoBSJkCg5SZXF1ZXN0RmFpbHVyZRINCgVzdGFnZRgBIAEoCRIMCgRjb2RlGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCgl0aW1lZF9vdXQYBCABKAgSEgoKZWxhcHNlZF9tcxgFIAEoASItCgtQcm94eURldGFpbBIQCghwcm92aWRlchgBIAEoCRIMCgRraW5kGAIgASgJIkIKDkNsaWVudFJlZGlyZWN0EgwKBGtpbmQYASABKAkSCwoDdXJsGAIgASgJEhUKDWRlbGF5X3NlY29uZHMYAyABKAEioQMKC1N0YXBsZWRPY3NwEg4KBnN0YXR1cxgBIAEoCRIbCg5pbnZhbGlkX3JlYXNvbhgCIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYAyABKAlIAYgBARIeChFyZXZvY2F0aW9uX3JlYXNvbhgEIAEoCUgCiAEBEhgKC3Byb2R1Y2VkX2F0GAUgASgJSAOIAQESGAoLdGhpc191cGRhdGUYBiABKAlIBIgBARIYCgtuZXh0X3VwZGF0ZRgHIAEoCUgFiAEBEhAKCGZvcl9sZWFmGAggASgIEg0KBXN0YWxlGAkgASgIEhEKCXNpZ25hdHVyZRgKIAEoCRIbCg5zaWduYXR1cmVfbm90ZRgLIAEoCUgGiAEBEhIKCnNpemVfYnl0ZXMYDCABKAVCEQoPX2ludmFsaWRfcmVhc29uQg0KC19yZXZva2VkX2F0QhQKEl9yZXZvY2F0aW9uX3JlYXNvbkIOCgxfcHJvZHVjZWRfYXRCDgoMX3RoaXNfdXBkYXRlQg4KDF9uZXh0X3VwZGF0ZUIRCg9fc2lnbmF0dXJlX25vdGUqZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQqrgEKD1dhcm5pbmdTZXZlcml0eRIgChxXQVJOSU5HX1NFVkVSSVRZX1VOU1BFQ0lGSUVEEAASIwoVV0FSTklOR19TRVZFUklUWV9JTkZPEAEaCKq7GARpbmZvEikKGFdBUk5JTkdfU0VWRVJJVFlfV0FSTklORxACGguquxgHd2FybmluZxIpChhXQVJOSU5HX1NFVkVSSVRZX1BST0JMRU0QAxoLqrsYB3Byb2JsZW0yhwQKEkRpYWdub3N0aWNzU2VydmljZRJoCglDaGVja1NpdGUSHS5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXF1ZXN0Gh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UiHILT5JMCFhIUL2FwaS92MS9pcy1zaXRlLWRvd24SeQoOVHJhY2VSZWRpcmVjdHMSIi5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1JlcXVlc3QaIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvcmVkaXJlY3QtY2hlY2sSdgoKQ2hlY2tTaXRlcxIeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZXNSZXF1ZXN0Gh8uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1Jlc3BvbnNlIiWC0+STAh86ASoiGi9hcGkvdjEvYmF0Y2gvaXMtc2l0ZS1kb3duMAESkwEKE1RyYWNlUmVkaXJlY3RzQmF0Y2gSJy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c0JhdGNoUmVxdWVzdBooLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXNwb25zZSIngtPkkwIhOgEqIhwvYXBpL3YxL2JhdGNoL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
+  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiUwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIpQEChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjYKCHZhbnRhZ2VzGAwgASgLMh4uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVja3NCBLi7GAFCDAoKX2ZpbmFsX3VybEIOCgxfc3RhdHVzX2NvZGVCDgoMX3N0YXR1c190ZXh0QhAKDl9yZXNwb25zZV90aW1lQgkKB19yZWFzb25CDwoNX2ZhaWxlZF9zdGFnZSIqCgtSZWRpcmVjdEhvcBILCgN1cmwYASABKAkSDgoGc3RhdHVzGAIgASgFIlgKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIvQCChZUcmFjZVJlZGlyZWN0c1Jlc3BvbnNlEg0KBWlucHV0GAEgASgJEhEKCXJlZGlyZWN0cxgCIAEoBRIRCglmaW5hbF91cmwYAyABKAkSGQoMZmluYWxfc3RhdHVzGAQgASgFSACIAQESFQoNdG90YWxfdGltZV9tcxgFIAEoBRIuCgxjaGFpbl9zdGF0dXMYBiABKA4yGC5zaXRlZGlhZy52MS5DaGFpblN0YXR1cxIkCgVjaGFpbhgHIAMoCzIVLnNpdGVkaWFnLnYxLkNoYWluSG9wEisKCHdhcm5pbmdzGAggAygLMhkuc2l0ZWRpYWcudjEuVHJhY2VXYXJuaW5nEisKB2RldGFpbHMYCSABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjIKCHZhbnRhZ2VzGAogASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZVRyYWNlc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIsICCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdBIwCgtyZXNvbHV0aW9ucxgFIAMoCzIbLnNpdGVkaWFnLnYxLk5hbWVSZXNvbHV0aW9uEi8KCGZhbWlsaWVzGAYgASgLMh0uc2l0ZWRpYWcudjEuRmFtaWx5Q29tcGFyaXNvbhIrCgh3YXJuaW5ncxgHIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZ0IHCgVfY29kZSL9AQoQRmFtaWx5Q29tcGFyaXNvbhIVCg1waWNrZWRfZmFtaWx5GAEgASgFEhQKDG90aGVyX2ZhbWlseRgCIAEoBRIrCgdyZXF1ZXN0GAMgASgLMhouc2l0ZWRpYWcudjEuUmVxdWVzdERldGFpbBIZCgxyZWZ1c2VkX2NvZGUYBCABKAlIAIgBARIbCg5yZWZ1c2VkX3JlYXNvbhgFIAEoCUgBiAEBEhYKDnN0YXR1c19kaWZmZXJzGAYgASgIEhsKE2NlcnRpZmljYXRlX2RpZmZlcnMYByABKAhCDwoNX3JlZnVzZWRfY29kZUIRCg9fcmVmdXNlZF9yZWFzb24ivQQKDVJlcXVlc3REZXRhaWwSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIVCg1oZWFkX2ZhbGxiYWNrGAMgASgIEhsKDnJlbW90ZV9hZGRyZXNzGAQgASgJSACIAQESFgoJaXBfZmFtaWx5GAUgASgFSAGIAQESGQoMaHR0cF92ZXJzaW9uGAYgASgJSAKIAQESEwoGc3RhdHVzGAcgASgFSAOIAQESLAoHdGltaW5ncxgIIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RUaW1pbmdzEiMKA3RscxgJIAEoCzIWLnNpdGVkaWFnLnYxLlRsc0RldGFpbBIsCgdmYWlsdXJlGAogASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdEZhaWx1cmUSGQoRY29ubmVjdGlvbl9yZXVzZWQYCyABKAgSMgoQcmVzcG9uc2VfaGVhZGVycxgMIAMoCzIYLnNpdGVkaWFnLnYxLkhlYWRlckZpZWxkEiIKGnJlc3BvbnNlX2hlYWRlcnNfdHJ1bmNhdGVkGA0gASgIEjoKEnRyYW5zcG9ydF9zZWN1cml0eRgOIAEoCzIeLnNpdGVkaWFnLnYxLlRyYW5zcG9ydFNlY3VyaXR5EhcKCnJlc29sdXRpb24YDyABKAVIBIgBAUIRCg9fcmVtb3RlX2FkZHJlc3NCDAoKX2lwX2ZhbWlseUIPCg1faHR0cF92ZXJzaW9uQgkKB19zdGF0dXNCDQoLX3Jlc29sdXRpb24irAIKDk5hbWVSZXNvbHV0aW9uEgwKBG5hbWUYASABKAkSEwoLcXVlcnlfdHlwZXMYAiADKAkSMQoGc291cmNlGAMgASgLMiEuc2l0ZWRpYWcudjEuTmFtZVJlc29sdXRpb25Tb3VyY2USEwoLY25hbWVfY2hhaW4YBCADKAkSFwoPY25hbWVfY2hhaW5fZW5kGAUgASgJEjIKB2Fuc3dlcnMYBiADKAsyIS5zaXRlZGlhZy52MS5OYW1lUmVzb2x1dGlvbkFuc3dlchIXCg9hbnN3ZXJzX29taXR0ZWQYByABKAUSDwoHdGltZV9tcxgIIAEoARIRCgRjb2RlGAkgASgJSACIAQESEgoFcmNvZGUYCiABKAlIAYgBAUIHCgVfY29kZUIICgZfcmNvZGUiUQoUTmFtZVJlc29sdXRpb25Tb3VyY2USDAoEa2luZBgBIAEoCRIRCgRwYXRoGAIgASgJSACIAQESDwoHc2VydmVycxgDIAMoCUIHCgVfcGF0aCJRChROYW1lUmVzb2x1dGlvbkFuc3dlchIPCgdhZGRyZXNzGAEgASgJEg4KBmZhbWlseRgCIAEoBRIQCgN0dGwYAyABKAVIAIgBAUIGCgRfdHRsImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMi7gEKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBEiYKBG9jc3AYCCABKAsyGC5zaXRlZGlhZy52MS5TdGFwbGVkT2NzcEILCglfcHJvdG9jb2xCCQoHX2NpcGhlckIHCgVfYWxwbkIPCg1fdmVyaWZ5X2Vycm9yItABCgtDZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEg4KBmlzc3VlchgCIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgDIAMoCRISCgp2YWxpZF9mcm9tGAQgASgJEhAKCHZhbGlkX3RvGAUgASgJEhYKDmRheXNfcmVtYWluaW5nGAYgASgFEhUKDXNlcmlhbF9udW1iZXIYByABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GAggASgJEhQKDGNoYWluX2xlbmd0aBgJIAEoBSJkCg5SZXF1ZXN0RmFpbHVyZRINCgVzdGFnZRgBIAEoCRIMCgRjb2RlGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCgl0aW1lZF9vdXQYBCABKAgSEgoKZWxhcHNlZF9tcxgFIAEoASItCgtQcm94eURldGFpbBIQCghwcm92aWRlchgBIAEoCRIMCgRraW5kGAIgASgJIkIKDkNsaWVudFJlZGlyZWN0EgwKBGtpbmQYASABKAkSCwoDdXJsGAIgASgJEhUKDWRlbGF5X3NlY29uZHMYAyABKAEioQMKC1N0YXBsZWRPY3NwEg4KBnN0YXR1cxgBIAEoCRIbCg5pbnZhbGlkX3JlYXNvbhgCIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYAyABKAlIAYgBARIeChFyZXZvY2F0aW9uX3JlYXNvbhgEIAEoCUgCiAEBEhgKC3Byb2R1Y2VkX2F0GAUgASgJSAOIAQESGAoLdGhpc191cGRhdGUYBiABKAlIBIgBARIYCgtuZXh0X3VwZGF0ZRgHIAEoCUgFiAEBEhAKCGZvcl9sZWFmGAggASgIEg0KBXN0YWxlGAkgASgIEhEKCXNpZ25hdHVyZRgKIAEoCRIbCg5zaWduYXR1cmVfbm90ZRgLIAEoCUgGiAEBEhIKCnNpemVfYnl0ZXMYDCABKAVCEQoPX2ludmFsaWRfcmVhc29uQg0KC19yZXZva2VkX2F0QhQKEl9yZXZvY2F0aW9uX3JlYXNvbkIOCgxfcHJvZHVjZWRfYXRCDgoMX3RoaXNfdXBkYXRlQg4KDF9uZXh0X3VwZGF0ZUIRCg9fc2lnbmF0dXJlX25vdGUicQoRVmFudGFnZVNpdGVDaGVja3MSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0Ei4KB2VudHJpZXMYAiADKAsyHS5zaXRlZGlhZy52MS5WYW50YWdlU2l0ZUNoZWNrImkKDVZhbnRhZ2VUcmFjZXMSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0EioKB2VudHJpZXMYAiADKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2UibQoQVmFudGFnZVNpdGVDaGVjaxIrCgd2YW50YWdlGAEgASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZU9yaWdpbhIsCgRkYXRhGAIgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UibgoMVmFudGFnZVRyYWNlEisKB3ZhbnRhZ2UYASABKAsyGi5zaXRlZGlhZy52MS5WYW50YWdlT3JpZ2luEjEKBGRhdGEYAiABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlItkBCg1WYW50YWdlT3JpZ2luEgwKBG5hbWUYASABKAkSEgoFbGFiZWwYAiABKAlIAIgBARIVCghsb2NhdGlvbhgDIAEoCUgBiAEBEigKBXN0YXRlGAQgASgOMhkuc2l0ZWRpYWcudjEuVmFudGFnZVN0YXRlEhIKCmVsYXBzZWRfbXMYBSABKAUSEQoEY29kZRgGIAEoCUgCiAEBEhMKBnJlYXNvbhgHIAEoCUgDiAEBQggKBl9sYWJlbEILCglfbG9jYXRpb25CBwoFX2NvZGVCCQoHX3JlYXNvbiJaChdWYW50YWdlQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIl8KHFZhbnRhZ2VUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBARIQCgh2YW50YWdlcxgDIAMoCUIKCghfZGV0YWlscyKHAQoYVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlEiwKBWVudHJ5GAEgASgLMh0uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVjaxIxCgd2ZXJkaWN0GAIgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3RIAIgBAUIKCghfdmVyZGljdCKIAQodVmFudGFnZVRyYWNlUmVkaXJlY3RzUmVzcG9uc2USKAoFZW50cnkYASABKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2USMQoHdmVyZGljdBgCIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0SACIAQFCCgoIX3ZlcmRpY3QqZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQqrgEKD1dhcm5pbmdTZXZlcml0eRIgChxXQVJOSU5HX1NFVkVSSVRZX1VOU1BFQ0lGSUVEEAASIwoVV0FSTklOR19TRVZFUklUWV9JTkZPEAEaCKq7GARpbmZvEikKGFdBUk5JTkdfU0VWRVJJVFlfV0FSTklORxACGguquxgHd2FybmluZxIpChhXQVJOSU5HX1NFVkVSSVRZX1BST0JMRU0QAxoLqrsYB3Byb2JsZW0qpwEKDFZhbnRhZ2VTdGF0ZRIdChlWQU5UQUdFX1NUQVRFX1VOU1BFQ0lGSUVEEAASIAoSVkFOVEFHRV9TVEFURV9ET05FEAEaCKq7GARkb25lEi4KGVZBTlRBR0VfU1RBVEVfVU5BVkFJTEFCTEUQAhoPqrsYC3VuYXZhaWxhYmxlEiYKFVZBTlRBR0VfU1RBVEVfUkVGVVNFRBADGguquxgHcmVmdXNlZCrBAgoOVmFudGFnZVZlcmRpY3QSHwobVkFOVEFHRV9WRVJESUNUX1VOU1BFQ0lGSUVEEAASNAodVkFOVEFHRV9WRVJESUNUX1VQX0VWRVJZV0hFUkUQARoRqrsYDXVwX2V2ZXJ5d2hlcmUSOAofVkFOVEFHRV9WRVJESUNUX0RPV05fRVZFUllXSEVSRRACGhOquxgPZG93bl9ldmVyeXdoZXJlEjIKHFZBTlRBR0VfVkVSRElDVF9ET1dOX0lOX1NPTUUQAxoQqrsYDGRvd25faW5fc29tZRI4Ch9WQU5UQUdFX1ZFUkRJQ1RfQkxPQ0tFRF9JTl9TT01FEAQaE6q7GA9ibG9ja2VkX2luX3NvbWUSMAobVkFOVEFHRV9WRVJESUNUX1VOQVZBSUxBQkxFEAUaD6q7GAt1bmF2YWlsYWJsZTK0BgoSRGlhZ25vc3RpY3NTZXJ2aWNlEmgKCUNoZWNrU2l0ZRIdLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlcXVlc3QaHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSIcgtPkkwIWEhQvYXBpL3YxL2lzLXNpdGUtZG93bhJ5Cg5UcmFjZVJlZGlyZWN0cxIiLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVxdWVzdBojLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2UiHoLT5JMCGBIWL2FwaS92MS9yZWRpcmVjdC1jaGVjaxJ2CgpDaGVja1NpdGVzEh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1JlcXVlc3QaHy5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVzcG9uc2UiJYLT5JMCHzoBKiIaL2FwaS92MS9iYXRjaC9pcy1zaXRlLWRvd24wARKTAQoTVHJhY2VSZWRpcmVjdHNCYXRjaBInLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXF1ZXN0Giguc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvYmF0Y2gvcmVkaXJlY3QtY2hlY2swARKLAQoQVmFudGFnZUNoZWNrU2l0ZRIkLnNpdGVkaWFnLnYxLlZhbnRhZ2VDaGVja1NpdGVSZXF1ZXN0GiUuc2l0ZWRpYWcudjEuVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlIiiC0+STAiI6ASoiHS9hcGkvdjEvdmFudGFnZXMvaXMtc2l0ZS1kb3duMAESnAEKFVZhbnRhZ2VUcmFjZVJlZGlyZWN0cxIpLnNpdGVkaWFnLnYxLlZhbnRhZ2VUcmFjZVJlZGlyZWN0c1JlcXVlc3QaKi5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2VSZWRpcmVjdHNSZXNwb25zZSIqgtPkkwIkOgEqIh8vYXBpL3YxL3ZhbnRhZ2VzL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
 
 /**
  * Input of the is-site-down diagnostic.
@@ -36,6 +36,17 @@ export type CheckSiteRequest = Message<"sitediag.v1.CheckSiteRequest"> & {
    * @generated from field: optional bool details = 2;
    */
   details?: boolean | undefined;
+
+  /**
+   * Runs the check from these vantages (regions) instead of from this server
+   * alone: vantage names (lower-case letters, digits and '-'), or the one
+   * word `all` for every vantage with a live instance; an element may hold
+   * several names separated by commas (the REST door's `vantages=a,b`). At
+   * most 16. The answer is then in `vantages`. Costs 2 credits per vantage.
+   *
+   * @generated from field: repeated string vantages = 3;
+   */
+  vantages: string[];
 };
 
 /**
@@ -132,6 +143,15 @@ export type CheckSiteResponse = Message<"sitediag.v1.CheckSiteResponse"> & {
    * @generated from field: sitediag.v1.Details details = 11;
    */
   details?: Details | undefined;
+
+  /**
+   * Present only when the request named vantages: one entry per vantage and
+   * the verdict over them. The fields above are then unset but requested_url
+   * (the REST door leaves them out): each entry carries its own.
+   *
+   * @generated from field: sitediag.v1.VantageSiteChecks vantages = 12;
+   */
+  vantages?: VantageSiteChecks | undefined;
 };
 
 /**
@@ -188,6 +208,14 @@ export type TraceRedirectsRequest = Message<"sitediag.v1.TraceRedirectsRequest">
    * @generated from field: optional bool details = 2;
    */
   details?: boolean | undefined;
+
+  /**
+   * Traces from these vantages (see CheckSiteRequest.vantages). Costs 5
+   * credits per vantage.
+   *
+   * @generated from field: repeated string vantages = 3;
+   */
+  vantages: string[];
 };
 
 /**
@@ -266,6 +294,14 @@ export type TraceRedirectsResponse = Message<"sitediag.v1.TraceRedirectsResponse
    * @generated from field: sitediag.v1.Details details = 9;
    */
   details?: Details | undefined;
+
+  /**
+   * Present only when the request named vantages (see CheckSiteResponse.vantages);
+   * the fields above are then unset but input.
+   *
+   * @generated from field: sitediag.v1.VantageTraces vantages = 10;
+   */
+  vantages?: VantageTraces | undefined;
 };
 
 /**
@@ -1608,6 +1644,311 @@ export const StapledOcspSchema: GenMessage<StapledOcsp> = /*@__PURE__*/
   messageDesc(file_sitediag_v1_diagnostics, 29);
 
 /**
+ * A site check from several vantages: the verdict over them, and one entry per vantage asked.
+ *
+ * @generated from message sitediag.v1.VantageSiteChecks
+ */
+export type VantageSiteChecks = Message<"sitediag.v1.VantageSiteChecks"> & {
+  /**
+   * What the entries that answered say together.
+   *
+   * @generated from field: sitediag.v1.VantageVerdict verdict = 1;
+   */
+  verdict: VantageVerdict;
+
+  /**
+   * One per vantage asked, in the order of their names.
+   *
+   * @generated from field: repeated sitediag.v1.VantageSiteCheck entries = 2;
+   */
+  entries: VantageSiteCheck[];
+};
+
+/**
+ * Describes the message sitediag.v1.VantageSiteChecks.
+ * Use `create(VantageSiteChecksSchema)` to create a new message.
+ */
+export const VantageSiteChecksSchema: GenMessage<VantageSiteChecks> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 30);
+
+/**
+ * A redirect trace from several vantages.
+ *
+ * @generated from message sitediag.v1.VantageTraces
+ */
+export type VantageTraces = Message<"sitediag.v1.VantageTraces"> & {
+  /**
+   * What the entries that answered say together.
+   *
+   * @generated from field: sitediag.v1.VantageVerdict verdict = 1;
+   */
+  verdict: VantageVerdict;
+
+  /**
+   * One per vantage asked, in the order of their names.
+   *
+   * @generated from field: repeated sitediag.v1.VantageTrace entries = 2;
+   */
+  entries: VantageTrace[];
+};
+
+/**
+ * Describes the message sitediag.v1.VantageTraces.
+ * Use `create(VantageTracesSchema)` to create a new message.
+ */
+export const VantageTracesSchema: GenMessage<VantageTraces> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 31);
+
+/**
+ * One vantage's part of a site check.
+ *
+ * @generated from message sitediag.v1.VantageSiteCheck
+ */
+export type VantageSiteCheck = Message<"sitediag.v1.VantageSiteCheck"> & {
+  /**
+   * Where it ran, and how its part ended.
+   *
+   * @generated from field: sitediag.v1.VantageOrigin vantage = 1;
+   */
+  vantage?: VantageOrigin | undefined;
+
+  /**
+   * The check as that vantage saw it (the is-site-down data, details when
+   * asked); null unless the state is done.
+   *
+   * @generated from field: sitediag.v1.CheckSiteResponse data = 2;
+   */
+  data?: CheckSiteResponse | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.VantageSiteCheck.
+ * Use `create(VantageSiteCheckSchema)` to create a new message.
+ */
+export const VantageSiteCheckSchema: GenMessage<VantageSiteCheck> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 32);
+
+/**
+ * One vantage's part of a redirect trace.
+ *
+ * @generated from message sitediag.v1.VantageTrace
+ */
+export type VantageTrace = Message<"sitediag.v1.VantageTrace"> & {
+  /**
+   * Where it ran, and how its part ended.
+   *
+   * @generated from field: sitediag.v1.VantageOrigin vantage = 1;
+   */
+  vantage?: VantageOrigin | undefined;
+
+  /**
+   * The trace as that vantage saw it (the redirect-check data, details when
+   * asked); null unless the state is done.
+   *
+   * @generated from field: sitediag.v1.TraceRedirectsResponse data = 2;
+   */
+  data?: TraceRedirectsResponse | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.VantageTrace.
+ * Use `create(VantageTraceSchema)` to create a new message.
+ */
+export const VantageTraceSchema: GenMessage<VantageTrace> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 33);
+
+/**
+ * A vantage and how its part of a call ended.
+ *
+ * @generated from message sitediag.v1.VantageOrigin
+ */
+export type VantageOrigin = Message<"sitediag.v1.VantageOrigin"> & {
+  /**
+   * The name callers ask for (eu-west); `local` for a single instance.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Words for people ("Frankfurt, EU West"); null when the vantage sets none.
+   *
+   * @generated from field: optional string label = 2;
+   */
+  label?: string | undefined;
+
+  /**
+   * Where it stands ("Frankfurt, DE"); null when not set.
+   *
+   * @generated from field: optional string location = 3;
+   */
+  location?: string | undefined;
+
+  /**
+   * done, unavailable or refused.
+   *
+   * @generated from field: sitediag.v1.VantageState state = 4;
+   */
+  state: VantageState;
+
+  /**
+   * Milliseconds from the call's start until this vantage's part ended.
+   *
+   * @generated from field: int32 elapsed_ms = 5;
+   */
+  elapsedMs: number;
+
+  /**
+   * Why there is no data: unavailable (no_live_instance, deadline,
+   * engine_error, overloaded) or the refusal's code (input_non_public_address,
+   * ...); null when done.
+   *
+   * @generated from field: optional string code = 6;
+   */
+  code?: string | undefined;
+
+  /**
+   * The same for people; null when done.
+   *
+   * @generated from field: optional string reason = 7;
+   */
+  reason?: string | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.VantageOrigin.
+ * Use `create(VantageOriginSchema)` to create a new message.
+ */
+export const VantageOriginSchema: GenMessage<VantageOrigin> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 34);
+
+/**
+ * Input of VantageCheckSite: CheckSiteRequest's fields, vantages required.
+ *
+ * @generated from message sitediag.v1.VantageCheckSiteRequest
+ */
+export type VantageCheckSiteRequest = Message<"sitediag.v1.VantageCheckSiteRequest"> & {
+  /**
+   * As CheckSiteRequest.url.
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * As CheckSiteRequest.details.
+   *
+   * @generated from field: optional bool details = 2;
+   */
+  details?: boolean | undefined;
+
+  /**
+   * As CheckSiteRequest.vantages; at least one name, or all.
+   *
+   * @generated from field: repeated string vantages = 3;
+   */
+  vantages: string[];
+};
+
+/**
+ * Describes the message sitediag.v1.VantageCheckSiteRequest.
+ * Use `create(VantageCheckSiteRequestSchema)` to create a new message.
+ */
+export const VantageCheckSiteRequestSchema: GenMessage<VantageCheckSiteRequest> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 35);
+
+/**
+ * Input of VantageTraceRedirects: TraceRedirectsRequest's fields, vantages required.
+ *
+ * @generated from message sitediag.v1.VantageTraceRedirectsRequest
+ */
+export type VantageTraceRedirectsRequest = Message<"sitediag.v1.VantageTraceRedirectsRequest"> & {
+  /**
+   * As TraceRedirectsRequest.url.
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * As TraceRedirectsRequest.details.
+   *
+   * @generated from field: optional bool details = 2;
+   */
+  details?: boolean | undefined;
+
+  /**
+   * As TraceRedirectsRequest.vantages; at least one name, or all.
+   *
+   * @generated from field: repeated string vantages = 3;
+   */
+  vantages: string[];
+};
+
+/**
+ * Describes the message sitediag.v1.VantageTraceRedirectsRequest.
+ * Use `create(VantageTraceRedirectsRequestSchema)` to create a new message.
+ */
+export const VantageTraceRedirectsRequestSchema: GenMessage<VantageTraceRedirectsRequest> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 36);
+
+/**
+ * One message of VantageCheckSite: a vantage's entry as it arrives, or, last, the verdict.
+ *
+ * @generated from message sitediag.v1.VantageCheckSiteResponse
+ */
+export type VantageCheckSiteResponse = Message<"sitediag.v1.VantageCheckSiteResponse"> & {
+  /**
+   * One vantage's part, in the order they arrive; null on the last message.
+   *
+   * @generated from field: sitediag.v1.VantageSiteCheck entry = 1;
+   */
+  entry?: VantageSiteCheck | undefined;
+
+  /**
+   * The verdict over every entry, on the stream's last message only; null before.
+   *
+   * @generated from field: optional sitediag.v1.VantageVerdict verdict = 2;
+   */
+  verdict?: VantageVerdict | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.VantageCheckSiteResponse.
+ * Use `create(VantageCheckSiteResponseSchema)` to create a new message.
+ */
+export const VantageCheckSiteResponseSchema: GenMessage<VantageCheckSiteResponse> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 37);
+
+/**
+ * One message of VantageTraceRedirects: a vantage's entry as it arrives, or, last, the verdict.
+ *
+ * @generated from message sitediag.v1.VantageTraceRedirectsResponse
+ */
+export type VantageTraceRedirectsResponse = Message<"sitediag.v1.VantageTraceRedirectsResponse"> & {
+  /**
+   * One vantage's part, in the order they arrive; null on the last message.
+   *
+   * @generated from field: sitediag.v1.VantageTrace entry = 1;
+   */
+  entry?: VantageTrace | undefined;
+
+  /**
+   * The verdict over every entry, on the stream's last message only; null before.
+   *
+   * @generated from field: optional sitediag.v1.VantageVerdict verdict = 2;
+   */
+  verdict?: VantageVerdict | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.VantageTraceRedirectsResponse.
+ * Use `create(VantageTraceRedirectsResponseSchema)` to create a new message.
+ */
+export const VantageTraceRedirectsResponseSchema: GenMessage<VantageTraceRedirectsResponse> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 38);
+
+/**
  * Outcome of a site check.
  *
  * @generated from enum sitediag.v1.SiteStatus
@@ -1794,6 +2135,104 @@ export const WarningSeveritySchema: GenEnum<WarningSeverity> = /*@__PURE__*/
   enumDesc(file_sitediag_v1_diagnostics, 3);
 
 /**
+ * How one vantage's part of a call ended.
+ *
+ * @generated from enum sitediag.v1.VantageState
+ */
+export enum VantageState {
+  /**
+   * Never sent; present because proto3 enums need a zero value.
+   *
+   * @generated from enum value: VANTAGE_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The vantage ran the diagnostic: data holds its answer.
+   *
+   * @generated from enum value: VANTAGE_STATE_DONE = 1;
+   */
+  DONE = 1,
+
+  /**
+   * No answer from it by the deadline, or no live instance: nothing is known
+   * about the target from there, and its credits are given back.
+   *
+   * @generated from enum value: VANTAGE_STATE_UNAVAILABLE = 2;
+   */
+  UNAVAILABLE = 2,
+
+  /**
+   * The vantage's own policy refused the target (a private address there).
+   *
+   * @generated from enum value: VANTAGE_STATE_REFUSED = 3;
+   */
+  REFUSED = 3,
+}
+
+/**
+ * Describes the enum sitediag.v1.VantageState.
+ */
+export const VantageStateSchema: GenEnum<VantageState> = /*@__PURE__*/
+  enumDesc(file_sitediag_v1_diagnostics, 4);
+
+/**
+ * What the vantages that answered say together (docs/vantages.md).
+ *
+ * @generated from enum sitediag.v1.VantageVerdict
+ */
+export enum VantageVerdict {
+  /**
+   * Never sent; present because proto3 enums need a zero value.
+   *
+   * @generated from enum value: VANTAGE_VERDICT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every vantage that answered found it up.
+   *
+   * @generated from enum value: VANTAGE_VERDICT_UP_EVERYWHERE = 1;
+   */
+  UP_EVERYWHERE = 1,
+
+  /**
+   * Every vantage that answered found it down.
+   *
+   * @generated from enum value: VANTAGE_VERDICT_DOWN_EVERYWHERE = 2;
+   */
+  DOWN_EVERYWHERE = 2,
+
+  /**
+   * Down from some vantages, not from others.
+   *
+   * @generated from enum value: VANTAGE_VERDICT_DOWN_IN_SOME = 3;
+   */
+  DOWN_IN_SOME = 3,
+
+  /**
+   * A proxy challenge or block, a 403 or a 451 from some vantages while the
+   * others found it up.
+   *
+   * @generated from enum value: VANTAGE_VERDICT_BLOCKED_IN_SOME = 4;
+   */
+  BLOCKED_IN_SOME = 4,
+
+  /**
+   * No vantage answered about the target (each unavailable or refused).
+   *
+   * @generated from enum value: VANTAGE_VERDICT_UNAVAILABLE = 5;
+   */
+  UNAVAILABLE = 5,
+}
+
+/**
+ * Describes the enum sitediag.v1.VantageVerdict.
+ */
+export const VantageVerdictSchema: GenEnum<VantageVerdict> = /*@__PURE__*/
+  enumDesc(file_sitediag_v1_diagnostics, 5);
+
+/**
  * Two read-only diagnostics that fetch a public web address from the service's
  * own server and report what came back. Every call needs an API key (header
  * x-api-key, or gRPC metadata of that name) and costs credits from one budget
@@ -1851,6 +2290,32 @@ export const DiagnosticsService: GenService<{
     methodKind: "server_streaming";
     input: typeof TraceRedirectsBatchRequestSchema;
     output: typeof TraceRedirectsBatchResponseSchema;
+  },
+  /**
+   * Checks one site from several vantages (regions) and streams each
+   * vantage's entry as it arrives, then the verdict over them as the last
+   * message. The request must name vantages (or all), as
+   * CheckSiteRequest.vantages. Charged up front, 2
+   * credits per vantage; a vantage that does not answer by the deadline is
+   * unavailable and its credits are given back when the stream ends.
+   *
+   * @generated from rpc sitediag.v1.DiagnosticsService.VantageCheckSite
+   */
+  vantageCheckSite: {
+    methodKind: "server_streaming";
+    input: typeof VantageCheckSiteRequestSchema;
+    output: typeof VantageCheckSiteResponseSchema;
+  },
+  /**
+   * Traces one URL from several vantages, streamed as VantageCheckSite.
+   * Charged up front, 5 credits per vantage.
+   *
+   * @generated from rpc sitediag.v1.DiagnosticsService.VantageTraceRedirects
+   */
+  vantageTraceRedirects: {
+    methodKind: "server_streaming";
+    input: typeof VantageTraceRedirectsRequestSchema;
+    output: typeof VantageTraceRedirectsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_sitediag_v1_diagnostics, 0);

@@ -25,6 +25,8 @@ export interface DiagnoseArgs {
   readonly details: boolean;
   /** `--headers`: the report shows each request's response header fields (with --json, `details` carries them). */
   readonly headers: boolean;
+  /** `--vantages LIST`: the diagnostic from each vantage named (vantage-diagnose.ts); undefined for the plain run. */
+  readonly vantages: string | undefined;
 }
 
 export interface DiagnoseRun {
@@ -108,12 +110,12 @@ type Parsed = { readonly kind: "run"; readonly args: DiagnoseArgs } | { readonly
 function parseDiagnoseArgs(argv: readonly string[]): Parsed {
   // Help asked for is the answer, whatever else the line holds (`trace --batch FILE --help`).
   if (argv.some((arg) => arg === "--help" || arg === "-h")) return { kind: "help" };
-  let values: { json?: boolean | undefined; details?: boolean | undefined; headers?: boolean | undefined; help?: boolean | undefined };
+  let values: { json?: boolean | undefined; details?: boolean | undefined; headers?: boolean | undefined; vantages?: string | undefined; help?: boolean | undefined };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
       args: [...argv],
-      options: { json: { type: "boolean" }, details: { type: "boolean" }, headers: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: { json: { type: "boolean" }, details: { type: "boolean" }, headers: { type: "boolean" }, vantages: { type: "string" }, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
     }));
@@ -124,5 +126,5 @@ function parseDiagnoseArgs(argv: readonly string[]): Parsed {
   const [target, ...extra] = positionals;
   if (target === undefined) return { kind: "usage", problem: "a URL is required" };
   if (extra.length > 0) return { kind: "usage", problem: `one URL at a time; also got ${extra.map((item) => JSON.stringify(item)).join(", ")}` };
-  return { kind: "run", args: { target, json: values.json === true, details: values.details === true, headers: values.headers === true } };
+  return { kind: "run", args: { target, json: values.json === true, details: values.details === true, headers: values.headers === true, vantages: values.vantages } };
 }

@@ -50,6 +50,8 @@ export function createResultObserver(metrics: Pick<Metrics, "diagnosticDuration"
 }
 
 function countResult(message: Message, metrics: Pick<Metrics, "siteCheckResults" | "redirectTraceResults">): void {
+  // An answer from several vantages has no status of its own to count as one check's.
+  if ((isMessage(message, CheckSiteResponseSchema) || isMessage(message, TraceRedirectsResponseSchema)) && message.vantages !== undefined) return;
   if (isMessage(message, CheckSiteResponseSchema)) {
     const stage = message.failedStage === undefined ? "none" : enumLabel(FailedStage, message.failedStage);
     metrics.siteCheckResults.inc({ status: enumLabel(SiteStatus, message.status), failed_stage: stage });

@@ -26,6 +26,7 @@ import { applicationHeadersOf, copyApplicationHeaders, isApplicationHeader } fro
 import type { LocalCalls } from "./local-calls.js";
 import { messageFromBody, messageFromQuery } from "./rest-input.js";
 import { renderMessage, RestRenderError } from "./rest-render.js";
+import { restData, vantageEvent } from "./vantage-data.js";
 
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
@@ -128,7 +129,7 @@ async function callAndAnswer({ calls, route, response, headers, callHeaders, con
   const { controller, clientGone } = callController(response);
   try {
     const answer = await calls.call(route.method as DescMethodUnary, input, { controller, header: callHeaders, contextValues });
-    const data = renderMessage(route.method.output, answer.message);
+    const data = restData(route.method.output, answer.message);
     // Straight onto the response, in the order merging them would apply (the answer's over CORS, trailers last):
     // merging into one Headers first validated and sorted each header once more on every call.
     setHeadersOn(response, headers);
@@ -199,6 +200,9 @@ function batchLine(item: Message, meta: RestMeta): JsonObject {
     }
     return Object.assign({}, errorBody(item.outcome.value?.code ?? "internal", item.outcome.value?.message ?? "no result", meta), place);
   }
+  // A call from several vantages streams its events (an entry, then the verdict), one envelope each.
+  const event = vantageEvent(item);
+  if (event !== undefined) return successBody(event, meta);
   throw new TypeError(`${item.$typeName} is not a batch item`);
 }
 

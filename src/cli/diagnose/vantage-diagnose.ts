@@ -1,0 +1,56 @@
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { Code, ConnectError, createHandlerContext } from "@connectrpc/connect";
+import { CheckSiteRequestSchema, CheckSiteResponseSchema, DiagnosticsService, TraceRedirectsRequestSchema, TraceRedirectsResponseSchema } from "../../../gen/sitediag/v1/diagnostics_pb.js";
+import { startingUrlText } from "../../diagnostics/starting-url.js";
+import type { PolicyRefusal } from "../../failures.js";
+import { restData } from "../../server/rest/vantage-data.js";
+import { createVantageCheckSite, createVantageTrace } from "../../service/vantage-answer.js";
+import { DEFAULT_VANTAGE_DEADLINES } from "../../service/vantage-run.js";
+import { createLocalFanout, LOCAL_VANTAGE } from "../../vantage/local-fanout.js";
+import { verdictNeedsALook, type VantageVerdictId } from "../../vantage/vantage-verdict.js";
+import { readVantageList } from "../../vantage-list.js";
+import type { CommandIo } from "../command.js";
+import { renderVantages } from "../report/vantage-report.js";
+import { type DiagnoseRun, EXIT, reportInterrupted, reportRefusal } from "./diagnose-command.js";
+
+/**
+ * `check --vantages LIST` and `trace --vantages LIST`: the diagnostic from
+ * each vantage named, through the service's own handler for it, so the
+ * entries, the verdict and --json are the API's. The command line runs no
+ * engine: its one vantage is this machine, `local` (any other name is that
+ * entry's unavailable, and `all` means `local`). Exit status follows the
+ * verdict: 0 up_everywhere, 1 any other, 2 a list or an input that is not one,
+ * or a target every vantage refused.
+ */
+export async function diagnoseFromVantages(kind: "site-check" | "trace", list: string, run: DiagnoseRun, io: CommandIo): Promise<number> {
+  const { args, runner, paint, signal } = run;
+  const read = readVantageList([list]);
+  if (read.kind === "problem") {
+    io.stderr.write(`sitediag: --vantages: ${read.problem.reason}\n`);
+    return EXIT.badInput;
+  }
+  const service = { fanout: createLocalFanout({ info: LOCAL_VANTAGE, runner }), deadlines: DEFAULT_VANTAGE_DEADLINES };
+  const method = kind === "site-check" ? DiagnosticsService.method.checkSite : DiagnosticsService.method.traceRedirects;
+  const context = createHandlerContext({ service: DiagnosticsService, method, protocolName: "cli", requestMethod: "GET", url: "", requestSignal: signal });
+  let data: JsonObject;
+  try {
+    if (kind === "site-check") {
+      // A person's bare domain starts at https://, as in a plain check.
+      const request = create(CheckSiteRequestSchema, { url: startingUrlText(args.target), details: args.details, vantages: [list] });
+      data = restData(CheckSiteResponseSchema, await createVantageCheckSite(service)(request, context));
+    } else {
+      const request = create(TraceRedirectsRequestSchema, { url: args.target, details: args.details, vantages: [list] });
+      data = restData(TraceRedirectsResponseSchema, await createVantageTrace(service)(request, context));
+    }
+  } catch (error) {
+    if (signal.aborted) return reportInterrupted(io);
+    const refusal = error instanceof ConnectError && error.code === Code.InvalidArgument ? (error.cause as PolicyRefusal | undefined) : undefined;
+    if (refusal !== undefined) return reportRefusal(refusal, io);
+    throw error;
+  }
+  const vantages = data.vantages as JsonObject;
+  io.stdout.write(args.json ? `${JSON.stringify(data)}\n` : renderVantages(String(data.requestedUrl ?? data.input ?? ""), vantages, kind, paint));
+  const entries = Array.isArray(vantages.entries) ? (vantages.entries as JsonObject[]) : [];
+  if (entries.length > 0 && entries.every((entry) => (entry.vantage as JsonObject | undefined)?.state === "refused")) return EXIT.badInput;
+  return verdictNeedsALook(vantages.verdict as VantageVerdictId) ? EXIT.broken : EXIT.healthy;
+}

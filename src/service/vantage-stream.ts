@@ -1,0 +1,65 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import {
+  type VantageCheckSiteRequest,
+  type VantageCheckSiteResponse,
+  VantageCheckSiteResponseSchema,
+  VantageSiteCheckSchema,
+  type VantageTraceRedirectsRequest,
+  type VantageTraceRedirectsResponse,
+  VantageTraceRedirectsResponseSchema,
+  VantageTraceSchema,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type { RedirectTraceResult } from "../diagnostics/redirect-trace-result.js";
+import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
+import { vantageListCause } from "../failures.js";
+import { siteCheckReading, traceReading, type VantageReading, vantageVerdict } from "../vantage/vantage-verdict.js";
+import { callOf } from "./call.js";
+import { siteCheckMessage } from "./check-site.js";
+import { toTraceRedirectsResponse } from "./trace-redirects.js";
+import { refuseUnreadableInput, type VantageService } from "./vantage-answer.js";
+import { partsFromVantages, vantagesAsked, VERDICTS } from "./vantage-run.js";
+
+// The streaming doors of a call from several vantages: each vantage's entry
+// as it arrives (arrival order, each naming its vantage), then the verdict
+// over them all as the last message. The same run, refunds and verdict as
+// the unary answer (vantage-answer.ts).
+
+/** VantageCheckSite. */
+export function createVantageCheckSiteStream(service: VantageService) {
+  return async function* (request: VantageCheckSiteRequest, context: HandlerContext): AsyncGenerator<VantageCheckSiteResponse> {
+    const names = await namesOf(request.vantages, service, request.url, false, context);
+    const options = { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom };
+    const readings: (VantageReading | undefined)[] = [];
+    const job = { kind: "site-check" as const, raw: request.url, options };
+    for await (const part of partsFromVantages<typeof job, SiteCheckResult>(service.fanout, job, names, service.deadlines, context, siteCheckReading)) {
+      readings.push(part.reading);
+      const entry = create(VantageSiteCheckSchema, { vantage: part.origin, data: part.result === undefined ? undefined : siteCheckMessage(part.result) });
+      yield create(VantageCheckSiteResponseSchema, { entry });
+    }
+    yield create(VantageCheckSiteResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)] });
+  };
+}
+
+/** VantageTraceRedirects. */
+export function createVantageTraceStream(service: VantageService) {
+  return async function* (request: VantageTraceRedirectsRequest, context: HandlerContext): AsyncGenerator<VantageTraceRedirectsResponse> {
+    const names = await namesOf(request.vantages, service, request.url, true, context);
+    const job = { kind: "trace" as const, raw: request.url, options: { details: request.details === true } };
+    const readings: (VantageReading | undefined)[] = [];
+    for await (const part of partsFromVantages<typeof job, RedirectTraceResult>(service.fanout, job, names, service.deadlines, context, traceReading)) {
+      readings.push(part.reading);
+      const entry = create(VantageTraceSchema, { vantage: part.origin, data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result) });
+      yield create(VantageTraceRedirectsResponseSchema, { entry });
+    }
+    yield create(VantageTraceRedirectsResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)] });
+  };
+}
+
+/** The vantages resolved; these methods have no plain form, so naming none is the list's own 400. */
+async function namesOf(elements: readonly string[], service: VantageService, raw: string, allowBareDomain: boolean, context: HandlerContext): Promise<readonly string[]> {
+  if (elements.length === 0) throw new ConnectError(vantageListCause("VANTAGES_SYNTAX").reason, Code.InvalidArgument);
+  const names = await vantagesAsked(elements, service.fanout);
+  refuseUnreadableInput(raw, { allowBareDomain }, names.length, context);
+  return names;
+}

@@ -1,0 +1,100 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkCommand } from "../../src/cli/check.js";
+import { traceCommand } from "../../src/cli/trace.js";
+import { renderVantages } from "../../src/cli/report/vantage-report.js";
+import { createPaint } from "../../src/cli/report/terminal-text.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { runDiagnose } from "./cli-io.js";
+
+// `sitediag check --vantages` / `trace --vantages`: run from the command line
+// there is no engine, so the one vantage is this machine, `local`.
+
+const ALLOW = { SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8,::1/128" };
+let targets: HttpTargets;
+
+beforeAll(async () => {
+  targets = await startHttpTargets({
+    routes: {
+      "/old": { kind: "redirect", status: 301, location: "/new" },
+      "/new": { kind: "respond", status: 200 },
+      "/broken": { kind: "respond", status: 503 },
+      "/hang": { kind: "hang" },
+    },
+  });
+});
+
+afterAll(async () => {
+  await targets?.close();
+});
+
+describe("sitediag check --vantages", () => {
+  it("all: one row, local, and the verdict up_everywhere; exit 0", async () => {
+    const { code, stdout } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/old")], ALLOW);
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^VANTAGE\s+STATE\s+ANSWER\s+STATUS\s+TIME\s+REASON$/);
+    expect(lines[1]).toMatch(/^local\s+done\s+up\s+200\s+\d+ ms$/);
+    expect(lines[2]).toBe(`up_everywhere  ${targets.url("/old")}  (1 vantage: 1 done)`);
+  });
+
+  it("a down site from the one vantage that answered, another unavailable: down_everywhere, exit 1", async () => {
+    const { code, stdout } = await runDiagnose(checkCommand, ["--vantages=local,eu-west", targets.url("/broken")], ALLOW);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^eu-west\s+unavailable\s+-\s+-\s+0 ms\s+No instance of this vantage is live/m);
+    expect(stdout).toMatch(/^local\s+done\s+down\s+503\s+\d+ ms\s+Server returned 503 Service Unavailable$/m);
+    expect(stdout).toContain("down_everywhere");
+    expect(stdout).toContain("(2 vantages: 1 unavailable, 1 done)");
+  });
+
+  it("--json prints the API's data object, entries and verdict", async () => {
+    const { code, stdout } = await runDiagnose(checkCommand, ["--json", "--vantages", "local", targets.url("/new")], ALLOW);
+    expect(code).toBe(0);
+    const data = JSON.parse(stdout) as JsonObject;
+    expect(Object.keys(data)).toEqual(["requestedUrl", "vantages"]);
+    expect((data.vantages as JsonObject).verdict).toBe("up_everywhere");
+    expect(((data.vantages as JsonObject).entries as JsonObject[])[0]?.data).toMatchObject({ status: "up", statusCode: 200 });
+  });
+
+  it("a list that is not one is a usage error naming the rule, exit 2", async () => {
+    const { code, stderr, stdout } = await runDiagnose(checkCommand, ["--vantages", "EU", targets.url("/new")], ALLOW);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/--vantages: vantages must be vantage names/);
+  });
+
+  it("a target this vantage refuses: its row says so, and the exit is a refusal's, 2", async () => {
+    const { code, stdout } = await runDiagnose(checkCommand, ["--vantages", "all", "http://10.0.0.1/"], ALLOW);
+    expect(code).toBe(2);
+    expect(stdout).toMatch(/^local\s+refused\s+-\s+-\s+\d+ ms\s+Target 10\.0\.0\.1 is not a public address/m);
+    expect(stdout).toContain("unavailable  http://10.0.0.1/");
+  });
+
+  it("a stop signal interrupts it, exit 130", async () => {
+    const { code, stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/hang")], ALLOW, { onRunning: (stop) => setTimeout(stop, 200) });
+    expect(code).toBe(130);
+    expect(stderr).toContain("interrupted");
+  });
+});
+
+describe("sitediag trace --vantages", () => {
+  it("one row per vantage with the chain status and the final status", async () => {
+    const { code, stdout } = await runDiagnose(traceCommand, ["--vantages", "all", targets.url("/old")], { ...ALLOW, SITEDIAG_TRACE_PORTS: String(targets.httpPort) });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^local\s+done\s+Redirects detected\s+200\s+\d+ ms$/m);
+    expect(stdout).toContain("up_everywhere");
+  });
+});
+
+describe("the vantage table", () => {
+  it("shows a control character a target's words carry as '?', never as itself", () => {
+    const vantages = {
+      verdict: "down_everywhere",
+      entries: [{ vantage: { name: "local", state: "done", elapsedMs: 3 }, data: { status: "down", statusCode: 503, responseTime: 3, reason: "Server returned 503 \u001b[2Jgone\u0007" } }],
+    };
+    const text = renderVantages("http://a.test/\u001b]0;x", vantages, "site-check", createPaint(false));
+    expect(text.includes("\u001b") || text.includes("\u0007")).toBe(false);
+    expect(text).toContain("Server returned 503 ?[2Jgone?");
+    expect(text).toContain("http://a.test/?]0;x");
+  });
+});

@@ -1,0 +1,110 @@
+import {
+  ChainStatus,
+  type CheckSiteResponse,
+  SiteStatus,
+  type TraceRedirectsResponse,
+  type VantageOrigin,
+  VantageState,
+  VantageVerdict,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { type ChainStatusName, siteCheckReading, traceReading, type VantageReading, type VantageVerdictId, verdictNeedsALook } from "../../src/vantage/vantage-verdict.js";
+import { CHAIN_STATUS_TEXT } from "./chain-status.js";
+import { h } from "./dom.js";
+import { formatWholeMs } from "./format.js";
+import { renderCheck } from "./render-check.js";
+import { renderTrace } from "./render-trace.js";
+
+// "From every region": the verdict over the vantages on top, then one row per
+// vantage (its verdict, status, time and reason) that opens to the answer
+// from there, drawn as a single answer is (its chain and waterfall). Each
+// row's word is read by the one rule of src/vantage/vantage-verdict.ts.
+
+const VERDICT: Readonly<Record<VantageVerdict, { readonly id: VantageVerdictId | "unknown"; readonly words: string }>> = {
+  [VantageVerdict.UNSPECIFIED]: { id: "unknown", words: "No verdict" },
+  [VantageVerdict.UP_EVERYWHERE]: { id: "up_everywhere", words: "Up everywhere" },
+  [VantageVerdict.DOWN_EVERYWHERE]: { id: "down_everywhere", words: "Down everywhere" },
+  [VantageVerdict.DOWN_IN_SOME]: { id: "down_in_some", words: "Down in some regions" },
+  [VantageVerdict.BLOCKED_IN_SOME]: { id: "blocked_in_some", words: "Blocked in some regions" },
+  [VantageVerdict.UNAVAILABLE]: { id: "unavailable", words: "No region answered" },
+};
+
+const CHAIN_IDS: Readonly<Record<ChainStatus, ChainStatusName>> = {
+  [ChainStatus.UNSPECIFIED]: "request_failed",
+  [ChainStatus.HEALTHY]: "healthy",
+  [ChainStatus.REDIRECTS_DETECTED]: "redirects_detected",
+  [ChainStatus.REDIRECT_LOOP]: "redirect_loop",
+  [ChainStatus.TOO_MANY_REDIRECTS]: "too_many_redirects",
+  [ChainStatus.REQUEST_FAILED]: "request_failed",
+  [ChainStatus.TIMEOUT]: "timeout",
+};
+
+const READING_WORDS: Readonly<Record<VantageReading, string>> = { up: "UP", down: "DOWN", blocked: "BLOCKED" };
+
+/** The verdict in words, lower case, for the status line ("down in some regions"). */
+export function vantagesSummary(verdict: VantageVerdict): string {
+  return VERDICT[verdict].words.toLowerCase();
+}
+
+/** One vantage's part as the page draws it: its origin, and its answer when it has one. */
+type Entry = { readonly vantage: VantageOrigin | undefined } & (
+  | { readonly kind: "check"; readonly data: CheckSiteResponse | undefined }
+  | { readonly kind: "trace"; readonly data: TraceRedirectsResponse | undefined }
+);
+
+/** An answer from several vantages: `vantages` of a CheckSite or TraceRedirects response. */
+export function renderVantages(
+  kind: "check" | "trace",
+  answer: { readonly verdict: VantageVerdict; readonly entries: readonly { readonly vantage?: VantageOrigin | undefined; readonly data?: CheckSiteResponse | TraceRedirectsResponse | undefined }[] },
+  target: string,
+): HTMLElement {
+  const verdict = VERDICT[answer.verdict];
+  const look = verdict.id === "unknown" || verdictNeedsALook(verdict.id);
+  const entries = answer.entries.map((entry): Entry => (kind === "check" ? { kind, vantage: entry.vantage, data: entry.data as CheckSiteResponse | undefined } : { kind, vantage: entry.vantage, data: entry.data as TraceRedirectsResponse | undefined }));
+  const answered = entries.filter((entry) => entry.data !== undefined).length;
+  return h(
+    "article",
+    { class: "vantages" },
+    h("h2", {}, kind === "check" ? "Is it down, from every region?" : "Where does it redirect, from every region?"),
+    h(
+      "div",
+      { class: `verdict ${look ? "down" : "up"}`, "data-verdict": verdict.id },
+      h("span", { class: "verdict-word" }, verdict.words),
+      h("p", { class: "reason" }, `${target}: ${answered} of ${entries.length} region${entries.length === 1 ? "" : "s"} answered`),
+    ),
+    h("div", { class: "vantage-rows" }, ...entries.map(vantageRow)),
+  );
+}
+
+function vantageRow(entry: Entry): HTMLElement {
+  const origin = entry.vantage;
+  const name = origin?.label ?? origin?.name ?? "?";
+  const reading = readingOf(entry);
+  const word = reading === undefined ? stateWord(origin?.state) : READING_WORDS[reading];
+  const status = entry.data === undefined ? "–" : entry.kind === "check" ? String(entry.data.statusCode ?? "–") : `${CHAIN_STATUS_TEXT[entry.data.chainStatus]}, ${entry.data.finalStatus ?? "–"}`;
+  const time = entry.data === undefined ? formatWholeMs(origin?.elapsedMs ?? 0) : formatWholeMs(entry.kind === "check" ? (entry.data.responseTime ?? origin?.elapsedMs ?? 0) : entry.data.totalTimeMs);
+  const reason = entry.data === undefined ? (origin?.reason ?? "") : entry.kind === "check" ? (entry.data.reason ?? "") : "";
+  const summary = h(
+    "summary",
+    {},
+    h("span", { class: `vantage-word ${reading ?? "none"}` }, word),
+    h("span", { class: "vantage-name" }, name, origin?.location === undefined ? null : h("span", { class: "vantage-location" }, ` ${origin.location}`)),
+    h("span", { class: "vantage-status" }, status),
+    h("span", { class: "vantage-time" }, time),
+    h("span", { class: "vantage-reason" }, reason),
+  );
+  const body = entry.data === undefined ? h("p", { class: "note" }, origin?.reason ?? "No answer from this region.") : entry.kind === "check" ? renderCheck(entry.data) : renderTrace(entry.data);
+  return h("details", { class: "vantage", "data-vantage": origin?.name ?? "" }, summary, h("div", { class: "vantage-body" }, body));
+}
+
+function readingOf(entry: Entry): VantageReading | undefined {
+  if (entry.data === undefined) return undefined;
+  if (entry.kind === "check") {
+    const data = entry.data;
+    return siteCheckReading({ status: data.status === SiteStatus.UP ? "up" : "down", statusCode: data.statusCode ?? null, proxyBlocked: data.proxyBlocked });
+  }
+  return traceReading({ chainStatus: CHAIN_IDS[entry.data.chainStatus], finalStatus: entry.data.finalStatus ?? null });
+}
+
+function stateWord(state: VantageState | undefined): string {
+  return state === VantageState.REFUSED ? "REFUSED" : "UNAVAILABLE";
+}
