@@ -85,6 +85,7 @@ export const TRACE_WARNINGS = {
   client_side_redirect_not_followed: "The final page redirects by itself (Refresh header or meta refresh), which is reported, not followed (only with details)",
   hsts_missing: "The chain started on http:// and its final HTTPS page sets no valid Strict-Transport-Security policy",
   hsts_short: "The final HTTPS page's Strict-Transport-Security max-age is under 180 days",
+  certificate_expires_soon: "A certificate of the chain expires in fewer days than the configured threshold (14 by default); with details, any certificate of its chain, named",
 } as const;
 
 export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
@@ -119,6 +120,8 @@ export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarn
   // Without HSTS the first http:// request of every visit can be intercepted; the site still works.
   hsts_missing: "warning",
   hsts_short: "info",
+  // Still valid, so visitors see nothing yet; renewal has failed or is late.
+  certificate_expires_soon: "warning",
   head_refused_get_used: "info",
   host_changed: "info",
 };

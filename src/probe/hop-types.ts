@@ -135,11 +135,10 @@ export interface TlsDetail {
   /**
    * With details (HopRequest.captureHead): the chain as Node links it, leaf
    * first, each certificate followed by its issuer, the first
-   * CHAIN_LIMITS.maxCertificates (chain-certificate.ts). [] without details.
+   * CHAIN_LIMITS.maxCertificates (chain-certificate.ts), the rest counted
+   * (verification.more). [] without details.
    */
   readonly chain: readonly ChainCertificate[];
-  /** Linked certificates past those in `chain`. */
-  readonly chainMore: number;
   /** With details: which link failed verification and why; null without details. */
   readonly verification: ChainVerification | null;
 }
@@ -188,6 +187,8 @@ export interface ChainVerification {
   readonly failedAt: number | null;
   /** Null when verified. */
   readonly reason: ChainFailureReason | null;
+  /** Linked certificates past those in `chain` (the walk stops at MAX_CHAIN_WALK). */
+  readonly more: number;
 }
 
 /** What a failed hop still knows: where it went, how far it got, the certificate it saw. */

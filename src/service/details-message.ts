@@ -1,6 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import {
   CertificateSchema,
+  ChainCertificateSchema,
+  ChainVerificationSchema,
   ClientRedirectSchema,
   type Details,
   DetailsSchema,
@@ -67,5 +69,15 @@ function tlsMessage(tls: TlsRecord) {
     alpn: tls.alpn ?? undefined,
     certificate: tls.certificate === null ? undefined : create(CertificateSchema, Object.assign({}, tls.certificate, { subjectAltNames: [...tls.certificate.subjectAltNames] })),
     verifyError: tls.verifyError ?? undefined,
+    chain: tls.chain.map((certificate) => create(ChainCertificateSchema, Object.assign({}, certificate, { subjectAltNames: [...certificate.subjectAltNames] }))),
+    verification:
+      tls.verification === null
+        ? undefined
+        : create(ChainVerificationSchema, {
+            verified: tls.verification.verified,
+            failedAt: tls.verification.failedAt ?? undefined,
+            reason: tls.verification.reason ?? undefined,
+            more: tls.verification.more,
+          }),
   });
 }

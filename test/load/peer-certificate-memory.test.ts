@@ -66,7 +66,7 @@ describe("reading a peer's certificate chain", () => {
       // The chain was read: the leaf and the chain's length are in the hop's details.
       expect(outcome.response.tls?.certificate?.chainLength).toBe(Math.min(intermediates + 1, 64));
       expect(outcome.response.tls?.chain).toHaveLength(10);
-      expect(outcome.response.tls?.chainMore).toBe(Math.min(intermediates + 2, 64) - 10);
+      expect(outcome.response.tls?.verification?.more).toBe(Math.min(intermediates + 2, 64) - 10);
     };
     for (let i = 0; i < WARM_UP; i++) await hop();
     const before = rssMiB();

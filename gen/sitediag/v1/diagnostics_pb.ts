@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sitediag/v1/diagnostics.proto.
  */
 export const file_sitediag_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiQQoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzItwDChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBQgwKCl9maW5hbF91cmxCDgoMX3N0YXR1c19jb2RlQg4KDF9zdGF0dXNfdGV4dEIQCg5fcmVzcG9uc2VfdGltZUIJCgdfcmVhc29uQg8KDV9mYWlsZWRfc3RhZ2UiKgoLUmVkaXJlY3RIb3ASCwoDdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBSJGChVUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBAUIKCghfZGV0YWlscyLAAgoWVHJhY2VSZWRpcmVjdHNSZXNwb25zZRINCgVpbnB1dBgBIAEoCRIRCglyZWRpcmVjdHMYAiABKAUSEQoJZmluYWxfdXJsGAMgASgJEhkKDGZpbmFsX3N0YXR1cxgEIAEoBUgAiAEBEhUKDXRvdGFsX3RpbWVfbXMYBSABKAUSLgoMY2hhaW5fc3RhdHVzGAYgASgOMhguc2l0ZWRpYWcudjEuQ2hhaW5TdGF0dXMSJAoFY2hhaW4YByADKAsyFS5zaXRlZGlhZy52MS5DaGFpbkhvcBIrCgh3YXJuaW5ncxgIIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIrCgdkZXRhaWxzGAkgASgLMhQuc2l0ZWRpYWcudjEuRGV0YWlsc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIrIBCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdEIHCgVfY29kZSKVBAoNUmVxdWVzdERldGFpbBILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhUKDWhlYWRfZmFsbGJhY2sYAyABKAgSGwoOcmVtb3RlX2FkZHJlc3MYBCABKAlIAIgBARIWCglpcF9mYW1pbHkYBSABKAVIAYgBARIZCgxodHRwX3ZlcnNpb24YBiABKAlIAogBARITCgZzdGF0dXMYByABKAVIA4gBARIsCgd0aW1pbmdzGAggASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdFRpbWluZ3MSIwoDdGxzGAkgASgLMhYuc2l0ZWRpYWcudjEuVGxzRGV0YWlsEiwKB2ZhaWx1cmUYCiABKAsyGy5zaXRlZGlhZy52MS5SZXF1ZXN0RmFpbHVyZRIZChFjb25uZWN0aW9uX3JldXNlZBgLIAEoCBIyChByZXNwb25zZV9oZWFkZXJzGAwgAygLMhguc2l0ZWRpYWcudjEuSGVhZGVyRmllbGQSIgoacmVzcG9uc2VfaGVhZGVyc190cnVuY2F0ZWQYDSABKAgSOgoSdHJhbnNwb3J0X3NlY3VyaXR5GA4gASgLMh4uc2l0ZWRpYWcudjEuVHJhbnNwb3J0U2VjdXJpdHlCEQoPX3JlbW90ZV9hZGRyZXNzQgwKCl9pcF9mYW1pbHlCDwoNX2h0dHBfdmVyc2lvbkIJCgdfc3RhdHVzImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMixgEKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBQgsKCV9wcm90b2NvbEIJCgdfY2lwaGVyQgcKBV9hbHBuQg8KDV92ZXJpZnlfZXJyb3Ii0AEKC0NlcnRpZmljYXRlEg8KB3N1YmplY3QYASABKAkSDgoGaXNzdWVyGAIgASgJEhkKEXN1YmplY3RfYWx0X25hbWVzGAMgAygJEhIKCnZhbGlkX2Zyb20YBCABKAkSEAoIdmFsaWRfdG8YBSABKAkSFgoOZGF5c19yZW1haW5pbmcYBiABKAUSFQoNc2VyaWFsX251bWJlchgHIAEoCRIaChJmaW5nZXJwcmludF9zaGEyNTYYCCABKAkSFAoMY2hhaW5fbGVuZ3RoGAkgASgFImQKDlJlcXVlc3RGYWlsdXJlEg0KBXN0YWdlGAEgASgJEgwKBGNvZGUYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCXRpbWVkX291dBgEIAEoCBISCgplbGFwc2VkX21zGAUgASgBIi0KC1Byb3h5RGV0YWlsEhAKCHByb3ZpZGVyGAEgASgJEgwKBGtpbmQYAiABKAkiQgoOQ2xpZW50UmVkaXJlY3QSDAoEa2luZBgBIAEoCRILCgN1cmwYAiABKAkSFQoNZGVsYXlfc2Vjb25kcxgDIAEoASplCgpTaXRlU3RhdHVzEhsKF1NJVEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoOU0lURV9TVEFUVVNfVVAQARoGqrsYAnVwEh4KEFNJVEVfU1RBVFVTX0RPV04QAhoIqrsYBGRvd24qsQEKC0ZhaWxlZFN0YWdlEhwKGEZBSUxFRF9TVEFHRV9VTlNQRUNJRklFRBAAEh0KEEZBSUxFRF9TVEFHRV9ETlMQARoHqrsYA2RucxIlChRGQUlMRURfU1RBR0VfQ09OTkVDVBACGguquxgHY29ubmVjdBIdChBGQUlMRURfU1RBR0VfVExTEAMaB6q7GAN0bHMSHwoRRkFJTEVEX1NUQUdFX0hUVFAQBBoIqrsYBGh0dHAq2wIKC0NoYWluU3RhdHVzEhwKGENIQUlOX1NUQVRVU19VTlNQRUNJRklFRBAAEiUKFENIQUlOX1NUQVRVU19IRUFMVEhZEAEaC6q7GAdIZWFsdGh5EjsKH0NIQUlOX1NUQVRVU19SRURJUkVDVFNfREVURUNURUQQAhoWqrsYElJlZGlyZWN0cyBkZXRlY3RlZBIxChpDSEFJTl9TVEFUVVNfUkVESVJFQ1RfTE9PUBADGhGquxgNUmVkaXJlY3QgbG9vcBI7Ch9DSEFJTl9TVEFUVVNfVE9PX01BTllfUkVESVJFQ1RTEAQaFqq7GBJUb28gbWFueSByZWRpcmVjdHMSMwobQ0hBSU5fU1RBVFVTX1JFUVVFU1RfRkFJTEVEEAUaEqq7GA5SZXF1ZXN0IGZhaWxlZBIlChRDSEFJTl9TVEFUVVNfVElNRU9VVBAGGguquxgHVGltZW91dCquAQoPV2FybmluZ1NldmVyaXR5EiAKHFdBUk5JTkdfU0VWRVJJVFlfVU5TUEVDSUZJRUQQABIjChVXQVJOSU5HX1NFVkVSSVRZX0lORk8QARoIqrsYBGluZm8SKQoYV0FSTklOR19TRVZFUklUWV9XQVJOSU5HEAIaC6q7GAd3YXJuaW5nEikKGFdBUk5JTkdfU0VWRVJJVFlfUFJPQkxFTRADGguquxgHcHJvYmxlbTKHBAoSRGlhZ25vc3RpY3NTZXJ2aWNlEmgKCUNoZWNrU2l0ZRIdLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlcXVlc3QaHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSIcgtPkkwIWEhQvYXBpL3YxL2lzLXNpdGUtZG93bhJ5Cg5UcmFjZVJlZGlyZWN0cxIiLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVxdWVzdBojLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2UiHoLT5JMCGBIWL2FwaS92MS9yZWRpcmVjdC1jaGVjaxJ2CgpDaGVja1NpdGVzEh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1JlcXVlc3QaHy5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVzcG9uc2UiJYLT5JMCHzoBKiIaL2FwaS92MS9iYXRjaC9pcy1zaXRlLWRvd24wARKTAQoTVHJhY2VSZWRpcmVjdHNCYXRjaBInLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXF1ZXN0Giguc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvYmF0Y2gvcmVkaXJlY3QtY2hlY2swAWIGcHJvdG8z", [file_google_api_annotations, file_sitediag_v1_options]);
+  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiQQoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzItwDChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBQgwKCl9maW5hbF91cmxCDgoMX3N0YXR1c19jb2RlQg4KDF9zdGF0dXNfdGV4dEIQCg5fcmVzcG9uc2VfdGltZUIJCgdfcmVhc29uQg8KDV9mYWlsZWRfc3RhZ2UiKgoLUmVkaXJlY3RIb3ASCwoDdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBSJGChVUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBAUIKCghfZGV0YWlscyLAAgoWVHJhY2VSZWRpcmVjdHNSZXNwb25zZRINCgVpbnB1dBgBIAEoCRIRCglyZWRpcmVjdHMYAiABKAUSEQoJZmluYWxfdXJsGAMgASgJEhkKDGZpbmFsX3N0YXR1cxgEIAEoBUgAiAEBEhUKDXRvdGFsX3RpbWVfbXMYBSABKAUSLgoMY2hhaW5fc3RhdHVzGAYgASgOMhguc2l0ZWRpYWcudjEuQ2hhaW5TdGF0dXMSJAoFY2hhaW4YByADKAsyFS5zaXRlZGlhZy52MS5DaGFpbkhvcBIrCgh3YXJuaW5ncxgIIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIrCgdkZXRhaWxzGAkgASgLMhQuc2l0ZWRpYWcudjEuRGV0YWlsc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIrIBCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdEIHCgVfY29kZSKVBAoNUmVxdWVzdERldGFpbBILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhUKDWhlYWRfZmFsbGJhY2sYAyABKAgSGwoOcmVtb3RlX2FkZHJlc3MYBCABKAlIAIgBARIWCglpcF9mYW1pbHkYBSABKAVIAYgBARIZCgxodHRwX3ZlcnNpb24YBiABKAlIAogBARITCgZzdGF0dXMYByABKAVIA4gBARIsCgd0aW1pbmdzGAggASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdFRpbWluZ3MSIwoDdGxzGAkgASgLMhYuc2l0ZWRpYWcudjEuVGxzRGV0YWlsEiwKB2ZhaWx1cmUYCiABKAsyGy5zaXRlZGlhZy52MS5SZXF1ZXN0RmFpbHVyZRIZChFjb25uZWN0aW9uX3JldXNlZBgLIAEoCBIyChByZXNwb25zZV9oZWFkZXJzGAwgAygLMhguc2l0ZWRpYWcudjEuSGVhZGVyRmllbGQSIgoacmVzcG9uc2VfaGVhZGVyc190cnVuY2F0ZWQYDSABKAgSOgoSdHJhbnNwb3J0X3NlY3VyaXR5GA4gASgLMh4uc2l0ZWRpYWcudjEuVHJhbnNwb3J0U2VjdXJpdHlCEQoPX3JlbW90ZV9hZGRyZXNzQgwKCl9pcF9mYW1pbHlCDwoNX2h0dHBfdmVyc2lvbkIJCgdfc3RhdHVzImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMiqgIKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBEiwKBWNoYWluGAYgAygLMh0uc2l0ZWRpYWcudjEuQ2hhaW5DZXJ0aWZpY2F0ZRI0Cgx2ZXJpZmljYXRpb24YByABKAsyHi5zaXRlZGlhZy52MS5DaGFpblZlcmlmaWNhdGlvbkILCglfcHJvdG9jb2xCCQoHX2NpcGhlckIHCgVfYWxwbkIPCg1fdmVyaWZ5X2Vycm9yIswCChBDaGFpbkNlcnRpZmljYXRlEg8KB3N1YmplY3QYASABKAkSFAoMc3ViamVjdF9uYW1lGAIgASgJEhMKC2lzc3Vlcl9uYW1lGAMgASgJEhkKEXN1YmplY3RfYWx0X25hbWVzGAQgAygJEh4KFnN1YmplY3RfYWx0X25hbWVzX21vcmUYBSABKAUSEgoKdmFsaWRfZnJvbRgGIAEoCRIQCgh2YWxpZF90bxgHIAEoCRIWCg5kYXlzX3JlbWFpbmluZxgIIAEoBRIQCghrZXlfdHlwZRgJIAEoCRIQCghrZXlfc2l6ZRgKIAEoBRIRCglrZXlfY3VydmUYCyABKAkSGwoTc2lnbmF0dXJlX2FsZ29yaXRobRgMIAEoCRIaChJmaW5nZXJwcmludF9zaGEyNTYYDSABKAkSEwoLc2VsZl9pc3N1ZWQYDiABKAgieQoRQ2hhaW5WZXJpZmljYXRpb24SEAoIdmVyaWZpZWQYASABKAgSFgoJZmFpbGVkX2F0GAIgASgFSACIAQESEwoGcmVhc29uGAMgASgJSAGIAQESDAoEbW9yZRgEIAEoBUIMCgpfZmFpbGVkX2F0QgkKB19yZWFzb24i0AEKC0NlcnRpZmljYXRlEg8KB3N1YmplY3QYASABKAkSDgoGaXNzdWVyGAIgASgJEhkKEXN1YmplY3RfYWx0X25hbWVzGAMgAygJEhIKCnZhbGlkX2Zyb20YBCABKAkSEAoIdmFsaWRfdG8YBSABKAkSFgoOZGF5c19yZW1haW5pbmcYBiABKAUSFQoNc2VyaWFsX251bWJlchgHIAEoCRIaChJmaW5nZXJwcmludF9zaGEyNTYYCCABKAkSFAoMY2hhaW5fbGVuZ3RoGAkgASgFImQKDlJlcXVlc3RGYWlsdXJlEg0KBXN0YWdlGAEgASgJEgwKBGNvZGUYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCXRpbWVkX291dBgEIAEoCBISCgplbGFwc2VkX21zGAUgASgBIi0KC1Byb3h5RGV0YWlsEhAKCHByb3ZpZGVyGAEgASgJEgwKBGtpbmQYAiABKAkiQgoOQ2xpZW50UmVkaXJlY3QSDAoEa2luZBgBIAEoCRILCgN1cmwYAiABKAkSFQoNZGVsYXlfc2Vjb25kcxgDIAEoASplCgpTaXRlU3RhdHVzEhsKF1NJVEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoOU0lURV9TVEFUVVNfVVAQARoGqrsYAnVwEh4KEFNJVEVfU1RBVFVTX0RPV04QAhoIqrsYBGRvd24qsQEKC0ZhaWxlZFN0YWdlEhwKGEZBSUxFRF9TVEFHRV9VTlNQRUNJRklFRBAAEh0KEEZBSUxFRF9TVEFHRV9ETlMQARoHqrsYA2RucxIlChRGQUlMRURfU1RBR0VfQ09OTkVDVBACGguquxgHY29ubmVjdBIdChBGQUlMRURfU1RBR0VfVExTEAMaB6q7GAN0bHMSHwoRRkFJTEVEX1NUQUdFX0hUVFAQBBoIqrsYBGh0dHAq2wIKC0NoYWluU3RhdHVzEhwKGENIQUlOX1NUQVRVU19VTlNQRUNJRklFRBAAEiUKFENIQUlOX1NUQVRVU19IRUFMVEhZEAEaC6q7GAdIZWFsdGh5EjsKH0NIQUlOX1NUQVRVU19SRURJUkVDVFNfREVURUNURUQQAhoWqrsYElJlZGlyZWN0cyBkZXRlY3RlZBIxChpDSEFJTl9TVEFUVVNfUkVESVJFQ1RfTE9PUBADGhGquxgNUmVkaXJlY3QgbG9vcBI7Ch9DSEFJTl9TVEFUVVNfVE9PX01BTllfUkVESVJFQ1RTEAQaFqq7GBJUb28gbWFueSByZWRpcmVjdHMSMwobQ0hBSU5fU1RBVFVTX1JFUVVFU1RfRkFJTEVEEAUaEqq7GA5SZXF1ZXN0IGZhaWxlZBIlChRDSEFJTl9TVEFUVVNfVElNRU9VVBAGGguquxgHVGltZW91dCquAQoPV2FybmluZ1NldmVyaXR5EiAKHFdBUk5JTkdfU0VWRVJJVFlfVU5TUEVDSUZJRUQQABIjChVXQVJOSU5HX1NFVkVSSVRZX0lORk8QARoIqrsYBGluZm8SKQoYV0FSTklOR19TRVZFUklUWV9XQVJOSU5HEAIaC6q7GAd3YXJuaW5nEikKGFdBUk5JTkdfU0VWRVJJVFlfUFJPQkxFTRADGguquxgHcHJvYmxlbTKHBAoSRGlhZ25vc3RpY3NTZXJ2aWNlEmgKCUNoZWNrU2l0ZRIdLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlcXVlc3QaHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSIcgtPkkwIWEhQvYXBpL3YxL2lzLXNpdGUtZG93bhJ5Cg5UcmFjZVJlZGlyZWN0cxIiLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVxdWVzdBojLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2UiHoLT5JMCGBIWL2FwaS92MS9yZWRpcmVjdC1jaGVjaxJ2CgpDaGVja1NpdGVzEh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1JlcXVlc3QaHy5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVzcG9uc2UiJYLT5JMCHzoBKiIaL2FwaS92MS9iYXRjaC9pcy1zaXRlLWRvd24wARKTAQoTVHJhY2VSZWRpcmVjdHNCYXRjaBInLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXF1ZXN0Giguc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvYmF0Y2gvcmVkaXJlY3QtY2hlY2swAWIGcHJvdG8z", [file_google_api_annotations, file_sitediag_v1_options]);
 
 /**
  * Input of the is-site-down diagnostic.
@@ -1024,6 +1024,23 @@ export type TlsDetail = Message<"sitediag.v1.TlsDetail"> & {
    * @generated from field: optional string verify_error = 5;
    */
   verifyError?: string | undefined;
+
+  /**
+   * Every certificate of the chain as Node links it: the leaf first, each followed by its
+   * issuer, the root last (sent by the server or taken from the trust store: the two cannot
+   * be told apart). Issuing order, not necessarily the order the server sent (docs/probe.md).
+   * The first 10; ChainVerification.more counts the rest.
+   *
+   * @generated from field: repeated sitediag.v1.ChainCertificate chain = 6;
+   */
+  chain: ChainCertificate[];
+
+  /**
+   * Which link failed verification, and why.
+   *
+   * @generated from field: sitediag.v1.ChainVerification verification = 7;
+   */
+  verification?: ChainVerification | undefined;
 };
 
 /**
@@ -1032,6 +1049,164 @@ export type TlsDetail = Message<"sitediag.v1.TlsDetail"> & {
  */
 export const TlsDetailSchema: GenMessage<TlsDetail> = /*@__PURE__*/
   messageDesc(file_sitediag_v1_diagnostics, 20);
+
+/**
+ * One certificate of a chain. Text is escaped (control characters and bidi overrides read
+ * U+FFFD) and at most 320 characters; "" or 0 where the certificate says nothing readable.
+ *
+ * @generated from message sitediag.v1.ChainCertificate
+ */
+export type ChainCertificate = Message<"sitediag.v1.ChainCertificate"> & {
+  /**
+   * Common name of the subject.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * The subject's whole distinguished name on one line ("CN=..., O=...").
+   *
+   * @generated from field: string subject_name = 2;
+   */
+  subjectName: string;
+
+  /**
+   * The issuer's whole distinguished name on one line.
+   *
+   * @generated from field: string issuer_name = 3;
+   */
+  issuerName: string;
+
+  /**
+   * The first 20 subject alternative names (DNS:example.com, IP Address:...).
+   *
+   * @generated from field: repeated string subject_alt_names = 4;
+   */
+  subjectAltNames: string[];
+
+  /**
+   * How many more subject alternative names the certificate lists.
+   *
+   * @generated from field: int32 subject_alt_names_more = 5;
+   */
+  subjectAltNamesMore: number;
+
+  /**
+   * ISO-8601.
+   *
+   * @generated from field: string valid_from = 6;
+   */
+  validFrom: string;
+
+  /**
+   * ISO-8601.
+   *
+   * @generated from field: string valid_to = 7;
+   */
+  validTo: string;
+
+  /**
+   * Whole days until valid_to; negative once expired.
+   *
+   * @generated from field: int32 days_remaining = 8;
+   */
+  daysRemaining: number;
+
+  /**
+   * rsa, rsa-pss, ec, ed25519, ...
+   *
+   * @generated from field: string key_type = 9;
+   */
+  keyType: string;
+
+  /**
+   * Bits: the RSA modulus, the EC curve's size.
+   *
+   * @generated from field: int32 key_size = 10;
+   */
+  keySize: number;
+
+  /**
+   * The named curve of an EC key (prime256v1, secp384r1).
+   *
+   * @generated from field: string key_curve = 11;
+   */
+  keyCurve: string;
+
+  /**
+   * The issuer's signature: sha256WithRSAEncryption, ecdsa-with-SHA256, ..., or its OID.
+   *
+   * @generated from field: string signature_algorithm = 12;
+   */
+  signatureAlgorithm: string;
+
+  /**
+   * Colon-separated upper-case hex.
+   *
+   * @generated from field: string fingerprint_sha256 = 13;
+   */
+  fingerprintSha256: string;
+
+  /**
+   * Subject and issuer are the same name: a root, or a self-signed leaf.
+   *
+   * @generated from field: bool self_issued = 14;
+   */
+  selfIssued: boolean;
+};
+
+/**
+ * Describes the message sitediag.v1.ChainCertificate.
+ * Use `create(ChainCertificateSchema)` to create a new message.
+ */
+export const ChainCertificateSchema: GenMessage<ChainCertificate> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 21);
+
+/**
+ * The verdict on a chain, and the link it fell at.
+ *
+ * @generated from message sitediag.v1.ChainVerification
+ */
+export type ChainVerification = Message<"sitediag.v1.ChainVerification"> & {
+  /**
+   * True when the chain verified against the trust store and the URL's host name.
+   *
+   * @generated from field: bool verified = 1;
+   */
+  verified: boolean;
+
+  /**
+   * Index in chain (0 is the leaf) of the certificate that failed; unset when verified or
+   * when the failure names no certificate.
+   *
+   * @generated from field: optional int32 failed_at = 2;
+   */
+  failedAt?: number | undefined;
+
+  /**
+   * Why, in words: expired, not yet valid, missing intermediate, self-signed root sent,
+   * self-signed certificate, name mismatch, other (verify_error has the code). Wrong order is
+   * never reported: the order the server sent cannot be observed (docs/probe.md).
+   *
+   * @generated from field: optional string reason = 3;
+   */
+  reason?: string | undefined;
+
+  /**
+   * Linked certificates past those listed in chain (at most 64 are walked).
+   *
+   * @generated from field: int32 more = 4;
+   */
+  more: number;
+};
+
+/**
+ * Describes the message sitediag.v1.ChainVerification.
+ * Use `create(ChainVerificationSchema)` to create a new message.
+ */
+export const ChainVerificationSchema: GenMessage<ChainVerification> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 22);
 
 /**
  * A certificate as people read it.
@@ -1108,7 +1283,7 @@ export type Certificate = Message<"sitediag.v1.Certificate"> & {
  * Use `create(CertificateSchema)` to create a new message.
  */
 export const CertificateSchema: GenMessage<Certificate> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 21);
+  messageDesc(file_sitediag_v1_diagnostics, 23);
 
 /**
  * Why a request got no response.
@@ -1157,7 +1332,7 @@ export type RequestFailure = Message<"sitediag.v1.RequestFailure"> & {
  * Use `create(RequestFailureSchema)` to create a new message.
  */
 export const RequestFailureSchema: GenMessage<RequestFailure> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 22);
+  messageDesc(file_sitediag_v1_diagnostics, 24);
 
 /**
  * Which proxy or CDN answered, and what its answer means.
@@ -1185,7 +1360,7 @@ export type ProxyDetail = Message<"sitediag.v1.ProxyDetail"> & {
  * Use `create(ProxyDetailSchema)` to create a new message.
  */
 export const ProxyDetailSchema: GenMessage<ProxyDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 23);
+  messageDesc(file_sitediag_v1_diagnostics, 25);
 
 /**
  * A client-side redirect that was reported, not followed (spec 4.2.4).
@@ -1220,7 +1395,7 @@ export type ClientRedirect = Message<"sitediag.v1.ClientRedirect"> & {
  * Use `create(ClientRedirectSchema)` to create a new message.
  */
 export const ClientRedirectSchema: GenMessage<ClientRedirect> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 24);
+  messageDesc(file_sitediag_v1_diagnostics, 26);
 
 /**
  * Outcome of a site check.

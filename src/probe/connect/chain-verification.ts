@@ -30,11 +30,14 @@ const REASON_OF_CODE: Readonly<Record<string, ChainFailureReason>> = {
   HOSTNAME_MISMATCH: "name mismatch",
 };
 
-/** `now`: the handshake's time (ms since the epoch), the time OpenSSL checked the dates at. */
-export function chainVerification(chain: PeerChain, verifyError: string | null, now: number): ChainVerification {
-  if (verifyError === null) return { verified: true, failedAt: null, reason: null };
+/**
+ * `now`: the handshake's time (ms since the epoch), the time OpenSSL checked
+ * the dates at; `more`: linked certificates the hop does not describe.
+ */
+export function chainVerification(chain: PeerChain, verifyError: string | null, now: number, more: number): ChainVerification {
+  if (verifyError === null) return { verified: true, failedAt: null, reason: null, more };
   const reason = REASON_OF_CODE[verifyError] ?? "other";
-  return { verified: false, failedAt: failingLink(chain, reason, now), reason };
+  return { verified: false, failedAt: failingLink(chain, reason, now), reason, more };
 }
 
 function failingLink(chain: PeerChain, reason: ChainFailureReason, now: number): number | null {

@@ -25,8 +25,7 @@ export function describeTls(socket: TLSSocket, chain: PeerChain, verifyError: st
     certificate: chain.leaf === undefined ? null : peerCertificate(chain.leaf, chain.length),
     verifyError,
     chain: described.map((link) => chainCertificate(link.raw)),
-    chainMore: wholeChain ? chain.links.length - described.length : 0,
-    verification: wholeChain ? chainVerification(chain, verifyError, Date.now()) : null,
+    verification: wholeChain ? chainVerification(chain, verifyError, Date.now(), chain.links.length - described.length) : null,
   };
 }
 
