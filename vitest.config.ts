@@ -26,6 +26,7 @@ const SLOW = [
   "test/web/page-front.test.ts",
   "test/web/page-batch.test.ts",
   "test/web/page-details.test.ts",
+  "test/web/page-chain.test.ts",
 ];
 
 /**
