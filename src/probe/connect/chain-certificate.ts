@@ -106,18 +106,46 @@ const SIGNATURE_ALGORITHMS: Readonly<Record<string, string>> = {
 
 /**
  * The algorithm the issuer signed with: the certificate's outer
- * signatureAlgorithm (RFC 5280 §4.1.1.2), read with asn1js and PKI.js. Node
- * does not expose it. "" when the DER is no certificate.
+ * signatureAlgorithm (RFC 5280 §4.1.1.2), decoded with asn1js and PKI.js.
+ * Node does not expose it. "" when the DER is no certificate.
+ *
+ * Only that element is given to asn1js: a whole certificate parsed into
+ * asn1js's objects costs a probe thread's loop tens of milliseconds per
+ * chain before the JIT has warmed, and a hostile chain's first hop is often
+ * the first the thread sees. A certificate is three DER elements in a
+ * SEQUENCE (tbsCertificate, signatureAlgorithm, signatureValue); the
+ * element headers are read to step over the first (derElement), and the
+ * second is decoded under asn1js's own bounds on depth and nodes.
  */
 export function signatureAlgorithmOf(raw: Buffer): string {
   try {
-    const asn1 = fromBER(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
+    const outer = derElement(raw, 0);
+    if (outer === null) return "";
+    const tbs = derElement(raw, outer.contentStart);
+    if (tbs === null) return "";
+    const start = tbs.contentStart + tbs.length;
+    const asn1 = fromBER(new Uint8Array(raw.buffer, raw.byteOffset + start, raw.byteLength - start), { maxDepth: 8, maxNodes: 64 });
     if (asn1.offset === -1 || !(asn1.result instanceof Sequence)) return "";
-    const algorithm = asn1.result.valueBlock.value[1];
-    if (algorithm === undefined) return "";
-    const oid = new AlgorithmIdentifier({ schema: algorithm }).algorithmId;
+    const oid = new AlgorithmIdentifier({ schema: asn1.result }).algorithmId;
     return shownText(SIGNATURE_ALGORITHMS[oid] ?? oid);
   } catch {
     return "";
   }
+}
+
+/** A SEQUENCE's header at `at` (DER: tag 0x30, then a definite length in at most 4 bytes); null when there is none. */
+function derElement(der: Buffer, at: number): { readonly contentStart: number; readonly length: number } | null {
+  if (der[at] !== 0x30) return null;
+  const first = der[at + 1];
+  if (first === undefined) return null;
+  if (first < 0x80) return within(der, at + 2, first);
+  const count = first & 0x7f;
+  if (count === 0 || count > 4 || at + 2 + count > der.length) return null;
+  let length = 0;
+  for (let index = 0; index < count; index++) length = length * 256 + (der[at + 2 + index] ?? 0);
+  return within(der, at + 2 + count, length);
+}
+
+function within(der: Buffer, contentStart: number, length: number): { readonly contentStart: number; readonly length: number } | null {
+  return contentStart + length <= der.length ? { contentStart, length } : null;
 }
