@@ -109,10 +109,10 @@ const SIGNATURE_ALGORITHMS: Readonly<Record<string, string>> = {
  * signatureAlgorithm (RFC 5280 §4.1.1.2), decoded with asn1js and PKI.js.
  * Node does not expose it. "" when the DER is no certificate.
  *
- * Only that element is given to asn1js: a whole certificate parsed into
- * asn1js's objects costs a probe thread's loop tens of milliseconds per
- * chain before the JIT has warmed, and a hostile chain's first hop is often
- * the first the thread sees. A certificate is three DER elements in a
+ * Only that element is given to asn1js: decoding whole certificates into
+ * asn1js's objects was the costliest step of reading a chain on a probe
+ * thread whose JIT had not warmed, which a hostile chain's first hop often
+ * meets, and held its loop past the hostile-target bound (docs/probe.md). A certificate is three DER elements in a
  * SEQUENCE (tbsCertificate, signatureAlgorithm, signatureValue); the
  * element headers are read to step over the first (derElement), and the
  * second is decoded under asn1js's own bounds on depth and nodes.
