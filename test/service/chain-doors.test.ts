@@ -73,6 +73,17 @@ describe("the chain and its verification through REST and Connect", () => {
     expect((tls["chain"] as JsonObject[])[1]?.["subject"]).toBe("expired chain intermediate");
   });
 
+  it("SITEDIAG_CERT_EXPIRY_WARN_DAYS reaches a probe thread: under 3 days, a leaf with 5 left is no warning", async () => {
+    const threaded = await startTestService({ config: { tracePorts: [expiringSoon.httpsPort ?? 0], caFile: join(dir, "ca.pem"), probeThreads: 1, certExpiryWarnDays: 3 } });
+    try {
+      const query = new URLSearchParams({ url: expiringSoon.url("/", { secure: true }) });
+      const body = (await (await fetch(`${threaded.url}/api/v1/redirect-check?${query.toString()}`)).json()) as JsonObject;
+      expect((body["data"] as JsonObject)["warnings"]).toEqual([]);
+    } finally {
+      await threaded.close();
+    }
+  }, 60_000);
+
   it("Connect says the same", async () => {
     const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
     const trace = renderMessage(TraceRedirectsResponseSchema, await client.traceRedirects({ url: expiringSoon.url("/", { secure: true }), details: true }));
