@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { CREDITS, REDIRECT_TRACE, SITE_CHECK } from "./limits.js";
+import { DEFAULT_CERT_EXPIRY_WARN_DAYS } from "./diagnostics/certificate-expiry.js";
 
 /** Everything the service reads from its environment, parsed and validated once. */
 export interface Config {
@@ -48,6 +49,8 @@ export interface Config {
   readonly maxResponseHeadBytes: number;
   /** SITEDIAG_REUSE_CONNECTIONS: a same-origin redirect's next request reuses its connection, as browsers do. */
   readonly reuseConnections: boolean;
+  /** SITEDIAG_CERT_EXPIRY_WARN_DAYS: warn certificate_expires_soon when a certificate has fewer whole days left (0: never). */
+  readonly certExpiryWarnDays: number;
   /** The port's own limits on what a caller may send and hold (SITEDIAG_MAX_REQUEST_BYTES ...). */
   readonly intake: IntakeLimits;
 }
@@ -134,6 +137,7 @@ export function loadConfig(env: Environment = process.env): Config {
     hostsFile: text(env, "SITEDIAG_HOSTS_FILE", "/etc/hosts"),
     maxResponseHeadBytes: integer(env, "SITEDIAG_MAX_RESPONSE_HEAD_BYTES", 256 * 1024, 16 * 1024, 16 * 1024 * 1024),
     reuseConnections: flag(env, "SITEDIAG_REUSE_CONNECTIONS", true),
+    certExpiryWarnDays: integer(env, "SITEDIAG_CERT_EXPIRY_WARN_DAYS", DEFAULT_CERT_EXPIRY_WARN_DAYS, 0, 3_650),
     intake: {
       maxRequestBytes: integer(env, "SITEDIAG_MAX_REQUEST_BYTES", DEFAULT_INTAKE.maxRequestBytes, 1_024, 16 * 1024 * 1024),
       requestTimeoutMs: integer(env, "SITEDIAG_REQUEST_TIMEOUT_MS", DEFAULT_INTAKE.requestTimeoutMs, 100, 600_000),

@@ -111,6 +111,8 @@ export interface DiagnosticLimits {
   readonly traceTotalTimeoutMs: number;
   /** Ports redirect-check may visit (spec §4.2: 80 and 443). */
   readonly tracePorts: readonly number[];
+  /** certificate_expires_soon under this many days left (SITEDIAG_CERT_EXPIRY_WARN_DAYS); DEFAULT_CERT_EXPIRY_WARN_DAYS when unset. */
+  readonly certExpiryWarnDays?: number;
 }
 
 /** What a diagnostic needs from the world: the prober, and the limits in force. */
@@ -120,5 +122,11 @@ export interface DiagnosticEnv extends DiagnosticLimits {
 
 /** Only the limits of an env (what crosses to a probe thread with each diagnostic). */
 export function limitsOf(env: DiagnosticLimits): DiagnosticLimits {
-  return { siteTimeoutMs: env.siteTimeoutMs, traceHopTimeoutMs: env.traceHopTimeoutMs, traceTotalTimeoutMs: env.traceTotalTimeoutMs, tracePorts: env.tracePorts };
+  return {
+    siteTimeoutMs: env.siteTimeoutMs,
+    traceHopTimeoutMs: env.traceHopTimeoutMs,
+    traceTotalTimeoutMs: env.traceTotalTimeoutMs,
+    tracePorts: env.tracePorts,
+    ...(env.certExpiryWarnDays === undefined ? {} : { certExpiryWarnDays: env.certExpiryWarnDays }),
+  };
 }

@@ -2,7 +2,7 @@ import { failureCode } from "../failures.js";
 import type { FailureStage } from "../failures.js";
 import type { ProbeFailure } from "../probe/failure.js";
 import type { CapturedHead } from "../probe/http/head-capture.js";
-import type { HopFailureTrace, HopOutcome, HopResponse, HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
+import type { ChainCertificate, HopFailureTrace, HopOutcome, HopResponse, HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../failures.js";
 import type { NameResolution } from "../probe/name-resolution.js";
 import type { ProxyKind } from "./proxy-providers.js";
@@ -135,8 +135,14 @@ export interface RequestReport {
 }
 
 /** The hop's TLS session, its certificate dated from the check. */
-export interface TlsRecord extends Omit<TlsDetail, "certificate"> {
+export interface TlsRecord extends Omit<TlsDetail, "certificate" | "chain"> {
   readonly certificate: CertificateRecord | null;
+  readonly chain: readonly ChainCertificateRecord[];
+}
+
+export interface ChainCertificateRecord extends ChainCertificate {
+  /** Whole days from the check until validTo; negative once expired; 0 when validTo is "". */
+  readonly daysRemaining: number;
 }
 
 export interface CertificateRecord extends PeerCertificate {
@@ -284,11 +290,14 @@ function notSentRecord(sent: SentAs, refusal: PolicyRefusal | null): RequestReco
 
 function tlsRecord(tls: TlsDetail | null, now: number): TlsRecord | null {
   if (tls === null) return null;
-  return Object.assign({}, tls, { certificate: tls.certificate === null ? null : certificateRecord(tls.certificate, now) });
+  return Object.assign({}, tls, {
+    certificate: tls.certificate === null ? null : certificateRecord(tls.certificate, now),
+    chain: tls.chain.map((certificate) => certificateRecord(certificate, now)),
+  });
 }
 
 /** daysRemaining is 0 when validTo is "" (a date the certificate does not say readably): an int32 in the answer, never NaN. */
-function certificateRecord(certificate: PeerCertificate, now: number): CertificateRecord {
+function certificateRecord<C extends PeerCertificate | ChainCertificate>(certificate: C, now: number): C & { readonly daysRemaining: number } {
   const days = Math.floor((Date.parse(certificate.validTo) - now) / DAY_MS);
   return Object.assign({}, certificate, { daysRemaining: Number.isFinite(days) ? days : 0 });
 }

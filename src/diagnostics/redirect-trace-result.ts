@@ -89,6 +89,7 @@ export const TRACE_WARNINGS = {
   ipv4_unreachable: "The first request failed over IPv4 while IPv6 answered (only with details)",
   families_disagree: "The first request got a different status or certificate over IPv4 than over IPv6 (only with details)",
   certificate_revoked: "A server stapled an OCSP answer saying its own certificate is revoked",
+  certificate_expires_soon: "A certificate of the chain expires in fewer days than the configured threshold (14 by default); with details, any certificate of its chain, named",
 } as const;
 
 export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
@@ -129,6 +130,8 @@ export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarn
   families_disagree: "warning",
   // Browsers that read the staple refuse the site.
   certificate_revoked: "problem",
+  // Still valid, so visitors see nothing yet; renewal has failed or is late.
+  certificate_expires_soon: "warning",
   head_refused_get_used: "info",
   host_changed: "info",
 };

@@ -10,6 +10,7 @@ import { proxyMatch } from "./proxy-signatures.js";
 import { type DiagnosticEnv, parseTargetInput, type TraceOptions } from "./diagnostic-call.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings, hstsWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
+import { DEFAULT_CERT_EXPIRY_WARN_DAYS, expiryWatch } from "./certificate-expiry.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
 import { type FamilyEvidence, type FirstRequest, startFamilyRequest } from "./family-comparison.js";
 import { hopRevocationWarnings } from "./revocation-warnings.js";
@@ -128,6 +129,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
   const records: RequestRecord[] = [];
   let lastResponse: HopResponse | null = null;
   const visited = new Map<string, string>();
+  const expiring = expiryWatch(env.certExpiryWarnDays ?? DEFAULT_CERT_EXPIRY_WARN_DAYS);
   const stop = (status: ChainStatusId, finalUrl: string, stopReason: TraceWarning, code: string): Walk => ({
     kind: "walked",
     chain,
@@ -211,6 +213,7 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     const hop = toTraceHop(position, target, attempt.response);
     chain.push(hop);
     warnings.push(...hopRevocationWarnings(position, attempt.response));
+    for (const { message } of expiring(target.href, attempt.response.tls, Date.now())) warnings.push(traceWarning("certificate_expires_soon", message, position));
     if (attempt.headNote !== null) {
       warnings.push(traceWarning("head_refused_get_used", `${attempt.headNote}; the hop was retried with GET`, position));
     }

@@ -9,6 +9,7 @@ import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecor
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
 import { type FamilyEvidence, startFamilyRequest, withFamilyEvidence } from "./family-comparison.js";
 import { createResolutionBook, resolutionOf } from "./name-resolutions.js";
+import { siteCheckWarnings } from "./site-check-warnings.js";
 import { isRedirectStatus } from "./redirect-chain.js";
 import {
   NO_ADDRESS_REASON,
@@ -60,7 +61,7 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
 
   const details = options.details === true;
   const report = details && options.report === true ? "position" : null;
-  const run = createRun(raw, details);
+  const run = createRun(raw, details, env.certExpiryWarnDays);
   const cookies = createCheckCookies();
   let url = start.url;
   // The connection the last redirect kept for this check's next request, as a browser reuses it.
@@ -143,7 +144,7 @@ function redirectTarget(response: HopResponse): RedirectTarget {
 }
 
 /** The state of one check, and the three ways it can end. */
-function createRun(requestedUrl: string, withDetails: boolean) {
+function createRun(requestedUrl: string, withDetails: boolean, certExpiryWarnDays: number | undefined) {
   // The time of the requests themselves (their timings' totals, each read by
   // the loop that ran it): a check that waited for this thread, between hops
   // or for a slot, is not reported slower than the site answered; and the
@@ -160,7 +161,7 @@ function createRun(requestedUrl: string, withDetails: boolean) {
   // The families' comparison and its warnings are added once its request is back (checkSite).
   const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, "requests" | "resolutions" | "families" | "warnings">): SiteCheckOutcome => ({
     kind: "result",
-    result: withDetails ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records], resolutions: resolutions.list(), families: null, warnings: [] }) }) : result,
+    result: withDetails ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records], resolutions: resolutions.list(), families: null, warnings: siteCheckWarnings(records, certExpiryWarnDays) }) }) : result,
   });
   const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, "requests" | "resolutions" | "families" | "warnings"> => ({
     code,

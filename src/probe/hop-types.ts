@@ -63,8 +63,9 @@ export interface HopRequest {
    */
   readonly keepAfterAnswer?: boolean;
   /**
-   * Keep the response's field lines for people (HopResponse.headFields):
-   * details asked for them. Without it nothing more is read or kept.
+   * Keep the response's field lines for people (HopResponse.headFields) and
+   * describe the whole certificate chain (TlsDetail.chain): details asked
+   * for them. Without it nothing more is read or kept.
    */
   readonly captureHead?: boolean;
   /**
@@ -149,6 +150,63 @@ export interface TlsDetail {
   readonly verifyError: string | null;
   /** The OCSP answer stapled to the handshake, as the server shows it (stapled-ocsp.ts); status "none" when nothing was stapled. */
   readonly ocsp: StapledOcsp;
+  /**
+   * With details (HopRequest.captureHead): the chain as Node links it, leaf
+   * first, each certificate followed by its issuer, the first
+   * CHAIN_LIMITS.maxCertificates (chain-certificate.ts), the rest counted
+   * (verification.more). [] without details.
+   */
+  readonly chain: readonly ChainCertificate[];
+  /** With details: which link failed verification and why; null without details. */
+  readonly verification: ChainVerification | null;
+}
+
+/**
+ * One certificate of the chain a handshake saw. Text fields are escaped and
+ * bounded as PeerCertificate's; "" (or 0) where the certificate does not say
+ * it readably.
+ */
+export interface ChainCertificate {
+  /** Common name of the subject. */
+  readonly subject: string;
+  /** The subject's whole distinguished name on one line. */
+  readonly subjectName: string;
+  /** The issuer's whole distinguished name on one line. */
+  readonly issuerName: string;
+  /** The first CHAIN_LIMITS.maxAltNames entries ("DNS:example.com"). */
+  readonly subjectAltNames: readonly string[];
+  /** Entries past those in subjectAltNames. */
+  readonly subjectAltNamesMore: number;
+  /** ISO-8601; "" when unreadable. */
+  readonly validFrom: string;
+  /** ISO-8601; "" when unreadable. */
+  readonly validTo: string;
+  /** Node's asymmetricKeyType: rsa, rsa-pss, ec, ed25519, ...; "" when Node cannot read the key. */
+  readonly keyType: string;
+  /** Bits: the RSA modulus, the curve's size; 0 when unknown. */
+  readonly keySize: number;
+  /** The named curve of an EC key (prime256v1, secp384r1); "" otherwise. */
+  readonly keyCurve: string;
+  /** The issuer's signature algorithm (sha256WithRSAEncryption, ecdsa-with-SHA256, or the OID); "" when unreadable. */
+  readonly signatureAlgorithm: string;
+  /** Colon-separated upper-case hex. */
+  readonly fingerprintSha256: string;
+  /** Subject and issuer are the same name: a root, or a self-signed leaf. */
+  readonly selfIssued: boolean;
+}
+
+/** Why a link failed, in words; `other` for a code no link can be told for (the code is TlsDetail.verifyError). */
+export type ChainFailureReason = "not yet valid" | "expired" | "missing intermediate" | "self-signed root sent" | "self-signed certificate" | "name mismatch" | "other";
+
+/** The verdict on the chain, and the link it fell at. */
+export interface ChainVerification {
+  readonly verified: boolean;
+  /** Index into `chain` (0 is the leaf) of the link that failed; null when verified or no link can be told. */
+  readonly failedAt: number | null;
+  /** Null when verified. */
+  readonly reason: ChainFailureReason | null;
+  /** Linked certificates past those in `chain` (the walk stops at MAX_CHAIN_WALK). */
+  readonly more: number;
 }
 
 /** What a failed hop still knows: where it went, how far it got, the certificate it saw. */

@@ -147,7 +147,7 @@ async function fetchHead(
   let connection: OpenConnection;
   try {
     const pinned = await openPinned(
-      { addresses, port: effectivePort(url), tls: url.protocol === "https:", hostname: hostOf(url), secureContext: deps.secureContext },
+      { addresses, port: effectivePort(url), tls: url.protocol === "https:", hostname: hostOf(url), secureContext: deps.secureContext, wholeChain: request.captureHead === true },
       trace,
       deps.addresses,
       signal,

@@ -33,6 +33,7 @@ export function diagnosticRunnerFromConfig(config: Config, ca: string | undefine
     traceHopTimeoutMs: config.traceHopTimeoutMs,
     traceTotalTimeoutMs: config.traceTotalTimeoutMs,
     tracePorts: config.tracePorts,
+    certExpiryWarnDays: config.certExpiryWarnDays,
   };
   const proberOptions: ProberOptions = {
     allowCidrs: config.allowCidrs,

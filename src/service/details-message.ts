@@ -1,6 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import {
   CertificateSchema,
+  ChainCertificateSchema,
+  ChainVerificationSchema,
   ClientRedirectSchema,
   type Details,
   DetailsSchema,
@@ -116,6 +118,16 @@ function tlsMessage(tls: TlsRecord) {
       signatureNote: tls.ocsp.signatureNote ?? undefined,
       sizeBytes: tls.ocsp.sizeBytes,
     }),
+    chain: tls.chain.map((certificate) => create(ChainCertificateSchema, Object.assign({}, certificate, { subjectAltNames: [...certificate.subjectAltNames] }))),
+    verification:
+      tls.verification === null
+        ? undefined
+        : create(ChainVerificationSchema, {
+            verified: tls.verification.verified,
+            failedAt: tls.verification.failedAt ?? undefined,
+            reason: tls.verification.reason ?? undefined,
+            more: tls.verification.more,
+          }),
   });
 }
 

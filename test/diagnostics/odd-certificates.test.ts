@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticDetails } from "../../src/diagnostics/diagnostic-details.js";
 import { CERTIFICATE_TEXT } from "../../src/limits.js";
+import { CHAIN_LIMITS } from "../../src/probe/connect/chain-certificate.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type OddCertificate, oddCertificates } from "../fixtures/odd-certificates.js";
 import { getTestPki } from "../fixtures/test-ca.js";
@@ -55,6 +56,21 @@ function expectBoundedCertificates(details: DiagnosticDetails | undefined): void
     }
     for (const date of [certificate.validFrom, certificate.validTo]) expect(date === "" || !Number.isNaN(Date.parse(date))).toBe(true);
     expect(Number.isInteger(certificate.daysRemaining)).toBe(true);
+    // The whole chain (details): as bounded and as printable, each of its first CHAIN_LIMITS.maxCertificates.
+    const chain = request.tls?.chain ?? [];
+    expect(chain.length).toBeGreaterThan(0);
+    expect(chain.length).toBeLessThanOrEqual(CHAIN_LIMITS.maxCertificates);
+    for (const link of chain) {
+      expect(link.subjectAltNames.length).toBeLessThanOrEqual(CHAIN_LIMITS.maxAltNames);
+      expect(link.subjectAltNamesMore).toBeGreaterThanOrEqual(0);
+      for (const text of [link.subject, link.subjectName, link.issuerName, link.keyType, link.keyCurve, link.signatureAlgorithm, ...link.subjectAltNames]) {
+        expect(text.length).toBeLessThanOrEqual(CERTIFICATE_TEXT.maxChars);
+        // eslint-disable-next-line no-control-regex
+        expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+      }
+      expect(Number.isInteger(link.daysRemaining)).toBe(true);
+    }
+    expect(request.tls?.verification?.more).toBeGreaterThanOrEqual(0);
   }
 }
 
@@ -124,6 +140,30 @@ describe("the fields of the issue's rows, exactly", () => {
     const { certificate } = await detailsOf("huge-san");
     expect(certificate?.subjectAltNames).toHaveLength(CERTIFICATE_TEXT.maxAltNames);
     expect(certificate?.subjectAltNames[0]).toMatch(/^DNS:n0\./);
+  });
+
+  it("in the chain, thousands of subjectAltNames are the first 20 and a count of the rest", async () => {
+    const { result } = await detailsOf("huge-san");
+    const leaf = result.details?.requests[0]?.tls?.chain[0];
+    expect(leaf?.subjectAltNames).toHaveLength(CHAIN_LIMITS.maxAltNames);
+    expect(leaf?.subjectAltNames[0]).toMatch(/^DNS:n0\./);
+    expect(leaf?.subjectAltNamesMore).toBeGreaterThan(1_000);
+  });
+
+  it("a name with control bytes and bidi overrides reaches the chain escaped", async () => {
+    const { result } = await detailsOf("control-bytes");
+    const leaf = result.details?.requests[0]?.tls?.chain[0];
+    expect(leaf?.subjectName).toContain("\ufffd");
+    // The signature algorithm is still read: the odd names do not stop the DER parse.
+    expect(leaf?.signatureAlgorithm).toBe("ecdsa-with-SHA256");
+  });
+
+  it("a long chain lists its first 10 certificates and counts the rest", async () => {
+    const { result } = await detailsOf("long-chain");
+    const tls = result.details?.requests[0]?.tls;
+    expect(tls?.chain).toHaveLength(CHAIN_LIMITS.maxCertificates);
+    expect(tls?.verification?.more).toBeGreaterThan(0);
+    expect((tls?.chain.length ?? 0) + (tls?.verification?.more ?? 0)).toBeLessThanOrEqual(64);
   });
 
   it("a long chain is counted as far as the walk goes", async () => {

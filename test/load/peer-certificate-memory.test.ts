@@ -60,10 +60,13 @@ describe("reading a peer's certificate chain", () => {
     expect(intermediates).toBeGreaterThan(30);
     const url = new URL(target.url("/", { secure: true }));
     const hop = async () => {
-      const outcome = await prober.hop({ url, method: "GET", timeoutMs: 10_000, ports: { kind: "fetch-safe" } });
+      // With details' whole chain described too (chain-certificate.ts): that reading must leave nothing behind either.
+      const outcome = await prober.hop({ url, method: "GET", timeoutMs: 10_000, ports: { kind: "fetch-safe" }, captureHead: true });
       if (outcome.kind !== "response") throw new Error(`expected a response, got ${JSON.stringify(outcome).slice(0, 300)}`);
       // The chain was read: the leaf and the chain's length are in the hop's details.
       expect(outcome.response.tls?.certificate?.chainLength).toBe(Math.min(intermediates + 1, 64));
+      expect(outcome.response.tls?.chain).toHaveLength(10);
+      expect(outcome.response.tls?.verification?.more).toBe(Math.min(intermediates + 2, 64) - 10);
     };
     for (let i = 0; i < WARM_UP; i++) await hop();
     const before = rssMiB();

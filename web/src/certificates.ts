@@ -2,6 +2,7 @@ import type { Certificate, RequestDetail, TlsDetail } from "../../gen/sitediag/v
 import { causeInfo, STAGE_FALLBACK_CODES } from "../../src/failures.js";
 import { h, table } from "./dom.js";
 import { formatDate, hostOf } from "./format.js";
+import { renderChain } from "./certificate-chain.js";
 
 /** Within this many days of expiry a certificate is flagged. */
 const EXPIRY_WARNING_DAYS = 30;
@@ -46,6 +47,7 @@ export function renderCertificates(requests: readonly RequestDetail[]): HTMLElem
     { class: "certificates", "aria-labelledby": "certificates-heading" },
     h("h3", { id: "certificates-heading" }, "Certificates"),
     table("The certificate each HTTPS request was shown", ["Requests", "Host", "Subject", "Issuer", "Expires", "State", "TLS"], rows, "certificate-table"),
+    ...shown.map(({ host, tls, requests: numbers }) => renderChain(tls, numbers, host)),
   );
 }
 

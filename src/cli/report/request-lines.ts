@@ -1,6 +1,7 @@
 import type { CertificateRecord, DiagnosticDetails, RequestRecord, TlsRecord } from "../../diagnostics/diagnostic-details.js";
 import type { HopTimings } from "../../probe/hop-types.js";
 import { failureStory, formatMs as formatMeasured, formatWholeMs, TIMING_PHASES } from "../../diagnostics/timing-text.js";
+import { chainLines } from "./chain-lines.js";
 import type { Paint } from "./terminal-text.js";
 
 // What the reports print of the requests a diagnostic made: the cells of a
@@ -131,7 +132,7 @@ export function certificateLines(requests: readonly RequestRecord[], noun: strin
     .map(({ tls, certificate, rows }) => {
       const verdict = tls.verifyError === null ? "" : `, ${paint.bad(`not trusted: ${tls.verifyError}`)}`;
       const used = `${noun}${rows.length === 1 ? "" : "s"} ${rows.join(", ")}`;
-      return `  ${paint.dim("certificate")}  ${describeTls(tls, certificate)}, ${expiry(certificate, paint)}, chain of ${certificate.chainLength}${verdict}  ${paint.dim(`(${used})`)}\n`;
+      return `  ${paint.dim("certificate")}  ${describeTls(tls, certificate)}, ${expiry(certificate, paint)}, chain of ${certificate.chainLength}${verdict}  ${paint.dim(`(${used})`)}\n${chainLines(tls, paint)}`;
     })
     .join("");
 }

@@ -24,6 +24,8 @@ export interface DialPlan {
   readonly hostname: string;
   /** Undefined for Node's default trust store. */
   readonly secureContext: SecureContext | undefined;
+  /** Describe every certificate of the chain (TlsDetail.chain), not only the leaf: details asked for it. */
+  readonly wholeChain?: boolean;
 }
 
 /** Raised by the connector for a failure of its own making (not the OS's, not OpenSSL's). */
@@ -205,7 +207,7 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
         // Kept whatever the verdict: the certificate a failed verification saw
         // is what a person debugging the site needs (details), and reading it
         // writes nothing to the connection.
-        trace.tls = describeTls(secure, chain, refused?.code ?? null, stapledOcspOf(stapled, secure, chain.leaf));
+        trace.tls = describeTls(secure, chain, refused?.code ?? null, stapledOcspOf(stapled, secure, chain.leaf), plan.wholeChain === true);
         settle(refused);
       }, settle),
     );

@@ -22,12 +22,31 @@ export interface PeerChain {
   readonly length: number;
   /** The leaf links to no issuer certificate but itself: its issuer was neither sent nor found in the trust store. */
   readonly leafAlone: boolean;
+  /**
+   * Each certificate of the chain as Node links it, leaf first, each followed
+   * by its issuer, the root included, at most MAX_CHAIN_WALK. Node re-links
+   * what the server sent by issuer (X509_check_issued over the sent list),
+   * then adds issuers from the trust store: this is issuing order, never the
+   * order the server sent, and a sent certificate that issues none of the
+   * chain is not in it (docs/probe.md).
+   */
+  readonly links: readonly PeerLink[];
+  /** The last link is its own issuer (a root, or a self-signed leaf): Node links it to itself. */
+  readonly topSelfIssued: boolean;
+}
+
+/** One linked certificate: its DER, and the dates Node already printed for it. */
+export interface PeerLink {
+  readonly raw: Buffer;
+  /** Node's text of notBefore/notAfter ("Jan  1 00:00:00 2030 GMT"); "" when absent. */
+  readonly validFrom: string;
+  readonly validTo: string;
 }
 
 /** Certificates in a chain the count walks, at most: no handshake carries more. */
 export const MAX_CHAIN_WALK = 64;
 
-const NO_CHAIN: PeerChain = { leaf: undefined, length: 0, leafAlone: true };
+const NO_CHAIN: PeerChain = { leaf: undefined, length: 0, leafAlone: true, links: [], topSelfIssued: false };
 
 /** Node hands a socket's chain out as it was at the handshake; read once, for every use. */
 export function peerChainOf(socket: TLSSocket): PeerChain {
@@ -48,13 +67,34 @@ export function peerChainOf(socket: TLSSocket): PeerChain {
   // Node links the sent certificates in issuing order, then issuers from the trust store,
   // and a self-issued last one to itself: that self-link is the root, which is not counted.
   const seen = new Set<unknown>([top]);
+  const links: PeerLink[] = [linkOf(top, raw)];
   let next = issuerOf(top);
   const leafAlone = next === undefined || next === top;
   while (next !== undefined && !seen.has(next) && issuerOf(next) !== next && seen.size < MAX_CHAIN_WALK) {
     seen.add(next);
+    pushLink(links, next);
     next = issuerOf(next);
   }
-  return { leaf, length: seen.size, leafAlone };
+  // The self-linked root ends the walk uncounted; it is still a link people want to see.
+  if (next !== undefined && !seen.has(next) && issuerOf(next) === next && links.length < MAX_CHAIN_WALK) pushLink(links, next);
+  const last = links.length === 1 ? top : next;
+  const topSelfIssued = last !== undefined && issuerOf(last) === last;
+  return { leaf, length: seen.size, leafAlone, links, topSelfIssued };
+}
+
+function pushLink(links: PeerLink[], certificate: unknown): void {
+  const raw = rawOf(certificate);
+  if (raw !== undefined) links.push(linkOf(certificate, raw));
+}
+
+function linkOf(certificate: unknown, raw: Buffer): PeerLink {
+  return { raw, validFrom: textOf(certificate, "valid_from"), validTo: textOf(certificate, "valid_to") };
+}
+
+function textOf(certificate: unknown, field: "valid_from" | "valid_to"): string {
+  if (typeof certificate !== "object" || certificate === null || !(field in certificate)) return "";
+  const value: unknown = (certificate as Record<string, unknown>)[field];
+  return typeof value === "string" ? value : "";
 }
 
 function rawOf(certificate: unknown): Buffer | undefined {

@@ -4,14 +4,21 @@ import { altNameEntries, certificateField, isoDate, nameLine, nameParts, shownTe
 import type { PeerCertificate, TlsDetail } from "../hop-types.js";
 import type { PeerChain } from "./peer-chain.js";
 import type { StapledOcsp } from "./stapled-ocsp.js";
+import { CHAIN_LIMITS, chainCertificate } from "./chain-certificate.js";
+import { chainVerification } from "./chain-verification.js";
 
 // What the hop keeps of a handshake's certificate. The certificate is the
 // target's writing: every field is read totally (certificate-text.ts), so
 // these return a value whatever it holds, and never throw inside the
 // connector's secureConnect listener.
 
-/** The session and leaf certificate of a completed handshake. */
-export function describeTls(socket: TLSSocket, chain: PeerChain, verifyError: string | null, ocsp: StapledOcsp): TlsDetail {
+/**
+ * The session and leaf certificate of a completed handshake; with
+ * `wholeChain` (details asked), every linked certificate and the link that
+ * failed: a parse of each certificate's DER, work a hop without details does not do.
+ */
+export function describeTls(socket: TLSSocket, chain: PeerChain, verifyError: string | null, ocsp: StapledOcsp, wholeChain: boolean): TlsDetail {
+  const described = wholeChain ? chain.links.slice(0, CHAIN_LIMITS.maxCertificates) : [];
   return {
     protocol: socket.getProtocol(),
     cipher: socket.getCipher()?.name ?? null,
@@ -19,6 +26,8 @@ export function describeTls(socket: TLSSocket, chain: PeerChain, verifyError: st
     certificate: chain.leaf === undefined ? null : peerCertificate(chain.leaf, chain.length),
     verifyError,
     ocsp,
+    chain: described.map((link) => chainCertificate(link.raw)),
+    verification: wholeChain ? chainVerification(chain, verifyError, Date.now(), chain.links.length - described.length) : null,
   };
 }
 
