@@ -75,6 +75,14 @@ describe("certificateWarnings (is-site-down's details)", () => {
     expect(certificateWarnings(laterResult.details?.requests ?? [], 14)).toEqual([]);
   });
 
+  it("is in is-site-down's details.warnings, with its severity and the request it concerns; the threshold from the env", async () => {
+    const soon = await serving(pki.expiresIn5Days);
+    const url = soon.url("/new", { secure: true });
+    const result = await checkedResult(url, envFor(soon), { details: true });
+    expect(result.details?.warnings).toEqual([{ code: "certificate_expires_soon", severity: "warning", hop: 1, message: expect.stringContaining("expires in 5 days") as string }]);
+    expect((await checkedResult(url, envFor(soon, 0), { details: true })).details?.warnings).toEqual([]);
+  });
+
   it("reads an unreadable or past date as no warning, and the threshold in whole days", () => {
     const now = Date.parse("2030-01-01T00:00:00Z");
     const certificate = (validTo: string): ChainCertificate => ({

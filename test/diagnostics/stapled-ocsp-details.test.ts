@@ -59,7 +59,7 @@ describe("redirect-check: certificate_revoked", () => {
   });
 });
 
-describe("is-site-down: details and the warning function the lead wires in", () => {
+describe("is-site-down: details and their warnings", () => {
   it("details' request carries the staple; the warning is for a revoked one only", async () => {
     const revokedSite = await target((f) => [f.revoked, f.answers.revoked]);
     const result = await checkedResult(revokedSite.url, env, { details: true });
@@ -71,11 +71,16 @@ describe("is-site-down: details and the warning function the lead wires in", () 
       severity: "problem",
       message: `The certificate of ${revokedSite.url} is revoked since ${fixture.revokedAt} (keyCompromise): the OCSP answer its server staples says so`,
     });
+    // details.warnings (is-site-down has no warnings list of its own) carries it, naming the request.
+    expect(result.details?.warnings.filter((warning) => warning.code === "certificate_revoked")).toEqual([
+      { code: "certificate_revoked", severity: "problem", hop: 1, message: expect.stringContaining("is revoked since") as string },
+    ]);
 
     const goodSite = await target((f) => [f.good, f.answers.good]);
     const good = await checkedResult(goodSite.url, env, { details: true });
     expect(good.details?.requests[0]?.tls?.ocsp).toMatchObject({ status: "good", forLeaf: true });
     expect(siteCheckRevocationWarning(goodSite.url, good.details?.requests[0]?.tls ?? null)).toBeNull();
+    expect(good.details?.warnings.map((warning) => warning.code)).not.toContain("certificate_revoked");
     expect(siteCheckRevocationWarning(goodSite.url, null)).toBeNull();
   });
 
