@@ -96,7 +96,8 @@ describe("sitediag trace", () => {
     expect(stdout).toMatch(new RegExp(`^ {2}1 +200 OK +GET +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))}$`, "m"));
     // The HEAD was made and waited for: a row of its own above the GET's, so the rows add up to the total time.
     expect(stdout).toMatch(new RegExp(`^ {2}1 +405 Method Not Allowed +HEAD +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))} \\(then GET, below\\)$`, "m"));
-    const totals = [...stdout.matchAll(/ (\d+\.\d) ms {2}http/g)].map((match) => Math.round(Number.parseFloat(match[1] ?? "0") * 10));
+    // Columns are left-aligned: a total shorter than the other row's is followed by more spaces.
+    const totals = [...stdout.matchAll(/ (\d+\.\d) ms +http/g)].map((match) => Math.round(Number.parseFloat(match[1] ?? "0") * 10));
     expect(totals).toHaveLength(2);
     expect(stdout).toContain(`  total time  ${(((totals[0] ?? 0) + (totals[1] ?? 0)) / 10).toFixed(1)} ms\n`);
     expect(stdout).toMatch(/^warnings\n {2}info +hop 1 +head_refused_get_used +HEAD answered 405 Method Not Allowed; the hop was retried with GET$/m);
