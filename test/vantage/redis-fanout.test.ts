@@ -1,0 +1,166 @@
+import { Redis } from "ioredis";
+import { Registry } from "prom-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { sharedClockMs } from "../../src/probe/clock.js";
+import type { DiagnosticRunner } from "../../src/runner/diagnostic-runner.js";
+import { diagnosticRunnerFromConfig } from "../../src/runner/runner-from-config.js";
+import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis-fanout.js";
+import type { VantageEntry, VantageFanout, VantageJob, VantageOutcomeOf } from "../../src/vantage/vantage-fanout.js";
+import { vantageKeys } from "../../src/vantage/vantage-keys.js";
+import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
+
+// The engine in this process against a real Redis: three vantages, each a
+// worker with its own runner and its own DNS server, and a dispatcher that is
+// a worker of none. The serve-process tests are in vantage-processes.test.ts.
+const availability = redisAvailability();
+const PREFIX = "fanout-test:";
+const FAST = { beatMs: 200, expiryMs: 1_000, claimIdleMs: 600, blockMs: 1_000, replyTtlMs: 10_000 };
+
+async function collect<J extends VantageJob>(fanout: VantageFanout, job: J, vantages: readonly string[], deadline: number): Promise<VantageEntry<VantageOutcomeOf<J>>[]> {
+  const entries: VantageEntry<VantageOutcomeOf<J>>[] = [];
+  for await (const entry of fanout.run(job, vantages, deadline, undefined)) entries.push(entry);
+  return entries;
+}
+
+describe.skipIf(!availability.available)("the Redis fan-out, in process", () => {
+  let redis: RedisServerFixture;
+  let targets: HttpTargets;
+  const dns: DnsServer[] = [];
+  const runners: DiagnosticRunner[] = [];
+  const workers: RedisFanout[] = [];
+  let dispatcher: RedisFanout;
+  let registry: Registry;
+  const troubles: string[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    targets = await startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } });
+    for (const name of ["eu-west", "us-east", "ap-south"]) {
+      const server = await startDnsServer();
+      // Up in two vantages, unresolvable in the third.
+      server.answer("site.test", name === "ap-south" ? "nxdomain" : { a: ["127.0.0.1"] });
+      dns.push(server);
+      const runner = diagnosticRunnerFromConfig(loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_DNS_SERVERS: server.server, SITEDIAG_HOSTS_FILE: "/dev/null", SITEDIAG_TRACE_PORTS: String(targets.httpPort) }), undefined);
+      runners.push(runner);
+      const location = { kind: "redis", url: redis.url() } as const;
+      workers.push(await createRedisFanout({ location, self: { name, label: `Label ${name}` }, runner, maxJobs: 4, keyPrefix: PREFIX, timing: FAST, registry: name === "eu-west" ? (registry = new Registry()) : undefined }));
+    }
+    dispatcher = await createRedisFanout({ location: { kind: "redis", url: redis.url() }, self: { name: "local" }, maxJobs: 1, keyPrefix: PREFIX, timing: FAST, onTrouble: (error) => troubles.push(String(error)) });
+  }, 60_000);
+
+  afterAll(async () => {
+    await dispatcher?.close();
+    for (const worker of workers) await worker.close();
+    for (const runner of runners) await runner.close();
+    for (const server of dns) await server.close();
+    await targets?.close();
+    await redis?.close();
+  });
+
+  it("lists the vantages alive by their heartbeats, with their labels, and not a dispatcher that runs no jobs", async () => {
+    expect(await dispatcher.alive()).toEqual([
+      { name: "ap-south", label: "Label ap-south", location: undefined },
+      { name: "eu-west", label: "Label eu-west", location: undefined },
+      { name: "us-east", label: "Label us-east", location: undefined },
+    ]);
+  });
+
+  it("runs a check in every vantage asked, each with its own resolver: up in two, a DNS failure in the third", async () => {
+    const url = targets.url("/ok", { hostname: "site.test" });
+    const entries = await collect(dispatcher, { kind: "site-check", raw: url, options: {} }, ["eu-west", "us-east", "ap-south"], sharedClockMs() + 10_000);
+    expect(entries).toHaveLength(3);
+    const byName = new Map(entries.map((entry) => [entry.vantage.name, entry]));
+    for (const name of ["eu-west", "us-east"]) {
+      const entry = byName.get(name);
+      expect(entry?.state).toBe("answered");
+      if (entry?.state !== "answered" || entry.outcome.kind !== "result") throw new Error(`no result from ${name}`);
+      expect(entry.outcome.result).toMatchObject({ status: "up", statusCode: 200, requestedUrl: url });
+    }
+    const down = byName.get("ap-south");
+    if (down?.state !== "answered" || down.outcome.kind !== "result") throw new Error("no result from ap-south");
+    expect(down.outcome.result).toMatchObject({ status: "down", failedStage: "dns" });
+    expect(down.vantage.label).toBe("Label ap-south");
+  });
+
+  it("traces redirects alike, details included when asked", async () => {
+    const url = targets.url("/ok", { hostname: "site.test" });
+    const entries = await collect(dispatcher, { kind: "trace", raw: url, options: { details: true } }, ["eu-west"], sharedClockMs() + 10_000);
+    const [entry] = entries;
+    if (entry?.state !== "answered" || entry.outcome.kind !== "result") throw new Error("no trace");
+    expect(entry.outcome.result.finalStatus).toBe(200);
+    expect(entry.outcome.result.details).toBeDefined();
+  });
+
+  it("answers a vantage with no live instance `unavailable` at once, without waiting for the deadline", async () => {
+    const started = Date.now();
+    const entries = await collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["nowhere", "eu-west"], sharedClockMs() + 60_000);
+    expect(entries.map((entry) => [entry.vantage.name, entry.state])).toEqual([
+      ["nowhere", "unavailable"],
+      ["eu-west", "answered"],
+    ]);
+    expect(entries[0]).toMatchObject({ reason: "no_live_instance" });
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it("applies each vantage's own policy: a private address the vantage does not open is that entry's refusal", async () => {
+    const entries = await collect(dispatcher, { kind: "site-check", raw: "http://10.0.0.1/", options: {} }, ["us-east"], sharedClockMs() + 10_000);
+    const [entry] = entries;
+    if (entry?.state !== "answered") throw new Error("no answer");
+    expect(entry.outcome.kind).toBe("refused");
+  });
+
+  it("survives garbage written into a job stream, the reply stream and a reply key, and goes on answering", async () => {
+    const raw = new Redis(redis.url());
+    const keys = vantageKeys(PREFIX);
+    try {
+      await raw.xadd(keys.jobs("eu-west"), "*", "job", "{not json");
+      await raw.xadd(keys.jobs("eu-west"), "*", "job", JSON.stringify({ v: 1, kind: "site-check", raw: "x", deadline: 1e15, dispatcher: "../../x", request: "y" }));
+      await raw.xadd(keys.jobs("eu-west"), "*", "other", "field");
+      await raw.xadd(keys.jobs("eu-west"), "*", "job", "x".repeat(100_000));
+      // Notices and answers for requests nobody waits for, and a value that is no serialized answer.
+      for (const dispatcherId of ["nobody", "AAAA"]) {
+        await raw.xadd(keys.replies(dispatcherId), "*", "r", "req", "v", "eu-west");
+        await raw.hset(keys.reply(dispatcherId, "req"), "eu-west", Buffer.from([0xff, 0x0d, 0x6f, 0x22, 0x99]));
+      }
+      const entries = await collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["eu-west"], sharedClockMs() + 10_000);
+      expect(entries.map((entry) => entry.state)).toEqual(["answered"]);
+      const exposition = await registry.metrics();
+      expect(exposition).toMatch(/sitediag_vantage_jobs_total\{vantage="eu-west",outcome="malformed"\} 4/);
+    } finally {
+      raw.disconnect();
+    }
+  });
+
+  it("yields a forged, malformed answer to a waiting request as nothing: that vantage ends `unavailable` at the deadline", async () => {
+    // A vantage alive by its heartbeat, with no worker reading its stream: only the forger answers.
+    const raw = new Redis(redis.url());
+    const keys = vantageKeys(PREFIX);
+    try {
+      await raw.zadd(keys.seen, Date.now() + 60_000, JSON.stringify(["ghost", null, null, "forger"]));
+      const run = collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["ghost"], sharedClockMs() + 1_500);
+      const job = await waitForJob(raw, keys.jobs("ghost"));
+      const { dispatcher: dispatcherId, request } = JSON.parse(job) as { dispatcher: string; request: string };
+      await raw.hset(keys.reply(dispatcherId, request), "ghost", Buffer.from("garbage"));
+      await raw.xadd(keys.replies(dispatcherId), "*", "r", request, "v", "ghost");
+      const entries = await run;
+      expect(entries).toEqual([expect.objectContaining({ state: "unavailable", reason: "deadline" })]);
+      expect(troubles.some((trouble) => /malformed answer from ghost/.test(trouble))).toBe(true);
+    } finally {
+      await raw.zrem(keys.seen, JSON.stringify(["ghost", null, null, "forger"]));
+      raw.disconnect();
+    }
+  });
+});
+
+async function waitForJob(raw: Redis, stream: string): Promise<string> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const entries = await raw.xrange(stream, "-", "+");
+    const fields = entries.at(-1)?.[1];
+    if (fields !== undefined && fields[1] !== undefined) return fields[1];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no job in ${stream}`);
+}
