@@ -31,6 +31,8 @@ export interface ServiceDeps {
   readonly limits?: Partial<ServerLimits>;
   /** The built page (`npm run build` writes dist/web), served at `/`; none when undefined. */
   readonly pageDir?: string | undefined;
+  /** Whether this instance's vantage stream answers (a Redis store's vantage engine): not ready while it does not. */
+  readonly vantageReady?: (() => Promise<boolean>) | undefined;
 }
 
 export interface RunningService {
@@ -76,7 +78,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
     admission,
     interceptors: [createCallObserver(), createAccessInterceptor({ store, config }), createResultObserver(metrics)],
     // Not ready while no probe thread runs: every check would be refused until a replacement boots.
-    ready: () => (load !== undefined && load.liveThreads() === 0 ? Promise.resolve(false) : store.ping().then(() => true)),
+    ready: () => (load !== undefined && load.liveThreads() === 0 ? Promise.resolve(false) : store.ping().then(() => deps.vantageReady?.() ?? true)),
     exposeHeaders: USAGE_HEADER_NAMES,
     plainRoutes: [
       openApiRoute(),

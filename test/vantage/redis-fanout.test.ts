@@ -6,11 +6,11 @@ import { sharedClockMs } from "../../src/probe/clock.js";
 import type { DiagnosticRunner } from "../../src/runner/diagnostic-runner.js";
 import { diagnosticRunnerFromConfig } from "../../src/runner/runner-from-config.js";
 import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis-fanout.js";
-import type { VantageEntry, VantageFanout, VantageJob, VantageOutcomeOf } from "../../src/vantage/vantage-fanout.js";
 import { vantageKeys } from "../../src/vantage/vantage-keys.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
+import { collect } from "./vantage-rig.js";
 
 // The engine in this process against a real Redis: three vantages, each a
 // worker with its own runner and its own DNS server, and a dispatcher that is
@@ -18,12 +18,6 @@ import { type RedisServerFixture, redisAvailability, startRedisServer } from "..
 const availability = redisAvailability();
 const PREFIX = "fanout-test:";
 const FAST = { beatMs: 200, expiryMs: 1_000, claimIdleMs: 600, blockMs: 1_000, replyTtlMs: 10_000 };
-
-async function collect<J extends VantageJob>(fanout: VantageFanout, job: J, vantages: readonly string[], deadline: number): Promise<VantageEntry<VantageOutcomeOf<J>>[]> {
-  const entries: VantageEntry<VantageOutcomeOf<J>>[] = [];
-  for await (const entry of fanout.run(job, vantages, deadline, undefined)) entries.push(entry);
-  return entries;
-}
 
 describe.skipIf(!availability.available)("the Redis fan-out, in process", () => {
   let redis: RedisServerFixture;
