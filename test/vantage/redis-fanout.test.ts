@@ -10,7 +10,8 @@ import { vantageKeys } from "../../src/vantage/vantage-keys.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
-import { collect } from "./vantage-rig.js";
+import { encodeReply } from "../../src/vantage/job-codec.js";
+import { collect, eventually } from "./vantage-rig.js";
 
 // The engine in this process against a real Redis: three vantages, each a
 // worker with its own runner and its own DNS server, and a dispatcher that is
@@ -144,6 +145,51 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
       expect(troubles.some((trouble) => /malformed answer from ghost/.test(trouble))).toBe(true);
     } finally {
       await raw.zrem(keys.seen, JSON.stringify(["ghost", null, null, "forger"]));
+      raw.disconnect();
+    }
+  });
+
+  it("yields one entry for a vantage answered twice (a slow original and its taker), and ignores a notice for a vantage not asked", async () => {
+    const raw = new Redis(redis.url());
+    const keys = vantageKeys(PREFIX);
+    const member = JSON.stringify(["twice", null, null, "forger"]);
+    try {
+      await raw.zadd(keys.seen, Date.now() + 60_000, member);
+      const run = collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["twice"], sharedClockMs() + 1_500);
+      const { dispatcher: dispatcherId, request } = JSON.parse(await waitForJob(raw, keys.jobs("twice"))) as { dispatcher: string; request: string };
+      const answer = (status: string) => encodeReply({ ok: true, outcome: { kind: "result", result: { status } } as never });
+      // Two answers written past HSETNX (as two workers racing could not): the dispatcher still yields one.
+      await raw.hset(keys.reply(dispatcherId, request), "twice", answer("up"), "eu-west", answer("down"));
+      for (const vantage of ["twice", "twice", "eu-west"]) await raw.xadd(keys.replies(dispatcherId), "*", "r", request, "v", vantage);
+      const entries = await run;
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({ vantage: { name: "twice" }, state: "answered", outcome: { kind: "result", result: { status: "up" } } });
+    } finally {
+      await raw.zrem(keys.seen, member);
+      raw.disconnect();
+    }
+  });
+
+  it("on abort ends the iteration without further entries and withdraws the jobs not yet taken", async () => {
+    const raw = new Redis(redis.url());
+    const keys = vantageKeys(PREFIX);
+    const member = JSON.stringify(["idle", null, null, "nobody"]);
+    try {
+      await raw.zadd(keys.seen, Date.now() + 60_000, member);
+      const controller = new AbortController();
+      const entries: unknown[] = [];
+      const run = (async () => {
+        for await (const entry of dispatcher.run({ kind: "site-check", raw: targets.url("/ok"), options: {} }, ["idle", "eu-west"], sharedClockMs() + 30_000, controller.signal)) {
+          entries.push(entry);
+          controller.abort();
+        }
+      })();
+      await run;
+      // eu-west answered, then the abort: idle's entry never comes, and its job is gone from its stream.
+      expect(entries).toHaveLength(1);
+      await eventually(async () => ((await raw.xlen(keys.jobs("idle"))) === 0 ? true : undefined), 5_000);
+    } finally {
+      await raw.zrem(keys.seen, member);
       raw.disconnect();
     }
   });
