@@ -30,6 +30,8 @@ return redis.call('HGET', KEYS[1], ARGV[1])
 `);
 
 const MAX_NOTICES_PER_READ = 1_000;
+/** An answer in its notice is small (the worker inlines up to 2 KiB); a longer one is fetched from the key, size-checked. */
+const MAX_INLINE_CHARS = 4 * 1024;
 
 export function openReplyInbox(redis: RedisClient, blocking: RedisClient, keys: VantageKeys, dispatcher: string, blockMs: number, onTrouble: (error: unknown) => void): ReplyInbox {
   const stream = keys.replies(dispatcher);
@@ -38,9 +40,10 @@ export function openReplyInbox(redis: RedisClient, blocking: RedisClient, keys: 
   let signalStop: () => void = () => undefined;
   const stopping = new Promise<void>((resolve) => (signalStop = resolve));
 
-  async function fetchReply(request: string, vantage: string): Promise<void> {
+  async function fetchReply(request: string, vantage: string, inline: string | undefined): Promise<void> {
     const wanted = waiting.get(request);
     if (wanted === undefined) return;
+    if (inline !== undefined && inline.length <= MAX_INLINE_CHARS) return wanted.listener(vantage, decodeReply(Buffer.from(inline, "base64"), wanted.kind));
     let decoded: Decoded<ReplyMessage>;
     try {
       const value = await READ_SCRIPT(redis, [keys.reply(dispatcher, request)], [vantage, MAX_REPLY_BYTES]);
@@ -64,7 +67,7 @@ export function openReplyInbox(redis: RedisClient, blocking: RedisClient, keys: 
           lastId = entry.id;
           const request = entry.fields.get("r");
           const vantage = entry.fields.get("v");
-          if (request !== undefined && vantage !== undefined) void fetchReply(request, vantage);
+          if (request !== undefined && vantage !== undefined) void fetchReply(request, vantage, entry.fields.get("a"));
         }
       } catch (error) {
         if (stopped) return;

@@ -54,14 +54,27 @@ export interface VantageWorker {
 }
 
 // HSETNX: the first answer for a vantage is the one kept; a second (a slow
-// original after its taker) writes nothing and sends no notice.
+// original after its taker) writes nothing and sends no notice. A small
+// answer rides in its notice too (base64, ARGV[6], empty when large), which
+// saves the asker the round trip that fetches it from the key.
 const REPLY_SCRIPT = scriptOf(`
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'r', ARGV[4], 'v', ARGV[1])
+if ARGV[6] == '' then
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'r', ARGV[4], 'v', ARGV[1])
+else
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'r', ARGV[4], 'v', ARGV[1], 'a', ARGV[6])
+end
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 `);
+
+/**
+ * Answers up to this size ride in the notice as well: a plain result fits, one
+ * with details is fetched. With the reply stream's trim it bounds what a dead
+ * asker's stream holds until it expires (about 30 MB).
+ */
+export const INLINE_REPLY_BYTES = 2 * 1024;
 
 export function startVantageWorker(options: WorkerOptions): VantageWorker {
   const { redis, blocking, keys, observer } = options;
@@ -124,7 +137,9 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
 
   async function send(message: JobMessage, reply: ReplyMessage): Promise<void> {
     const replyKey = keys.reply(message.dispatcher, message.request);
-    await REPLY_SCRIPT(redis, [replyKey, keys.replies(message.dispatcher)], [options.vantage, encodeReply(reply), options.replyTtlMs, message.request, options.repliesMaxLen]);
+    const encoded = encodeReply(reply);
+    const inline = encoded.length <= INLINE_REPLY_BYTES ? encoded.toString("base64") : "";
+    await REPLY_SCRIPT(redis, [replyKey, keys.replies(message.dispatcher)], [options.vantage, encoded, options.replyTtlMs, message.request, options.repliesMaxLen, inline]);
   }
 
   async function finish(id: string): Promise<void> {

@@ -11,6 +11,7 @@ import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
 import { encodeReply } from "../../src/vantage/job-codec.js";
+import { INLINE_REPLY_BYTES } from "../../src/vantage/vantage-worker.js";
 import { collect, eventually } from "./vantage-rig.js";
 
 // The engine in this process against a real Redis: three vantages, each a
@@ -78,6 +79,8 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
     if (down?.state !== "answered" || down.outcome.kind !== "result") throw new Error("no result from ap-south");
     expect(down.outcome.result).toMatchObject({ status: "down", failedStage: "dns" });
     expect(down.vantage.label).toBe("Label ap-south");
+    // A plain result is small enough to ride in its notice: no round trip to fetch it.
+    for (const entry of entries) if (entry.state === "answered") expect(encodeReply({ ok: true, outcome: entry.outcome }).length).toBeLessThanOrEqual(INLINE_REPLY_BYTES);
   });
 
   it("traces redirects alike, details included when asked", async () => {
@@ -140,6 +143,8 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
       const { dispatcher: dispatcherId, request } = JSON.parse(job) as { dispatcher: string; request: string };
       await raw.hset(keys.reply(dispatcherId, request), "ghost", Buffer.from("garbage"));
       await raw.xadd(keys.replies(dispatcherId), "*", "r", request, "v", "ghost");
+      // And answers in the notice itself: not base64, base64 of garbage, too long.
+      for (const inline of ["%%%", Buffer.from("garbage").toString("base64"), "A".repeat(100_000)]) await raw.xadd(keys.replies(dispatcherId), "*", "r", request, "v", "ghost", "a", inline);
       const entries = await run;
       expect(entries).toEqual([expect.objectContaining({ state: "unavailable", reason: "deadline" })]);
       expect(troubles.some((trouble) => /malformed answer from ghost/.test(trouble))).toBe(true);
