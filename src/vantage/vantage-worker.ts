@@ -93,8 +93,9 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
       },
     );
 
-  function take(entry: StreamEntry): void {
-    if (inHand.has(entry.id) || stopped) return;
+  /** `claimed`: taken over from a sibling, so left for later (its idle time runs again) when every slot is busy. */
+  function take(entry: StreamEntry, claimed = false): void {
+    if (inHand.has(entry.id) || stopped || (claimed && inHand.size >= options.maxJobs)) return;
     const decoded = decodeJob(entry.fields.get("job"));
     if (!decoded.ok) {
       observer.dropped("malformed", decoded.reason);
@@ -186,7 +187,7 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
     const free = options.maxJobs - inHand.size;
     if (free > 0 && !stopped) {
       const claimed: unknown = await redis.xautoclaim(stream, WORKER_GROUP, options.consumer, options.claimIdleMs, "0-0", "COUNT", free);
-      if (Array.isArray(claimed)) for (const entry of readStreamEntries([[stream, claimed[1]]])) take(entry);
+      if (Array.isArray(claimed)) for (const entry of readStreamEntries([[stream, claimed[1]]])) take(entry, true);
     }
     // An answered job is deleted from the stream, so the stream holds the waiting and the taken ones.
     const [summary, length] = await Promise.all([redis.xpending(stream, WORKER_GROUP) as Promise<unknown>, redis.xlen(stream)]);

@@ -198,6 +198,26 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
       raw.disconnect();
     }
   });
+
+  it("a worker runs no more jobs at once than its admission, the rest wait in the stream", async () => {
+    targets.route("/hang", { kind: "hang" });
+    const runner = runners[0];
+    if (runner === undefined) throw new Error("no runner");
+    const narrow = await createRedisFanout({ location: { kind: "redis", url: redis.url() }, self: { name: "narrow" }, runner, maxJobs: 2, keyPrefix: PREFIX, timing: FAST });
+    try {
+      const hanging = () => targets.requests.filter((request) => request.target === "/hang").length;
+      const before = hanging();
+      const deadline = sharedClockMs() + 5_000;
+      const runs = Array.from({ length: 5 }, () => collect(dispatcher, { kind: "site-check", raw: targets.url("/hang"), options: {} }, ["narrow"], deadline));
+      await eventually(async () => (hanging() - before >= 2 ? true : undefined), 4_000);
+      // Held until the deadline: a third would have arrived by now if it could.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(hanging() - before).toBe(2);
+      for (const entries of await Promise.all(runs)) expect(entries).toEqual([expect.objectContaining({ state: "unavailable", reason: "deadline" })]);
+    } finally {
+      await narrow.close();
+    }
+  });
 });
 
 async function waitForJob(raw: Redis, stream: string): Promise<string> {
