@@ -29,6 +29,7 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
   const workers: RedisFanout[] = [];
   let dispatcher: RedisFanout;
   let registry: Registry;
+  let dispatcherRegistry: Registry;
   const troubles: string[] = [];
 
   beforeAll(async () => {
@@ -44,7 +45,7 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
       const location = { kind: "redis", url: redis.url() } as const;
       workers.push(await createRedisFanout({ location, self: { name, label: `Label ${name}` }, runner, maxJobs: 4, keyPrefix: PREFIX, timing: FAST, registry: name === "eu-west" ? (registry = new Registry()) : undefined }));
     }
-    dispatcher = await createRedisFanout({ location: { kind: "redis", url: redis.url() }, self: { name: "local" }, maxJobs: 1, keyPrefix: PREFIX, timing: FAST, onTrouble: (error) => troubles.push(String(error)) });
+    dispatcher = await createRedisFanout({ location: { kind: "redis", url: redis.url() }, self: { name: "local" }, maxJobs: 1, keyPrefix: PREFIX, timing: FAST, registry: (dispatcherRegistry = new Registry()), onTrouble: (error) => troubles.push(String(error)) });
   }, 60_000);
 
   afterAll(async () => {
@@ -108,6 +109,22 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
     const [entry] = entries;
     if (entry?.state !== "answered") throw new Error("no answer");
     expect(entry.outcome.kind).toBe("refused");
+  });
+
+  it("counts per vantage: jobs run and their time and the stream's pending jobs on the worker; entry latency and unavailable entries on the asker", async () => {
+    await collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["eu-west", "nowhere"], sharedClockMs() + 10_000);
+    const worker = await eventually(async () => {
+      const text = await registry.metrics();
+      return /sitediag_vantage_jobs_pending\{vantage="eu-west",state="taken"\} \d+/.test(text) ? text : undefined;
+    }, 5_000);
+    expect(worker).toMatch(/sitediag_vantage_jobs_total\{vantage="eu-west",outcome="answered"\} [1-9]/);
+    expect(worker).toMatch(/sitediag_vantage_job_duration_seconds_count\{vantage="eu-west"\} [1-9]/);
+    expect(worker).toMatch(/sitediag_vantage_jobs_pending\{vantage="eu-west",state="waiting"\} \d+/);
+    const asker = await dispatcherRegistry.metrics();
+    expect(asker).toMatch(/sitediag_vantage_entry_duration_seconds_count\{vantage="eu-west"\} [1-9]/);
+    // A name no instance announced is not a label of its own.
+    expect(asker).toMatch(/sitediag_vantage_unavailable_total\{vantage="unknown",reason="no_live_instance"\} [1-9]/);
+    expect(asker).not.toMatch(/vantage="nowhere"/);
   });
 
   it("survives garbage written into a job stream, the reply stream and a reply key, and goes on answering", async () => {
