@@ -123,8 +123,9 @@ export async function createRedisFanout(options: RedisFanoutOptions): Promise<Re
       (worker === undefined ? redis.ping().then(() => true) : worker.reachable()).catch(() => false),
     close: async () => {
       clearInterval(beatTimer);
-      await worker?.stop();
+      // Gone from the list first, so no new asker counts on this instance while it finishes its jobs.
       if (worker !== undefined) await registry.leave().catch(() => undefined);
+      await worker?.stop();
       await inbox.close();
       await redis.quit().catch(() => disconnect(redis));
     },

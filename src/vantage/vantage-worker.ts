@@ -215,6 +215,9 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
       disconnect(blocking);
       await loop;
       await Promise.all(inHand.values());
+      // Leave the group, unless a job delivered with the last read is still ours: a sibling takes that over first.
+      const mine: unknown = await redis.xpending(stream, WORKER_GROUP, "-", "+", 1, options.consumer).catch(() => undefined);
+      if (Array.isArray(mine) && mine.length === 0) await redis.xgroup("DELCONSUMER", stream, WORKER_GROUP, options.consumer).catch(() => undefined);
     },
   };
 }

@@ -234,6 +234,14 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
     } finally {
       await narrow.close();
     }
+    // Closed with nothing pending, it has left its vantage's group and the list of the living.
+    const raw = new Redis(redis.url());
+    try {
+      expect(await raw.xinfo("CONSUMERS", vantageKeys(PREFIX).jobs("narrow"), "workers")).toEqual([]);
+      expect((await dispatcher.alive()).map((info) => info.name)).not.toContain("narrow");
+    } finally {
+      raw.disconnect();
+    }
   });
 });
 
