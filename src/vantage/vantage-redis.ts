@@ -44,8 +44,12 @@ export function connectRedis(location: VantageRedisLocation, options: ConnectOpt
           location.nodes.map(({ host, port }) => ({ host, port })),
           {
             enableOfflineQueue: false,
-            enableAutoPipelining: true,
-            autoPipeliningIgnoredCommands: ["EVALSHA", "EVAL"],
+            // Not on a cluster: ioredis follows a MOVED in an auto-pipeline only when every command of the
+            // pipeline got the same one, and otherwise never re-reads the slot map, so after a failover two
+            // vantages' jobs pipelined to the old master would be refused for good.
+            enableAutoPipelining: false,
+            // And the slot map is re-read now and then whatever happens, as a net under the same kind of miss.
+            slotsRefreshInterval: 5_000,
             clusterRetryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
             retryDelayOnFailover: 0,
             retryDelayOnClusterDown: 100,
