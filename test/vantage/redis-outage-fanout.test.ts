@@ -49,7 +49,8 @@ describe.skipIf(!availability.available)("the Redis fan-out through a Redis outa
       const entries = await once(1_500);
       expect(entries).toHaveLength(1);
       expect(entries[0]?.state).toBe("unavailable");
-      expect(sharedClockMs()).toBeLessThan(deadline + 1_000);
+      // By the deadline, give or take how late a busy machine runs a timer.
+      expect(sharedClockMs()).toBeLessThan(deadline + 3_000);
       expect(await worker.ready()).toBe(false);
     } finally {
       await redis.start();

@@ -100,7 +100,8 @@ describe.skipIf(!availability.available)("vantages as `sitediag serve` processes
     const gone = entries[1];
     // The heartbeat may have expired already (no live instance) or not yet (the deadline passed).
     expect(gone?.state === "unavailable" && ["deadline", "no_live_instance"].includes(gone.reason)).toBe(true);
-    expect(sharedClockMs()).toBeLessThan(deadline + 1_000);
+    // By the deadline, give or take how late a busy machine runs a timer.
+    expect(sharedClockMs()).toBeLessThan(deadline + 3_000);
     await eventually(async () => ((await dispatcher.alive()).every((info) => info.name !== "us-east") ? true : undefined));
     const later = await collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["us-east"], sharedClockMs() + 10_000);
     expect(later).toEqual([expect.objectContaining({ state: "unavailable", reason: "no_live_instance" })]);
