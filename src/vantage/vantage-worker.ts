@@ -119,12 +119,17 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
   }
 
   async function run(message: JobMessage): Promise<ReplyMessage | undefined> {
+    const takenAt = sharedClockMs();
     const started = performance.now();
     const deadline = createDeadline();
     const timer = setTimeout(() => deadline.abort(new Error("the asker's deadline passed")), Math.max(0, message.deadline - sharedClockMs()));
     try {
       const { job } = message;
-      const outcome = job.kind === "site-check" ? await options.runner.checkSite(job.raw, deadline.signal, job.options) : await options.runner.traceRedirects(job.raw, deadline.signal, job.options);
+      // This vantage's time limits count from when it took the job, not from the asker's call: a job a
+      // sibling took over, or one that waited in the stream, still gets this vantage's full time (and
+      // would otherwise start "late" and be refused as our overload); the asker's deadline bounds it.
+      const jobOptions = Object.assign({}, job.options, { timeoutsFrom: takenAt });
+      const outcome = job.kind === "site-check" ? await options.runner.checkSite(job.raw, deadline.signal, jobOptions) : await options.runner.traceRedirects(job.raw, deadline.signal, jobOptions);
       // Nobody waits for a job its deadline ended.
       if (outcome.kind === "cancelled") return undefined;
       observer.ran(job.kind, (performance.now() - started) / 1_000);

@@ -75,7 +75,8 @@ describe.skipIf(!availability.available)("vantages as `sitediag serve` processes
     const queried = (name: string) => (dns.get(name)?.queries ?? []).filter((query) => query.name === "site.test").length;
     const before = { a: queried("eu-west-a"), b: queried("eu-west-b") };
     const deadline = sharedClockMs() + 20_000;
-    const run = collect(dispatcher, { kind: "site-check", raw: url, options: {} }, ["eu-west"], deadline);
+    // The options as the operation sends them: its time limits count from the call's arrival.
+    const run = collect(dispatcher, { kind: "site-check", raw: url, options: { timeoutsFrom: sharedClockMs() } }, ["eu-west"], deadline);
     // Whichever worker took the job asked its own DNS server: that one dies.
     const holder = await eventually(async () => (queried("eu-west-a") > before.a ? "eu-west-a" : queried("eu-west-b") > before.b ? "eu-west-b" : undefined));
     const sibling = holder === "eu-west-a" ? "eu-west-b" : "eu-west-a";
