@@ -76,6 +76,9 @@ return 1
  */
 export const INLINE_REPLY_BYTES = 2 * 1024;
 
+/** setTimeout's longest delay: a later (forged) deadline would fire at once, with a warning. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export function startVantageWorker(options: WorkerOptions): VantageWorker {
   const { redis, blocking, keys, observer } = options;
   const stream = keys.jobs(options.vantage);
@@ -122,7 +125,7 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
     const takenAt = sharedClockMs();
     const started = performance.now();
     const deadline = createDeadline();
-    const timer = setTimeout(() => deadline.abort(new Error("the asker's deadline passed")), Math.max(0, message.deadline - sharedClockMs()));
+    const timer = setTimeout(() => deadline.abort(new Error("the asker's deadline passed")), Math.min(MAX_TIMER_MS, Math.max(0, message.deadline - sharedClockMs())));
     try {
       const { job } = message;
       // This vantage's time limits count from when it took the job, not from the asker's call: a job a

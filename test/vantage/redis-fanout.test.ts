@@ -10,7 +10,7 @@ import { vantageKeys } from "../../src/vantage/vantage-keys.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
-import { encodeReply } from "../../src/vantage/job-codec.js";
+import { decodeReply, encodeJob, encodeReply } from "../../src/vantage/job-codec.js";
 import { INLINE_REPLY_BYTES } from "../../src/vantage/vantage-worker.js";
 import { collect, eventually } from "./vantage-rig.js";
 
@@ -239,6 +239,20 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
     try {
       expect(await raw.xinfo("CONSUMERS", vantageKeys(PREFIX).jobs("narrow"), "workers")).toEqual([]);
       expect((await dispatcher.alive()).map((info) => info.name)).not.toContain("narrow");
+    } finally {
+      raw.disconnect();
+    }
+  });
+
+  it("runs a job whose deadline is beyond a timer's range to its end, rather than ending it at once", async () => {
+    targets.route("/later", { kind: "delayed", delayMs: 300, then: { kind: "respond", status: 200 } });
+    const raw = new Redis(redis.url());
+    const keys = vantageKeys(PREFIX);
+    try {
+      const job = { job: { kind: "site-check", raw: targets.url("/later"), options: {} }, deadline: sharedClockMs() + 1e12, dispatcher: "far", request: "future" } as const;
+      await raw.xadd(keys.jobs("us-east"), "*", "job", encodeJob(job));
+      const answer = await eventually(async () => (await raw.hgetBuffer(keys.reply("far", "future"), "us-east")) ?? undefined, 10_000);
+      expect(decodeReply(answer, "site-check")).toMatchObject({ ok: true, value: { ok: true, outcome: { kind: "result", result: { status: "up" } } } });
     } finally {
       raw.disconnect();
     }
