@@ -222,7 +222,8 @@ async function* fanOut<J extends VantageJob>(context: FanOutContext, job: J, van
       }
       await new Promise<void>((resolve) => {
         notify = resolve;
-        timer = setTimeout(resolve, remaining);
+        // Clamped to setTimeout's range: past it, the timer would fire at once, and again, every millisecond.
+        timer = setTimeout(resolve, Math.min(remaining, 2 ** 31 - 1));
       });
       notify = undefined;
       clearTimeout(timer);

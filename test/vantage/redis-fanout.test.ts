@@ -257,6 +257,31 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
       raw.disconnect();
     }
   });
+
+  it("waits for a deadline beyond a timer's range without spinning on timers", async () => {
+    const raw = new Redis(redis.url());
+    const keys = vantageKeys(PREFIX);
+    const member = JSON.stringify(["far-away", null, null, "nobody"]);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      await raw.zadd(keys.seen, Date.now() + 60_000, member);
+      const controller = new AbortController();
+      const run = (async () => {
+        for await (const entry of dispatcher.run({ kind: "site-check", raw: targets.url("/ok"), options: {} }, ["far-away"], sharedClockMs() + 1e12, controller.signal)) void entry;
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      controller.abort();
+      await run;
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain("TimeoutOverflowWarning");
+    } finally {
+      process.off("warning", onWarning);
+      await raw.zrem(keys.seen, member);
+      raw.disconnect();
+    }
+  });
 });
 
 async function waitForJob(raw: Redis, stream: string): Promise<string> {
