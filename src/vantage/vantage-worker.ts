@@ -151,8 +151,15 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
     await REPLY_SCRIPT(redis, [replyKey, keys.replies(message.dispatcher)], [options.vantage, encoded, options.replyTtlMs, message.request, options.repliesMaxLen, inline]);
   }
 
-  async function finish(id: string): Promise<void> {
-    await Promise.all([redis.xack(stream, WORKER_GROUP, id), redis.xdel(stream, id)]).catch((error: unknown) => observer.trouble(error));
+  const finishing = new Set<Promise<void>>();
+  function finish(id: string): Promise<void> {
+    const done = Promise.all([redis.xack(stream, WORKER_GROUP, id), redis.xdel(stream, id)]).then(
+      () => undefined,
+      (error: unknown) => observer.trouble(error),
+    );
+    finishing.add(done);
+    void done.finally(() => finishing.delete(done));
+    return done;
   }
 
   async function readLoop(): Promise<void> {
@@ -223,6 +230,7 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
       disconnect(blocking);
       await loop;
       await Promise.all(inHand.values());
+      await Promise.all(finishing);
       // Leave the group, unless a job delivered with the last read is still ours: a sibling takes that over first.
       const mine: unknown = await redis.xpending(stream, WORKER_GROUP, "-", "+", 1, options.consumer).catch(() => undefined);
       if (Array.isArray(mine) && mine.length === 0) await redis.xgroup("DELCONSUMER", stream, WORKER_GROUP, options.consumer).catch(() => undefined);

@@ -231,6 +231,13 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(hanging() - before).toBe(2);
       for (const entries of await Promise.all(runs)) expect(entries).toEqual([expect.objectContaining({ state: "unavailable", reason: "deadline" })]);
+      // Every job ends acknowledged and deleted: the two it ran at their deadline, the three it took late.
+      const raw = new Redis(redis.url());
+      try {
+        await eventually(async () => ((await raw.xlen(vantageKeys(PREFIX).jobs("narrow"))) === 0 ? true : undefined), 10_000);
+      } finally {
+        raw.disconnect();
+      }
     } finally {
       await narrow.close();
     }
