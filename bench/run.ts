@@ -17,6 +17,7 @@ import { runInflightScale } from "./scenarios/inflight-scale.js";
 import { runProbeFloor } from "./scenarios/probe-floor.js";
 import { THROUGHPUT_CASES, runThroughput } from "./scenarios/throughput.js";
 import { runTimingFidelity } from "./scenarios/timing-fidelity.js";
+import { runVantageFanout } from "./scenarios/vantage-fanout.js";
 import { startStack } from "./stack.js";
 import { wrkAvailable } from "./wrk.js";
 
@@ -51,6 +52,7 @@ try {
   await step(7, () => runAccessPath(stack));
   await step(8, () => runProbeFloor(stack));
   for (const spec of THROUGHPUT_CASES.filter((item) => item.scenario > 8)) await step(spec.scenario, () => runThroughput(stack, client, spec));
+  await step(10, () => runVantageFanout(stack));
 } finally {
   await client.close();
   await stack.close();

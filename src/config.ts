@@ -53,6 +53,18 @@ export interface Config {
   readonly certExpiryWarnDays: number;
   /** The port's own limits on what a caller may send and hold (SITEDIAG_MAX_REQUEST_BYTES ...). */
   readonly intake: IntakeLimits;
+  /** The vantage this instance belongs to (SITEDIAG_VANTAGE, SITEDIAG_VANTAGE_LABEL, SITEDIAG_VANTAGE_LOCATION, SITEDIAG_VANTAGE_MAX_JOBS). */
+  readonly vantage: VantageSettings;
+}
+
+/** Where this instance looks from, as other instances sharing its Redis see it (docs/vantages.md). */
+export interface VantageSettings {
+  /** Lower-case letters, digits and '-', 1 to 32 characters, starting with a letter or digit; `local` by default. */
+  readonly name: string;
+  readonly label: string | undefined;
+  readonly location: string | undefined;
+  /** Jobs of other instances this one runs at once as a worker of its vantage. */
+  readonly maxJobs: number;
 }
 
 /**
@@ -146,7 +158,26 @@ export function loadConfig(env: Environment = process.env): Config {
       maxConnections: integer(env, "SITEDIAG_MAX_CONNECTIONS", DEFAULT_INTAKE.maxConnections, 1, 1_000_000),
       maxConnectionsPerPeer: integer(env, "SITEDIAG_MAX_CONNECTIONS_PER_PEER", DEFAULT_INTAKE.maxConnectionsPerPeer, 1, 1_000_000),
     },
+    vantage: {
+      name: vantageName(env, "SITEDIAG_VANTAGE"),
+      label: boundedText(env, "SITEDIAG_VANTAGE_LABEL", 100),
+      location: boundedText(env, "SITEDIAG_VANTAGE_LOCATION", 100),
+      maxJobs: integer(env, "SITEDIAG_VANTAGE_MAX_JOBS", 64, 1, 10_000),
+    },
   };
+}
+
+/** A name callers type and Redis keys carry: short, and nothing a key or a URL query would have to escape. */
+function vantageName(env: Environment, name: string): string {
+  const value = text(env, name, "local");
+  if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(value)) throw new ConfigError(name, `expected 1 to 32 lower-case letters, digits or '-' (not first), got "${value}"`);
+  return value;
+}
+
+function boundedText(env: Environment, name: string, maxLength: number): string | undefined {
+  const value = raw(env, name);
+  if (value !== undefined && value.length > maxLength) throw new ConfigError(name, `expected at most ${maxLength} characters, got ${value.length}`);
+  return value;
 }
 
 function raw(env: Environment, name: string): string | undefined {

@@ -7,6 +7,7 @@ import { clusterWideMetrics } from "../server/ops/cluster-metrics.js";
 import { builtPageDir } from "../server/ops/page.js";
 import { announceListening, onWorkerStopRequest } from "../server/ops/cluster-messages.js";
 import { diagnosticRunnerFromConfig } from "../runner/runner-from-config.js";
+import { redisFanoutFromConfig } from "../vantage/fanout-from-config.js";
 import { type RunningService, startService } from "../server/start-service.js";
 import { VERSION } from "../package-info.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, messageOf, openConfiguredStore, readConfiguredCa, selfCommand } from "./command.js";
@@ -96,18 +97,31 @@ async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole)
   const pageDir = builtPageDir();
   // Running from the sources without a build (tsx) is fine for the API; only the page is missing then.
   if (pageDir === undefined) logger.info("the page is not built (npm run build writes dist/web): / answers 404");
+  const metrics = role.metrics(createMetrics({ processMetrics: true }));
+  // On a Redis store this instance is a worker of its vantage (docs/vantages.md).
+  const fanout = await redisFanoutFromConfig(io.config, runner, metrics.registry, (error, where) => logger.warn({ err: error, where }, "vantage engine trouble")).catch(
+    (error: unknown) => error instanceof Error ? error : new Error(String(error)),
+  );
+  if (fanout instanceof Error) {
+    io.stderr.write(`sitediag: ${messageOf(fanout)}\n`);
+    await Promise.all([runner.close(), store.close()]);
+    return EXIT_FAILED;
+  }
   let server: RunningService;
   try {
-    server = await startService({ config: io.config, store, runner, logger, pageDir, metrics: role.metrics(createMetrics({ processMetrics: true })) });
+    // Without a Redis store a call naming vantages runs here alone, as vantage `local` (startService's default).
+    server = await startService({ config: io.config, store, runner, logger, pageDir, metrics, ...(fanout === undefined ? {} : { fanout, vantageReady: fanout.ready }) });
   } catch (error) {
     io.stderr.write(`sitediag: cannot listen on ${io.config.host}:${io.config.port}: ${messageOf(error)}\n`);
-    await Promise.all([runner.close(), store.close()]);
+    await Promise.all([fanout?.close(), runner.close(), store.close()]);
     return EXIT_FAILED;
   }
   logger.info({ url: server.url, metricsUrl: server.metricsUrl ?? null, store: store.kind, version: VERSION }, "listening");
   await role.announce(io, server, store);
   return untilStopped(io, role, async () => {
     await server.close();
+    // The jobs in hand finish on the runner before it closes.
+    await fanout?.close();
     await Promise.all([runner.close(), store.close()]);
   });
 }

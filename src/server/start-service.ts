@@ -39,6 +39,8 @@ export interface ServiceDeps {
   readonly fanout?: VantageFanout;
   /** How long such a call waits for its vantages; default DEFAULT_VANTAGE_DEADLINES. */
   readonly vantageDeadlines?: VantageDeadlines;
+  /** Whether this instance's vantage stream answers (a Redis store's vantage engine): not ready while it does not. */
+  readonly vantageReady?: (() => Promise<boolean>) | undefined;
 }
 
 export interface RunningService {
@@ -87,7 +89,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
     // The vantages a call names are resolved (`all`) before the charge, which is per vantage.
     interceptors: [createCallObserver(), createVantagePlanner(fanout), createAccessInterceptor({ store, config }), createResultObserver(metrics)],
     // Not ready while no probe thread runs: every check would be refused until a replacement boots.
-    ready: () => (load !== undefined && load.liveThreads() === 0 ? Promise.resolve(false) : store.ping().then(() => true)),
+    ready: () => (load !== undefined && load.liveThreads() === 0 ? Promise.resolve(false) : store.ping().then(() => deps.vantageReady?.() ?? true)),
     exposeHeaders: USAGE_HEADER_NAMES,
     plainRoutes: [
       openApiRoute(),

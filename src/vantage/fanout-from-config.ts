@@ -1,0 +1,29 @@
+import type { Registry } from "prom-client";
+import type { Config } from "../config.js";
+import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
+import type { RedisFanout } from "./redis-fanout.js";
+
+/**
+ * The vantage engine of a `serve` on a Redis store: a worker of its vantage
+ * (SITEDIAG_VANTAGE) that can also send jobs to every other. Undefined on a
+ * SQLite store, where the one vantage is this instance. Loaded only for
+ * Redis, as the store is: a SQLite deployment never loads ioredis.
+ */
+export async function redisFanoutFromConfig(
+  config: Config,
+  runner: Pick<DiagnosticRunner, "checkSite" | "traceRedirects">,
+  registry: Registry,
+  onTrouble: (error: unknown, where: string) => void,
+): Promise<RedisFanout | undefined> {
+  const { store, vantage } = config;
+  if (store.kind === "sqlite") return undefined;
+  const { createRedisFanout } = await import("./redis-fanout.js");
+  return createRedisFanout({
+    location: store,
+    self: { name: vantage.name, label: vantage.label, location: vantage.location },
+    runner,
+    maxJobs: vantage.maxJobs,
+    registry,
+    onTrouble,
+  });
+}
