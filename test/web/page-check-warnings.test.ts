@@ -4,6 +4,8 @@
  * listed once under Warnings with its severity, code, message and request, a
  * problem on an up check named in a red banner, and the both-IP-families
  * part summarising its warning instead of repeating it (a trace's too).
+ *
+ * SITEDIAG_UPDATE_SCREENSHOTS=1 writes docs/page-check-warnings.png; otherwise it goes to the rig's temp dir.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +21,7 @@ import { chromiumAvailability } from "./chromium.js";
 import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
 
 const chromium = chromiumAvailability();
+const DOCS = join(import.meta.dirname, "..", "..", "docs");
 
 describe.skipIf(!chromium.available)("the page's check warnings, in Chromium", () => {
   let revoked: StaplingTarget;
@@ -69,6 +72,12 @@ describe.skipIf(!chromium.available)("the page's check warnings, in Chromium", (
     expect(await warningItems(page)).toEqual([expect.stringMatching(/^problem certificate_revoked The certificate of https:\/\/127\.0\.0\.1:\d+\/ is revoked since 2026-01-01.* \(request 1\)$/)]);
     expect(await page.locator("#result ul.warnings li.severity-problem .badge.bad").count()).toBe(1);
     expect(await timesSeen(page, "certificate_revoked")).toBe(1);
+    // From the banner to the end of the warnings, what a person reads first (below the fold: clip the whole page, not the viewport).
+    const top = await verdict.boundingBox();
+    const bottom = await page.locator("#result section.warnings-section").boundingBox();
+    if (top === null || bottom === null) throw new Error("the verdict or the warnings were not drawn");
+    const clip = { x: top.x, y: top.y, width: top.width, height: bottom.y + bottom.height - top.y };
+    await page.screenshot({ path: join(process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : rig.dir, "page-check-warnings.png"), clip, fullPage: true });
   });
 
   it("a check to a certificate with 5 days left: the banner stays green, certificate_expires_soon as a warning on request 1", async () => {
