@@ -31,6 +31,7 @@ const SLOW = [
   "test/web/page-name-resolution.test.ts",
   "test/web/page-vantages.test.ts",
   "test/web/page-chain.test.ts",
+  "test/web/page-check-warnings.test.ts",
 ];
 
 /**

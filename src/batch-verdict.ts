@@ -45,8 +45,10 @@ export function traceVerdict(item: TraceRedirectsBatchResponse): BatchVerdict {
 }
 
 /**
- * A checked item fails when it has no result, the site is down, or it is up
- * with a 4xx answer (the contract calls a 404 up; an audit still has to look at it).
+ * A checked item fails when it has no result, the site is down, it is up
+ * with a 4xx answer (the contract calls a 404 up; an audit still has to look
+ * at it), or a warning of its evidence (details.warnings) is a problem (a
+ * revoked certificate), as `sitediag check`'s exit status.
  */
 export function checkVerdict(item: CheckSitesResponse): BatchVerdict {
   const { outcome } = item;
@@ -56,6 +58,8 @@ export function checkVerdict(item: CheckSitesResponse): BatchVerdict {
   if (check.status !== SiteStatus.UP) return fail(check.details?.code ?? "site_down", `down: ${check.reason ?? "no reason given"}`);
   const status = check.statusCode;
   if (status !== undefined && status >= 400) return fail("final_status_error", `up, but the final URL answers ${answerWords(status, check.statusText)}`);
+  const problem = check.details?.warnings.find((warning) => warning.severity === WarningSeverity.PROBLEM);
+  if (problem !== undefined) return fail(problem.code, problem.message);
   return { verdict: "PASS", code: "", reason: "" };
 }
 

@@ -51,6 +51,14 @@ describe("the batch verdict", () => {
     expect(checkVerdict(notFound)).toMatchObject({ verdict: "FAIL", code: "final_status_error" });
   });
 
+  it("fails an up check whose evidence has a problem warning (a revoked certificate), as `sitediag check`'s exit status does", () => {
+    const revoked = { code: "certificate_revoked", message: "The certificate of https://a.test/ is revoked", hop: 1, severity: WarningSeverity.PROBLEM };
+    const expiring = { code: "certificate_expires_soon", message: "The certificate expires in 5 days", hop: 1, severity: WarningSeverity.WARNING };
+    const up = (warnings: (typeof revoked)[]) => create(CheckSitesResponseSchema, { outcome: { case: "result", value: { status: SiteStatus.UP, statusCode: 200, statusText: "OK", details: { warnings } } } });
+    expect(checkVerdict(up([expiring, revoked]))).toEqual({ verdict: "FAIL", code: "certificate_revoked", reason: "The certificate of https://a.test/ is revoked" });
+    expect(checkVerdict(up([expiring]))).toEqual({ verdict: "PASS", code: "", reason: "" });
+  });
+
   it("writes one CSV for every report, a formula made inert", () => {
     const record = traceRecord(trace({ finalUrl: "http://a.test/new", finalStatus: 200, chainStatus: ChainStatus.REDIRECTS_DETECTED, chain: [{ hop: 1, url: "http://a.test/old", status: 301 }, { hop: 2, url: "http://a.test/new", status: 200 }] }), undefined);
     expect(batchCsv([record, notRunRecord(1, "=cmd()", undefined, "stopped before it ran")]).split("\r\n")).toEqual([

@@ -4,7 +4,7 @@ import { startingUrlText } from "../diagnostics/starting-url.js";
 import { siteCheckMessage } from "../service/check-site.js";
 import type { Command } from "./command.js";
 import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCommand } from "./diagnose/diagnose-command.js";
-import { renderSiteCheck } from "./report/diagnostic-report.js";
+import { checkIsHealthy, renderSiteCheck } from "./report/diagnostic-report.js";
 import { diagnoseFromVantages } from "./diagnose/vantage-diagnose.js";
 import { checkLabels, headerLines } from "./report/request-lines.js";
 
@@ -31,7 +31,8 @@ the proxy that answered and a client-side redirect, if any.
   -h, --help  show this help
 
 exit status: 0 up (also CHALLENGED / BLOCKED: a proxy's challenge or block answered,
-               which the API counts as up), 1 down, 2 bad input or a refused target;
+               which the API counts as up), 1 down, or up with a warning of
+               severity problem (certificate_revoked), 2 bad input or a refused target;
              with --vantages: 0 up_everywhere, 1 any other verdict, 2 bad input
                or a target every vantage refused
 `;
@@ -53,6 +54,6 @@ export const checkCommand = {
       const { result } = outcome;
       io.stdout.write(args.json ? `${JSON.stringify(renderMessage(CheckSiteResponseSchema, siteCheckMessage(result)))}\n` : renderSiteCheck(result, paint));
       if (!args.json && args.headers) io.stdout.write(headerLines(checkLabels(result.details?.requests ?? []), paint));
-      return result.status === "up" ? EXIT.healthy : EXIT.broken;
+      return checkIsHealthy(result) ? EXIT.healthy : EXIT.broken;
     }),
 } satisfies Command;

@@ -27,20 +27,20 @@ afterAll(async () => {
 });
 
 describe("sitediag check and trace show both IP families", () => {
-  it("check: a row per family, the check's own first, then the warning; still UP and exit 0", async () => {
+  it("check: a row per family, the check's own first, and the warning with the check's warnings; still UP and exit 0", async () => {
     const { code, stdout } = await runDiagnose(checkCommand, [disagree.url("/", "dual.test")], env);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^UP {2}/);
     expect(stdout).toMatch(/^both IP families$/m);
     expect(stdout).toMatch(/^ {2}IPv6 +::1 +200 .*ms +the check's request$/m);
     expect(stdout).toMatch(/^ {2}IPv4 +127\.0\.0\.1 +503 .*ms *$/m);
-    expect(stdout).toMatch(/^ {2}warning +families_disagree +GET http:\/\/dual\.test:\d+\/ answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\)$/m);
+    expect(stdout).toMatch(/^ {2}warning +request 1 +families_disagree +GET http:\/\/dual\.test:\d+\/ answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\)$/m);
   });
 
   it("check: the family that failed, with its failure", async () => {
     const { stdout } = await runDiagnose(checkCommand, [noIpv4.url("/", "dual.test")], env);
     expect(stdout).toMatch(/^ {2}IPv4 +127\.0\.0\.1 +failed at connect: .*connect_refused\)/m);
-    expect(stdout).toMatch(/^ {2}warning +ipv4_unreachable +GET .* failed over IPv4 \(127\.0\.0\.1\): Connection refused$/m);
+    expect(stdout).toMatch(/^ {2}warning +request 1 +ipv4_unreachable +GET .* failed over IPv4 \(127\.0\.0\.1\): Connection refused$/m);
   });
 
   it("trace: the rows, and the warning once, in the trace's warnings on hop 1", async () => {

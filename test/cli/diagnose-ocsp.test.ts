@@ -43,9 +43,9 @@ const url = (name: string) => sites[name]?.url ?? "";
 const ocspLines = (stdout: string) => stdout.split("\n").filter((line) => line.startsWith("  ocsp"));
 
 describe("sitediag check and trace: the stapled OCSP line", () => {
-  it("check: revoked, with its date and reason, for this certificate, verified", async () => {
+  it("check: revoked, with its date and reason, for this certificate, verified; certificate_revoked is a problem (exit 1)", async () => {
     const { code, stdout } = await runDiagnose(checkCommand, [url("revoked")], env);
-    expect(code).toBe(0);
+    expect(code).toBe(1);
     expect(ocspLines(stdout)).toEqual([expect.stringMatching(/^ {2}ocsp +revoked 2026-01-01 \(keyCompromise\), for this certificate, signature verified, next update \d{4}-\d\d-\d\d +\(request 1\)$/)]);
   });
 

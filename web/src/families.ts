@@ -1,4 +1,4 @@
-import { type Details, type FamilyComparison, type RequestDetail, type TraceWarning, WarningSeverity } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type { Details, FamilyComparison, RequestDetail } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type Child, h, table } from "./dom.js";
 import { formatMs } from "./format.js";
 
@@ -10,8 +10,10 @@ const FAMILY_CODES: ReadonlySet<string> = new Set(["ipv6_unreachable", "ipv4_unr
  * "Both IP families": when the first host has both A and AAAA addresses, the
  * diagnostic's first request and the same request made over the other
  * family, side by side (address, answer or failure, time, the leaf
- * certificate's fingerprint), and the warnings the comparison called for.
- * The verdict above is the first request's; this is evidence beside it.
+ * certificate's fingerprint), and whether they answered alike. The warnings
+ * the comparison called for are listed once, with the view's other warnings
+ * (a trace's, a check's evidence warnings), not here again. The verdict
+ * above is the first request's; this is evidence beside it.
  */
 export function renderFamilies(details: Details | undefined): HTMLElement | null {
   const families = details?.families;
@@ -27,7 +29,7 @@ export function renderFamilies(details: Details | undefined): HTMLElement | null
     { class: "families", "aria-labelledby": "families-heading" },
     h("h3", { id: "families-heading" }, "Both IP families"),
     table("The first request over the family Happy Eyeballs picked, and over the other one", ["Family", "Address", "Answer", "Time", "Leaf certificate (SHA-256)", ""], rows, "families-table"),
-    warnings.length === 0 ? h("p", { class: "note" }, "Both families answered alike.") : h("ul", { class: "family-warnings" }, ...warnings.map(warningItem)),
+    h("p", { class: "note" }, warnings.length === 0 ? "Both families answered alike." : `They did not answer alike: ${warnings.length === 1 ? "its warning is" : "their warnings are"} listed under Warnings, above.`),
   );
 }
 
@@ -54,9 +56,4 @@ function answerCell(request: RequestDetail): Child {
   if (failure !== undefined) return h("span", { class: "badge bad", title: failure.reason }, `${failure.timedOut ? "timed out" : "failed"} at ${failure.stage}: ${failure.code}`);
   if (request.status === undefined) return "–";
   return h("span", { class: `badge ${request.status >= 500 ? "bad" : request.status >= 400 ? "warn" : "ok"}` }, String(request.status));
-}
-
-function warningItem(warning: TraceWarning): HTMLElement {
-  const badge = warning.severity === WarningSeverity.PROBLEM ? "bad" : warning.severity === WarningSeverity.WARNING ? "warn" : "info";
-  return h("li", {}, h("span", { class: `badge ${badge}` }, warning.code), " ", warning.message);
 }

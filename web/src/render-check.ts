@@ -2,6 +2,7 @@ import { type CheckSiteResponse, type Details, FailedStage, SiteStatus } from ".
 import { type ProxyVerdict, proxyVerdict } from "../../src/diagnostics/proxy-verdict.js";
 import { facts, h } from "./dom.js";
 import { clientRedirectText, renderRequests, timeText } from "./render-details.js";
+import { problemLine, problemsOf, renderCheckWarnings } from "./warnings.js";
 
 const STAGES: Readonly<Record<FailedStage, string>> = {
   [FailedStage.UNSPECIFIED]: "unknown",
@@ -29,18 +30,23 @@ export function checkVerdictWord(result: CheckSiteResponse): string {
 
 /**
  * An is-site-down answer: the verdict first and large, then the facts behind
- * it. A proxy's challenge or block is the third, amber state: the site
- * answered, but not to this client (the API's status still says up).
+ * it and the evidence's warnings. A proxy's challenge or block is the third,
+ * amber state: the site answered, but not to this client (the API's status
+ * still says up). An up site whose evidence has a problem (a revoked
+ * certificate) is not shown under a green banner: as a trace's, the banner
+ * is red and names the problems; the word stays the API's.
  */
 export function renderCheck(result: CheckSiteResponse): HTMLElement {
   const up = result.status === SiteStatus.UP;
   const details = result.details;
   const proxy = proxyVerdictOf(details, result.statusCode);
   const gate = proxy?.gate ?? null;
+  const problems = up ? problemsOf(details?.warnings ?? []) : [];
   const verdict = h(
     "div",
-    { class: `verdict ${gate !== null ? "gated" : up ? "up" : "down"}` },
+    { class: `verdict ${problems.length > 0 ? "down" : gate !== null ? "gated" : up ? "up" : "down"}` },
     h("span", { class: "verdict-word" }, checkVerdictWord(result)),
+    problemLine(problems),
     gate === null ? null : h("p", { class: "reason" }, proxy?.sentence),
     up ? null : h("p", { class: "reason" }, result.reason ?? "no reason given"),
     up || result.failedStage === undefined ? null : h("p", { class: "stage" }, `Failed at the ${STAGES[result.failedStage]} stage`),
@@ -61,6 +67,7 @@ export function renderCheck(result: CheckSiteResponse): HTMLElement {
       ["Client-side redirect", clientRedirectText(details)],
       ["Code", details?.code],
     ]),
+    renderCheckWarnings(details),
     renderRequests(details),
   );
 }

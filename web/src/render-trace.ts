@@ -1,18 +1,11 @@
-import { ChainStatus, type TraceRedirectsResponse, WarningSeverity } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { ChainStatus, type TraceRedirectsResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { CHAIN_STATUS_TEXT } from "./chain-status.js";
 import { facts, h, table } from "./dom.js";
 import { proxyVerdictOf } from "./render-check.js";
 import { clientRedirectText, hopTimeText, renderRequests, timeText } from "./render-details.js";
+import { problemLine, problemsOf, warningList } from "./warnings.js";
 
 const GOOD = new Set([ChainStatus.HEALTHY, ChainStatus.REDIRECTS_DETECTED]);
-
-/** How each severity is labelled and styled (page.css: .severity-*). */
-const SEVERITY: Readonly<Record<WarningSeverity, { readonly word: string; readonly badge: string }>> = {
-  [WarningSeverity.UNSPECIFIED]: { word: "note", badge: "info" },
-  [WarningSeverity.INFO]: { word: "info", badge: "info" },
-  [WarningSeverity.WARNING]: { word: "warning", badge: "warn" },
-  [WarningSeverity.PROBLEM]: { word: "problem", badge: "bad" },
-};
 
 /**
  * A redirect-check answer: the chain's status, its hops, its warnings, and
@@ -21,12 +14,8 @@ const SEVERITY: Readonly<Record<WarningSeverity, { readonly word: string; readon
  * the problems named in it, whatever the chain status says.
  */
 export function renderTrace(result: TraceRedirectsResponse): HTMLElement {
-  const problems = result.warnings.filter((warning) => warning.severity === WarningSeverity.PROBLEM);
+  const problems = problemsOf(result.warnings);
   const good = GOOD.has(result.chainStatus) && problems.length === 0;
-  const problemLine =
-    GOOD.has(result.chainStatus) && problems.length > 0
-      ? h("p", { class: "reason" }, `${problems.length} problem${problems.length === 1 ? "" : "s"}: `, problems.map((warning) => warning.message).join("; "))
-      : null;
   const hops = table(
     "Hops",
     ["#", "Status", "Redirect", "Host", "HTTPS upgrade", "Time", "URL"],
@@ -41,31 +30,11 @@ export function renderTrace(result: TraceRedirectsResponse): HTMLElement {
     ]),
     "hops",
   );
-  const warnings =
-    result.warnings.length === 0
-      ? h("p", { class: "note" }, "No warnings.")
-      : h(
-          "ul",
-          { class: "warnings" },
-          ...result.warnings.map((warning) => {
-            const severity = SEVERITY[warning.severity];
-            return h(
-              "li",
-              { class: `severity-${severity.word}` },
-              h("span", { class: `badge ${severity.badge}` }, severity.word),
-              " ",
-              h("code", {}, warning.code),
-              " ",
-              warning.message,
-              warning.hop === undefined ? null : h("span", { class: "hop-ref" }, ` (hop ${warning.hop})`),
-            );
-          }),
-        );
   return h(
     "article",
     { class: "trace" },
     h("h2", {}, "Redirect trace"),
-    h("div", { class: `verdict ${good ? "up" : "down"}` }, h("span", { class: "verdict-word chain-status" }, CHAIN_STATUS_TEXT[result.chainStatus]), problemLine),
+    h("div", { class: `verdict ${good ? "up" : "down"}` }, h("span", { class: "verdict-word chain-status" }, CHAIN_STATUS_TEXT[result.chainStatus]), GOOD.has(result.chainStatus) ? problemLine(problems) : null),
     facts([
       ["Input", h("span", { class: "url" }, result.input)],
       ["Final URL", h("span", { class: "url" }, result.finalUrl)],
@@ -77,7 +46,7 @@ export function renderTrace(result: TraceRedirectsResponse): HTMLElement {
       ["Code", result.details?.code],
     ]),
     hops,
-    h("section", { class: "warnings-section", "aria-labelledby": "warnings-heading" }, h("h3", { id: "warnings-heading" }, "Warnings"), warnings),
+    h("section", { class: "warnings-section", "aria-labelledby": "warnings-heading" }, h("h3", { id: "warnings-heading" }, "Warnings"), warningList(result.warnings, "hop")),
     renderRequests(result.details, result.chain.length),
   );
 }

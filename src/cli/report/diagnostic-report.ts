@@ -1,11 +1,12 @@
 import type { RequestRecord } from "../../diagnostics/diagnostic-details.js";
 import type { ChainStatusId, RedirectTraceResult, TraceHop } from "../../diagnostics/redirect-trace.js";
-import { hasProblem, type TraceWarningSeverity } from "../../diagnostics/redirect-trace-result.js";
+import { hasProblem } from "../../diagnostics/redirect-trace-result.js";
 import type { SiteCheckResult } from "../../diagnostics/site-check-result.js";
 import { type ProxyVerdict, proxyVerdict } from "../../diagnostics/proxy-verdict.js";
 import { chainStatusWording } from "../../service/trace-redirects.js";
 import { transportLines } from "./transport-lines.js";
 import { familyLines } from "./family-lines.js";
+import { evidenceWarningLines, problemWarnings, SEVERITY_PAINT } from "./evidence-warning-lines.js";
 import { revocationLines } from "./revocation-lines.js";
 import { resolutionLines } from "./resolution-lines.js";
 import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, headRow, headsBefore, isChainPosition, missingPhaseCells, phaseCells, timeCell, urlCell } from "./request-lines.js";
@@ -29,15 +30,25 @@ import { type Paint, textTable } from "./terminal-text.js";
 export function renderSiteCheck(result: SiteCheckResult, paint: Paint): string {
   const gate = siteProxy(result)?.gate ?? null;
   // The third state: it answered, but a proxy's challenge or block stood in the way (the API still says "up").
-  const verdict =
-    gate !== null ? paint.warn(paint.strong(gate.toUpperCase())) : result.status === "up" ? paint.good(paint.strong("UP")) : paint.bad(paint.strong("DOWN"));
+  // An up site with a problem in its evidence (a revoked certificate) is not shown as good: the count follows the word, as a trace's does.
+  const problems = result.status === "up" ? problemWarnings(result.details?.warnings ?? []).length : 0;
+  const word = gate !== null ? gate.toUpperCase() : result.status === "up" ? "UP" : "DOWN";
+  const headline = problems === 0 ? word : `${word}, ${problems} problem${problems === 1 ? "" : "s"}`;
+  const tone = problems > 0 ? paint.bad : gate !== null ? paint.warn : result.status === "up" ? paint.good : paint.bad;
+  const verdict = tone(paint.strong(headline));
   const requests = result.details?.requests ?? [];
-  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${certificateLines(requests, "request", paint)}${revocationLines(requests, "request", paint)}${transportLines(requests, "request", paint)}${resolutionLines(result.details, requests, "request", paint)}${familyLines(result.details, requests[0], true, paint)}`;
+  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${certificateLines(requests, "request", paint)}${revocationLines(requests, "request", paint)}${transportLines(requests, "request", paint)}${resolutionLines(result.details, requests, "request", paint)}${familyLines(result.details, requests[0], true, paint)}${evidenceWarningLines(result.details?.warnings ?? [], paint)}`;
+}
+
+/** A check the CLI exits 0 for: up, and no warning of severity problem in its evidence (a revoked certificate), the rule a batch row follows too. */
+export function checkIsHealthy(result: SiteCheckResult): boolean {
+  return result.status === "up" && problemWarnings(result.details?.warnings ?? []).length === 0;
 }
 
 function siteSummary(result: SiteCheckResult, paint: Paint): string {
   const rows: string[][] = [["answer", siteAnswer(result, paint)]];
   if (result.reason !== null) rows.push(["reason", paint.bad(result.reason)]);
+  if (result.status === "up") for (const problem of problemWarnings(result.details?.warnings ?? [])) rows.push(["problem", paint.bad(problem.message)]);
   if (result.failedStage !== null) rows.push(["failed stage", result.failedStage]);
   if (result.finalUrl !== null) rows.push(["final URL", result.finalUrl]);
   if (result.redirectHops !== null) rows.push(["redirects", String(result.redirectHops.length)]);
@@ -146,9 +157,3 @@ function warningLines(result: RedirectTraceResult, paint: Paint): string {
   const rows = result.warnings.map((warning) => [SEVERITY_PAINT[warning.severity](paint)(warning.severity), warning.hop === null ? "chain" : `hop ${warning.hop}`, paint.dim(warning.code), warning.message]);
   return `\n${paint.dim("warnings")}\n${textTable(rows)}`;
 }
-
-const SEVERITY_PAINT: Readonly<Record<TraceWarningSeverity, (paint: Paint) => (text: string) => string>> = {
-  problem: (paint) => paint.bad,
-  warning: (paint) => paint.warn,
-  info: (paint) => paint.dim,
-};

@@ -1,4 +1,4 @@
-import type { DiagnosticDetails, EvidenceWarning, FamilyComparison, RequestRecord } from "../../diagnostics/diagnostic-details.js";
+import type { DiagnosticDetails, FamilyComparison, RequestRecord } from "../../diagnostics/diagnostic-details.js";
 import { answerCell, formatMs } from "./request-lines.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
@@ -6,25 +6,23 @@ const FAMILY_NAMES = { 4: "IPv4", 6: "IPv6" } as const;
 
 /**
  * The first request over both IP families, when details compared them: the
- * family the check went over (its first request, `picked`) and the other
- * one, each with its address, answer, time and leaf certificate; then, for
- * a check (which has no warnings list of its own), the warnings the
- * comparison called for. A trace lists those with its other warnings.
+ * family the diagnostic went over (its first request, `picked`) and the
+ * other one, each with its address, answer, time and leaf certificate. The
+ * warnings the comparison called for are listed once, with the report's
+ * other warnings (a check's evidence warnings, a trace's warnings).
  *
  *   both IP families
  *     IPv6  ::1        200           12.3 ms  SHA-256 AB:CD:…:EF  the check's request
  *     IPv4  127.0.0.1  503            4.1 ms  SHA-256 AB:CD:…:EF
- *     warning  families_disagree  GET https://site/ answers 200 over IPv6 (::1) but 503 over IPv4 (127.0.0.1)
  */
-export function familyLines(details: DiagnosticDetails | undefined, picked: RequestRecord | undefined, withWarnings: boolean, paint: Paint): string {
+export function familyLines(details: DiagnosticDetails | undefined, picked: RequestRecord | undefined, forCheck: boolean, paint: Paint): string {
   const families = details?.families ?? null;
   if (families === null) return "";
   const rows = [
-    familyRow(families.pickedFamily, picked ?? null, paint, paint.dim(withWarnings ? "the check's request" : "the trace's hop 1")),
+    familyRow(families.pickedFamily, picked ?? null, paint, paint.dim(forCheck ? "the check's request" : "the trace's hop 1")),
     families.request === null ? refusedRow(families, paint) : familyRow(families.otherFamily, families.request, paint, ""),
   ];
-  const warnings = withWarnings ? (details?.warnings ?? []).filter(isFamilyWarning).map((warning) => [paint.warn(warning.severity), paint.dim(warning.code), warning.message]) : [];
-  return `\n${paint.dim("both IP families")}\n${textTable(rows)}${warnings.length === 0 ? "" : textTable(warnings)}`;
+  return `\n${paint.dim("both IP families")}\n${textTable(rows)}`;
 }
 
 function familyRow(family: 4 | 6, request: RequestRecord | null, paint: Paint, note: string): string[] {
@@ -35,12 +33,6 @@ function familyRow(family: 4 | 6, request: RequestRecord | null, paint: Paint, n
 
 function refusedRow(families: FamilyComparison, paint: Paint): string[] {
   return [FAMILY_NAMES[families.otherFamily], "-", paint.bad(`not sent: ${families.refusal?.reason ?? "refused"}`), "", "", ""];
-}
-
-const FAMILY_CODES: ReadonlySet<string> = new Set(["ipv6_unreachable", "ipv4_unreachable", "families_disagree"]);
-
-function isFamilyWarning(warning: EvidenceWarning): boolean {
-  return FAMILY_CODES.has(warning.code);
 }
 
 /** Enough of a colon-separated fingerprint to tell two apart: its first and last three bytes. */
