@@ -1,0 +1,242 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DiagnosticsService, SiteStatus, VantageState, VantageVerdict } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
+import { issueKey } from "../../src/access/issue-key.js";
+import { openStore } from "../../src/access/open-store.js";
+import type { AccessStore } from "../../src/access/store.js";
+import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { CLOUDFLARE_CHALLENGE } from "../fixtures/proxy-answers.js";
+import { createResponseValidator } from "../openapi/response-validator.js";
+import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
+import { eventually, type ServeProcess, startServe } from "./vantage-rig.js";
+
+// Issue 31 whole: three vantages, each a `sitediag serve` with its own DNS
+// server, on one Redis; the calls go to one of them through every door, and
+// the operation there sends the jobs over the engine to the others.
+const availability = redisAvailability();
+const VANTAGES = ["ap-south", "eu-west", "us-east"] as const;
+const BUDGET = 1_000;
+const POLICY = { budget: BUDGET, windowSeconds: 86_400 };
+const openApi = createResponseValidator(openApiDocumentJson());
+
+describe.skipIf(!availability.available)("a check from three vantages, `sitediag serve` processes on one Redis, through every door", () => {
+  let redis: RedisServerFixture;
+  let targets: HttpTargets;
+  let challenge: Server;
+  let store: AccessStore;
+  let key: { secret: string; id: string };
+  const dns = new Map<string, DnsServer>();
+  const serves = new Map<string, ServeProcess>();
+  /** The instance every call goes to; it is eu-west's worker too. */
+  let asker: ServeProcess;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    targets = await startHttpTargets({
+      routes: {
+        "/ok": { kind: "respond", status: 200, body: "fine" },
+        "/start": { kind: "redirect", status: 301, location: "/ok" },
+        "/slow": { kind: "delayed", delayMs: 4_000, then: { kind: "respond", status: 200 } },
+      },
+    });
+    // A Cloudflare-style challenge on another loopback address, same port: the name resolves to it in us-east only.
+    challenge = createServer((_request, response) => {
+      if (CLOUDFLARE_CHALLENGE.kind !== "respond") throw new Error("not an answer");
+      for (const [name, value] of Object.entries(CLOUDFLARE_CHALLENGE.headers ?? {})) response.setHeader(name, typeof value === "string" ? value : [...value]);
+      response.writeHead(CLOUDFLARE_CHALLENGE.status, CLOUDFLARE_CHALLENGE.statusText);
+      response.end(CLOUDFLARE_CHALLENGE.body);
+    });
+    challenge.listen(targets.httpPort, "127.0.0.2");
+    await once(challenge, "listening");
+    for (const name of VANTAGES) {
+      const server = await startDnsServer();
+      server.answer("site.test", name === "ap-south" ? "nxdomain" : { a: ["127.0.0.1"] });
+      server.answer("gate.test", { a: [name === "us-east" ? "127.0.0.2" : "127.0.0.1"] });
+      dns.set(name, server);
+    }
+    const url = redis.url();
+    const started = await Promise.all(
+      VANTAGES.map((name) =>
+        startServe({
+          SITEDIAG_STORE: url,
+          SITEDIAG_VANTAGE: name,
+          SITEDIAG_VANTAGE_LABEL: `${name} label`,
+          SITEDIAG_DNS_SERVERS: dns.get(name)?.server ?? "",
+          SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
+          SITEDIAG_TRACE_PORTS: String(targets.httpPort),
+          SITEDIAG_CREDIT_BUDGET: String(BUDGET),
+          SITEDIAG_CREDIT_WINDOW_SECONDS: "86400",
+        }),
+      ),
+    );
+    VANTAGES.forEach((name, index) => serves.set(name, started[index] as ServeProcess));
+    asker = started[1] as ServeProcess;
+    store = await openStore({ kind: "redis", url });
+    const issued = await issueKey(store, "end to end");
+    if (issued === undefined) throw new Error("no key");
+    key = { secret: issued.secret, id: issued.record.id };
+    // Every vantage's heartbeat is in before the first `all`.
+    await eventually(async () => {
+      const body = (await (await rest("is-site-down", { url: targets.url("/ok"), vantages: "all" })).json()) as JsonObject;
+      return (((body.data as JsonObject).vantages as JsonObject).entries as JsonObject[]).length === 3 ? true : undefined;
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([...serves.values()].map((serve) => serve.kill()));
+    await store?.close();
+    for (const server of dns.values()) await server.close();
+    if (challenge?.listening) challenge.close();
+    await targets?.close();
+    await redis?.close();
+  });
+
+  function rest(path: string, query: Record<string, string>): Promise<Response> {
+    return fetch(`${asker.url}/api/v1/${path}?${new URLSearchParams(query).toString()}`, { headers: { "x-api-key": key.secret } });
+  }
+
+  async function restBody(path: string, query: Record<string, string>): Promise<JsonObject> {
+    const response = await rest(path, query);
+    const body = (await response.json()) as JsonObject;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    // The document says what each field is (elapsedMs: an integer); the answer that crossed the engine keeps to it.
+    expect(openApi.body(`/api/v1/${path}`, response.status, body)).toEqual([]);
+    return body;
+  }
+
+  async function used(): Promise<number> {
+    return (await store.usage(key.id, POLICY)).used;
+  }
+
+  /** Each entry's vantage name, state and status (or chain status). */
+  function rows(vantages: JsonObject): [unknown, unknown, unknown][] {
+    return (vantages.entries as JsonObject[]).map((entry) => {
+      const vantage = entry.vantage as JsonObject;
+      const data = entry.data as JsonObject | null;
+      return [vantage.name, vantage.state, data === null ? null : (data.status ?? data.chainStatus)];
+    });
+  }
+
+  it("REST is-site-down, vantages=all: down_in_some, one entry per vantage with its label and its own answer", async () => {
+    const body = await restBody("is-site-down", { url: targets.url("/ok", { hostname: "site.test" }), vantages: "all" });
+    const vantages = (body.data as JsonObject).vantages as JsonObject;
+    expect(vantages.verdict).toBe("down_in_some");
+    expect(rows(vantages)).toEqual([
+      ["ap-south", "done", "down"],
+      ["eu-west", "done", "up"],
+      ["us-east", "done", "up"],
+    ]);
+    const [south, west] = vantages.entries as JsonObject[];
+    expect(south?.vantage).toMatchObject({ label: "ap-south label", code: null });
+    expect((south?.data as JsonObject).failedStage).toBe("dns");
+    expect((west?.data as JsonObject).statusCode).toBe(200);
+  });
+
+  it("REST redirect-check, vantages=all: each vantage's chain, down_in_some", async () => {
+    const body = await restBody("redirect-check", { url: targets.url("/start", { hostname: "site.test" }), vantages: "all" });
+    const vantages = (body.data as JsonObject).vantages as JsonObject;
+    expect(vantages.verdict).toBe("down_in_some");
+    expect(rows(vantages)).toEqual([
+      ["ap-south", "done", "Request failed"],
+      ["eu-west", "done", "Redirects detected"],
+      ["us-east", "done", "Redirects detected"],
+    ]);
+    expect((vantages.entries as JsonObject[]).map((entry) => ((entry.data as JsonObject).chain as JsonObject[]).length)).toEqual([0, 2, 2]);
+  });
+
+  it("a challenge served to one vantage only: blocked_in_some, that entry proxy-blocked at 403", async () => {
+    const body = await restBody("is-site-down", { url: targets.url("/ok", { hostname: "gate.test" }), vantages: "all" });
+    const vantages = (body.data as JsonObject).vantages as JsonObject;
+    expect(vantages.verdict).toBe("blocked_in_some");
+    expect(rows(vantages)).toEqual([
+      ["ap-south", "done", "up"],
+      ["eu-west", "done", "up"],
+      ["us-east", "done", "up"],
+    ]);
+    const east = (vantages.entries as JsonObject[])[2]?.data as JsonObject;
+    expect(east.statusCode).toBe(403);
+    expect(east.proxyBlocked).toBe(true);
+  });
+
+  const transports = {
+    connect: () => createConnectTransport({ baseUrl: asker.url, httpVersion: "1.1" }),
+    grpc: () => createGrpcTransport({ baseUrl: asker.url }),
+  };
+
+  it.each(Object.entries(transports))("%s: CheckSite and TraceRedirects answer the same verdicts and entries", async (_door, transport) => {
+    const client = createClient(DiagnosticsService, transport());
+    const headers = { "x-api-key": key.secret };
+    const site = await client.checkSite({ url: targets.url("/ok", { hostname: "site.test" }), vantages: ["all"] }, { headers });
+    expect(site.status).toBe(SiteStatus.UNSPECIFIED);
+    expect(site.vantages?.verdict).toBe(VantageVerdict.DOWN_IN_SOME);
+    expect(site.vantages?.entries.map((entry) => [entry.vantage?.name, entry.vantage?.state, entry.data?.status])).toEqual([
+      ["ap-south", VantageState.DONE, SiteStatus.DOWN],
+      ["eu-west", VantageState.DONE, SiteStatus.UP],
+      ["us-east", VantageState.DONE, SiteStatus.UP],
+    ]);
+    const gate = await client.checkSite({ url: targets.url("/ok", { hostname: "gate.test" }), vantages: ["ap-south", "eu-west", "us-east"] }, { headers });
+    expect(gate.vantages?.verdict).toBe(VantageVerdict.BLOCKED_IN_SOME);
+    const trace = await client.traceRedirects({ url: targets.url("/start", { hostname: "site.test" }), vantages: ["all"] }, { headers });
+    expect(trace.vantages?.verdict).toBe(VantageVerdict.DOWN_IN_SOME);
+    expect(trace.vantages?.entries.map((entry) => [entry.vantage?.name, entry.data?.chain.length])).toEqual([
+      ["ap-south", 0],
+      ["eu-west", 2],
+      ["us-east", 2],
+    ]);
+  });
+
+  it("the streaming doors: REST NDJSON and gRPC VantageTraceRedirects send each vantage's entry, then the verdict", async () => {
+    const response = await fetch(`${asker.url}/api/v1/vantages/is-site-down`, {
+      method: "POST",
+      headers: { "x-api-key": key.secret, "content-type": "application/json" },
+      body: JSON.stringify({ url: targets.url("/ok", { hostname: "site.test" }), vantages: ["all"] }),
+    });
+    expect(response.status).toBe(200);
+    const lines = (await response.text()).trimEnd().split("\n").map((line) => (JSON.parse(line) as JsonObject).data as JsonObject);
+    expect(lines).toHaveLength(4);
+    const entries = lines.slice(0, 3).map((line) => line.entry as JsonObject);
+    expect(entries.map((entry) => [(entry.vantage as JsonObject).name, (entry.data as JsonObject).status]).sort()).toEqual([
+      ["ap-south", "down"],
+      ["eu-west", "up"],
+      ["us-east", "up"],
+    ]);
+    expect(lines[3]).toEqual({ entry: null, verdict: "down_in_some" });
+    const client = createClient(DiagnosticsService, transports.grpc());
+    const messages = [];
+    for await (const message of client.vantageTraceRedirects({ url: targets.url("/start", { hostname: "gate.test" }), vantages: ["all"] }, { headers: { "x-api-key": key.secret } })) messages.push(message);
+    expect(messages).toHaveLength(4);
+    expect(messages.slice(0, 3).map((message) => message.entry?.vantage?.name).sort()).toEqual([...VANTAGES]);
+    expect(messages[3]?.verdict).toBe(VantageVerdict.BLOCKED_IN_SOME);
+  });
+
+  it("credits: 2 x 3 charged up front; a vantage whose only worker is killed mid-job is unavailable by the deadline and refunded once", async () => {
+    const before = await used();
+    const url = targets.url("/slow", { hostname: "site.test" });
+    const call = restBody("is-site-down", { url, vantages: "all" });
+    // us-east's worker has the job in hand once it asked its DNS server for the name.
+    const queried = () => (dns.get("us-east")?.queries ?? []).filter((query) => query.name === "site.test").length;
+    const seen = queried();
+    await eventually(async () => (queried() > seen ? true : undefined));
+    expect((await used()) - before).toBe(6);
+    await serves.get("us-east")?.kill();
+    const body = await call;
+    const vantages = (body.data as JsonObject).vantages as JsonObject;
+    expect(rows(vantages)).toEqual([
+      ["ap-south", "done", "down"],
+      ["eu-west", "done", "up"],
+      ["us-east", "unavailable", null],
+    ]);
+    expect((vantages.entries as JsonObject[])[2]?.vantage).toMatchObject({ code: "deadline" });
+    expect(vantages.verdict).toBe("down_in_some");
+    expect((await used()) - before).toBe(4);
+    // Once: a later call from the two left changes the count by its own price only.
+    await restBody("is-site-down", { url: targets.url("/ok"), vantages: "eu-west,ap-south" });
+    expect((await used()) - before).toBe(8);
+  }, 90_000);
+});
