@@ -41,6 +41,8 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     targets = await startHttpTargets({
       routes: {
         "/ok": { kind: "respond", status: 200, body: "fine" },
+        // Its details are past the size an answer rides in the engine's notice with: fetched from the reply key.
+        "/big": { kind: "respond", status: 200, headers: { "x-padding": "p".repeat(4_000) } },
         "/start": { kind: "redirect", status: 301, location: "/ok" },
         "/slow": { kind: "delayed", delayMs: 4_000, then: { kind: "respond", status: 200 } },
       },
@@ -138,8 +140,10 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     expect((west?.data as JsonObject).statusCode).toBe(200);
   });
 
-  it("REST redirect-check, vantages=all: each vantage's chain, down_in_some", async () => {
+  it("REST redirect-check, vantages=all: each vantage's chain, down_in_some; 5 credits per vantage", async () => {
+    const before = await used();
     const body = await restBody("redirect-check", { url: targets.url("/start", { hostname: "site.test" }), vantages: "all" });
+    expect((await used()) - before).toBe(15);
     const vantages = (body.data as JsonObject).vantages as JsonObject;
     expect(vantages.verdict).toBe("down_in_some");
     expect(rows(vantages)).toEqual([
@@ -148,6 +152,19 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
       ["us-east", "done", "Redirects detected"],
     ]);
     expect((vantages.entries as JsonObject[]).map((entry) => ((entry.data as JsonObject).chain as JsonObject[]).length)).toEqual([0, 2, 2]);
+  });
+
+  it("details=true: each vantage's details cross the engine whole, its own name resolution in them", async () => {
+    const body = await restBody("is-site-down", { url: targets.url("/big", { hostname: "site.test" }), vantages: "all", details: "true" });
+    const entries = ((body.data as JsonObject).vantages as JsonObject).entries as JsonObject[];
+    const details = entries.map((entry) => (entry.data as JsonObject).details as JsonObject);
+    expect(details.map((detail) => detail.code)).toEqual(["dns_no_such_host", null, null]);
+    // Each vantage resolved the name with its own DNS server.
+    expect(details.map((detail) => ((detail.resolutions as JsonObject[])[0]?.source as JsonObject).servers)).toEqual(VANTAGES.map((name) => [dns.get(name)?.server]));
+    for (const detail of details.slice(1)) {
+      const [request] = detail.requests as JsonObject[];
+      expect(request?.responseHeaders).toContainEqual({ name: "x-padding", value: "p".repeat(4_000) });
+    }
   });
 
   it("a challenge served to one vantage only: blocked_in_some, that entry proxy-blocked at 403", async () => {
