@@ -167,6 +167,17 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     }
   });
 
+  it("a target every vantage's own policy refuses: each entry refused with the policy's code, charged, the verdict unavailable", async () => {
+    const before = await used();
+    const body = await restBody("is-site-down", { url: "http://10.0.0.1/", vantages: "all" });
+    const vantages = (body.data as JsonObject).vantages as JsonObject;
+    expect(vantages.verdict).toBe("unavailable");
+    expect((vantages.entries as JsonObject[]).map((entry) => [(entry.vantage as JsonObject).name, (entry.vantage as JsonObject).state, (entry.vantage as JsonObject).code, entry.data])).toEqual(
+      VANTAGES.map((name) => [name, "refused", "input_non_public_address", null]),
+    );
+    expect((await used()) - before).toBe(6);
+  });
+
   it("a challenge served to one vantage only: blocked_in_some, that entry proxy-blocked at 403", async () => {
     const body = await restBody("is-site-down", { url: targets.url("/ok", { hostname: "gate.test" }), vantages: "all" });
     const vantages = (body.data as JsonObject).vantages as JsonObject;
@@ -255,5 +266,27 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     // Once: a later call from the two left changes the count by its own price only.
     await restBody("is-site-down", { url: targets.url("/ok"), vantages: "eu-west,ap-south" });
     expect((await used()) - before).toBe(8);
+    const metrics = await (await fetch(`${asker.url}/metrics`)).text();
+    expect(metrics).toMatch(/^sitediag_vantage_unavailable_total\{[^}]*reason="deadline"[^}]*\} 1$/m);
+    expect(metrics).toMatch(/^sitediag_vantage_unavailable_total\{[^}]*vantage="us-east"[^}]*\} 1$/m);
+  }, 90_000);
+
+  it("once the killed vantage's heartbeat has expired: all is the two left, priced so; naming it on the streaming door is its unavailable at once, refunded", async () => {
+    await eventually(async () => {
+      const body = await restBody("is-site-down", { url: targets.url("/ok"), vantages: "all" });
+      return (((body.data as JsonObject).vantages as JsonObject).entries as JsonObject[]).length === 2 ? true : undefined;
+    });
+    const before = await used();
+    await restBody("redirect-check", { url: targets.url("/ok"), vantages: "all" });
+    expect((await used()) - before).toBe(10);
+    const response = await fetch(`${asker.url}/api/v1/vantages/is-site-down`, {
+      method: "POST",
+      headers: { "x-api-key": key.secret, "content-type": "application/json" },
+      body: JSON.stringify({ url: targets.url("/ok", { hostname: "site.test" }), vantages: ["us-east", "eu-west"] }),
+    });
+    const lines = (await response.text()).trimEnd().split("\n").map((line) => (JSON.parse(line) as JsonObject).data as JsonObject);
+    expect(lines.map((line) => (line.entry === null ? line.verdict : ((line.entry as JsonObject).vantage as JsonObject).state))).toEqual(["unavailable", "done", "up_everywhere"]);
+    expect(((lines[0]?.entry as JsonObject).vantage as JsonObject).code).toBe("no_live_instance");
+    expect((await used()) - before).toBe(10 + 2);
   }, 90_000);
 });
