@@ -23,6 +23,8 @@ const availability = redisAvailability();
 const VANTAGES = ["ap-south", "eu-west", "us-east"] as const;
 const BUDGET = 1_000;
 const POLICY = { budget: BUDGET, windowSeconds: 86_400 };
+/** Each request's timeout on every instance: a call from several vantages waits five of them and 2 s, not the default 32 s. */
+const SITE_TIMEOUT_MS = 4_000;
 const openApi = createResponseValidator(openApiDocumentJson());
 
 describe.skipIf(!availability.available)("a check from three vantages, `sitediag serve` processes on one Redis, through every door", () => {
@@ -44,7 +46,8 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
         // Its details are past the size an answer rides in the engine's notice with: fetched from the reply key.
         "/big": { kind: "respond", status: 200, headers: { "x-padding": "p".repeat(4_000) } },
         "/start": { kind: "redirect", status: 301, location: "/ok" },
-        "/slow": { kind: "delayed", delayMs: 4_000, then: { kind: "respond", status: 200 } },
+        // Answers within the request timeout, after long enough for a test to kill the worker holding it.
+        "/slow": { kind: "delayed", delayMs: 2_000, then: { kind: "respond", status: 200 } },
       },
     });
     // A Cloudflare-style challenge on another loopback address, same port: the name resolves to it in us-east only.
@@ -74,6 +77,7 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
           SITEDIAG_TRACE_PORTS: String(targets.httpPort),
           SITEDIAG_CREDIT_BUDGET: String(BUDGET),
           SITEDIAG_CREDIT_WINDOW_SECONDS: "86400",
+          SITEDIAG_SITE_TIMEOUT_MS: String(SITE_TIMEOUT_MS),
         }),
       ),
     );
@@ -243,7 +247,7 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     expect(messages[3]?.verdict).toBe(VantageVerdict.BLOCKED_IN_SOME);
   });
 
-  it("credits: 2 x 3 charged up front; a vantage whose only worker is killed mid-job is unavailable by the deadline and refunded once", async () => {
+  it("credits: 2 x 3 charged up front; a vantage whose only worker is killed mid-job is unavailable by the deadline its timeouts set, and refunded once", async () => {
     const before = await used();
     const url = targets.url("/slow", { hostname: "site.test" });
     const call = restBody("is-site-down", { url, vantages: "all" });
@@ -260,7 +264,12 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
       ["eu-west", "done", "up"],
       ["us-east", "unavailable", null],
     ]);
-    expect((vantages.entries as JsonObject[])[2]?.vantage).toMatchObject({ code: "deadline" });
+    const gone = (vantages.entries as JsonObject[])[2]?.vantage as JsonObject;
+    expect(gone.code).toBe("deadline");
+    // The deadline is this instance's own timeouts' (five requests of 4 s and 2 s: 22 s), not the default's 32 s;
+    // give or take how late a busy machine runs the timer (5 s).
+    expect(gone.elapsedMs).toBeGreaterThanOrEqual(5 * SITE_TIMEOUT_MS);
+    expect(gone.elapsedMs).toBeLessThan(5 * SITE_TIMEOUT_MS + 2_000 + 5_000);
     expect(vantages.verdict).toBe("down_in_some");
     expect((await used()) - before).toBe(4);
     // Once: a later call from the two left changes the count by its own price only.
