@@ -247,6 +247,25 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     expect(messages[3]?.verdict).toBe(VantageVerdict.BLOCKED_IN_SOME);
   });
 
+  it("a vantage stopped gracefully (SIGTERM) with a job in hand finishes it: its entry is done, then it exits 0", async () => {
+    const server = await startDnsServer();
+    dns.set("sa-east", server);
+    server.answer("site.test", { a: ["127.0.0.1"] });
+    const stopping = await startServe({ SITEDIAG_STORE: redis.url(), SITEDIAG_VANTAGE: "sa-east", SITEDIAG_DNS_SERVERS: server.server, SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_SITE_TIMEOUT_MS: String(SITE_TIMEOUT_MS) });
+    serves.set("sa-east", stopping);
+    await eventually(async () => {
+      const body = await restBody("is-site-down", { url: targets.url("/ok"), vantages: "sa-east" });
+      return (((body.data as JsonObject).vantages as JsonObject).entries as JsonObject[])[0]?.data === null ? undefined : true;
+    });
+    const call = restBody("is-site-down", { url: targets.url("/slow", { hostname: "site.test" }), vantages: "sa-east" });
+    await eventually(async () => (server.queries.some((query) => query.name === "site.test") ? true : undefined));
+    const exited = new Promise<number | null>((resolve) => stopping.child.once("exit", (code) => resolve(code)));
+    stopping.child.kill("SIGTERM");
+    const vantages = (await call).data as JsonObject;
+    expect(rows(vantages.vantages as JsonObject)).toEqual([["sa-east", "done", "up"]]);
+    expect(await exited).toBe(0);
+  }, 60_000);
+
   it("credits: 2 x 3 charged up front; a vantage whose only worker is killed mid-job is unavailable by the deadline its timeouts set, and refunded once", async () => {
     const before = await used();
     const url = targets.url("/slow", { hostname: "site.test" });
