@@ -1,6 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -199,6 +199,7 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
   const transports = {
     connect: () => createConnectTransport({ baseUrl: asker.url, httpVersion: "1.1" }),
     grpc: () => createGrpcTransport({ baseUrl: asker.url }),
+    "grpc-web": () => createGrpcWebTransport({ baseUrl: asker.url, httpVersion: "1.1" }),
   };
 
   it.each(Object.entries(transports))("%s: CheckSite and TraceRedirects answer the same verdicts and entries", async (_door, transport) => {
@@ -223,7 +224,7 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     ]);
   });
 
-  it("the streaming doors: REST NDJSON and gRPC VantageTraceRedirects send each vantage's entry, then the verdict", async () => {
+  it("the streaming doors: REST NDJSON, gRPC VantageTraceRedirects and Connect VantageCheckSite send each vantage's entry, then the verdict", async () => {
     const response = await fetch(`${asker.url}/api/v1/vantages/is-site-down`, {
       method: "POST",
       headers: { "x-api-key": key.secret, "content-type": "application/json" },
@@ -245,6 +246,15 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     expect(messages).toHaveLength(4);
     expect(messages.slice(0, 3).map((message) => message.entry?.vantage?.name).sort()).toEqual([...VANTAGES]);
     expect(messages[3]?.verdict).toBe(VantageVerdict.BLOCKED_IN_SOME);
+    const connect = createClient(DiagnosticsService, transports.connect());
+    const checks = [];
+    for await (const message of connect.vantageCheckSite({ url: targets.url("/ok", { hostname: "gate.test" }), vantages: ["all"] }, { headers: { "x-api-key": key.secret } })) checks.push(message);
+    expect(checks.slice(0, 3).map((message) => [message.entry?.vantage?.name, message.entry?.data?.statusCode]).sort()).toEqual([
+      ["ap-south", 200],
+      ["eu-west", 200],
+      ["us-east", 403],
+    ]);
+    expect(checks.map((message) => message.verdict)).toEqual([undefined, undefined, undefined, VantageVerdict.BLOCKED_IN_SOME]);
   });
 
   it("a vantage stopped gracefully (SIGTERM) with a job in hand finishes it: its entry is done, then it exits 0", async () => {
