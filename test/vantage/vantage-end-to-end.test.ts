@@ -257,6 +257,20 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     expect(checks.map((message) => message.verdict)).toEqual([undefined, undefined, undefined, VantageVerdict.BLOCKED_IN_SOME]);
   });
 
+  it("a key that cannot afford every vantage asked gets 429 and no vantage gets a job", async () => {
+    const poor = await issueKey(store, "five credits", { budget: 5 });
+    if (poor === undefined) throw new Error("no key");
+    const url = targets.url("/ok", { hostname: "unpaid.test" });
+    const response = await fetch(`${asker.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: "all" }).toString()}`, { headers: { "x-api-key": poor.secret } });
+    expect(response.status).toBe(429);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/costs 6 credits/);
+    expect((await store.usage(poor.record.id, POLICY)).used).toBe(0);
+    // Within budget the same name is asked of every vantage's DNS server: had a job gone out, it would have been.
+    const affordable = await fetch(`${asker.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: "eu-west" }).toString()}`, { headers: { "x-api-key": poor.secret } });
+    expect(affordable.status).toBe(200);
+    expect(VANTAGES.map((name) => (dns.get(name)?.queries ?? []).filter((query) => query.name === "unpaid.test").length > 0)).toEqual([false, true, false]);
+  });
+
   it("a vantage stopped gracefully (SIGTERM) with a job in hand finishes it: its entry is done, then it exits 0", async () => {
     const server = await startDnsServer();
     dns.set("sa-east", server);
