@@ -293,14 +293,17 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
   it("credits: 2 x 3 charged up front; a vantage whose only worker is killed mid-job is unavailable by the deadline its timeouts set, and refunded once", async () => {
     const before = await used();
     const url = targets.url("/slow", { hostname: "site.test" });
-    const call = restBody("is-site-down", { url, vantages: "all" });
+    const call = rest("is-site-down", { url, vantages: "all" });
     // us-east's worker has the job in hand once it asked its DNS server for the name.
     const queried = () => (dns.get("us-east")?.queries ?? []).filter((query) => query.name === "site.test").length;
     const seen = queried();
     await eventually(async () => (queried() > seen ? true : undefined));
     expect((await used()) - before).toBe(6);
     await serves.get("us-east")?.kill();
-    const body = await call;
+    const response = await call;
+    const body = (await response.json()) as JsonObject;
+    // The usage headers already count the refund.
+    expect(Number(response.headers.get("x-ratelimit-remaining"))).toBe(BUDGET - (await used()));
     const vantages = (body.data as JsonObject).vantages as JsonObject;
     expect(rows(vantages)).toEqual([
       ["ap-south", "done", "down"],
