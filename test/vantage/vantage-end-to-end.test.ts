@@ -1,26 +1,23 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { once } from "node:events";
-import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, SiteStatus, VantageState, VantageVerdict } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
 import { issueKey } from "../../src/access/issue-key.js";
-import { openStore } from "../../src/access/open-store.js";
 import type { AccessStore } from "../../src/access/store.js";
+import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { CLOUDFLARE_CHALLENGE } from "../fixtures/proxy-answers.js";
 import { createResponseValidator } from "../openapi/response-validator.js";
-import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
+import { redisAvailability } from "../../testkit/redis-server.js";
+import { startThreeVantages, type ThreeVantages, VANTAGE_NAMES } from "./three-vantages.js";
 import { eventually, type ServeProcess, startServe } from "./vantage-rig.js";
 
 // Issue 31 whole: three vantages, each a `sitediag serve` with its own DNS
 // server, on one Redis; the calls go to one of them through every door, and
 // the operation there sends the jobs over the engine to the others.
 const availability = redisAvailability();
-const VANTAGES = ["ap-south", "eu-west", "us-east"] as const;
+const VANTAGES = VANTAGE_NAMES;
 const BUDGET = 1_000;
 const POLICY = { budget: BUDGET, windowSeconds: 86_400 };
 /** Each request's timeout on every instance: a call from several vantages waits five of them and 2 s, not the default 32 s. */
@@ -28,18 +25,16 @@ const SITE_TIMEOUT_MS = 4_000;
 const openApi = createResponseValidator(openApiDocumentJson());
 
 describe.skipIf(!availability.available)("a check from three vantages, `sitediag serve` processes on one Redis, through every door", () => {
-  let redis: RedisServerFixture;
+  let rig: ThreeVantages;
   let targets: HttpTargets;
-  let challenge: Server;
   let store: AccessStore;
-  let key: { secret: string; id: string };
-  const dns = new Map<string, DnsServer>();
-  const serves = new Map<string, ServeProcess>();
+  let key: ThreeVantages["key"];
+  let dns: Map<string, DnsServer>;
+  let serves: Map<string, ServeProcess>;
   /** The instance every call goes to; it is eu-west's worker too. */
   let asker: ServeProcess;
 
   beforeAll(async () => {
-    redis = await startRedisServer();
     targets = await startHttpTargets({
       routes: {
         "/ok": { kind: "respond", status: 200, body: "fine" },
@@ -50,57 +45,18 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
         "/slow": { kind: "delayed", delayMs: 2_000, then: { kind: "respond", status: 200 } },
       },
     });
-    // A Cloudflare-style challenge on another loopback address, same port: the name resolves to it in us-east only.
-    challenge = createServer((_request, response) => {
-      if (CLOUDFLARE_CHALLENGE.kind !== "respond") throw new Error("not an answer");
-      for (const [name, value] of Object.entries(CLOUDFLARE_CHALLENGE.headers ?? {})) response.setHeader(name, typeof value === "string" ? value : [...value]);
-      response.writeHead(CLOUDFLARE_CHALLENGE.status, CLOUDFLARE_CHALLENGE.statusText);
-      response.end(CLOUDFLARE_CHALLENGE.body);
-    });
-    challenge.listen(targets.httpPort, "127.0.0.2");
-    await once(challenge, "listening");
-    for (const name of VANTAGES) {
-      const server = await startDnsServer();
-      server.answer("site.test", name === "ap-south" ? "nxdomain" : { a: ["127.0.0.1"] });
-      server.answer("gate.test", { a: [name === "us-east" ? "127.0.0.2" : "127.0.0.1"] });
-      dns.set(name, server);
-    }
-    const url = redis.url();
-    const started = await Promise.all(
-      VANTAGES.map((name) =>
-        startServe({
-          SITEDIAG_STORE: url,
-          SITEDIAG_VANTAGE: name,
-          SITEDIAG_VANTAGE_LABEL: `${name} label`,
-          SITEDIAG_DNS_SERVERS: dns.get(name)?.server ?? "",
-          SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
-          SITEDIAG_TRACE_PORTS: String(targets.httpPort),
-          SITEDIAG_CREDIT_BUDGET: String(BUDGET),
-          SITEDIAG_CREDIT_WINDOW_SECONDS: "86400",
-          SITEDIAG_SITE_TIMEOUT_MS: String(SITE_TIMEOUT_MS),
-        }),
-      ),
-    );
-    VANTAGES.forEach((name, index) => serves.set(name, started[index] as ServeProcess));
-    asker = started[1] as ServeProcess;
-    store = await openStore({ kind: "redis", url });
-    const issued = await issueKey(store, "end to end");
-    if (issued === undefined) throw new Error("no key");
-    key = { secret: issued.secret, id: issued.record.id };
-    // Every vantage's heartbeat is in before the first `all`.
-    await eventually(async () => {
-      const body = (await (await rest("is-site-down", { url: targets.url("/ok"), vantages: "all" })).json()) as JsonObject;
-      return (((body.data as JsonObject).vantages as JsonObject).entries as JsonObject[]).length === 3 ? true : undefined;
-    });
+    rig = await startThreeVantages(targets.httpPort, (name) => ({
+      SITEDIAG_VANTAGE_LABEL: `${name} label`,
+      SITEDIAG_CREDIT_BUDGET: String(BUDGET),
+      SITEDIAG_CREDIT_WINDOW_SECONDS: String(POLICY.windowSeconds),
+      SITEDIAG_SITE_TIMEOUT_MS: String(SITE_TIMEOUT_MS),
+    }));
+    ({ store, key, dns, serves, asker } = rig);
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all([...serves.values()].map((serve) => serve.kill()));
-    await store?.close();
-    for (const server of dns.values()) await server.close();
-    if (challenge?.listening) challenge.close();
+    await rig?.close();
     await targets?.close();
-    await redis?.close();
   });
 
   function rest(path: string, query: Record<string, string>): Promise<Response> {
@@ -275,7 +231,7 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     const server = await startDnsServer();
     dns.set("sa-east", server);
     server.answer("site.test", { a: ["127.0.0.1"] });
-    const stopping = await startServe({ SITEDIAG_STORE: redis.url(), SITEDIAG_VANTAGE: "sa-east", SITEDIAG_DNS_SERVERS: server.server, SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_SITE_TIMEOUT_MS: String(SITE_TIMEOUT_MS) });
+    const stopping = await startServe({ SITEDIAG_STORE: rig.redis.url(), SITEDIAG_VANTAGE: "sa-east", SITEDIAG_DNS_SERVERS: server.server, SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_SITE_TIMEOUT_MS: String(SITE_TIMEOUT_MS) });
     serves.set("sa-east", stopping);
     await eventually(async () => {
       const body = await restBody("is-site-down", { url: targets.url("/ok"), vantages: "sa-east" });
