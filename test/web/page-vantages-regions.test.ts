@@ -7,102 +7,51 @@
  *
  * SITEDIAG_UPDATE_SCREENSHOTS=1 writes docs/page-vantages.png; otherwise it goes to a temp dir.
  */
-import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { issueKey } from "../../src/access/issue-key.js";
-import { openStore } from "../../src/access/open-store.js";
-import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { CLOUDFLARE_CHALLENGE } from "../fixtures/proxy-answers.js";
-import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
-import { eventually, type ServeProcess, startServe } from "../vantage/vantage-rig.js";
+import { redisAvailability } from "../../testkit/redis-server.js";
+import { startThreeVantages, type ThreeVantages } from "../vantage/three-vantages.js";
 import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
 import { askOnPage } from "./page-rig.js";
 
 const chromium = chromiumAvailability();
 const redisHere = redisAvailability();
 const DOCS = join(import.meta.dirname, "..", "..", "docs");
-const VANTAGES = [
-  { name: "ap-south", label: "AP South", location: "Mumbai, IN" },
-  { name: "eu-west", label: "EU West", location: "Frankfurt, DE" },
-  { name: "us-east", label: "US East", location: "Ashburn, US" },
-] as const;
+const PLACES: Readonly<Record<string, { readonly label: string; readonly location: string }>> = {
+  "ap-south": { label: "AP South", location: "Mumbai, IN" },
+  "eu-west": { label: "EU West", location: "Frankfurt, DE" },
+  "us-east": { label: "US East", location: "Ashburn, US" },
+};
 
 describe.skipIf(!chromium.available || !redisHere.available)("the page from three regions on one Redis, in Chromium", () => {
-  let redis: RedisServerFixture;
   let targets: HttpTargets;
-  let challenge: Server;
+  let rig: ThreeVantages;
   let browser: Browser;
   let context: BrowserContext | undefined;
   let foreign: string[] = [];
   let broken: string[] = [];
-  let key: string;
   let dir: string;
-  const dns: DnsServer[] = [];
-  const serves: ServeProcess[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sitediag-page-vantages-regions-"));
-    redis = await startRedisServer();
     targets = await startHttpTargets({
       routes: {
         "/a": { kind: "redirect", status: 301, location: "/b" },
         "/b": { kind: "respond", status: 200, body: "landed" },
       },
     });
-    // The challenge a Cloudflare-fronted site shows one region: another loopback address, the same port.
-    challenge = createServer((_request, response) => {
-      if (CLOUDFLARE_CHALLENGE.kind !== "respond") throw new Error("not an answer");
-      for (const [name, value] of Object.entries(CLOUDFLARE_CHALLENGE.headers ?? {})) response.setHeader(name, typeof value === "string" ? value : [...value]);
-      response.writeHead(CLOUDFLARE_CHALLENGE.status, CLOUDFLARE_CHALLENGE.statusText);
-      response.end(CLOUDFLARE_CHALLENGE.body);
-    });
-    challenge.listen(targets.httpPort, "127.0.0.2");
-    await once(challenge, "listening");
-    const started = await Promise.all(
-      VANTAGES.map(async (vantage) => {
-        const server = await startDnsServer();
-        dns.push(server);
-        server.answer("site.test", vantage.name === "ap-south" ? "nxdomain" : { a: ["127.0.0.1"] });
-        server.answer("gate.test", { a: [vantage.name === "us-east" ? "127.0.0.2" : "127.0.0.1"] });
-        return startServe({
-          SITEDIAG_STORE: redis.url(),
-          SITEDIAG_VANTAGE: vantage.name,
-          SITEDIAG_VANTAGE_LABEL: vantage.label,
-          SITEDIAG_VANTAGE_LOCATION: vantage.location,
-          SITEDIAG_DNS_SERVERS: server.server,
-          SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
-          SITEDIAG_TRACE_PORTS: String(targets.httpPort),
-        });
-      }),
-    );
-    serves.push(...started);
-    const store = await openStore({ kind: "redis", url: redis.url() });
-    const issued = await issueKey(store, "page");
-    await store.close();
-    if (issued === undefined) throw new Error("no key");
-    key = issued.secret;
-    // The page asks eu-west's instance once every vantage's heartbeat is in.
-    await eventually(async () => {
-      const response = await fetch(`${serves[1]?.url ?? ""}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/b"))}&vantages=all`, { headers: { "x-api-key": key } });
-      const body = (await response.json()) as { data?: { vantages?: { entries?: unknown[] } } };
-      return body.data?.vantages?.entries?.length === 3 ? true : undefined;
-    });
+    rig = await startThreeVantages(targets.httpPort, (name) => ({ SITEDIAG_VANTAGE_LABEL: PLACES[name]?.label ?? name, SITEDIAG_VANTAGE_LOCATION: PLACES[name]?.location ?? "" }));
     browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    await Promise.all(serves.map((serve) => serve.kill()));
-    for (const server of dns) await server.close();
-    if (challenge?.listening) challenge.close();
+    await rig?.close();
     await targets?.close();
-    await redis?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -118,13 +67,13 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
     const page = await context.newPage();
     broken = [];
     page.on("pageerror", (error) => broken.push(error.message));
-    await page.goto(`${serves[1]?.url ?? ""}/`);
+    await page.goto(`${rig.asker.url}/`);
     return page;
   }
 
   async function fromEverywhere(page: Page, url: string, button: "Is it down?" | "Trace redirects"): Promise<void> {
     await page.getByLabel("From every region").check();
-    await askOnPage(page, url, button, key);
+    await askOnPage(page, url, button, rig.key.secret);
   }
 
   it("a name that resolves in two regions: down in some regions on top, three rows, each region's word, status and reason", async () => {
