@@ -30,6 +30,7 @@ const SLOW = [
   "test/web/page-revocation.test.ts",
   "test/web/page-name-resolution.test.ts",
   "test/web/page-vantages.test.ts",
+  "test/web/page-vantages-regions.test.ts",
   "test/web/page-chain.test.ts",
   "test/web/page-check-warnings.test.ts",
 ];

@@ -19,7 +19,7 @@ import { type ServerLimits, startServer } from "./start-server.js";
 import type { VantageFanout } from "../vantage/vantage-fanout.js";
 import { createLocalFanout, LOCAL_VANTAGE } from "../vantage/local-fanout.js";
 import { createVantagePlanner } from "../vantage/vantage-plan.js";
-import type { VantageDeadlines } from "../service/vantage-run.js";
+import { type VantageDeadlines, vantageDeadlinesFor } from "../service/vantage-run.js";
 
 export interface ServiceDeps {
   /** HOST, PORT, SITEDIAG_MAX_INFLIGHT, SITEDIAG_METRICS_PORT and the credit policy are read from it. */
@@ -37,7 +37,7 @@ export interface ServiceDeps {
   readonly pageDir?: string | undefined;
   /** Where a call naming vantages goes; default (the embedded SQLite store): this process alone, vantage `local`, on `runner`. Closed by whoever made it. */
   readonly fanout?: VantageFanout;
-  /** How long such a call waits for its vantages; default DEFAULT_VANTAGE_DEADLINES. */
+  /** How long such a call waits for its vantages; default vantageDeadlinesFor(config), the configured timeouts'. */
   readonly vantageDeadlines?: VantageDeadlines;
   /** Whether this instance's vantage stream answers (a Redis store's vantage engine): not ready while it does not. */
   readonly vantageReady?: (() => Promise<boolean>) | undefined;
@@ -84,7 +84,7 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
   const server = await startServer({
     config,
     runner,
-    vantages: { fanout, ...(deps.vantageDeadlines === undefined ? {} : { deadlines: deps.vantageDeadlines }) },
+    vantages: { fanout, deadlines: deps.vantageDeadlines ?? vantageDeadlinesFor(config) },
     admission,
     // The vantages a call names are resolved (`all`) before the charge, which is per vantage.
     interceptors: [createCallObserver(), createVantagePlanner(fanout), createAccessInterceptor({ store, config }), createResultObserver(metrics)],

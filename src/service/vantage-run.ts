@@ -23,10 +23,17 @@ export interface VantageDeadlines {
 
 const TRIP_MARGIN_MS = 2_000;
 
-export const DEFAULT_VANTAGE_DEADLINES: VantageDeadlines = {
-  siteCheckMs: SITE_CHECK.maxRequests * SITE_CHECK.requestTimeoutMs + TRIP_MARGIN_MS,
-  traceMs: REDIRECT_TRACE.totalTimeoutMs + TRIP_MARGIN_MS,
-};
+/**
+ * The deadlines for the timeouts an instance is configured with
+ * (SITEDIAG_SITE_TIMEOUT_MS, SITEDIAG_TRACE_TOTAL_TIMEOUT_MS): the instances
+ * of a deployment share them, so a check that may run longer than the
+ * default is waited for, and one held shorter is not waited for in vain.
+ */
+export function vantageDeadlinesFor(timeouts: { readonly siteTimeoutMs: number; readonly traceTotalTimeoutMs: number }): VantageDeadlines {
+  return { siteCheckMs: SITE_CHECK.maxRequests * timeouts.siteTimeoutMs + TRIP_MARGIN_MS, traceMs: timeouts.traceTotalTimeoutMs + TRIP_MARGIN_MS };
+}
+
+export const DEFAULT_VANTAGE_DEADLINES: VantageDeadlines = vantageDeadlinesFor({ siteTimeoutMs: SITE_CHECK.requestTimeoutMs, traceTotalTimeoutMs: REDIRECT_TRACE.totalTimeoutMs });
 
 /** One vantage's part of a call, as the service answers it: where and how it ended, and the result when it is done. */
 export interface VantagePart<R> {

@@ -154,7 +154,8 @@ type Entry<J extends VantageJob> = VantageEntry<VantageOutcomeOf<J>>;
 
 async function* fanOut<J extends VantageJob>(context: FanOutContext, job: J, vantages: readonly string[], deadline: number, signal: AbortWatch | undefined): AsyncGenerator<Entry<J>> {
   const started = performance.now();
-  const elapsed = () => performance.now() - started;
+  // Whole milliseconds, as the seam promises: the answer's elapsed_ms is an int32, and a fraction fails its encoding.
+  const elapsed = () => Math.max(0, Math.round(performance.now() - started));
   const { redis, keys, metrics } = context;
   const request = randomBytes(12).toString("base64url");
   const arrived: Entry<J>[] = [];

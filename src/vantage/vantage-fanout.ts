@@ -35,7 +35,8 @@ export type VantageOutcomeOf<J extends VantageJob> = J extends { readonly kind: 
  * its outcome (a refusal by that vantage's own policy is an outcome of kind
  * `refused`; the operation names such an entry `refused`). `unavailable`: no
  * answer by the deadline, or no live instance of that vantage: never a word
- * about the target.
+ * about the target. `elapsedMs` is whole milliseconds from the call to the
+ * entry.
  */
 export type VantageEntry<O> =
   | { readonly vantage: VantageInfo; readonly state: "answered"; readonly outcome: O; readonly elapsedMs: number }

@@ -5,7 +5,8 @@
  * status, time and reason) that opens to the answer from there, drawn as a
  * single answer is, and the curl line that asks the same.
  *
- * SITEDIAG_UPDATE_SCREENSHOTS=1 writes docs/page-vantages.png; otherwise it goes to the rig's temp dir.
+ * Its screenshot goes to the rig's temp dir: docs/page-vantages.png is
+ * page-vantages-regions.test.ts's, three regions on one Redis.
  */
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -15,7 +16,6 @@ import { chromiumAvailability } from "./chromium.js";
 import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
 
 const chromium = chromiumAvailability();
-const DOCS = join(import.meta.dirname, "..", "..", "docs");
 
 describe.skipIf(!chromium.available)("the page from every region, in Chromium", () => {
   let targets: HttpTargets;
@@ -62,7 +62,7 @@ describe.skipIf(!chromium.available)("the page from every region, in Chromium", 
     expect(await row.locator(".vantage-body svg.waterfall").count()).toBeGreaterThan(0);
     expect(await page.locator("#status").innerText()).toBe("Result: up everywhere");
     expect(await page.locator("#curl-text").innerText()).toContain("vantages=all");
-    await page.screenshot({ path: join(process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : rig.dir, "page-vantages.png"), fullPage: true });
+    await page.screenshot({ path: join(rig.dir, "page-vantages.png"), fullPage: true });
   });
 
   it("a down site is down everywhere, its row saying why", async () => {

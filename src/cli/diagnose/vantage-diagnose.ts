@@ -5,7 +5,7 @@ import { startingUrlText } from "../../diagnostics/starting-url.js";
 import type { PolicyRefusal } from "../../failures.js";
 import { restData } from "../../server/rest/vantage-data.js";
 import { createVantageCheckSite, createVantageTrace } from "../../service/vantage-answer.js";
-import { DEFAULT_VANTAGE_DEADLINES } from "../../service/vantage-run.js";
+import { vantageDeadlinesFor } from "../../service/vantage-run.js";
 import { createLocalFanout, LOCAL_VANTAGE } from "../../vantage/local-fanout.js";
 import { verdictNeedsALook, type VantageVerdictId } from "../../vantage/vantage-verdict.js";
 import { readVantageList } from "../../vantage-list.js";
@@ -29,7 +29,7 @@ export async function diagnoseFromVantages(kind: "site-check" | "trace", list: s
     io.stderr.write(`sitediag: --vantages: ${read.problem.reason}\n`);
     return EXIT.badInput;
   }
-  const service = { fanout: createLocalFanout({ info: LOCAL_VANTAGE, runner }), deadlines: DEFAULT_VANTAGE_DEADLINES };
+  const service = { fanout: createLocalFanout({ info: LOCAL_VANTAGE, runner }), deadlines: vantageDeadlinesFor(io.config) };
   const method = kind === "site-check" ? DiagnosticsService.method.checkSite : DiagnosticsService.method.traceRedirects;
   const context = createHandlerContext({ service: DiagnosticsService, method, protocolName: "cli", requestMethod: "GET", url: "", requestSignal: signal });
   let data: JsonObject;
