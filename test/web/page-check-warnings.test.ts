@@ -68,6 +68,7 @@ describe.skipIf(!chromium.available)("the page's check warnings, in Chromium", (
     const verdict = page.locator("#result .verdict");
     expect(await verdict.locator(".verdict-word").innerText()).toBe("UP");
     expect(await verdict.getAttribute("class")).toBe("verdict down");
+    expect(await page.locator("#status").textContent()).toBe("Result: up, 1 problem");
     expect(await verdict.locator(".reason").innerText()).toMatch(/^1 problem: The certificate of https:\/\/127\.0\.0\.1:\d+\/ is revoked since 2026-01-01/);
     expect(await warningItems(page)).toEqual([expect.stringMatching(/^problem certificate_revoked The certificate of https:\/\/127\.0\.0\.1:\d+\/ is revoked since 2026-01-01.* \(request 1\)$/)]);
     expect(await page.locator("#result ul.warnings li.severity-problem .badge.bad").count()).toBe(1);

@@ -5,6 +5,7 @@ import { curlCommand } from "./curl.js";
 import { h } from "./dom.js";
 import { formatDate } from "./format.js";
 import { checkVerdictWord, renderCheck } from "./render-check.js";
+import { problemsOf } from "./warnings.js";
 import { renderTrace } from "./render-trace.js";
 import { renderVantages, vantagesSummary } from "./render-vantages.js";
 import { setUpBatchPanel } from "./batch-panel.js";
@@ -198,7 +199,11 @@ function setBusy(running: boolean, message: string): void {
 function summaryOf(answer: Exclude<Answer, { kind: "cancelled" }>): string {
   if (answer.kind === "problem") return answer.problem.title;
   if (answer.result.vantages !== undefined) return `Result: ${vantagesSummary(answer.result.vantages.verdict)}`;
-  if (answer.kind === "check") return `Result: ${checkVerdictWord(answer.result).toLowerCase()}`;
+  if (answer.kind === "check") {
+    // Spoken too (the status line is a live region): an up site whose evidence holds a problem says so.
+    const problems = problemsOf(answer.result.details?.warnings ?? []).length;
+    return `Result: ${checkVerdictWord(answer.result).toLowerCase()}${problems === 0 ? "" : `, ${problems} problem${problems === 1 ? "" : "s"}`}`;
+  }
   return `Result: ${answer.result.chain.length} hop${answer.result.chain.length === 1 ? "" : "s"}`;
 }
 
