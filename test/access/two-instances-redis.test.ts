@@ -38,8 +38,11 @@ describe.skipIf(!availability.available)("two service instances sharing one Redi
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    targets = await startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } });
-    env = { SITEDIAG_STORE: redis.url(0), SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", HOST: "127.0.0.1", PORT: "0" };
+    // Each answer takes 200 ms, so the calls overlap past the in-flight cap whatever the machine's speed.
+    targets = await startHttpTargets({ routes: { "/ok": { kind: "delayed", delayMs: 200, then: { kind: "respond", status: 200 } } } });
+    // A small in-flight cap: 200 calls at once are turned away in part (503, Retry-After, nothing charged), as a
+    // busy machine's probe queue turns them away, and the budget must still come out exact once they retry.
+    env = { SITEDIAG_STORE: redis.url(0), SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_MAX_INFLIGHT: "40", HOST: "127.0.0.1", PORT: "0" };
   }, 60_000);
 
   afterAll(async () => {
@@ -63,15 +66,24 @@ describe.skipIf(!availability.available)("two service instances sharing one Redi
     }
 
     const target = encodeURIComponent(targets.url("/ok"));
+    let turnedAway = 0;
+    // A client as the 503 asks: wait its Retry-After and call again, until the answer is a verdict or a 429.
+    const ask = async (instance: Instance, via: number): Promise<{ status: number; via: number }> => {
+      for (;;) {
+        const response = await fetch(`${instance.url}/api/v1/is-site-down?url=${target}`, { headers: { "x-api-key": key } });
+        await response.arrayBuffer();
+        if (response.status !== 503) return { status: response.status, via };
+        turnedAway += 1;
+        await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get("retry-after") ?? "1") * 1_000));
+      }
+    };
     const calls = Array.from({ length: 200 }, (_, index) => {
       const instance = instances[index % 2];
       if (instance === undefined) throw new Error("no instance");
-      return fetch(`${instance.url}/api/v1/is-site-down?url=${target}`, { headers: { "x-api-key": key } }).then(async (response) => {
-        await response.arrayBuffer();
-        return { status: response.status, via: index % 2 };
-      });
+      return ask(instance, index % 2);
     });
     const results = await Promise.all(calls);
+    expect(turnedAway).toBeGreaterThan(0);
 
     const admitted = results.filter((result) => result.status === 200);
     const refused = results.filter((result) => result.status === 429);
