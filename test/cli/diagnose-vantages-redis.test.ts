@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { redisAvailability } from "../../testkit/redis-server.js";
+import { checkCommand } from "../../src/cli/check.js";
+import { redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
+import { runDiagnose } from "./cli-io.js";
 import { eventually } from "../vantage/vantage-rig.js";
 import { startThreeVantages, type ThreeVantages, VANTAGE_NAMES } from "../vantage/three-vantages.js";
 
@@ -135,6 +137,21 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^sitediag: --vantages: cannot reach the Redis of SITEDIAG_STORE \(.*ECONNREFUSED.*\); nothing was sent to any vantage\n$/);
   }, 60_000);
+
+  it("all on a Redis where no serve is live: says so on stderr, prints no table, exit 1 (the verdict unavailable)", async () => {
+    const empty = await startRedisServer();
+    try {
+      const { code, stdout, stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/ok")], { SITEDIAG_STORE: empty.url() });
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toBe("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
+      const json = await runDiagnose(checkCommand, ["--json", "--vantages", "all", targets.url("/ok")], { SITEDIAG_STORE: empty.url() });
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toEqual({ requestedUrl: targets.url("/ok"), vantages: { verdict: "unavailable", entries: [] } });
+    } finally {
+      await empty.close();
+    }
+  }, 30_000);
 
   // Last: the jobs it leaves running are answered after it has gone, to a reply key that then expires.
   it("while it waits for the vantages it is no worker (no heartbeat, no consumer), and a stop signal ends it, exit 130", async () => {

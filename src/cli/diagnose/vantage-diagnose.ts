@@ -74,8 +74,11 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
     throw error;
   }
   const vantages = data.vantages as JsonObject;
-  io.stdout.write(args.json ? `${JSON.stringify(data)}\n` : renderVantages(String(data.requestedUrl ?? data.input ?? ""), vantages, kind, paint));
   const entries = Array.isArray(vantages.entries) ? (vantages.entries as JsonObject[]) : [];
+  // Only `all` can come back empty: an empty table would hide that nothing ran anywhere.
+  if (entries.length === 0) io.stderr.write("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
+  if (args.json) io.stdout.write(`${JSON.stringify(data)}\n`);
+  else if (entries.length > 0) io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), vantages, kind, paint));
   if (entries.length > 0 && entries.every((entry) => (entry.vantage as JsonObject | undefined)?.state === "refused")) return EXIT.badInput;
   return verdictNeedsALook(vantages.verdict as VantageVerdictId) ? EXIT.broken : EXIT.healthy;
 }
