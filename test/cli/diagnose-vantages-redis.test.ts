@@ -153,6 +153,24 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     }
   }, 30_000);
 
+  it("a Redis user that may connect but not read the vantages: the refusal on stderr, exit 2, not a crash", async () => {
+    const locked = await startRedisServer();
+    const setup = new Redis(locked.url());
+    try {
+      await setup.call("ACL", "SETUSER", "looker", "on", ">pw", "~*", "-@all", "+@connection", "+info");
+      const url = new URL(locked.url());
+      url.username = "looker";
+      url.password = "pw";
+      const { code, stdout, stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/ok")], { SITEDIAG_STORE: url.href });
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(/^sitediag: --vantages: the Redis of SITEDIAG_STORE failed: NOPERM.*; nothing was checked\n$/);
+    } finally {
+      setup.disconnect();
+      await locked.close();
+    }
+  }, 30_000);
+
   // Last: the jobs it leaves running are answered after it has gone, to a reply key that then expires.
   it("while it waits for the vantages it is no worker (no heartbeat, no consumer), and a stop signal ends it, exit 130", async () => {
     const before = await footprint(admin);

@@ -54,7 +54,12 @@ export async function diagnoseFromVantages(kind: "site-check" | "trace", list: s
 
 async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace", list: string, run: DiagnoseRun, io: CommandIo): Promise<number> {
   const { args, paint, signal } = run;
-  const service = { fanout, deadlines: vantageDeadlinesFor(io.config) };
+  // Membership is read before any job is sent; when the store fails it there, nothing has been checked.
+  const alive = () =>
+    fanout.alive().catch((error: unknown) => {
+      throw new StoreFailure(error instanceof Error ? error.message : String(error), { cause: error });
+    });
+  const service = { fanout: Object.assign({}, fanout, { alive }), deadlines: vantageDeadlinesFor(io.config) };
   const method = kind === "site-check" ? DiagnosticsService.method.checkSite : DiagnosticsService.method.traceRedirects;
   const context = createHandlerContext({ service: DiagnosticsService, method, protocolName: "cli", requestMethod: "GET", url: "", requestSignal: signal });
   let data: JsonObject;
@@ -71,6 +76,10 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
     if (signal.aborted) return reportInterrupted(io);
     const refusal = error instanceof ConnectError && error.code === Code.InvalidArgument ? (error.cause as PolicyRefusal | undefined) : undefined;
     if (refusal !== undefined) return reportRefusal(refusal, io);
+    if (error instanceof StoreFailure) {
+      io.stderr.write(`sitediag: --vantages: the Redis of SITEDIAG_STORE failed: ${error.message}; nothing was checked\n`);
+      return EXIT.badInput;
+    }
     throw error;
   }
   const vantages = data.vantages as JsonObject;
@@ -82,3 +91,6 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   if (entries.length > 0 && entries.every((entry) => (entry.vantage as JsonObject | undefined)?.state === "refused")) return EXIT.badInput;
   return verdictNeedsALook(vantages.verdict as VantageVerdictId) ? EXIT.broken : EXIT.healthy;
 }
+
+/** The store's Redis refused or failed a command the asking needs (an ACL without it, a Redis gone since the start). */
+class StoreFailure extends Error {}
