@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { sharedClockMs } from "../../src/probe/clock.js";
@@ -9,6 +9,7 @@ import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis-fan
 import { vantageKeys, WORKER_GROUP } from "../../src/vantage/vantage-keys.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
+import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
 import { collect } from "./vantage-rig.js";
 
 // The command line's engine on a Redis store: an asker of the deployment's
@@ -65,5 +66,42 @@ describe.skipIf(!availability.available)("the command line's asker over Redis", 
     await asker.close();
     expect(await admin.keys("{sitediag:d:*")).toEqual([]);
     expect(troubles).toEqual([]);
+  }, 30_000);
+});
+
+describe.skipIf(!availability.available)("the command line's asker on a Redis Cluster (redis+cluster://)", () => {
+  let cluster: RedisClusterFixture;
+  let targets: HttpTargets;
+  let runner: DiagnosticRunner;
+  let worker: RedisFanout;
+
+  beforeAll(async () => {
+    [cluster, targets] = await Promise.all([startRedisCluster(), startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } })]);
+    runner = diagnosticRunnerFromConfig(loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }), undefined);
+    worker = await createRedisFanout({ location: { kind: "redis-cluster", nodes: cluster.nodes, password: undefined }, self: { name: "eu-west" }, runner, maxJobs: 2, timing: FAST });
+  }, 90_000);
+
+  afterAll(async () => {
+    await worker?.close();
+    await runner?.close();
+    await targets?.close();
+    await cluster?.close();
+  });
+
+  it("asks the worker's vantage through the seeds SITEDIAG_STORE names, and its reply stream is gone after it", async () => {
+    const asker = await redisAskerFromConfig(loadConfig({ SITEDIAG_STORE: `redis+cluster://${cluster.seeds}`, SITEDIAG_VANTAGE: "eu-west" }), () => undefined);
+    if (asker === undefined) throw new Error("no asker on a Redis Cluster store");
+    const entries = await collect(asker, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["eu-west"], sharedClockMs() + 10_000);
+    expect(entries).toMatchObject([{ state: "answered", outcome: { kind: "result", result: { status: "up" } } }]);
+    const admin = new Cluster(cluster.nodes.map(({ host, port }) => ({ host, port })));
+    try {
+      // The worker's heartbeat only.
+      expect(await admin.zcard(keys.seen)).toBe(1);
+    } finally {
+      admin.disconnect();
+    }
+    expect([...(await cluster.keysByMaster("{sitediag:d:*")).values()].flat()).toHaveLength(1);
+    await asker.close();
+    expect([...(await cluster.keysByMaster("{sitediag:d:*")).values()].flat()).toEqual([]);
   }, 30_000);
 });
