@@ -27,3 +27,17 @@ export async function redisFanoutFromConfig(
     onTrouble,
   });
 }
+
+/**
+ * An asker only, for the command line on a Redis store: it sends jobs to the
+ * vantages and reads their answers, but runs no worker (no runner: it joins
+ * no consumer group, takes no job) and announces nothing (no heartbeat), so
+ * the deployment never counts on a terminal that is about to exit. Rejects,
+ * naming the last connection error, when the Redis cannot be reached.
+ */
+export async function redisAskerFromConfig(config: Config, onTrouble: (error: unknown, where: string) => void): Promise<RedisFanout | undefined> {
+  const { store, vantage } = config;
+  if (store.kind === "sqlite") return undefined;
+  const { createRedisFanout } = await import("./redis-fanout.js");
+  return createRedisFanout({ location: store, self: { name: vantage.name, label: vantage.label, location: vantage.location }, maxJobs: vantage.maxJobs, onTrouble });
+}

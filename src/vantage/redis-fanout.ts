@@ -127,6 +127,8 @@ export async function createRedisFanout(options: RedisFanoutOptions): Promise<Re
       if (worker !== undefined) await registry.leave().catch(() => undefined);
       await worker?.stop();
       await inbox.close();
+      // This instance's reply stream has no reader any more: gone now, not when it expires.
+      await redis.unlink(keys.replies(instance)).catch(() => undefined);
       await redis.quit().catch(() => disconnect(redis));
     },
   };

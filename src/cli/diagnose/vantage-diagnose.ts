@@ -6,7 +6,9 @@ import type { PolicyRefusal } from "../../failures.js";
 import { restData } from "../../server/rest/vantage-data.js";
 import { createVantageCheckSite, createVantageTrace } from "../../service/vantage-answer.js";
 import { vantageDeadlinesFor } from "../../service/vantage-run.js";
+import { redisAskerFromConfig } from "../../vantage/fanout-from-config.js";
 import { createLocalFanout, LOCAL_VANTAGE } from "../../vantage/local-fanout.js";
+import type { VantageFanout } from "../../vantage/vantage-fanout.js";
 import { verdictNeedsALook, type VantageVerdictId } from "../../vantage/vantage-verdict.js";
 import { readVantageList } from "../../vantage-list.js";
 import type { CommandIo } from "../command.js";
@@ -16,20 +18,48 @@ import { type DiagnoseRun, EXIT, reportInterrupted, reportRefusal } from "./diag
 /**
  * `check --vantages LIST` and `trace --vantages LIST`: the diagnostic from
  * each vantage named, through the service's own handler for it, so the
- * entries, the verdict and --json are the API's. The command line runs no
- * engine: its one vantage is this machine, `local` (any other name is that
- * entry's unavailable, and `all` means `local`). Exit status follows the
- * verdict: 0 up_everywhere, 1 any other, 2 a list or an input that is not one,
- * or a target every vantage refused.
+ * entries, the verdict and --json are the API's. On a Redis store
+ * (SITEDIAG_STORE, as serve reads it) the vantages are the deployment's: the
+ * command asks them over the engine as an asker only (it takes no job and
+ * announces nothing), and `all` means the live ones. On the SQLite store its
+ * one vantage is this machine, `local` (any other name is that entry's
+ * unavailable, and `all` means `local`). Exit status follows the verdict: 0
+ * up_everywhere, 1 any other, 2 a list or an input that is not one, a target
+ * every vantage refused, or a store's Redis that cannot be reached.
  */
 export async function diagnoseFromVantages(kind: "site-check" | "trace", list: string, run: DiagnoseRun, io: CommandIo): Promise<number> {
-  const { args, runner, paint, signal } = run;
+  const { runner } = run;
   const read = readVantageList([list]);
   if (read.kind === "problem") {
     io.stderr.write(`sitediag: --vantages: ${read.problem.reason}\n`);
     return EXIT.badInput;
   }
-  const service = { fanout: createLocalFanout({ info: LOCAL_VANTAGE, runner }), deadlines: vantageDeadlinesFor(io.config) };
+  let lastTrouble: unknown;
+  let fanout: VantageFanout;
+  try {
+    fanout = (await redisAskerFromConfig(io.config, (error) => (lastTrouble = error))) ?? createLocalFanout({ info: LOCAL_VANTAGE, runner });
+  } catch (error) {
+    // The connection's own error (refused, unknown host, auth) says more than the engine's timeout.
+    const cause = lastTrouble ?? error;
+    const why = cause instanceof Error ? cause.message : String(cause);
+    io.stderr.write(`sitediag: --vantages: cannot reach the Redis of SITEDIAG_STORE (${why}); nothing was sent to any vantage\n`);
+    return EXIT.badInput;
+  }
+  try {
+    return await diagnoseWith(fanout, kind, list, run, io);
+  } finally {
+    await fanout.close();
+  }
+}
+
+async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace", list: string, run: DiagnoseRun, io: CommandIo): Promise<number> {
+  const { args, paint, signal } = run;
+  // Membership is read before any job is sent; when the store fails it there, nothing has been checked.
+  const alive = () =>
+    fanout.alive().catch((error: unknown) => {
+      throw new StoreFailure(error instanceof Error ? error.message : String(error), { cause: error });
+    });
+  const service = { fanout: Object.assign({}, fanout, { alive }), deadlines: vantageDeadlinesFor(io.config) };
   const method = kind === "site-check" ? DiagnosticsService.method.checkSite : DiagnosticsService.method.traceRedirects;
   const context = createHandlerContext({ service: DiagnosticsService, method, protocolName: "cli", requestMethod: "GET", url: "", requestSignal: signal });
   let data: JsonObject;
@@ -46,11 +76,21 @@ export async function diagnoseFromVantages(kind: "site-check" | "trace", list: s
     if (signal.aborted) return reportInterrupted(io);
     const refusal = error instanceof ConnectError && error.code === Code.InvalidArgument ? (error.cause as PolicyRefusal | undefined) : undefined;
     if (refusal !== undefined) return reportRefusal(refusal, io);
+    if (error instanceof StoreFailure) {
+      io.stderr.write(`sitediag: --vantages: the Redis of SITEDIAG_STORE failed: ${error.message}; nothing was checked\n`);
+      return EXIT.badInput;
+    }
     throw error;
   }
   const vantages = data.vantages as JsonObject;
-  io.stdout.write(args.json ? `${JSON.stringify(data)}\n` : renderVantages(String(data.requestedUrl ?? data.input ?? ""), vantages, kind, paint));
   const entries = Array.isArray(vantages.entries) ? (vantages.entries as JsonObject[]) : [];
+  // Only `all` can come back empty: an empty table would hide that nothing ran anywhere.
+  if (entries.length === 0) io.stderr.write("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
+  if (args.json) io.stdout.write(`${JSON.stringify(data)}\n`);
+  else if (entries.length > 0) io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), vantages, kind, paint));
   if (entries.length > 0 && entries.every((entry) => (entry.vantage as JsonObject | undefined)?.state === "refused")) return EXIT.badInput;
   return verdictNeedsALook(vantages.verdict as VantageVerdictId) ? EXIT.broken : EXIT.healthy;
 }
+
+/** The store's Redis refused or failed a command the asking needs (an ACL without it, a Redis gone since the start). */
+class StoreFailure extends Error {}
