@@ -126,11 +126,16 @@ describe("hostile answers through REST: bounded, escaped, valid against the docu
     expect(many).toMatchObject({ answersOmitted: 468, answers: expect.arrayContaining([{ address: "127.0.0.1", family: 4, ttl: 2_147_483_647 }]) as unknown });
   });
 
-  it("odd bytes in a CNAME target arrive as c-ares escapes them; a target past 255 bytes is refused by c-ares, and the chain says failed", async () => {
+  it("odd bytes in a CNAME target arrive as c-ares escapes them; a target past 255 bytes is refused by c-ares, and no chain is shown", async () => {
     const [odd] = timeless(await rest("is-site-down", named("odd.doors.test", "/end")));
     expect(odd?.["cnameChain"]).toEqual(["a\\007\\226\\128\\174\\000b.doors.test"]);
     const [long] = timeless(await rest("is-site-down", named("long.doors.test", "/end")));
-    expect(long).toMatchObject({ cnameChain: [], cnameChainEnd: "failed" });
+    // c-ares reads the over-long target by its version: Node 20's as no such name (the walk is then asked and fails
+    // too), Node 22's and 24's as a malformed answer (no rcode: nothing is walked). Either way nothing of it is shown.
+    expect([
+      { cnameChain: [], cnameChainEnd: "failed", code: "dns_no_such_host", rcode: "NXDOMAIN" },
+      { cnameChain: [], cnameChainEnd: "not_asked", code: "dns_malformed_answer", rcode: null },
+    ]).toContainEqual({ cnameChain: long?.["cnameChain"], cnameChainEnd: long?.["cnameChainEnd"], code: long?.["code"], rcode: long?.["rcode"] });
     for (const text of [JSON.stringify(odd), JSON.stringify(long)]) {
       // eslint-disable-next-line no-control-regex
       expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
