@@ -83,7 +83,9 @@ const shared = {
  * Vitest's default is one fewer than the cores: one file at a time on a
  * 2-core CI machine, where most files wait on sockets, child processes,
  * timeouts or a browser rather than compute. So the fast and threaded files
- * run three at a time, then the slow ones two at a time, and last the attack
+ * run three at a time, then the slow ones three at a time too (most of them
+ * wait on child processes, Redis, browsers and deadlines; two at a time left
+ * the machine half idle and the three Node lines of CI near 18 minutes), and last the attack
  * and load suites alone: they hold the service to latency bounds, which must
  * measure the service, not the other test files sharing its cores. Larger
  * machines keep vitest's default where it is higher.
@@ -91,7 +93,7 @@ const shared = {
 const CORES_LEFT = availableParallelism() - 1;
 const GROUPS = {
   quick: { groupOrder: 0, maxWorkers: Math.max(CORES_LEFT, 3) },
-  slow: { groupOrder: 1, maxWorkers: Math.max(CORES_LEFT, 2) },
+  slow: { groupOrder: 1, maxWorkers: Math.max(CORES_LEFT, 3) },
   alone: { groupOrder: 2, maxWorkers: 1 },
 } as const;
 
