@@ -87,7 +87,13 @@ describe("SITEDIAG_WORKERS", () => {
   });
 });
 
-describe("sitediag serve with SITEDIAG_WORKERS=2", () => {
+/**
+ * A primary and two workers, each loading the sources through tsx with a probe thread of its own, boot in a few
+ * seconds alone and in well over 20 on a machine running another test suite beside this one (CI's Node lines).
+ */
+const BOOT_MS = 90_000;
+
+describe("sitediag serve with SITEDIAG_WORKERS=2", { timeout: 2 * BOOT_MS }, () => {
   let dir: string;
   let targets: HttpTargets;
   let cluster: Cluster;
@@ -101,11 +107,11 @@ describe("sitediag serve with SITEDIAG_WORKERS=2", () => {
       routes: { "/up": { kind: "respond", status: 200 }, "/slow": { kind: "respond", status: 200, delayMs: 1_500 } },
     });
     cluster = startCluster({ SITEDIAG_WORKERS: "2", SITEDIAG_STORE: `sqlite:${join(dir, "cluster.db")}`, SITEDIAG_CREDIT_BUDGET: "20" });
-    const listening = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+) .*2 workers: (\d+), (\d+)\)/.exec(cluster.stdout()) ?? undefined);
+    const listening = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+) .*2 workers: (\d+), (\d+)\)/.exec(cluster.stdout()) ?? undefined, BOOT_MS);
     url = listening[1] ?? "";
     workerPids = [Number(listening[2]), Number(listening[3])];
     key = await until(() => /^\s+(sd_\w+)$/m.exec(cluster.stderr())?.[1]);
-  }, 30_000);
+  }, 2 * BOOT_MS);
   afterAll(async () => {
     if (cluster.child.exitCode === null && cluster.child.signalCode === null) {
       cluster.child.kill("SIGKILL");
@@ -130,7 +136,7 @@ describe("sitediag serve with SITEDIAG_WORKERS=2", () => {
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
     expect(statuses.filter((status) => status === 429)).toHaveLength(20);
-    await until(() => (callPids(cluster.stdout()).size === 2 ? true : undefined), 5_000);
+    await until(() => (callPids(cluster.stdout()).size === 2 ? true : undefined), 20_000);
     expect([...callPids(cluster.stdout())].sort()).toEqual([...workerPids].sort());
   });
 
@@ -147,7 +153,7 @@ describe("sitediag serve with SITEDIAG_WORKERS=2", () => {
   it("replaces a worker that dies", async () => {
     const [victim, survivor] = workerPids as [number, number];
     process.kill(victim, "SIGKILL");
-    const successor = Number(await until(() => new RegExp(`worker (\\d+) replaced worker ${victim}`).exec(cluster.stderr())?.[1]));
+    const successor = Number(await until(() => new RegExp(`worker (\\d+) replaced worker ${victim}`).exec(cluster.stderr())?.[1], BOOT_MS));
     expect(cluster.stderr()).toContain(`worker ${victim} died (signal SIGKILL)`);
     expect(successor).not.toBe(victim);
     expect(() => process.kill(successor, 0)).not.toThrow();
@@ -155,7 +161,7 @@ describe("sitediag serve with SITEDIAG_WORKERS=2", () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => get(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/up"))}`)));
     // No key: each call is answered 401, by a live worker.
     expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 401, 401, 401]);
-    await until(() => (callPids(cluster.stdout().slice(before)).size === 2 ? true : undefined), 5_000);
+    await until(() => (callPids(cluster.stdout().slice(before)).size === 2 ? true : undefined), 20_000);
     expect([...callPids(cluster.stdout().slice(before))].sort()).toEqual([successor, survivor].sort());
     workerPids = [survivor, successor];
   });
@@ -174,7 +180,7 @@ describe("sitediag serve with SITEDIAG_WORKERS=2", () => {
   });
 });
 
-describe("sitediag serve with SITEDIAG_WORKERS=2, stopped twice", () => {
+describe("sitediag serve with SITEDIAG_WORKERS=2, stopped twice", { timeout: 2 * BOOT_MS }, () => {
   let dir: string;
   let targets: HttpTargets;
   beforeAll(async () => {
@@ -188,7 +194,7 @@ describe("sitediag serve with SITEDIAG_WORKERS=2, stopped twice", () => {
 
   it("kills the workers and exits 1 at once on a second signal", async () => {
     const cluster = startCluster({ SITEDIAG_WORKERS: "2", SITEDIAG_STORE: `sqlite:${join(dir, "twice.db")}` });
-    const listening = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+) .*2 workers: (\d+), (\d+)\)/.exec(cluster.stdout()) ?? undefined);
+    const listening = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+) .*2 workers: (\d+), (\d+)\)/.exec(cluster.stdout()) ?? undefined, BOOT_MS);
     const key = await until(() => /^\s+(sd_\w+)$/m.exec(cluster.stderr())?.[1]);
     const inFlight = get(`${listening[1] ?? ""}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/slow"))}`, { "x-api-key": key }).catch(
       (error: unknown) => error,
