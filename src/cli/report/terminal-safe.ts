@@ -6,11 +6,12 @@
 // or hide lines of the report and retitle the window. This file is the one
 // place that decides what is safe to write; every report goes through it.
 
-// Controls a terminal acts on (C0, DEL, C1) and the bidirectional controls that
-// reorder what is shown (LRM/RLM, the embeddings and overrides, the isolates).
-// One character class, no alternation or repetition: linear in the text.
-// eslint-disable-next-line no-control-regex
-const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+import { UNSHOWABLE } from "../../probe/connect/certificate-text.js";
+
+// What a terminal must not get raw is what the probe keeps out of certificate and
+// DNS names for every door (there replaced by U+FFFD): the controls a terminal acts
+// on (C0, DEL, C1) and the bidirectional controls that reorder what is shown (LRM/RLM,
+// the embeddings and overrides, the isolates). One definition of that set, there.
 
 // In --json, JSON.stringify already escapes C0; the rest of the set above, and the
 // line and paragraph separators (U+2028/2029) that older JavaScript parsers and
@@ -24,7 +25,7 @@ const JSON_UNSAFE = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\
  * a reader sees what the target sent and the terminal acts on none of it.
  */
 export function terminalText(text: string): string {
-  return text.replace(TERMINAL_UNSAFE, (char) => {
+  return text.replace(UNSHOWABLE, (char) => {
     const code = char.charCodeAt(0);
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
   });
