@@ -61,6 +61,9 @@ export async function runInflightScale(stack: BenchStack): Promise<Figure[]> {
     return [
       figure("answered down (sitediag: failedStage http)", "", (m) => m.asExpected, `all ${count}`),
       figure("answered in 6.0-6.5 s", "", (m) => m.onTime, `all ${count}`),
+      // A check that could not start within the grace is refused as our overload (503, retryable, not charged):
+      // never a verdict the target did not earn, but not an answer on time either.
+      figure("refused as overload (503)", "", (m) => m.overloaded, "0"),
       figure("time to answer, p50", "ms", (m) => percentile(m.elapsedMs, 50)),
       figure("time to answer, p99", "ms", (m) => percentile(m.elapsedMs, 99)),
       figure("time to answer, slowest", "ms", (m) => Math.max(...m.elapsedMs)),
@@ -86,6 +89,7 @@ async function warmUp(call: (client: Client) => Promise<unknown>): Promise<void>
 interface Measured {
   readonly asExpected: number;
   readonly onTime: number;
+  readonly overloaded: number;
   readonly elapsedMs: readonly number[];
   readonly baseRss: number;
   readonly peakRss: number;
@@ -110,6 +114,7 @@ async function measure(pid: number, send: () => Promise<Answer[]>, expected: (an
   return {
     asExpected: answers.filter(expected).length,
     onTime: answers.filter((answer) => inWindow(answer.elapsedMs)).length,
+    overloaded: answers.filter((answer) => answer.status === 503).length,
     elapsedMs: answers.map((answer) => answer.elapsedMs),
     baseRss: base,
     peakRss: Math.max(sampled, readProcessMemory(pid).peakRssBytes),

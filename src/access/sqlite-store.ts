@@ -267,6 +267,15 @@ interface PendingCharge {
 }
 
 /**
+ * The most charges one transaction holds. A burst of a thousand calls
+ * arrives in one turn of the loop, whose intake lasts hundreds of
+ * milliseconds on a loaded machine; charged in one transaction at its end,
+ * no check could start before the last call was taken in. 64 a transaction
+ * keeps nearly all of group commit's saving (figures: docs/benchmarks.md).
+ */
+const MAX_GROUP_COMMIT = 64;
+
+/**
  * Group commit: every charge asked for in one turn of the event loop goes
  * into one write transaction, decided one after another in the order they
  * were asked, exactly as separate transactions would decide them. A
@@ -276,7 +285,10 @@ interface PendingCharge {
  */
 function groupCommit(commit: (batch: readonly PendingCharge[]) => ChargeOutcome[]): { add(charge: PendingCharge): Promise<ChargeOutcome> } {
   let queue: { readonly charge: PendingCharge; resolve(outcome: ChargeOutcome): void; reject(error: unknown): void }[] = [];
+  let scheduled = false;
   const flush = () => {
+    scheduled = false;
+    if (queue.length === 0) return;
     const batch = queue;
     queue = [];
     let outcomes: ChargeOutcome[];
@@ -295,9 +307,14 @@ function groupCommit(commit: (batch: readonly PendingCharge[]) => ChargeOutcome[
   return {
     add: (charge) =>
       new Promise((resolve, reject) => {
-        // After this turn's I/O callbacks: every request that arrived with this one is in the batch.
-        if (queue.length === 0) setImmediate(flush);
+        // After this turn's I/O callbacks: every request that arrived with this one is in the batch,
+        // up to MAX_GROUP_COMMIT: a burst is charged (and goes on to its probe) in groups while the rest is taken in.
         queue.push({ charge, resolve, reject });
+        if (queue.length >= MAX_GROUP_COMMIT) flush();
+        else if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
       }),
   };
 }

@@ -7,6 +7,7 @@ import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCo
 import { checkIsHealthy, renderSiteCheck } from "./report/diagnostic-report.js";
 import { diagnoseFromVantages } from "./diagnose/vantage-diagnose.js";
 import { checkLabels, headerLines } from "./report/request-lines.js";
+import { jsonText, terminalSafe } from "./report/terminal-safe.js";
 
 const HELP = `usage: sitediag check [--json] URL
        sitediag check --headers URL
@@ -52,8 +53,13 @@ export const checkCommand = {
       if (outcome.kind === "cancelled") return reportInterrupted(io);
       if (outcome.kind === "overloaded") return reportOverloaded(outcome.overload, io);
       const { result } = outcome;
-      io.stdout.write(args.json ? `${JSON.stringify(renderMessage(CheckSiteResponseSchema, siteCheckMessage(result)))}\n` : renderSiteCheck(result, paint));
-      if (!args.json && args.headers) io.stdout.write(headerLines(checkLabels(result.details?.requests ?? []), paint));
+      if (args.json) io.stdout.write(`${jsonText(renderMessage(CheckSiteResponseSchema, siteCheckMessage(result)))}\n`);
+      else {
+        // The report renders from a copy whose every string is safe for a terminal: most of them are the target's.
+        const shown = terminalSafe(result);
+        io.stdout.write(renderSiteCheck(shown, paint));
+        if (args.headers) io.stdout.write(headerLines(checkLabels(shown.details?.requests ?? []), paint));
+      }
       return checkIsHealthy(result) ? EXIT.healthy : EXIT.broken;
     }),
 } satisfies Command;

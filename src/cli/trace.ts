@@ -7,6 +7,7 @@ import { EXIT, reportInterrupted, reportOverloaded, reportRefusal, runDiagnoseCo
 import { renderTrace, traceIsHealthy } from "./report/diagnostic-report.js";
 import { diagnoseFromVantages } from "./diagnose/vantage-diagnose.js";
 import { headerLines, traceLabels } from "./report/request-lines.js";
+import { jsonText, terminalSafe } from "./report/terminal-safe.js";
 
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --headers URL
@@ -79,8 +80,13 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
         return reportOverloaded(outcome.overload, io);
       case "result": {
         const { result } = outcome;
-        io.stdout.write(args.json ? `${JSON.stringify(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n` : renderTrace(result, paint));
-        if (!args.json && args.headers) io.stdout.write(headerLines(traceLabels(result.details?.requests ?? []), paint));
+        if (args.json) io.stdout.write(`${jsonText(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n`);
+        else {
+          // The report renders from a copy whose every string is safe for a terminal: most of them are the target's.
+          const shown = terminalSafe(result);
+          io.stdout.write(renderTrace(shown, paint));
+          if (args.headers) io.stdout.write(headerLines(traceLabels(shown.details?.requests ?? []), paint));
+        }
         return traceIsHealthy(result) ? EXIT.healthy : EXIT.broken;
       }
     }

@@ -36,21 +36,43 @@ export type FromProbeThread =
 export type Batch<T> = readonly T[];
 
 /**
+ * The most messages one batch holds: a batch this full is sent at once,
+ * without waiting for the end of the turn. A burst of a thousand calls is
+ * taken in within one turn of the main loop, which lasts as long as their
+ * intake (hundreds of milliseconds on a loaded machine); sent only at its end,
+ * the first calls' jobs would wait for the last call's intake while the probe
+ * thread idled. In batches of this size the probe thread starts the first
+ * hops while the rest are still taken in, and a wake-up still carries dozens
+ * of messages (figures: docs/benchmarks.md).
+ */
+export const MAX_BATCH = 64;
+
+/**
  * Collects what one turn of this thread's loop says to the other thread and
  * sends it as one batch at the end of the turn (setImmediate: after every I/O
- * callback of the turn). A hop's timestamps are read before its answer is
- * queued, so the batch delays no measurement; it delays delivery by the rest
- * of a turn.
+ * callback of the turn), or as soon as MAX_BATCH are waiting. A hop's
+ * timestamps are read before its answer is queued, so the batch delays no
+ * measurement; it delays delivery by the rest of a turn at most.
  */
 export function batchedSender<T>(send: (batch: Batch<T>) => void): (message: T) => void {
   let pending: T[] = [];
+  let scheduled = false;
   const flush = () => {
+    scheduled = false;
+    if (pending.length === 0) return;
     const batch = pending;
     pending = [];
     send(batch);
   };
   return (message) => {
     pending.push(message);
-    if (pending.length === 1) setImmediate(flush);
+    if (pending.length >= MAX_BATCH) {
+      const batch = pending;
+      pending = [];
+      send(batch);
+    } else if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
   };
 }

@@ -76,6 +76,30 @@ describe("SQLite group commit", () => {
     }
   });
 
+  it("commits a burst larger than one transaction holds in groups as it is asked, still decided in call order", async () => {
+    underTest = sqliteStoreUnderTest();
+    const store = await underTest.open();
+    const key = await newKey(store);
+    const location = underTest.location;
+    if (location.kind !== "sqlite") throw new Error("sqlite expected");
+    const reader = new Database(location.path, { readonly: true });
+    const count = () => Number(reader.prepare("SELECT COUNT(*) FROM credit_charges").pluck().get());
+    try {
+      // A budget that runs out in the third group: 150 charges of 2 against 290 credits.
+      const policy = { budget: 290, windowSeconds: 86_400 };
+      const burst = Array.from({ length: 150 }, () => store.charge(key.digest, 2, policy));
+      // Still this turn: each full group of 64 was written as it filled (a burst's first checks need not
+      // wait for its last), the other 22 wait for the end of the turn.
+      expect(count()).toBe(128);
+      const outcomes = await Promise.all(burst);
+      expect(outcomes.map((outcome) => outcome.kind)).toEqual(Array.from({ length: 150 }, (_, index) => (index < 145 ? "admitted" : "rejected")));
+      expect(count()).toBe(145);
+      expect((await store.usage(key.record.id, policy)).used).toBe(290);
+    } finally {
+      reader.close();
+    }
+  });
+
   it("rejects every charge of a batch whose transaction cannot run, and charges nothing", async () => {
     underTest = sqliteStoreUnderTest();
     const store = await underTest.open();

@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DiagnosticLimits } from "../../src/diagnostics/diagnostic-call.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
@@ -85,6 +87,40 @@ it("a check that started within the grace gets its full time, and its timeout is
     expect(elapsedMs).toBeGreaterThanOrEqual(holdMs + 1_000 - 50);
   } finally {
     await target.close();
+  }
+}, 20_000);
+
+// A burst queues checks behind one another on the probe thread: each must still give its target the whole
+// timeout on the wire, and its timings must count from its own start, not from when it was asked for.
+it("a check queued behind a busy thread: the whole timeout on the wire, and its timings count from its start, not the wait", async () => {
+  const opened: { at: number; closedAfterMs: number | null }[] = [];
+  const server = createServer((socket) => {
+    const entry = { at: performance.now(), closedAfterMs: null as number | null };
+    opened.push(entry);
+    socket.on("error", () => undefined);
+    socket.on("close", () => (entry.closedAfterMs = performance.now() - entry.at));
+    socket.resume();
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  try {
+    const holdMs = LATE_START_GRACE_MS / 5;
+    const { outcome, elapsedMs } = await behindHold(() => runnerWith({ siteTimeoutMs: 1_000 }).checkSite(url, undefined, { details: true }), holdMs);
+    if (outcome.kind !== "result") throw new Error(JSON.stringify(outcome));
+    expect(outcome.result).toMatchObject({ status: "down", failedStage: "http", reason: "Timed out after 1 s waiting for a response" });
+    const timings = outcome.result.details?.requests[0]?.timings;
+    if (timings === undefined) throw new Error("no request in details");
+    // Counted by us: the whole second.
+    expect(timings.totalMs).toBeGreaterThanOrEqual(1_000);
+    // Not the wait behind the hold: the hop cannot have started before the hold's end.
+    expect(timings.totalMs).toBeLessThanOrEqual(elapsedMs - holdMs);
+    // Seen by the target: open from its accept to the close, the timeout less the dial that came before the accept.
+    await until(() => (opened[0]?.closedAfterMs === null ? undefined : true), 5_000);
+    expect(opened).toHaveLength(1);
+    expect((opened[0]?.closedAfterMs ?? 0) + (timings.connectMs ?? 0)).toBeGreaterThanOrEqual(1_000 - 2);
+  } finally {
+    server.close();
   }
 }, 20_000);
 

@@ -19,6 +19,11 @@ import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
 const chromium = chromiumAvailability();
 const DOCS = join(import.meta.dirname, "..", "..", "docs");
 
+/** A header value that is markup: shown as text, it runs nothing and adds no element. */
+const MARKUP = `<img src="/x" onerror="document.title='owned'"><b>bold</b>`;
+/** Obs-text bytes 0x9B, 0x9D, 0x9C (C1 controls as latin1 decodes them): text on the page, where no terminal reads them. */
+const CONTROLS = "a\u009b2Jb\u009d0;t\u009cc";
+
 /** "12.3 ms" as tenths of a millisecond; 0 for a dash or "reused" (a phase that did not happen). */
 function tenths(cell: string | undefined): number {
   const match = /^(\d+\.\d) ms$/.exec(cell ?? "");
@@ -46,6 +51,7 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
         ? { kind: "respond", status: 200, headers: { "strict-transport-security": "max-age=86400; includeSubDomains", "alt-svc": 'h3=":443"; ma=60' } }
         : { kind: "redirect", status: 301, location: targets.url("/sts", { secure: true }) },
     );
+    targets.route("/markup", { kind: "respond", status: 200, headers: { "X-Markup": MARKUP, "X-Controls": CONTROLS } });
     targets.route("/no-head", (request) => (request.method === "HEAD" ? { kind: "respond", status: 405 } : { kind: "respond", status: 200, body: "fine" }));
     rig = await startPageRig("page-details", {
       SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
@@ -126,6 +132,18 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     const rows = await first.locator("table.header-fields tr").evaluateAll((trs) => trs.map((tr) => [tr.children[0]?.textContent ?? "", tr.children[1]?.textContent ?? ""]));
     expect(rows).toEqual(expect.arrayContaining([["location", "/c"], ["Set-Cookie", "sid=[redacted]"], ["X-Served-By", "edge-1"]]));
     expect(await page.locator("#result").innerText()).not.toContain("s3cr3t");
+  });
+
+  it("renders a header value as text: markup stays characters, runs nothing, adds no element", async () => {
+    const page = await open();
+    const title = await page.title();
+    await ask(page, secure("/markup"), "Is it down?");
+    const block = page.locator("#result details.response-headers").first();
+    await block.locator("summary").click();
+    const rows = await block.locator("table.header-fields tr").evaluateAll((trs) => trs.map((tr) => [tr.children[0]?.textContent ?? "", tr.children[1]?.textContent ?? "", tr.children[1]?.children.length ?? -1]));
+    expect(rows).toEqual(expect.arrayContaining([["X-Markup", MARKUP, 0], ["X-Controls", CONTROLS, 0]]));
+    expect(await page.locator("#result table.header-fields img, #result table.header-fields b").count()).toBe(0);
+    expect(await page.title()).toBe(title);
   });
 
   it("shows the HEAD answered 405 as a request of its own, before the GET that answered in its place", async () => {

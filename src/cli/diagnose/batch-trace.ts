@@ -9,6 +9,7 @@ import { batchCsv, traceVerdict } from "../../batch-verdict.js";
 import { batchRecords, renderBatchSummary, toLookAt } from "../report/batch-report.js";
 import { EXIT, reportInterrupted, withDiagnosticRunner } from "./diagnose-command.js";
 import { createPaint, wantsColour } from "../report/terminal-text.js";
+import { jsonText, terminalSafe } from "../report/terminal-safe.js";
 
 /**
  * `sitediag trace --batch FILE [--json | --csv]`: every row of a
@@ -60,13 +61,14 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
     let failed = 0;
     for await (const item of traceBatch(rows, runner, signal)) {
       items.push(item);
-      if (json) io.stdout.write(`${JSON.stringify(ndjsonLine(item))}\n`);
+      if (json) io.stdout.write(`${jsonText(ndjsonLine(item))}\n`);
       if (traceVerdict(item).verdict === "FAIL") failed += 1;
       if (progress) io.stderr.write(`\rtraced ${items.length}/${rows.length}, ${failed} to look at`);
     }
     if (progress) io.stderr.write("\n");
     if (signal.aborted) return reportInterrupted(io);
-    const records = batchRecords(items, (index) => rows[index]?.expectedFinalUrl);
+    // Reasons quote what targets answered; the CSV goes to a terminal as often as to a file.
+    const records = terminalSafe(batchRecords(items, (index) => rows[index]?.expectedFinalUrl));
     if (csv) io.stdout.write(batchCsv(records));
     else if (!json) io.stdout.write(renderBatchSummary(records, createPaint(wantsColour(io.stdout, io.env ?? process.env))));
     return toLookAt(records) === 0 ? EXIT.healthy : EXIT.broken;

@@ -4,6 +4,7 @@ import type { PolicyRefusal } from "../../failures.js";
 import type { DiagnosticRunner } from "../../runner/diagnostic-runner.js";
 import { diagnosticRunnerFromConfig } from "../../runner/runner-from-config.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readConfiguredCa } from "../command.js";
+import { terminalText } from "../report/terminal-safe.js";
 import { createPaint, type Paint, wantsColour } from "../report/terminal-text.js";
 
 /** Exit codes of `sitediag check` and `sitediag trace`. */
@@ -71,7 +72,7 @@ export async function withDiagnosticRunner(io: CommandIo, run: (runner: Diagnost
   // One run, one caller: no other work shares this loop, so the probe stays on it (no thread to start).
   // A defect's line goes to stderr: stdout holds the answer (JSON with --json), which a log line would break.
   const runner = diagnosticRunnerFromConfig(Object.assign({}, io.config, { probeThreads: 0 }), ca, {
-    onProbeDefect: (defect) => io.stderr.write(`internal probe error at ${defect.stage} for ${defect.host}: ${defect.error instanceof Error ? String(defect.error.cause ?? defect.error.message) : String(defect.error)}\n`),
+    onProbeDefect: (defect) => io.stderr.write(`internal probe error at ${defect.stage} for ${terminalText(defect.host)}: ${terminalText(defect.error instanceof Error ? String(defect.error.cause ?? defect.error.message) : String(defect.error))}\n`),
   });
   const stop = new AbortController();
   const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
@@ -90,7 +91,7 @@ export async function withDiagnosticRunner(io: CommandIo, run: (runner: Diagnost
 /** A refused target: nothing was sent to it. The REST door answers 400 for the same input. */
 export function reportRefusal(refusal: PolicyRefusal, io: CommandIo): number {
   const range = refusal.range === undefined ? "" : `range ${refusal.range.cidr} (${refusal.range.name}, ${refusal.range.rfc})\n`;
-  io.stderr.write(`refused (${refusal.rule}): ${refusal.reason}\ncode ${refusal.code}\n${range}nothing was sent to the target\n`);
+  io.stderr.write(`refused (${refusal.rule}): ${terminalText(refusal.reason)}\ncode ${refusal.code}\n${range}nothing was sent to the target\n`);
   return EXIT.badInput;
 }
 

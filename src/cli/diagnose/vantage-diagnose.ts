@@ -12,6 +12,7 @@ import type { VantageFanout } from "../../vantage/vantage-fanout.js";
 import { verdictNeedsALook, type VantageVerdictId } from "../../vantage/vantage-verdict.js";
 import { readVantageList } from "../../vantage-list.js";
 import type { CommandIo } from "../command.js";
+import { jsonText } from "../report/terminal-safe.js";
 import { renderVantages } from "../report/vantage-report.js";
 import { type DiagnoseRun, EXIT, reportInterrupted, reportRefusal } from "./diagnose-command.js";
 
@@ -86,7 +87,7 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   const entries = Array.isArray(vantages.entries) ? (vantages.entries as JsonObject[]) : [];
   // Only `all` can come back empty: an empty table would hide that nothing ran anywhere.
   if (entries.length === 0) io.stderr.write("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
-  if (args.json) io.stdout.write(`${JSON.stringify(data)}\n`);
+  if (args.json) io.stdout.write(`${jsonText(data)}\n`);
   else if (entries.length > 0) io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), vantages, kind, paint));
   if (entries.length > 0 && entries.every((entry) => (entry.vantage as JsonObject | undefined)?.state === "refused")) return EXIT.badInput;
   return verdictNeedsALook(vantages.verdict as VantageVerdictId) ? EXIT.broken : EXIT.healthy;

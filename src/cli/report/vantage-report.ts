@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { formatWholeMs } from "../../diagnostics/timing-text.js";
 import { type VantageVerdictId, verdictNeedsALook } from "../../vantage/vantage-verdict.js";
+import { terminalText } from "./terminal-safe.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
 // `sitediag check --vantages` and `trace --vantages` for people: one row per
@@ -41,23 +42,14 @@ export function renderVantages(target: string, vantages: JsonObject, kind: "site
   const verdict = text(vantages.verdict) as VantageVerdictId;
   const painted = verdictNeedsALook(verdict) ? paint.bad(paint.strong(verdict)) : paint.good(paint.strong(verdict));
   const counts = [...states.entries()].map(([state, count]) => `${count} ${state}`).join(", ");
-  return `${textTable(rows, "")}${painted}  ${clean(target)}  (${entries.length} vantage${entries.length === 1 ? "" : "s"}: ${counts})\n`;
+  return `${textTable(rows, "")}${painted}  ${terminalText(target)}  (${entries.length} vantage${entries.length === 1 ? "" : "s"}: ${counts})\n`;
 }
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A cell's text, control characters shown as '?': a reason may quote what a target sent, and a terminal obeys escapes. */
+/** A cell's text, safe for a terminal: a reason may quote what a target sent. */
 function text(value: JsonValue | undefined): string {
-  return typeof value === "string" ? clean(value) : "";
-}
-
-function clean(value: string): string {
-  let out = "";
-  for (const char of value) {
-    const code = char.charCodeAt(0);
-    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? "?" : char;
-  }
-  return out;
+  return typeof value === "string" ? terminalText(value) : "";
 }

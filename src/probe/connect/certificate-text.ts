@@ -44,8 +44,9 @@ export function shownText(text: string): string {
 }
 
 // One character class, no alternation or repetition: linear in the text, whatever it holds.
+// The CLI escapes the same set (src/cli/report/terminal-safe.ts): one definition of what must not be shown raw.
 // eslint-disable-next-line no-control-regex
-const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+export const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** A cut that ends between the halves of a surrogate pair drops the lone half. */
 function withoutBrokenPair(text: string): string {
