@@ -7,6 +7,8 @@ import type { PolicyRefusal } from "../failures.js";
 import type { NameResolution } from "../probe/name-resolution.js";
 import type { ProxyKind } from "./proxy-providers.js";
 import { type TransportSecurity, transportSecurityOf } from "./transport-security.js";
+import type { AddressSurvey } from "./address-survey.js";
+import type { TlsVersionSurvey } from "./tls-version-survey.js";
 
 /**
  * What a person debugging a site wants beyond the contract's fields:
@@ -24,6 +26,10 @@ export interface DiagnosticDetails {
   readonly resolutions: readonly NameResolution[];
   /** The first request made again over the IP family Happy Eyeballs did not pick; null when the first host has one family, or nothing reached an address. */
   readonly families: FamilyComparison | null;
+  /** The first request made again to each address of its host (address-survey.ts); null when no family of the host has two addresses, or nothing reached an address. */
+  readonly addresses: AddressSurvey | null;
+  /** A handshake limited to each TLS version, to the first request's address (tls-version-survey.ts); null for an http first host, or nothing reached an address. */
+  readonly tlsVersions: TlsVersionSurvey | null;
   /**
    * What the evidence above calls for (is-site-down has no warnings list in
    * the contract; redirect-check lists these in its own as well). Each kind

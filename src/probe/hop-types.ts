@@ -6,6 +6,7 @@ import type { ProbeFailure } from "./failure.js";
 import type { Overload } from "./overload.js";
 import type { StapledOcsp } from "./connect/stapled-ocsp.js";
 import type { NameResolution } from "./name-resolution.js";
+import type { TlsVersionsOutcome, TlsVersionsRequest } from "./tls-versions.js";
 
 /** Which ports a diagnostic may visit. */
 export type PortRule =
@@ -75,6 +76,13 @@ export interface HopRequest {
    * `no_address` refusal, and nothing is sent.
    */
   readonly family?: 4 | 6;
+  /**
+   * Dial only this address, one of the name's answers (details' request to
+   * each address, address-survey.ts). Every answer is still judged by the
+   * address policy first; an address no longer among them is the
+   * `no_address` refusal, and nothing is sent.
+   */
+  readonly address?: string;
   /**
    * Details asked: the outcome carries the record of the name's resolution
    * (name-resolution.ts), its CNAME chain walked with extra queries, bounded,
@@ -307,6 +315,11 @@ export interface Prober {
   screen(url: URL, ports: PortRule): PolicyRefusal | null;
   /** One request, to an address approved by the policy and pinned for the connection. Rejects only on a defect. */
   hop(request: HopRequest): Promise<TimedHopOutcome>;
+  /**
+   * Details' TLS versions (tls-versions.ts): one handshake limited to each
+   * version, to one approved address, nothing written after it. Rejects only on a defect.
+   */
+  tlsVersions(request: TlsVersionsRequest): Promise<TlsVersionsOutcome>;
   /** Releases resolvers and anything else held. */
   close(): Promise<void>;
 }
