@@ -27,6 +27,7 @@ const SLOW = [
   "test/web/page-batch.test.ts",
   "test/web/page-details.test.ts",
   "test/web/page-families.test.ts",
+  "test/web/page-addresses.test.ts",
   "test/web/page-revocation.test.ts",
   "test/web/page-name-resolution.test.ts",
   "test/web/page-vantages.test.ts",
