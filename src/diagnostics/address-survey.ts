@@ -6,7 +6,8 @@
  * for details only: the verdict and every contract field stay what the first
  * request saw.
  */
-import { failureCode, type FailureStage, type PolicyRefusal } from "../failures.js";
+import { failureCode, type PolicyRefusal } from "../failures.js";
+import type { AddressAttempt, AddressSurvey } from "./diagnostic-details.js";
 import type { HopOutcome, Prober } from "../probe/hop-types.js";
 import type { NameResolution } from "../probe/name-resolution.js";
 import type { FamilyRequestLimits, FirstRequest } from "./family-comparison.js";
@@ -15,38 +16,7 @@ import { traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 /** Addresses tried of each family; the rest are counted. Eight is more than almost any site publishes, and bounds what one check sends. */
 export const MAX_ADDRESSES_PER_FAMILY = 8;
 
-/** What one address gave the first request. */
-export interface AddressAttempt {
-  readonly address: string;
-  readonly family: 4 | 6;
-  /** answered (a response), failed (no response), refused (the policy sent nothing: the name's answers changed to one it refuses, or dropped this one). */
-  readonly outcome: "answered" | "failed" | "refused";
-  /** This row is the diagnostic's first request itself, which reached this address: nothing was sent again. */
-  readonly firstRequest: boolean;
-  readonly status: number | null;
-  /** The stage a failed request failed in; null otherwise. */
-  readonly failedStage: FailureStage | null;
-  /** The failure table's code of a failure, or the policy's of a refusal; null when answered. */
-  readonly code: string | null;
-  /** In words; null when answered. */
-  readonly reason: string | null;
-  readonly connectMs: number | null;
-  readonly tlsMs: number | null;
-  readonly firstByteMs: number | null;
-  /** The leaf certificate's SHA-256 fingerprint (colon-separated hex); null on http or before a certificate. */
-  readonly certificateSha256: string | null;
-}
-
-/** details.addresses: one row per address tried, the first request's first. */
-export interface AddressSurvey {
-  readonly attempts: readonly AddressAttempt[];
-  /** Addresses of the name not tried: past MAX_ADDRESSES_PER_FAMILY of a family, or past what the lookup's record kept. */
-  readonly untried: number;
-  /** Two answering addresses gave different statuses. */
-  readonly statusDiffers: boolean;
-  /** Two handshakes showed different leaf certificates. */
-  readonly certificateDiffers: boolean;
-}
+export type { AddressAttempt, AddressSurvey } from "./diagnostic-details.js";
 
 /** The survey, its warnings, and each address's own outcome (the families' comparison reads them). */
 export interface AddressEvidence {

@@ -4,25 +4,14 @@
  * TLS 1.3, 1.2, 1.1 and 1.0 to that address (src/probe/tls-versions.ts).
  * The verdict never waits on it; nothing is written after a handshake.
  */
-import type { PolicyRefusal } from "../failures.js";
 import type { Prober } from "../probe/hop-types.js";
 import type { TlsVersionAttempt } from "../probe/tls-versions.js";
+import type { TlsVersionSurvey } from "./diagnostic-details.js";
 import type { FamilyRequestLimits, FirstRequest } from "./family-comparison.js";
 import { traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 
 export type { TlsVersionAttempt } from "../probe/tls-versions.js";
-
-/** details.tlsVersions. */
-export interface TlsVersionSurvey {
-  /** The address every handshake went to: the first request's. */
-  readonly address: string;
-  /** One per version, newest first; [] when the policy refused (nothing sent). */
-  readonly attempts: readonly TlsVersionAttempt[];
-  /** Why nothing was sent: the policy's refusal; null when the handshakes were tried. */
-  readonly refusal: Pick<PolicyRefusal, "code" | "reason"> | null;
-  /** Some accepted version's server chose h2 in ALPN (h2 is always offered, before http/1.1). */
-  readonly h2: boolean;
-}
+export type { TlsVersionSurvey } from "./diagnostic-details.js";
 
 export interface TlsVersionEvidence {
   readonly survey: TlsVersionSurvey;

@@ -819,6 +819,8 @@ export const AddressListSchema: GenMessage<AddressList> = /*@__PURE__*/
  */
 export type AddressAttempt = Message<"sitediag.v1.AddressAttempt"> & {
   /**
+   * The address tried, as the name's answer gave it.
+   *
    * @generated from field: string address = 1;
    */
   address: string;
@@ -873,16 +875,22 @@ export type AddressAttempt = Message<"sitediag.v1.AddressAttempt"> & {
   reason?: string | undefined;
 
   /**
+   * The TCP connect's time; null when it did not happen.
+   *
    * @generated from field: optional double connect_ms = 9;
    */
   connectMs?: number | undefined;
 
   /**
+   * The TLS handshake's time; null on http or when it did not happen.
+   *
    * @generated from field: optional double tls_ms = 10;
    */
   tlsMs?: number | undefined;
 
   /**
+   * From the request written to the first byte of the answer; null when none came.
+   *
    * @generated from field: optional double first_byte_ms = 11;
    */
   firstByteMs?: number | undefined;
