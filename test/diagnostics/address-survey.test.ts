@@ -56,9 +56,11 @@ beforeAll(async () => {
   await listen("127.0.0.4", port);
   // Outside the narrow policy (127.0.0.0/24): listened on only to see that nothing arrives.
   await listen("127.0.1.5", port);
+  await listen("::1", port);
   dns = await startDnsServer();
   dns.answer("multi.example", { a: ["127.0.0.1", "127.0.0.3", "127.0.0.4"] });
   dns.answer("pair.example", { a: ["127.0.0.1", "127.0.0.4"] });
+  dns.answer("dual.example", { a: ["127.0.0.1", "127.0.0.4"], aaaa: ["::1"] });
   dns.answer("one.example", { a: ["127.0.0.1"] });
   // The first lookup is all allowed; every later one adds an address the narrow policy refuses.
   dns.answer("rebind.example", { a: ["127.0.0.1", "127.0.0.4"] }, { a: ["127.0.0.1", "127.0.0.4", "127.0.1.5"] });
@@ -122,6 +124,20 @@ describe("is-site-down with details, a name with several addresses", () => {
     const disagree = details.warnings.find(({ code }) => code === "addresses_disagree");
     expect(disagree?.message).toContain("503 at 127.0.0.4");
     expect(details.warnings.some(({ code }) => code === "address_unreachable")).toBe(false);
+  });
+
+  it("reads both IP families from the addresses' requests: no address is asked twice", async () => {
+    const { details } = await detailsOf("dual.example");
+    const survey = surveyOf(details);
+    // Happy Eyeballs tries ::1 first: the first request's row; the IPv4 addresses follow the name's order (A first).
+    expect(survey.attempts.map(({ address, firstRequest }) => [address, firstRequest])).toEqual([
+      ["127.0.0.1", false],
+      ["127.0.0.4", false],
+      ["::1", true],
+    ]);
+    expect(details.families).toMatchObject({ pickedFamily: 6, otherFamily: 4, statusDiffers: false });
+    expect(details.families?.request?.remoteAddress).toBe("127.0.0.1");
+    expect([side("::1").requests, side("127.0.0.1").requests, side("127.0.0.4").requests]).toEqual([1, 1, 1]);
   });
 
   it("sends nothing more without details", async () => {
