@@ -27,7 +27,7 @@ export interface DiagnosticDetails {
   readonly families: FamilyComparison | null;
   /** The first request made again to each address of its host (address-survey.ts); null when no family of the host has two addresses, or nothing reached an address. */
   readonly addresses: AddressSurvey | null;
-  /** A handshake limited to each TLS version, to the first request's address (tls-version-survey.ts); null for an http first host, or nothing reached an address. */
+  /** A handshake limited to each TLS version, to the first request's address (tls-version-survey.ts); null for an http first host, or a first request that never connected. */
   readonly tlsVersions: TlsVersionSurvey | null;
   /**
    * What the evidence above calls for (is-site-down has no warnings list in

@@ -20,11 +20,13 @@ export interface TlsVersionEvidence {
 
 /**
  * Starts the handshakes as the first request ends; null when there is
- * nothing to try (plain http, no address reached). Resolves to null when the
+ * nothing to try (plain http, a first request that never connected). Resolves to null when the
  * diagnostic's signal cut them short: that says nothing of the server.
  */
 export function startTlsVersionSurvey(prober: Prober, first: FirstRequest, limits: FamilyRequestLimits): Promise<TlsVersionEvidence | null> | null {
   if (first.url.protocol !== "https:") return null;
+  // A first request that never connected says the versions would not either: nothing is tried.
+  if (first.outcome.kind === "failure" && (first.outcome.failure.stage === "dns" || first.outcome.failure.stage === "connect")) return null;
   const reached = first.outcome.kind === "response" ? first.outcome.response.remoteAddress : first.outcome.failure.remoteAddress;
   if (reached === null || reached === "") return null;
   return versionEvidence(prober, first, limits, reached);

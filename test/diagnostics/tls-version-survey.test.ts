@@ -6,6 +6,7 @@ import type { SecureVersion } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticDetails } from "../../src/diagnostics/diagnostic-details.js";
 import type { TlsVersionSurvey } from "../../src/diagnostics/tls-version-survey.js";
+import { closedLoopbackPort } from "../fixtures/http-targets.js";
 import { getTestPki, type TestPki } from "../fixtures/test-ca.js";
 import { checkedResult, createTestEnv, type TestEnv, traceEnv, traceResult } from "../fixtures/test-env.js";
 
@@ -120,6 +121,13 @@ describe("is-site-down with details, an https first host", () => {
     const result = await checkedResult(only12.url, env);
     expect(result.details).toBeUndefined();
     expect([only12.handshakes(), only12.requests()]).toEqual([1, 1]);
+  });
+
+  it("tries no version when the first request never connected", async () => {
+    const port = await closedLoopbackPort();
+    const result = await checkedResult(`https://127.0.0.1:${String(port)}/`, env, { details: true });
+    expect([result.status, result.failedStage]).toEqual(["down", "connect"]);
+    expect(result.details?.tlsVersions).toBeNull();
   });
 
   it("has no TLS versions for an http first host", async () => {

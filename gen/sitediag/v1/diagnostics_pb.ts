@@ -754,7 +754,7 @@ export type Details = Message<"sitediag.v1.Details"> & {
   /**
    * An https first host's TLS versions: a handshake limited to each of TLS
    * 1.3, 1.2, 1.1 and 1.0 to the first request's address, nothing written
-   * after it; null for http, or when the first request reached no address.
+   * after it; null for http, or when the first request never connected.
    *
    * @generated from field: sitediag.v1.TlsVersionList tls_versions = 10;
    */
