@@ -59,6 +59,18 @@ describe("the batch verdict", () => {
     expect(checkVerdict(up([expiring]))).toEqual({ verdict: "PASS", code: "", reason: "" });
   });
 
+  it("counts every address's and the TLS versions' warnings by their severity: none is a problem, so an up check with them passes", () => {
+    const warnings = [
+      { code: "address_unreachable", message: "GET http://a.test/ failed at 1 of 3 addresses: 192.0.2.3 (Connection refused)", hop: 1, severity: WarningSeverity.WARNING },
+      { code: "addresses_disagree", message: "GET http://a.test/ answers 200 at 192.0.2.1, 503 at 192.0.2.4", hop: 1, severity: WarningSeverity.WARNING },
+      { code: "tls13_not_supported", message: "a.test (192.0.2.1) refused a TLS 1.3 handshake", hop: 1, severity: WarningSeverity.INFO },
+      { code: "legacy_tls_accepted", message: "a.test (192.0.2.1) still completes a handshake over TLS 1.0", hop: 1, severity: WarningSeverity.WARNING },
+    ];
+    const up = create(CheckSitesResponseSchema, { outcome: { case: "result", value: { status: SiteStatus.UP, statusCode: 200, statusText: "OK", details: { warnings } } } });
+    expect(checkVerdict(up)).toEqual({ verdict: "PASS", code: "", reason: "" });
+    expect(traceVerdict(trace({ finalStatus: 200, chainStatus: ChainStatus.HEALTHY, warnings }))).toMatchObject({ verdict: "PASS" });
+  });
+
   it("writes one CSV for every report, a formula made inert", () => {
     const record = traceRecord(trace({ finalUrl: "http://a.test/new", finalStatus: 200, chainStatus: ChainStatus.REDIRECTS_DETECTED, chain: [{ hop: 1, url: "http://a.test/old", status: 301 }, { hop: 2, url: "http://a.test/new", status: 200 }] }), undefined);
     expect(batchCsv([record, notRunRecord(1, "=cmd()", undefined, "stopped before it ran")]).split("\r\n")).toEqual([

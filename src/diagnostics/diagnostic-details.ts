@@ -7,6 +7,7 @@ import type { PolicyRefusal } from "../failures.js";
 import type { NameResolution } from "../probe/name-resolution.js";
 import type { ProxyKind } from "./proxy-providers.js";
 import { type TransportSecurity, transportSecurityOf } from "./transport-security.js";
+import type { TlsVersionAttempt } from "../probe/hop-types.js";
 
 /**
  * What a person debugging a site wants beyond the contract's fields:
@@ -24,12 +25,61 @@ export interface DiagnosticDetails {
   readonly resolutions: readonly NameResolution[];
   /** The first request made again over the IP family Happy Eyeballs did not pick; null when the first host has one family, or nothing reached an address. */
   readonly families: FamilyComparison | null;
+  /** The first request made again to each address of its host (address-survey.ts); null when no family of the host has two addresses, or nothing reached an address. */
+  readonly addresses: AddressSurvey | null;
+  /** A handshake limited to each TLS version, to the first request's address (tls-version-survey.ts); null for an http first host, or a first request that never connected. */
+  readonly tlsVersions: TlsVersionSurvey | null;
   /**
    * What the evidence above calls for (is-site-down has no warnings list in
    * the contract; redirect-check lists these in its own as well). Each kind
    * of evidence adds its own: one spread where the details are built.
    */
   readonly warnings: readonly EvidenceWarning[];
+}
+
+/** What one address gave the first request. */
+export interface AddressAttempt {
+  readonly address: string;
+  readonly family: 4 | 6;
+  /** answered (a response), failed (no response), refused (the policy sent nothing: the name's answers changed to one it refuses, or dropped this one). */
+  readonly outcome: "answered" | "failed" | "refused";
+  /** This row is the diagnostic's first request itself, which reached this address: nothing was sent again. */
+  readonly firstRequest: boolean;
+  readonly status: number | null;
+  /** The stage a failed request failed in; null otherwise. */
+  readonly failedStage: FailureStage | null;
+  /** The failure table's code of a failure, or the policy's of a refusal; null when answered. */
+  readonly code: string | null;
+  /** In words; null when answered. */
+  readonly reason: string | null;
+  readonly connectMs: number | null;
+  readonly tlsMs: number | null;
+  readonly firstByteMs: number | null;
+  /** The leaf certificate's SHA-256 fingerprint (colon-separated hex); null on http or before a certificate. */
+  readonly certificateSha256: string | null;
+}
+
+/** details.addresses: every address of the first host (address-survey.ts), one row per address tried. */
+export interface AddressSurvey {
+  readonly attempts: readonly AddressAttempt[];
+  /** Addresses of the name not tried: past MAX_ADDRESSES_PER_FAMILY of a family, or past what the lookup's record kept. */
+  readonly untried: number;
+  /** Two answering addresses gave different statuses. */
+  readonly statusDiffers: boolean;
+  /** Two handshakes showed different leaf certificates. */
+  readonly certificateDiffers: boolean;
+}
+
+/** details.tlsVersions: the first host's TLS versions (tls-version-survey.ts). */
+export interface TlsVersionSurvey {
+  /** The address every handshake went to: the first request's. */
+  readonly address: string;
+  /** One per version, newest first; [] when the policy refused (nothing sent). */
+  readonly attempts: readonly TlsVersionAttempt[];
+  /** Why nothing was sent: the policy's refusal; null when the handshakes were tried. */
+  readonly refusal: Pick<PolicyRefusal, "code" | "reason"> | null;
+  /** Some accepted version's server chose h2 in ALPN (h2 is always offered, before http/1.1). */
+  readonly h2: boolean;
 }
 
 /**

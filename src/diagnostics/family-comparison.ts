@@ -8,7 +8,7 @@
 import { isIP } from "node:net";
 import type { AbortWatch } from "../probe/clock.js";
 import type { ProbeFailure } from "../probe/failure.js";
-import type { HopFailureTrace, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
+import type { HopFailureTrace, HopOutcome, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
 import { answeredRecord, type DiagnosticDetails, failedRecord, type FamilyComparison } from "./diagnostic-details.js";
 import { traceWarning, type TraceWarning } from "./redirect-trace-result.js";
 
@@ -47,15 +47,34 @@ export interface FamilyRequestLimits {
  * when the diagnostic's signal cut it short: that says nothing of the family.
  */
 export function startFamilyRequest(prober: Prober, first: FirstRequest, limits: FamilyRequestLimits): Promise<FamilyEvidence | null> | null {
-  if (isIP(first.url.hostname.replace(/^\[|\]$/g, "")) !== 0) return null;
-  const pickedFamily = first.outcome.kind === "response" ? first.outcome.response.remoteFamily : first.outcome.trace.remoteFamily;
+  const pickedFamily = pickedFamilyOf(first);
   if (pickedFamily === null) return null;
   return otherFamilyEvidence(prober, first, limits, pickedFamily, pickedFamily === 6 ? 4 : 6);
 }
 
 async function otherFamilyEvidence(prober: Prober, first: FirstRequest, limits: FamilyRequestLimits, pickedFamily: 4 | 6, otherFamily: 4 | 6): Promise<FamilyEvidence | null> {
   const outcome = await prober.hop({ url: first.url, method: first.method, timeoutMs: limits.timeoutMs, ports: limits.ports, family: otherFamily, captureHead: true, ...(limits.signal === undefined ? {} : { signal: limits.signal }) });
-  if (limits.signal?.aborted === true || outcome.kind === "overloaded") return null;
+  if (limits.signal?.aborted === true) return null;
+  return familyEvidenceOf(first, outcome);
+}
+
+/** The family the first request went over; null when it reached no address (nothing to compare). */
+export function pickedFamilyOf(first: FirstRequest): 4 | 6 | null {
+  if (isIP(first.url.hostname.replace(/^\[|\]$/g, "")) !== 0) return null;
+  return first.outcome.kind === "response" ? first.outcome.response.remoteFamily : first.outcome.trace.remoteFamily;
+}
+
+/**
+ * The comparison of the first request with `outcome`, the same request over
+ * the other family: made here by a Happy Eyeballs request of its own, or
+ * taken from details' request to each address (address-survey.ts) when that
+ * one tried the other family's addresses already. Null when it says nothing
+ * (no address of that family, our own overload).
+ */
+export function familyEvidenceOf(first: FirstRequest, outcome: HopOutcome): FamilyEvidence | null {
+  const pickedFamily = pickedFamilyOf(first);
+  if (pickedFamily === null || outcome.kind === "overloaded") return null;
+  const otherFamily = pickedFamily === 6 ? 4 : 6;
   if (outcome.kind === "refused") {
     // The name has no address of that family: a single-family host, and no request was made.
     if (outcome.refusal.rule === "no_address") return null;

@@ -88,6 +88,10 @@ export const TRACE_WARNINGS = {
   ipv6_unreachable: "The first request failed over IPv6 while IPv4 answered (only with details)",
   ipv4_unreachable: "The first request failed over IPv4 while IPv6 answered (only with details)",
   families_disagree: "The first request got a different status or certificate over IPv4 than over IPv6 (only with details)",
+  address_unreachable: "The first request failed at one or more of its host's addresses while another answered (only with details)",
+  addresses_disagree: "The first request got a different status or certificate at one of its host's addresses than at another (only with details)",
+  tls13_not_supported: "The first host refused a TLS 1.3 handshake (only with details)",
+  legacy_tls_accepted: "The first host still completes a TLS 1.0 or 1.1 handshake (only with details)",
   certificate_revoked: "A server stapled an OCSP answer saying its own certificate is revoked",
   certificate_expires_soon: "A certificate of the chain expires in fewer days than the configured threshold (14 by default); with details, any certificate of its chain, named",
 } as const;
@@ -128,6 +132,13 @@ export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarn
   ipv6_unreachable: "warning",
   ipv4_unreachable: "warning",
   families_disagree: "warning",
+  // Visitors sent to that address (DNS round robin) get a broken site; the others do not.
+  address_unreachable: "warning",
+  addresses_disagree: "warning",
+  // Works everywhere; a slower handshake than it could be.
+  tls13_not_supported: "info",
+  // Works; an old protocol browsers dropped in 2020, which compliance scans (PCI DSS) flag.
+  legacy_tls_accepted: "warning",
   // Browsers that read the staple refuse the site.
   certificate_revoked: "problem",
   // Still valid, so visitors see nothing yet; renewal has failed or is late.

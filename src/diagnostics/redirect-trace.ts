@@ -12,7 +12,8 @@ import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings, hstsWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
 import { DEFAULT_CERT_EXPIRY_WARN_DAYS, expiryWatch } from "./certificate-expiry.js";
 import { attemptHop, type HopAttempt } from "./redirect-trace-hop.js";
-import { type FamilyEvidence, type FirstRequest, startFamilyRequest } from "./family-comparison.js";
+import type { FirstRequest } from "./family-comparison.js";
+import { firstHostEvidence, type FirstHostEvidence } from "./first-host-evidence.js";
 import { hopRevocationWarnings } from "./revocation-warnings.js";
 import { createResolutionBook, resolutionOf, type ResolutionBook } from "./name-resolutions.js";
 import { type ChainEnding, type ChainStatusId, type RedirectTraceOutcome, type TraceHop, traceWarning, type TraceWarning } from "./redirect-trace-result.js";
@@ -37,11 +38,11 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
   if (late !== null) return { kind: "overloaded", overload: late };
 
   const budget = startTraceBudget({ hopTimeoutMs: env.traceHopTimeoutMs, totalTimeoutMs: env.traceTotalTimeoutMs }, signal);
-  // With details, the first request over the other IP family: it runs beside the rest of the chain, within the trace's budget.
-  const family: { evidence: Promise<FamilyEvidence | null> | null } = { evidence: null };
+  // With details, the first request over the other IP family, to every address, and the TLS versions: beside the rest of the chain, within the trace's budget.
+  const family: { evidence: Promise<FirstHostEvidence> | null } = { evidence: null };
   const onFirst = (first: FirstRequest) => {
     const next = budget.nextRequestTimeoutMs();
-    if (next !== null) family.evidence = startFamilyRequest(env.prober, first, { timeoutMs: next.timeoutMs, ports, signal: budget.signal });
+    if (next !== null) family.evidence = firstHostEvidence(env.prober, first, { timeoutMs: next.timeoutMs, ports, signal: budget.signal });
   };
   try {
     const report = options.details === true && options.report === true;
@@ -65,7 +66,9 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
             proxy: walk.lastResponse === null ? null : proxyMatch(walk.lastResponse.status, walk.lastResponse.headers),
             clientRedirect: extra?.clientRedirect ?? null,
             resolutions: resolutions?.list() ?? [],
-            families: evidence?.comparison ?? null,
+            families: evidence?.families ?? null,
+            addresses: evidence?.addresses ?? null,
+            tlsVersions: evidence?.tlsVersions ?? null,
             warnings: [...(evidence?.warnings ?? [])],
           }
         : undefined;

@@ -7,7 +7,7 @@ import { failureCode, outcomeCause, refusalCause, type FailureStage, type Policy
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, requestTenths, stoppedRecord, wholeMs } from "./diagnostic-details.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
-import { type FamilyEvidence, startFamilyRequest, withFamilyEvidence } from "./family-comparison.js";
+import { firstHostEvidence, type FirstHostEvidence, withFirstHostEvidence } from "./first-host-evidence.js";
 import { createResolutionBook, resolutionOf } from "./name-resolutions.js";
 import { siteCheckWarnings } from "./site-check-warnings.js";
 import { isRedirectStatus } from "./redirect-chain.js";
@@ -47,12 +47,12 @@ export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortW
   // The caller left while the other family's request was out: as anywhere else in the check, nobody is there for the result.
   if (family.evidence !== null && signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
   if (outcome.kind !== "result" || outcome.result.details === undefined) return outcome;
-  return { kind: "result", result: Object.assign({}, outcome.result, { details: withFamilyEvidence(outcome.result.details, evidence) }) };
+  return { kind: "result", result: Object.assign({}, outcome.result, { details: withFirstHostEvidence(outcome.result.details, evidence) }) };
 }
 
-/** The other family's request, once the first request has picked a family (details only). */
+/** The other family's, every address's and the TLS versions' requests, once the first request has ended (details only). */
 interface FamilyStart {
-  evidence: Promise<FamilyEvidence | null> | null;
+  evidence: Promise<FirstHostEvidence> | null;
 }
 
 async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch | undefined, options: SiteCheckOptions, family: FamilyStart): Promise<SiteCheckOutcome> {
@@ -87,7 +87,7 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
     run.spent(outcome);
     // Beside the rest of the check, which it never delays: a redirect's next request goes out at once.
     if (details && request === 1 && (outcome.kind === "response" || outcome.kind === "failure")) {
-      family.evidence = startFamilyRequest(env.prober, { url, method: "GET", outcome }, { timeoutMs: env.siteTimeoutMs, ports: FETCH_SAFE, signal });
+      family.evidence = firstHostEvidence(env.prober, { url, method: "GET", outcome }, { timeoutMs: env.siteTimeoutMs, ports: FETCH_SAFE, signal });
     }
     if (outcome.kind === "response") cookies.take(url, outcome.response);
     const sent = { url: url.href, method: "GET" as const, headFallback: false, resolution: details ? run.resolutions.add(resolutionOf(outcome)) : null };
@@ -143,6 +143,8 @@ function redirectTarget(response: HopResponse): RedirectTarget {
   return { ok: true, url };
 }
 
+type FirstHostFields = keyof Omit<FirstHostEvidence, "warnings">;
+
 /** The state of one check, and the three ways it can end. */
 function createRun(requestedUrl: string, withDetails: boolean, certExpiryWarnDays: number | undefined) {
   // The time of the requests themselves (their timings' totals, each read by
@@ -158,12 +160,14 @@ function createRun(requestedUrl: string, withDetails: boolean, certExpiryWarnDay
   const redirectHops = () => (redirects.length === 0 ? null : [...redirects]);
   // Present only when asked for, so a plain result keeps exactly its shape.
   // Details are worked out only when asked for: a plain check would match the proxy signatures for nothing.
-  // The families' comparison and its warnings are added once its request is back (checkSite).
-  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, "requests" | "resolutions" | "families" | "warnings">): SiteCheckOutcome => ({
+  // The first host's evidence (families, addresses, TLS versions) and its warnings are added once its requests are back (checkSite).
+  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, FirstHostFields | "requests" | "resolutions" | "warnings">): SiteCheckOutcome => ({
     kind: "result",
-    result: withDetails ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records], resolutions: resolutions.list(), families: null, warnings: siteCheckWarnings(records, certExpiryWarnDays) }) }) : result,
+    result: withDetails
+      ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records], resolutions: resolutions.list(), families: null, addresses: null, tlsVersions: null, warnings: siteCheckWarnings(records, certExpiryWarnDays) }) })
+      : result,
   });
-  const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, "requests" | "resolutions" | "families" | "warnings"> => ({
+  const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, FirstHostFields | "requests" | "resolutions" | "warnings"> => ({
     code,
     proxy: proxyMatch(response.status, response.headers),
     clientRedirect: isRedirectStatus(response.status) ? null : clientRedirectOf(response.status, response.headers, response.bodyPrefix, response.url),

@@ -76,6 +76,13 @@ export interface HopRequest {
    */
   readonly family?: 4 | 6;
   /**
+   * Dial only this address, one of the name's answers (details' request to
+   * each address, address-survey.ts). Every answer is still judged by the
+   * address policy first; an address no longer among them is the
+   * `no_address` refusal, and nothing is sent.
+   */
+  readonly address?: string;
+  /**
    * Details asked: the outcome carries the record of the name's resolution
    * (name-resolution.ts), its CNAME chain walked with extra queries, bounded,
    * beside the dial and outside the DNS phase (cname-chain.ts). Without it
@@ -307,6 +314,11 @@ export interface Prober {
   screen(url: URL, ports: PortRule): PolicyRefusal | null;
   /** One request, to an address approved by the policy and pinned for the connection. Rejects only on a defect. */
   hop(request: HopRequest): Promise<TimedHopOutcome>;
+  /**
+   * Details' TLS versions (tls-versions.ts): one handshake limited to each
+   * version, to one approved address, nothing written after it. Rejects only on a defect.
+   */
+  tlsVersions(request: TlsVersionsRequest): Promise<TlsVersionsOutcome>;
   /** Releases resolvers and anything else held. */
   close(): Promise<void>;
 }
@@ -330,3 +342,48 @@ export interface ProberOptions {
   readonly ca?: string | undefined;
   readonly userAgent: string;
 }
+
+// Details' version-limited handshakes (tls-versions.ts).
+
+/** A TLS version as Node names it (TLSSocket.getProtocol()); TLSv1 is TLS 1.0. */
+export type TlsVersionName = "TLSv1.3" | "TLSv1.2" | "TLSv1.1" | "TLSv1";
+
+export interface TlsVersionsRequest {
+  /** An https URL: its host is the SNI and the name verified; its port is dialled. */
+  readonly url: URL;
+  /** The address to dial: one of the name's answers (the first request's). */
+  readonly address: string;
+  /** One deadline for all four handshakes, which run at once. */
+  readonly timeoutMs: number;
+  readonly ports: PortRule;
+  readonly signal?: AbortWatch;
+}
+
+/**
+ * One version's handshake: `accepted` (it completed, whatever the certificate
+ * check said), `refused` (the server ended it: an alert, a reset, a version
+ * it answered with another), `failed` (it never got to TLS: no connection, our
+ * deadline), or `not_offered_locally` (this process's OpenSSL cannot offer
+ * the version at all, so nothing about the server is known).
+ */
+export interface TlsVersionAttempt {
+  readonly version: TlsVersionName;
+  readonly outcome: "accepted" | "refused" | "failed" | "not_offered_locally";
+  /** The cipher suite agreed; null unless accepted. */
+  readonly cipher: string | null;
+  /** What the server chose in ALPN (we offer h2 and http/1.1); null when it chose nothing or the handshake did not complete. */
+  readonly alpn: string | null;
+  /** The failure table's code (src/failures.ts); null when accepted. */
+  readonly code: string | null;
+  /** OpenSSL's or the system's own code (ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION, ECONNRESET, ...); null when accepted. */
+  readonly cause: string | null;
+  /** In words; null when accepted. */
+  readonly reason: string | null;
+  /** The handshake's time in ms (multiples of 0.1); null unless accepted. */
+  readonly tlsMs: number | null;
+}
+
+export type TlsVersionsOutcome =
+  | { readonly kind: "tried"; readonly address: string; readonly attempts: readonly TlsVersionAttempt[] }
+  /** Screened out, a non-public answer, or the address no longer among the answers (`no_address`): nothing was sent. */
+  | { readonly kind: "refused"; readonly refusal: PolicyRefusal };

@@ -125,6 +125,7 @@ async function fetchResolved(request: HopRequest, deps: HopDeps, trace: HopTrace
     }
   }
   if (request.family !== undefined) addresses = addresses.filter(({ family }) => family === request.family);
+  if (request.address !== undefined) addresses = addresses.filter(({ address }) => address === request.address);
   // Never a 400: the diagnostics report it as the DNS failure it is, with that row's code.
   if (addresses.length === 0) return { kind: "refused", refusal: { rule: "no_address", code: causeInfo("ENODATA", "dns").code, reason: `Target ${host} resolved to no address` } };
   return fetchHead(request, deps, trace, signal, addresses);

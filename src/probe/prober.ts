@@ -7,6 +7,7 @@ import { createConnectionKeeper, MAX_KEPT } from "./http/kept-connections.js";
 import { type DefectReporter, logDefect } from "./defect-log.js";
 import { createResolver } from "./resolver.js";
 import { screenUrl } from "./policy/target-policy.js";
+import { runTlsVersions, versionContexts } from "./tls-versions.js";
 
 /** What a prober tells its owner beyond its outcomes; none of it can cross to a probe thread, which uses the defaults. */
 export interface ProberHooks {
@@ -27,6 +28,8 @@ export function createProber(options: ProberOptions, hooks: ProberHooks = {}): P
   const secureContext = options.ca === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.ca] });
   const requestHeaders = Object.freeze([Object.freeze(["user-agent", options.userAgent] as const), Object.freeze(["accept", "*/*"] as const)]);
   const keeper = createConnectionKeeper(options.reuseConnections === false ? 0 : MAX_KEPT);
+  // Details' version-limited handshakes: built on the first one asked for, never by a prober that does none.
+  const contexts = versionContexts();
   const deps: HopDeps = {
     addresses,
     resolver,
@@ -43,6 +46,7 @@ export function createProber(options: ProberOptions, hooks: ProberHooks = {}): P
     // rather than blaming the site.
     // The span is read on the loop that ran the hop: on a probe thread, a loop that does nothing else.
     hop: (request) => timedHop(request, deps),
+    tlsVersions: (request) => runTlsVersions(request, deps, contexts),
     // Nothing is held between hops but a connection kept for a check's next hop, which closing lets go.
     close: () => {
       keeper.close();

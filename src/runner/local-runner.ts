@@ -59,6 +59,8 @@ function observedProber(prober: Prober, onHop: (outcome: HopOutcome) => void): P
       onHop(outcome);
       return outcome;
     },
+    // Handshakes only, no hop outcome to tell: they are details' evidence, not requests of the diagnostic.
+    tlsVersions: (request) => prober.tlsVersions(request),
     close: () => prober.close(),
   };
 }

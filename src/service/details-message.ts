@@ -4,6 +4,8 @@ import {
   ChainCertificateSchema,
   ChainVerificationSchema,
   ClientRedirectSchema,
+  AddressAttemptSchema,
+  AddressListSchema,
   type Details,
   DetailsSchema,
   FamilyComparisonSchema,
@@ -18,12 +20,16 @@ import {
   RequestTimingsSchema,
   StapledOcspSchema,
   TlsDetailSchema,
+  TlsVersionAttemptSchema,
+  TlsVersionListSchema,
   TraceWarningSchema,
   TransportSecuritySchema,
   WarningSeverity,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticDetails, EvidenceWarning, FamilyComparison, RequestRecord, TlsRecord } from "../diagnostics/diagnostic-details.js";
 import { type NameResolution, QUESTION_TYPES } from "../probe/name-resolution.js";
+import type { AddressSurvey } from "../diagnostics/address-survey.js";
+import type { TlsVersionSurvey } from "../diagnostics/tls-version-survey.js";
 
 /** The diagnostics' details as the public `Details` message; nulls become unset fields. */
 export function detailsMessage(details: DiagnosticDetails): Details {
@@ -35,6 +41,53 @@ export function detailsMessage(details: DiagnosticDetails): Details {
     families: details.families === null ? undefined : familiesMessage(details.families),
     warnings: details.warnings.map(warningMessage),
     resolutions: details.resolutions.map(nameResolutionMessage),
+    addresses: details.addresses === null ? undefined : addressesMessage(details.addresses),
+    tlsVersions: details.tlsVersions === null ? undefined : tlsVersionsMessage(details.tlsVersions),
+  });
+}
+
+function addressesMessage(survey: AddressSurvey) {
+  return create(AddressListSchema, {
+    untried: survey.untried,
+    statusDiffers: survey.statusDiffers,
+    certificateDiffers: survey.certificateDiffers,
+    attempts: survey.attempts.map((attempt) =>
+      create(AddressAttemptSchema, {
+        address: attempt.address,
+        family: attempt.family,
+        outcome: attempt.outcome,
+        firstRequest: attempt.firstRequest,
+        status: attempt.status ?? undefined,
+        failedStage: attempt.failedStage ?? undefined,
+        code: attempt.code ?? undefined,
+        reason: attempt.reason ?? undefined,
+        connectMs: attempt.connectMs ?? undefined,
+        tlsMs: attempt.tlsMs ?? undefined,
+        firstByteMs: attempt.firstByteMs ?? undefined,
+        certificateSha256: attempt.certificateSha256 ?? undefined,
+      }),
+    ),
+  });
+}
+
+function tlsVersionsMessage(survey: TlsVersionSurvey) {
+  return create(TlsVersionListSchema, {
+    address: survey.address,
+    refusedCode: survey.refusal?.code,
+    refusedReason: survey.refusal?.reason,
+    h2: survey.h2,
+    attempts: survey.attempts.map((attempt) =>
+      create(TlsVersionAttemptSchema, {
+        version: attempt.version,
+        outcome: attempt.outcome,
+        cipher: attempt.cipher ?? undefined,
+        alpn: attempt.alpn ?? undefined,
+        code: attempt.code ?? undefined,
+        cause: attempt.cause ?? undefined,
+        reason: attempt.reason ?? undefined,
+        tlsMs: attempt.tlsMs ?? undefined,
+      }),
+    ),
   });
 }
 

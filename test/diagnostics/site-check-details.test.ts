@@ -85,8 +85,10 @@ describe("is-site-down with details: every field of a request", () => {
       code: null,
       proxy: null,
       clientRedirect: null,
-      // An IP literal has one family: nothing to compare.
+      // An IP literal has one family and one address: nothing to compare; http has no TLS versions.
       families: null,
+      addresses: null,
+      tlsVersions: null,
       warnings: [],
       requests: [
         {

@@ -222,6 +222,7 @@ describe("CheckSite handler", () => {
       prober: {
         screen: () => null,
         hop: () => Promise.reject(new Error("resolver state corrupted")),
+        tlsVersions: () => Promise.reject(new Error("resolver state corrupted")),
         close: () => Promise.resolve(),
       },
     };

@@ -118,6 +118,8 @@ describe("details through REST", () => {
       proxy: { provider: "cloudflare", kind: "unknown" },
       clientRedirect: { kind: "meta_refresh", url: targets.url("/next"), delaySeconds: 1 },
       families: null,
+      addresses: null,
+      tlsVersions: null,
       warnings: [],
       resolutions: [],
     });
@@ -152,6 +154,8 @@ describe("details through REST", () => {
       proxy: null,
       clientRedirect: null,
       families: null,
+      addresses: null,
+      tlsVersions: null,
       warnings: [],
       resolutions: [],
     });

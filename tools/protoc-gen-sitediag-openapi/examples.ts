@@ -131,6 +131,20 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             proxy: null,
             clientRedirect: null,
             families: null,
+            addresses: null,
+            // The handshake completed (the certificate then failed): its versions were tried.
+            tlsVersions: {
+              address: "192.0.2.20",
+              attempts: [
+                { version: "TLSv1.3", outcome: "accepted", cipher: "TLS_AES_128_GCM_SHA256", alpn: "h2", code: null, cause: null, reason: null, tlsMs: 21.0 },
+                { version: "TLSv1.2", outcome: "accepted", cipher: "ECDHE-RSA-AES128-GCM-SHA256", alpn: "h2", code: null, cause: null, reason: null, tlsMs: 22.4 },
+                { version: "TLSv1.1", outcome: "refused", cipher: null, alpn: null, code: "tls_failed", cause: "ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION", reason: "TLS handshake failed", tlsMs: null },
+                { version: "TLSv1", outcome: "refused", cipher: null, alpn: null, code: "tls_failed", cause: "ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION", reason: "TLS handshake failed", tlsMs: null },
+              ],
+              refusedCode: null,
+              refusedReason: null,
+              h2: true,
+            },
             warnings: [],
             resolutions: [
               {
@@ -197,6 +211,8 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             proxy: { provider: "cloudflare", kind: "challenge" },
             clientRedirect: null,
             families: null,
+            addresses: null,
+            tlsVersions: null,
             warnings: [],
             resolutions: [
               {
@@ -340,6 +356,8 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             proxy: null,
             clientRedirect: { kind: "meta_refresh", url: "http://example.com/new", delaySeconds: 0 },
             families: null,
+            addresses: null,
+            tlsVersions: null,
             warnings: [],
             resolutions: [
               {

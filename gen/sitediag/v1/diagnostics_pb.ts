@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sitediag/v1/diagnostics.proto.
  */
 export const file_sitediag_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiUwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIpQEChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjYKCHZhbnRhZ2VzGAwgASgLMh4uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVja3NCBLi7GAFCDAoKX2ZpbmFsX3VybEIOCgxfc3RhdHVzX2NvZGVCDgoMX3N0YXR1c190ZXh0QhAKDl9yZXNwb25zZV90aW1lQgkKB19yZWFzb25CDwoNX2ZhaWxlZF9zdGFnZSIqCgtSZWRpcmVjdEhvcBILCgN1cmwYASABKAkSDgoGc3RhdHVzGAIgASgFIlgKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIvQCChZUcmFjZVJlZGlyZWN0c1Jlc3BvbnNlEg0KBWlucHV0GAEgASgJEhEKCXJlZGlyZWN0cxgCIAEoBRIRCglmaW5hbF91cmwYAyABKAkSGQoMZmluYWxfc3RhdHVzGAQgASgFSACIAQESFQoNdG90YWxfdGltZV9tcxgFIAEoBRIuCgxjaGFpbl9zdGF0dXMYBiABKA4yGC5zaXRlZGlhZy52MS5DaGFpblN0YXR1cxIkCgVjaGFpbhgHIAMoCzIVLnNpdGVkaWFnLnYxLkNoYWluSG9wEisKCHdhcm5pbmdzGAggAygLMhkuc2l0ZWRpYWcudjEuVHJhY2VXYXJuaW5nEisKB2RldGFpbHMYCSABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjIKCHZhbnRhZ2VzGAogASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZVRyYWNlc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIsICCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdBIwCgtyZXNvbHV0aW9ucxgFIAMoCzIbLnNpdGVkaWFnLnYxLk5hbWVSZXNvbHV0aW9uEi8KCGZhbWlsaWVzGAYgASgLMh0uc2l0ZWRpYWcudjEuRmFtaWx5Q29tcGFyaXNvbhIrCgh3YXJuaW5ncxgHIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZ0IHCgVfY29kZSL9AQoQRmFtaWx5Q29tcGFyaXNvbhIVCg1waWNrZWRfZmFtaWx5GAEgASgFEhQKDG90aGVyX2ZhbWlseRgCIAEoBRIrCgdyZXF1ZXN0GAMgASgLMhouc2l0ZWRpYWcudjEuUmVxdWVzdERldGFpbBIZCgxyZWZ1c2VkX2NvZGUYBCABKAlIAIgBARIbCg5yZWZ1c2VkX3JlYXNvbhgFIAEoCUgBiAEBEhYKDnN0YXR1c19kaWZmZXJzGAYgASgIEhsKE2NlcnRpZmljYXRlX2RpZmZlcnMYByABKAhCDwoNX3JlZnVzZWRfY29kZUIRCg9fcmVmdXNlZF9yZWFzb24ivQQKDVJlcXVlc3REZXRhaWwSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIVCg1oZWFkX2ZhbGxiYWNrGAMgASgIEhsKDnJlbW90ZV9hZGRyZXNzGAQgASgJSACIAQESFgoJaXBfZmFtaWx5GAUgASgFSAGIAQESGQoMaHR0cF92ZXJzaW9uGAYgASgJSAKIAQESEwoGc3RhdHVzGAcgASgFSAOIAQESLAoHdGltaW5ncxgIIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RUaW1pbmdzEiMKA3RscxgJIAEoCzIWLnNpdGVkaWFnLnYxLlRsc0RldGFpbBIsCgdmYWlsdXJlGAogASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdEZhaWx1cmUSGQoRY29ubmVjdGlvbl9yZXVzZWQYCyABKAgSMgoQcmVzcG9uc2VfaGVhZGVycxgMIAMoCzIYLnNpdGVkaWFnLnYxLkhlYWRlckZpZWxkEiIKGnJlc3BvbnNlX2hlYWRlcnNfdHJ1bmNhdGVkGA0gASgIEjoKEnRyYW5zcG9ydF9zZWN1cml0eRgOIAEoCzIeLnNpdGVkaWFnLnYxLlRyYW5zcG9ydFNlY3VyaXR5EhcKCnJlc29sdXRpb24YDyABKAVIBIgBAUIRCg9fcmVtb3RlX2FkZHJlc3NCDAoKX2lwX2ZhbWlseUIPCg1faHR0cF92ZXJzaW9uQgkKB19zdGF0dXNCDQoLX3Jlc29sdXRpb24irAIKDk5hbWVSZXNvbHV0aW9uEgwKBG5hbWUYASABKAkSEwoLcXVlcnlfdHlwZXMYAiADKAkSMQoGc291cmNlGAMgASgLMiEuc2l0ZWRpYWcudjEuTmFtZVJlc29sdXRpb25Tb3VyY2USEwoLY25hbWVfY2hhaW4YBCADKAkSFwoPY25hbWVfY2hhaW5fZW5kGAUgASgJEjIKB2Fuc3dlcnMYBiADKAsyIS5zaXRlZGlhZy52MS5OYW1lUmVzb2x1dGlvbkFuc3dlchIXCg9hbnN3ZXJzX29taXR0ZWQYByABKAUSDwoHdGltZV9tcxgIIAEoARIRCgRjb2RlGAkgASgJSACIAQESEgoFcmNvZGUYCiABKAlIAYgBAUIHCgVfY29kZUIICgZfcmNvZGUiUQoUTmFtZVJlc29sdXRpb25Tb3VyY2USDAoEa2luZBgBIAEoCRIRCgRwYXRoGAIgASgJSACIAQESDwoHc2VydmVycxgDIAMoCUIHCgVfcGF0aCJRChROYW1lUmVzb2x1dGlvbkFuc3dlchIPCgdhZGRyZXNzGAEgASgJEg4KBmZhbWlseRgCIAEoBRIQCgN0dGwYAyABKAVIAIgBAUIGCgRfdHRsImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMi0gIKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBEiwKBWNoYWluGAYgAygLMh0uc2l0ZWRpYWcudjEuQ2hhaW5DZXJ0aWZpY2F0ZRI0Cgx2ZXJpZmljYXRpb24YByABKAsyHi5zaXRlZGlhZy52MS5DaGFpblZlcmlmaWNhdGlvbhImCgRvY3NwGAggASgLMhguc2l0ZWRpYWcudjEuU3RhcGxlZE9jc3BCCwoJX3Byb3RvY29sQgkKB19jaXBoZXJCBwoFX2FscG5CDwoNX3ZlcmlmeV9lcnJvciLMAgoQQ2hhaW5DZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEhQKDHN1YmplY3RfbmFtZRgCIAEoCRITCgtpc3N1ZXJfbmFtZRgDIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgEIAMoCRIeChZzdWJqZWN0X2FsdF9uYW1lc19tb3JlGAUgASgFEhIKCnZhbGlkX2Zyb20YBiABKAkSEAoIdmFsaWRfdG8YByABKAkSFgoOZGF5c19yZW1haW5pbmcYCCABKAUSEAoIa2V5X3R5cGUYCSABKAkSEAoIa2V5X3NpemUYCiABKAUSEQoJa2V5X2N1cnZlGAsgASgJEhsKE3NpZ25hdHVyZV9hbGdvcml0aG0YDCABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GA0gASgJEhMKC3NlbGZfaXNzdWVkGA4gASgIInkKEUNoYWluVmVyaWZpY2F0aW9uEhAKCHZlcmlmaWVkGAEgASgIEhYKCWZhaWxlZF9hdBgCIAEoBUgAiAEBEhMKBnJlYXNvbhgDIAEoCUgBiAEBEgwKBG1vcmUYBCABKAVCDAoKX2ZhaWxlZF9hdEIJCgdfcmVhc29uItABCgtDZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEg4KBmlzc3VlchgCIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgDIAMoCRISCgp2YWxpZF9mcm9tGAQgASgJEhAKCHZhbGlkX3RvGAUgASgJEhYKDmRheXNfcmVtYWluaW5nGAYgASgFEhUKDXNlcmlhbF9udW1iZXIYByABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GAggASgJEhQKDGNoYWluX2xlbmd0aBgJIAEoBSJkCg5SZXF1ZXN0RmFpbHVyZRINCgVzdGFnZRgBIAEoCRIMCgRjb2RlGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCgl0aW1lZF9vdXQYBCABKAgSEgoKZWxhcHNlZF9tcxgFIAEoASItCgtQcm94eURldGFpbBIQCghwcm92aWRlchgBIAEoCRIMCgRraW5kGAIgASgJIkIKDkNsaWVudFJlZGlyZWN0EgwKBGtpbmQYASABKAkSCwoDdXJsGAIgASgJEhUKDWRlbGF5X3NlY29uZHMYAyABKAEioQMKC1N0YXBsZWRPY3NwEg4KBnN0YXR1cxgBIAEoCRIbCg5pbnZhbGlkX3JlYXNvbhgCIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYAyABKAlIAYgBARIeChFyZXZvY2F0aW9uX3JlYXNvbhgEIAEoCUgCiAEBEhgKC3Byb2R1Y2VkX2F0GAUgASgJSAOIAQESGAoLdGhpc191cGRhdGUYBiABKAlIBIgBARIYCgtuZXh0X3VwZGF0ZRgHIAEoCUgFiAEBEhAKCGZvcl9sZWFmGAggASgIEg0KBXN0YWxlGAkgASgIEhEKCXNpZ25hdHVyZRgKIAEoCRIbCg5zaWduYXR1cmVfbm90ZRgLIAEoCUgGiAEBEhIKCnNpemVfYnl0ZXMYDCABKAVCEQoPX2ludmFsaWRfcmVhc29uQg0KC19yZXZva2VkX2F0QhQKEl9yZXZvY2F0aW9uX3JlYXNvbkIOCgxfcHJvZHVjZWRfYXRCDgoMX3RoaXNfdXBkYXRlQg4KDF9uZXh0X3VwZGF0ZUIRCg9fc2lnbmF0dXJlX25vdGUicQoRVmFudGFnZVNpdGVDaGVja3MSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0Ei4KB2VudHJpZXMYAiADKAsyHS5zaXRlZGlhZy52MS5WYW50YWdlU2l0ZUNoZWNrImkKDVZhbnRhZ2VUcmFjZXMSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0EioKB2VudHJpZXMYAiADKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2UibQoQVmFudGFnZVNpdGVDaGVjaxIrCgd2YW50YWdlGAEgASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZU9yaWdpbhIsCgRkYXRhGAIgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UibgoMVmFudGFnZVRyYWNlEisKB3ZhbnRhZ2UYASABKAsyGi5zaXRlZGlhZy52MS5WYW50YWdlT3JpZ2luEjEKBGRhdGEYAiABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlItkBCg1WYW50YWdlT3JpZ2luEgwKBG5hbWUYASABKAkSEgoFbGFiZWwYAiABKAlIAIgBARIVCghsb2NhdGlvbhgDIAEoCUgBiAEBEigKBXN0YXRlGAQgASgOMhkuc2l0ZWRpYWcudjEuVmFudGFnZVN0YXRlEhIKCmVsYXBzZWRfbXMYBSABKAUSEQoEY29kZRgGIAEoCUgCiAEBEhMKBnJlYXNvbhgHIAEoCUgDiAEBQggKBl9sYWJlbEILCglfbG9jYXRpb25CBwoFX2NvZGVCCQoHX3JlYXNvbiJaChdWYW50YWdlQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIl8KHFZhbnRhZ2VUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBARIQCgh2YW50YWdlcxgDIAMoCUIKCghfZGV0YWlscyKHAQoYVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlEiwKBWVudHJ5GAEgASgLMh0uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVjaxIxCgd2ZXJkaWN0GAIgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3RIAIgBAUIKCghfdmVyZGljdCKIAQodVmFudGFnZVRyYWNlUmVkaXJlY3RzUmVzcG9uc2USKAoFZW50cnkYASABKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2USMQoHdmVyZGljdBgCIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0SACIAQFCCgoIX3ZlcmRpY3QqZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQqrgEKD1dhcm5pbmdTZXZlcml0eRIgChxXQVJOSU5HX1NFVkVSSVRZX1VOU1BFQ0lGSUVEEAASIwoVV0FSTklOR19TRVZFUklUWV9JTkZPEAEaCKq7GARpbmZvEikKGFdBUk5JTkdfU0VWRVJJVFlfV0FSTklORxACGguquxgHd2FybmluZxIpChhXQVJOSU5HX1NFVkVSSVRZX1BST0JMRU0QAxoLqrsYB3Byb2JsZW0qpwEKDFZhbnRhZ2VTdGF0ZRIdChlWQU5UQUdFX1NUQVRFX1VOU1BFQ0lGSUVEEAASIAoSVkFOVEFHRV9TVEFURV9ET05FEAEaCKq7GARkb25lEi4KGVZBTlRBR0VfU1RBVEVfVU5BVkFJTEFCTEUQAhoPqrsYC3VuYXZhaWxhYmxlEiYKFVZBTlRBR0VfU1RBVEVfUkVGVVNFRBADGguquxgHcmVmdXNlZCrBAgoOVmFudGFnZVZlcmRpY3QSHwobVkFOVEFHRV9WRVJESUNUX1VOU1BFQ0lGSUVEEAASNAodVkFOVEFHRV9WRVJESUNUX1VQX0VWRVJZV0hFUkUQARoRqrsYDXVwX2V2ZXJ5d2hlcmUSOAofVkFOVEFHRV9WRVJESUNUX0RPV05fRVZFUllXSEVSRRACGhOquxgPZG93bl9ldmVyeXdoZXJlEjIKHFZBTlRBR0VfVkVSRElDVF9ET1dOX0lOX1NPTUUQAxoQqrsYDGRvd25faW5fc29tZRI4Ch9WQU5UQUdFX1ZFUkRJQ1RfQkxPQ0tFRF9JTl9TT01FEAQaE6q7GA9ibG9ja2VkX2luX3NvbWUSMAobVkFOVEFHRV9WRVJESUNUX1VOQVZBSUxBQkxFEAUaD6q7GAt1bmF2YWlsYWJsZTK0BgoSRGlhZ25vc3RpY3NTZXJ2aWNlEmgKCUNoZWNrU2l0ZRIdLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlcXVlc3QaHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSIcgtPkkwIWEhQvYXBpL3YxL2lzLXNpdGUtZG93bhJ5Cg5UcmFjZVJlZGlyZWN0cxIiLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVxdWVzdBojLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2UiHoLT5JMCGBIWL2FwaS92MS9yZWRpcmVjdC1jaGVjaxJ2CgpDaGVja1NpdGVzEh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1JlcXVlc3QaHy5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVzcG9uc2UiJYLT5JMCHzoBKiIaL2FwaS92MS9iYXRjaC9pcy1zaXRlLWRvd24wARKTAQoTVHJhY2VSZWRpcmVjdHNCYXRjaBInLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXF1ZXN0Giguc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvYmF0Y2gvcmVkaXJlY3QtY2hlY2swARKLAQoQVmFudGFnZUNoZWNrU2l0ZRIkLnNpdGVkaWFnLnYxLlZhbnRhZ2VDaGVja1NpdGVSZXF1ZXN0GiUuc2l0ZWRpYWcudjEuVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlIiiC0+STAiI6ASoiHS9hcGkvdjEvdmFudGFnZXMvaXMtc2l0ZS1kb3duMAESnAEKFVZhbnRhZ2VUcmFjZVJlZGlyZWN0cxIpLnNpdGVkaWFnLnYxLlZhbnRhZ2VUcmFjZVJlZGlyZWN0c1JlcXVlc3QaKi5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2VSZWRpcmVjdHNSZXNwb25zZSIqgtPkkwIkOgEqIh8vYXBpL3YxL3ZhbnRhZ2VzL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
+  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiUwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIpQEChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjYKCHZhbnRhZ2VzGAwgASgLMh4uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVja3NCBLi7GAFCDAoKX2ZpbmFsX3VybEIOCgxfc3RhdHVzX2NvZGVCDgoMX3N0YXR1c190ZXh0QhAKDl9yZXNwb25zZV90aW1lQgkKB19yZWFzb25CDwoNX2ZhaWxlZF9zdGFnZSIqCgtSZWRpcmVjdEhvcBILCgN1cmwYASABKAkSDgoGc3RhdHVzGAIgASgFIlgKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIvQCChZUcmFjZVJlZGlyZWN0c1Jlc3BvbnNlEg0KBWlucHV0GAEgASgJEhEKCXJlZGlyZWN0cxgCIAEoBRIRCglmaW5hbF91cmwYAyABKAkSGQoMZmluYWxfc3RhdHVzGAQgASgFSACIAQESFQoNdG90YWxfdGltZV9tcxgFIAEoBRIuCgxjaGFpbl9zdGF0dXMYBiABKA4yGC5zaXRlZGlhZy52MS5DaGFpblN0YXR1cxIkCgVjaGFpbhgHIAMoCzIVLnNpdGVkaWFnLnYxLkNoYWluSG9wEisKCHdhcm5pbmdzGAggAygLMhkuc2l0ZWRpYWcudjEuVHJhY2VXYXJuaW5nEisKB2RldGFpbHMYCSABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjIKCHZhbnRhZ2VzGAogASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZVRyYWNlc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIqIDCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdBIwCgtyZXNvbHV0aW9ucxgFIAMoCzIbLnNpdGVkaWFnLnYxLk5hbWVSZXNvbHV0aW9uEi8KCGZhbWlsaWVzGAYgASgLMh0uc2l0ZWRpYWcudjEuRmFtaWx5Q29tcGFyaXNvbhIrCgh3YXJuaW5ncxgHIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIrCglhZGRyZXNzZXMYCSABKAsyGC5zaXRlZGlhZy52MS5BZGRyZXNzTGlzdBIxCgx0bHNfdmVyc2lvbnMYCiABKAsyGy5zaXRlZGlhZy52MS5UbHNWZXJzaW9uTGlzdEIHCgVfY29kZSKCAQoLQWRkcmVzc0xpc3QSLQoIYXR0ZW1wdHMYASADKAsyGy5zaXRlZGlhZy52MS5BZGRyZXNzQXR0ZW1wdBIPCgd1bnRyaWVkGAIgASgFEhYKDnN0YXR1c19kaWZmZXJzGAMgASgIEhsKE2NlcnRpZmljYXRlX2RpZmZlcnMYBCABKAgijwMKDkFkZHJlc3NBdHRlbXB0Eg8KB2FkZHJlc3MYASABKAkSDgoGZmFtaWx5GAIgASgFEg8KB291dGNvbWUYAyABKAkSFQoNZmlyc3RfcmVxdWVzdBgEIAEoCBITCgZzdGF0dXMYBSABKAVIAIgBARIZCgxmYWlsZWRfc3RhZ2UYBiABKAlIAYgBARIRCgRjb2RlGAcgASgJSAKIAQESEwoGcmVhc29uGAggASgJSAOIAQESFwoKY29ubmVjdF9tcxgJIAEoAUgEiAEBEhMKBnRsc19tcxgKIAEoAUgFiAEBEhoKDWZpcnN0X2J5dGVfbXMYCyABKAFIBogBARIfChJjZXJ0aWZpY2F0ZV9zaGEyNTYYDCABKAlIB4gBAUIJCgdfc3RhdHVzQg8KDV9mYWlsZWRfc3RhZ2VCBwoFX2NvZGVCCQoHX3JlYXNvbkINCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQhUKE19jZXJ0aWZpY2F0ZV9zaGEyNTYiuwEKDlRsc1ZlcnNpb25MaXN0Eg8KB2FkZHJlc3MYASABKAkSMAoIYXR0ZW1wdHMYAiADKAsyHi5zaXRlZGlhZy52MS5UbHNWZXJzaW9uQXR0ZW1wdBIZCgxyZWZ1c2VkX2NvZGUYAyABKAlIAIgBARIbCg5yZWZ1c2VkX3JlYXNvbhgEIAEoCUgBiAEBEgoKAmgyGAUgASgIQg8KDV9yZWZ1c2VkX2NvZGVCEQoPX3JlZnVzZWRfcmVhc29uIusBChFUbHNWZXJzaW9uQXR0ZW1wdBIPCgd2ZXJzaW9uGAEgASgJEg8KB291dGNvbWUYAiABKAkSEwoGY2lwaGVyGAMgASgJSACIAQESEQoEYWxwbhgEIAEoCUgBiAEBEhEKBGNvZGUYBSABKAlIAogBARISCgVjYXVzZRgGIAEoCUgDiAEBEhMKBnJlYXNvbhgHIAEoCUgEiAEBEhMKBnRsc19tcxgIIAEoAUgFiAEBQgkKB19jaXBoZXJCBwoFX2FscG5CBwoFX2NvZGVCCAoGX2NhdXNlQgkKB19yZWFzb25CCQoHX3Rsc19tcyL9AQoQRmFtaWx5Q29tcGFyaXNvbhIVCg1waWNrZWRfZmFtaWx5GAEgASgFEhQKDG90aGVyX2ZhbWlseRgCIAEoBRIrCgdyZXF1ZXN0GAMgASgLMhouc2l0ZWRpYWcudjEuUmVxdWVzdERldGFpbBIZCgxyZWZ1c2VkX2NvZGUYBCABKAlIAIgBARIbCg5yZWZ1c2VkX3JlYXNvbhgFIAEoCUgBiAEBEhYKDnN0YXR1c19kaWZmZXJzGAYgASgIEhsKE2NlcnRpZmljYXRlX2RpZmZlcnMYByABKAhCDwoNX3JlZnVzZWRfY29kZUIRCg9fcmVmdXNlZF9yZWFzb24ivQQKDVJlcXVlc3REZXRhaWwSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIVCg1oZWFkX2ZhbGxiYWNrGAMgASgIEhsKDnJlbW90ZV9hZGRyZXNzGAQgASgJSACIAQESFgoJaXBfZmFtaWx5GAUgASgFSAGIAQESGQoMaHR0cF92ZXJzaW9uGAYgASgJSAKIAQESEwoGc3RhdHVzGAcgASgFSAOIAQESLAoHdGltaW5ncxgIIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RUaW1pbmdzEiMKA3RscxgJIAEoCzIWLnNpdGVkaWFnLnYxLlRsc0RldGFpbBIsCgdmYWlsdXJlGAogASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdEZhaWx1cmUSGQoRY29ubmVjdGlvbl9yZXVzZWQYCyABKAgSMgoQcmVzcG9uc2VfaGVhZGVycxgMIAMoCzIYLnNpdGVkaWFnLnYxLkhlYWRlckZpZWxkEiIKGnJlc3BvbnNlX2hlYWRlcnNfdHJ1bmNhdGVkGA0gASgIEjoKEnRyYW5zcG9ydF9zZWN1cml0eRgOIAEoCzIeLnNpdGVkaWFnLnYxLlRyYW5zcG9ydFNlY3VyaXR5EhcKCnJlc29sdXRpb24YDyABKAVIBIgBAUIRCg9fcmVtb3RlX2FkZHJlc3NCDAoKX2lwX2ZhbWlseUIPCg1faHR0cF92ZXJzaW9uQgkKB19zdGF0dXNCDQoLX3Jlc29sdXRpb24irAIKDk5hbWVSZXNvbHV0aW9uEgwKBG5hbWUYASABKAkSEwoLcXVlcnlfdHlwZXMYAiADKAkSMQoGc291cmNlGAMgASgLMiEuc2l0ZWRpYWcudjEuTmFtZVJlc29sdXRpb25Tb3VyY2USEwoLY25hbWVfY2hhaW4YBCADKAkSFwoPY25hbWVfY2hhaW5fZW5kGAUgASgJEjIKB2Fuc3dlcnMYBiADKAsyIS5zaXRlZGlhZy52MS5OYW1lUmVzb2x1dGlvbkFuc3dlchIXCg9hbnN3ZXJzX29taXR0ZWQYByABKAUSDwoHdGltZV9tcxgIIAEoARIRCgRjb2RlGAkgASgJSACIAQESEgoFcmNvZGUYCiABKAlIAYgBAUIHCgVfY29kZUIICgZfcmNvZGUiUQoUTmFtZVJlc29sdXRpb25Tb3VyY2USDAoEa2luZBgBIAEoCRIRCgRwYXRoGAIgASgJSACIAQESDwoHc2VydmVycxgDIAMoCUIHCgVfcGF0aCJRChROYW1lUmVzb2x1dGlvbkFuc3dlchIPCgdhZGRyZXNzGAEgASgJEg4KBmZhbWlseRgCIAEoBRIQCgN0dGwYAyABKAVIAIgBAUIGCgRfdHRsImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMi0gIKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBEiwKBWNoYWluGAYgAygLMh0uc2l0ZWRpYWcudjEuQ2hhaW5DZXJ0aWZpY2F0ZRI0Cgx2ZXJpZmljYXRpb24YByABKAsyHi5zaXRlZGlhZy52MS5DaGFpblZlcmlmaWNhdGlvbhImCgRvY3NwGAggASgLMhguc2l0ZWRpYWcudjEuU3RhcGxlZE9jc3BCCwoJX3Byb3RvY29sQgkKB19jaXBoZXJCBwoFX2FscG5CDwoNX3ZlcmlmeV9lcnJvciLMAgoQQ2hhaW5DZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEhQKDHN1YmplY3RfbmFtZRgCIAEoCRITCgtpc3N1ZXJfbmFtZRgDIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgEIAMoCRIeChZzdWJqZWN0X2FsdF9uYW1lc19tb3JlGAUgASgFEhIKCnZhbGlkX2Zyb20YBiABKAkSEAoIdmFsaWRfdG8YByABKAkSFgoOZGF5c19yZW1haW5pbmcYCCABKAUSEAoIa2V5X3R5cGUYCSABKAkSEAoIa2V5X3NpemUYCiABKAUSEQoJa2V5X2N1cnZlGAsgASgJEhsKE3NpZ25hdHVyZV9hbGdvcml0aG0YDCABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GA0gASgJEhMKC3NlbGZfaXNzdWVkGA4gASgIInkKEUNoYWluVmVyaWZpY2F0aW9uEhAKCHZlcmlmaWVkGAEgASgIEhYKCWZhaWxlZF9hdBgCIAEoBUgAiAEBEhMKBnJlYXNvbhgDIAEoCUgBiAEBEgwKBG1vcmUYBCABKAVCDAoKX2ZhaWxlZF9hdEIJCgdfcmVhc29uItABCgtDZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEg4KBmlzc3VlchgCIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgDIAMoCRISCgp2YWxpZF9mcm9tGAQgASgJEhAKCHZhbGlkX3RvGAUgASgJEhYKDmRheXNfcmVtYWluaW5nGAYgASgFEhUKDXNlcmlhbF9udW1iZXIYByABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GAggASgJEhQKDGNoYWluX2xlbmd0aBgJIAEoBSJkCg5SZXF1ZXN0RmFpbHVyZRINCgVzdGFnZRgBIAEoCRIMCgRjb2RlGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCgl0aW1lZF9vdXQYBCABKAgSEgoKZWxhcHNlZF9tcxgFIAEoASItCgtQcm94eURldGFpbBIQCghwcm92aWRlchgBIAEoCRIMCgRraW5kGAIgASgJIkIKDkNsaWVudFJlZGlyZWN0EgwKBGtpbmQYASABKAkSCwoDdXJsGAIgASgJEhUKDWRlbGF5X3NlY29uZHMYAyABKAEioQMKC1N0YXBsZWRPY3NwEg4KBnN0YXR1cxgBIAEoCRIbCg5pbnZhbGlkX3JlYXNvbhgCIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYAyABKAlIAYgBARIeChFyZXZvY2F0aW9uX3JlYXNvbhgEIAEoCUgCiAEBEhgKC3Byb2R1Y2VkX2F0GAUgASgJSAOIAQESGAoLdGhpc191cGRhdGUYBiABKAlIBIgBARIYCgtuZXh0X3VwZGF0ZRgHIAEoCUgFiAEBEhAKCGZvcl9sZWFmGAggASgIEg0KBXN0YWxlGAkgASgIEhEKCXNpZ25hdHVyZRgKIAEoCRIbCg5zaWduYXR1cmVfbm90ZRgLIAEoCUgGiAEBEhIKCnNpemVfYnl0ZXMYDCABKAVCEQoPX2ludmFsaWRfcmVhc29uQg0KC19yZXZva2VkX2F0QhQKEl9yZXZvY2F0aW9uX3JlYXNvbkIOCgxfcHJvZHVjZWRfYXRCDgoMX3RoaXNfdXBkYXRlQg4KDF9uZXh0X3VwZGF0ZUIRCg9fc2lnbmF0dXJlX25vdGUicQoRVmFudGFnZVNpdGVDaGVja3MSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0Ei4KB2VudHJpZXMYAiADKAsyHS5zaXRlZGlhZy52MS5WYW50YWdlU2l0ZUNoZWNrImkKDVZhbnRhZ2VUcmFjZXMSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0EioKB2VudHJpZXMYAiADKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2UibQoQVmFudGFnZVNpdGVDaGVjaxIrCgd2YW50YWdlGAEgASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZU9yaWdpbhIsCgRkYXRhGAIgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UibgoMVmFudGFnZVRyYWNlEisKB3ZhbnRhZ2UYASABKAsyGi5zaXRlZGlhZy52MS5WYW50YWdlT3JpZ2luEjEKBGRhdGEYAiABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlItkBCg1WYW50YWdlT3JpZ2luEgwKBG5hbWUYASABKAkSEgoFbGFiZWwYAiABKAlIAIgBARIVCghsb2NhdGlvbhgDIAEoCUgBiAEBEigKBXN0YXRlGAQgASgOMhkuc2l0ZWRpYWcudjEuVmFudGFnZVN0YXRlEhIKCmVsYXBzZWRfbXMYBSABKAUSEQoEY29kZRgGIAEoCUgCiAEBEhMKBnJlYXNvbhgHIAEoCUgDiAEBQggKBl9sYWJlbEILCglfbG9jYXRpb25CBwoFX2NvZGVCCQoHX3JlYXNvbiJaChdWYW50YWdlQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIl8KHFZhbnRhZ2VUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBARIQCgh2YW50YWdlcxgDIAMoCUIKCghfZGV0YWlscyKHAQoYVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlEiwKBWVudHJ5GAEgASgLMh0uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVjaxIxCgd2ZXJkaWN0GAIgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3RIAIgBAUIKCghfdmVyZGljdCKIAQodVmFudGFnZVRyYWNlUmVkaXJlY3RzUmVzcG9uc2USKAoFZW50cnkYASABKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2USMQoHdmVyZGljdBgCIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0SACIAQFCCgoIX3ZlcmRpY3QqZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQqrgEKD1dhcm5pbmdTZXZlcml0eRIgChxXQVJOSU5HX1NFVkVSSVRZX1VOU1BFQ0lGSUVEEAASIwoVV0FSTklOR19TRVZFUklUWV9JTkZPEAEaCKq7GARpbmZvEikKGFdBUk5JTkdfU0VWRVJJVFlfV0FSTklORxACGguquxgHd2FybmluZxIpChhXQVJOSU5HX1NFVkVSSVRZX1BST0JMRU0QAxoLqrsYB3Byb2JsZW0qpwEKDFZhbnRhZ2VTdGF0ZRIdChlWQU5UQUdFX1NUQVRFX1VOU1BFQ0lGSUVEEAASIAoSVkFOVEFHRV9TVEFURV9ET05FEAEaCKq7GARkb25lEi4KGVZBTlRBR0VfU1RBVEVfVU5BVkFJTEFCTEUQAhoPqrsYC3VuYXZhaWxhYmxlEiYKFVZBTlRBR0VfU1RBVEVfUkVGVVNFRBADGguquxgHcmVmdXNlZCrBAgoOVmFudGFnZVZlcmRpY3QSHwobVkFOVEFHRV9WRVJESUNUX1VOU1BFQ0lGSUVEEAASNAodVkFOVEFHRV9WRVJESUNUX1VQX0VWRVJZV0hFUkUQARoRqrsYDXVwX2V2ZXJ5d2hlcmUSOAofVkFOVEFHRV9WRVJESUNUX0RPV05fRVZFUllXSEVSRRACGhOquxgPZG93bl9ldmVyeXdoZXJlEjIKHFZBTlRBR0VfVkVSRElDVF9ET1dOX0lOX1NPTUUQAxoQqrsYDGRvd25faW5fc29tZRI4Ch9WQU5UQUdFX1ZFUkRJQ1RfQkxPQ0tFRF9JTl9TT01FEAQaE6q7GA9ibG9ja2VkX2luX3NvbWUSMAobVkFOVEFHRV9WRVJESUNUX1VOQVZBSUxBQkxFEAUaD6q7GAt1bmF2YWlsYWJsZTK0BgoSRGlhZ25vc3RpY3NTZXJ2aWNlEmgKCUNoZWNrU2l0ZRIdLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlcXVlc3QaHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSIcgtPkkwIWEhQvYXBpL3YxL2lzLXNpdGUtZG93bhJ5Cg5UcmFjZVJlZGlyZWN0cxIiLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVxdWVzdBojLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2UiHoLT5JMCGBIWL2FwaS92MS9yZWRpcmVjdC1jaGVjaxJ2CgpDaGVja1NpdGVzEh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1JlcXVlc3QaHy5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVzcG9uc2UiJYLT5JMCHzoBKiIaL2FwaS92MS9iYXRjaC9pcy1zaXRlLWRvd24wARKTAQoTVHJhY2VSZWRpcmVjdHNCYXRjaBInLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXF1ZXN0Giguc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvYmF0Y2gvcmVkaXJlY3QtY2hlY2swARKLAQoQVmFudGFnZUNoZWNrU2l0ZRIkLnNpdGVkaWFnLnYxLlZhbnRhZ2VDaGVja1NpdGVSZXF1ZXN0GiUuc2l0ZWRpYWcudjEuVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlIiiC0+STAiI6ASoiHS9hcGkvdjEvdmFudGFnZXMvaXMtc2l0ZS1kb3duMAESnAEKFVZhbnRhZ2VUcmFjZVJlZGlyZWN0cxIpLnNpdGVkaWFnLnYxLlZhbnRhZ2VUcmFjZVJlZGlyZWN0c1JlcXVlc3QaKi5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2VSZWRpcmVjdHNSZXNwb25zZSIqgtPkkwIkOgEqIh8vYXBpL3YxL3ZhbnRhZ2VzL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
 
 /**
  * Input of the is-site-down diagnostic.
@@ -741,6 +741,24 @@ export type Details = Message<"sitediag.v1.Details"> & {
    * @generated from field: repeated sitediag.v1.TraceWarning warnings = 7;
    */
   warnings: TraceWarning[];
+
+  /**
+   * The first request made again to each address of its host, when a family
+   * of the host has two or more (at most 8 per family, the rest counted);
+   * null otherwise, or when the first request reached no address.
+   *
+   * @generated from field: sitediag.v1.AddressList addresses = 9;
+   */
+  addresses?: AddressList | undefined;
+
+  /**
+   * An https first host's TLS versions: a handshake limited to each of TLS
+   * 1.3, 1.2, 1.1 and 1.0 to the first request's address, nothing written
+   * after it; null for http, or when the first request never connected.
+   *
+   * @generated from field: sitediag.v1.TlsVersionList tls_versions = 10;
+   */
+  tlsVersions?: TlsVersionList | undefined;
 };
 
 /**
@@ -749,6 +767,269 @@ export type Details = Message<"sitediag.v1.Details"> & {
  */
 export const DetailsSchema: GenMessage<Details> = /*@__PURE__*/
   messageDesc(file_sitediag_v1_diagnostics, 14);
+
+/**
+ * Every address of the first host, each tried with the first request (same
+ * method, policy checks and per-request timeout; never followed). Evidence
+ * only: the verdict stays what the first request saw.
+ *
+ * @generated from message sitediag.v1.AddressList
+ */
+export type AddressList = Message<"sitediag.v1.AddressList"> & {
+  /**
+   * One per address tried, in the order the name listed them (A, then AAAA).
+   *
+   * @generated from field: repeated sitediag.v1.AddressAttempt attempts = 1;
+   */
+  attempts: AddressAttempt[];
+
+  /**
+   * Addresses of the name not tried (past 8 of a family).
+   *
+   * @generated from field: int32 untried = 2;
+   */
+  untried: number;
+
+  /**
+   * Two answering addresses gave different statuses.
+   *
+   * @generated from field: bool status_differs = 3;
+   */
+  statusDiffers: boolean;
+
+  /**
+   * Two handshakes showed different leaf certificates.
+   *
+   * @generated from field: bool certificate_differs = 4;
+   */
+  certificateDiffers: boolean;
+};
+
+/**
+ * Describes the message sitediag.v1.AddressList.
+ * Use `create(AddressListSchema)` to create a new message.
+ */
+export const AddressListSchema: GenMessage<AddressList> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 15);
+
+/**
+ * What one address gave the first request.
+ *
+ * @generated from message sitediag.v1.AddressAttempt
+ */
+export type AddressAttempt = Message<"sitediag.v1.AddressAttempt"> & {
+  /**
+   * The address tried, as the name's answer gave it.
+   *
+   * @generated from field: string address = 1;
+   */
+  address: string;
+
+  /**
+   * 4 or 6.
+   *
+   * @generated from field: int32 family = 2;
+   */
+  family: number;
+
+  /**
+   * answered, failed, or refused (the target policy sent nothing).
+   *
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+
+  /**
+   * This row is the diagnostic's first request itself: nothing was sent again.
+   *
+   * @generated from field: bool first_request = 4;
+   */
+  firstRequest: boolean;
+
+  /**
+   * The HTTP status; null unless answered.
+   *
+   * @generated from field: optional int32 status = 5;
+   */
+  status?: number | undefined;
+
+  /**
+   * dns, connect, tls or http; null unless failed.
+   *
+   * @generated from field: optional string failed_stage = 6;
+   */
+  failedStage?: string | undefined;
+
+  /**
+   * The failure's stable code, or the refusal's; null when answered.
+   *
+   * @generated from field: optional string code = 7;
+   */
+  code?: string | undefined;
+
+  /**
+   * In words; null when answered.
+   *
+   * @generated from field: optional string reason = 8;
+   */
+  reason?: string | undefined;
+
+  /**
+   * The TCP connect's time; null when it did not happen.
+   *
+   * @generated from field: optional double connect_ms = 9;
+   */
+  connectMs?: number | undefined;
+
+  /**
+   * The TLS handshake's time; null on http or when it did not happen.
+   *
+   * @generated from field: optional double tls_ms = 10;
+   */
+  tlsMs?: number | undefined;
+
+  /**
+   * From the request written to the first byte of the answer; null when none came.
+   *
+   * @generated from field: optional double first_byte_ms = 11;
+   */
+  firstByteMs?: number | undefined;
+
+  /**
+   * The leaf certificate's SHA-256 fingerprint, colon-separated hex.
+   *
+   * @generated from field: optional string certificate_sha256 = 12;
+   */
+  certificateSha256?: string | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.AddressAttempt.
+ * Use `create(AddressAttemptSchema)` to create a new message.
+ */
+export const AddressAttemptSchema: GenMessage<AddressAttempt> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 16);
+
+/**
+ * Which TLS versions the first host accepts.
+ *
+ * @generated from message sitediag.v1.TlsVersionList
+ */
+export type TlsVersionList = Message<"sitediag.v1.TlsVersionList"> & {
+  /**
+   * The address every handshake went to: the first request's.
+   *
+   * @generated from field: string address = 1;
+   */
+  address: string;
+
+  /**
+   * One per version, newest first; empty when the policy refused.
+   *
+   * @generated from field: repeated sitediag.v1.TlsVersionAttempt attempts = 2;
+   */
+  attempts: TlsVersionAttempt[];
+
+  /**
+   * Why nothing was sent: the refusal's stable code; null when tried.
+   *
+   * @generated from field: optional string refused_code = 3;
+   */
+  refusedCode?: string | undefined;
+
+  /**
+   * The refusal's sentence; null when tried.
+   *
+   * @generated from field: optional string refused_reason = 4;
+   */
+  refusedReason?: string | undefined;
+
+  /**
+   * An accepted version's server chose h2 in ALPN (h2 is always offered).
+   *
+   * @generated from field: bool h2 = 5;
+   */
+  h2: boolean;
+};
+
+/**
+ * Describes the message sitediag.v1.TlsVersionList.
+ * Use `create(TlsVersionListSchema)` to create a new message.
+ */
+export const TlsVersionListSchema: GenMessage<TlsVersionList> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 17);
+
+/**
+ * One handshake limited to one TLS version.
+ *
+ * @generated from message sitediag.v1.TlsVersionAttempt
+ */
+export type TlsVersionAttempt = Message<"sitediag.v1.TlsVersionAttempt"> & {
+  /**
+   * TLSv1.3, TLSv1.2, TLSv1.1 or TLSv1 (TLS 1.0), as Node names them.
+   *
+   * @generated from field: string version = 1;
+   */
+  version: string;
+
+  /**
+   * accepted, refused (the server ended the handshake), failed (it never got
+   * to TLS: no connection, the timeout) or not_offered_locally (this
+   * server's OpenSSL cannot offer the version; nothing is known of the site).
+   *
+   * @generated from field: string outcome = 2;
+   */
+  outcome: string;
+
+  /**
+   * The cipher suite agreed; null unless accepted.
+   *
+   * @generated from field: optional string cipher = 3;
+   */
+  cipher?: string | undefined;
+
+  /**
+   * What the server chose in ALPN; null when it chose nothing.
+   *
+   * @generated from field: optional string alpn = 4;
+   */
+  alpn?: string | undefined;
+
+  /**
+   * The failure's stable code; null when accepted.
+   *
+   * @generated from field: optional string code = 5;
+   */
+  code?: string | undefined;
+
+  /**
+   * OpenSSL's or the system's code (ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION, ...).
+   *
+   * @generated from field: optional string cause = 6;
+   */
+  cause?: string | undefined;
+
+  /**
+   * In words; null when accepted.
+   *
+   * @generated from field: optional string reason = 7;
+   */
+  reason?: string | undefined;
+
+  /**
+   * The handshake's time; null unless accepted.
+   *
+   * @generated from field: optional double tls_ms = 8;
+   */
+  tlsMs?: number | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.TlsVersionAttempt.
+ * Use `create(TlsVersionAttemptSchema)` to create a new message.
+ */
+export const TlsVersionAttemptSchema: GenMessage<TlsVersionAttempt> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 18);
 
 /**
  * Both IP families of a diagnostic's first host. Evidence only: the verdict
@@ -814,7 +1095,7 @@ export type FamilyComparison = Message<"sitediag.v1.FamilyComparison"> & {
  * Use `create(FamilyComparisonSchema)` to create a new message.
  */
 export const FamilyComparisonSchema: GenMessage<FamilyComparison> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 15);
+  messageDesc(file_sitediag_v1_diagnostics, 19);
 
 /**
  * One HTTP request of a diagnostic.
@@ -940,7 +1221,7 @@ export type RequestDetail = Message<"sitediag.v1.RequestDetail"> & {
  * Use `create(RequestDetailSchema)` to create a new message.
  */
 export const RequestDetailSchema: GenMessage<RequestDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 16);
+  messageDesc(file_sitediag_v1_diagnostics, 20);
 
 /**
  * How a host name resolved. Every text in it is a DNS server's writing (or
@@ -1036,7 +1317,7 @@ export type NameResolution = Message<"sitediag.v1.NameResolution"> & {
  * Use `create(NameResolutionSchema)` to create a new message.
  */
 export const NameResolutionSchema: GenMessage<NameResolution> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 17);
+  messageDesc(file_sitediag_v1_diagnostics, 21);
 
 /**
  * Who answered a lookup.
@@ -1073,7 +1354,7 @@ export type NameResolutionSource = Message<"sitediag.v1.NameResolutionSource"> &
  * Use `create(NameResolutionSourceSchema)` to create a new message.
  */
 export const NameResolutionSourceSchema: GenMessage<NameResolutionSource> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 18);
+  messageDesc(file_sitediag_v1_diagnostics, 22);
 
 /**
  * One A or AAAA record of an answer.
@@ -1109,7 +1390,7 @@ export type NameResolutionAnswer = Message<"sitediag.v1.NameResolutionAnswer"> &
  * Use `create(NameResolutionAnswerSchema)` to create a new message.
  */
 export const NameResolutionAnswerSchema: GenMessage<NameResolutionAnswer> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 19);
+  messageDesc(file_sitediag_v1_diagnostics, 23);
 
 /**
  * What an HTTPS answer says about its transport. Read by total parsers from
@@ -1149,7 +1430,7 @@ export type TransportSecurity = Message<"sitediag.v1.TransportSecurity"> & {
  * Use `create(TransportSecuritySchema)` to create a new message.
  */
 export const TransportSecuritySchema: GenMessage<TransportSecurity> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 20);
+  messageDesc(file_sitediag_v1_diagnostics, 24);
 
 /**
  * A Strict-Transport-Security policy.
@@ -1184,7 +1465,7 @@ export type HstsPolicy = Message<"sitediag.v1.HstsPolicy"> & {
  * Use `create(HstsPolicySchema)` to create a new message.
  */
 export const HstsPolicySchema: GenMessage<HstsPolicy> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 21);
+  messageDesc(file_sitediag_v1_diagnostics, 25);
 
 /**
  * One header field of a response.
@@ -1212,7 +1493,7 @@ export type HeaderField = Message<"sitediag.v1.HeaderField"> & {
  * Use `create(HeaderFieldSchema)` to create a new message.
  */
 export const HeaderFieldSchema: GenMessage<HeaderField> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 22);
+  messageDesc(file_sitediag_v1_diagnostics, 26);
 
 /**
  * Milliseconds, multiples of 0.1 ms; null for a phase that did not happen
@@ -1290,7 +1571,7 @@ export type RequestTimings = Message<"sitediag.v1.RequestTimings"> & {
  * Use `create(RequestTimingsSchema)` to create a new message.
  */
 export const RequestTimingsSchema: GenMessage<RequestTimings> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 23);
+  messageDesc(file_sitediag_v1_diagnostics, 27);
 
 /**
  * The TLS session of an HTTPS request and the server's leaf certificate.
@@ -1366,7 +1647,7 @@ export type TlsDetail = Message<"sitediag.v1.TlsDetail"> & {
  * Use `create(TlsDetailSchema)` to create a new message.
  */
 export const TlsDetailSchema: GenMessage<TlsDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 24);
+  messageDesc(file_sitediag_v1_diagnostics, 28);
 
 /**
  * One certificate of a chain. Text is escaped (control characters and bidi overrides read
@@ -1479,7 +1760,7 @@ export type ChainCertificate = Message<"sitediag.v1.ChainCertificate"> & {
  * Use `create(ChainCertificateSchema)` to create a new message.
  */
 export const ChainCertificateSchema: GenMessage<ChainCertificate> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 25);
+  messageDesc(file_sitediag_v1_diagnostics, 29);
 
 /**
  * The verdict on a chain, and the link it fell at.
@@ -1524,7 +1805,7 @@ export type ChainVerification = Message<"sitediag.v1.ChainVerification"> & {
  * Use `create(ChainVerificationSchema)` to create a new message.
  */
 export const ChainVerificationSchema: GenMessage<ChainVerification> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 26);
+  messageDesc(file_sitediag_v1_diagnostics, 30);
 
 /**
  * A certificate as people read it.
@@ -1601,7 +1882,7 @@ export type Certificate = Message<"sitediag.v1.Certificate"> & {
  * Use `create(CertificateSchema)` to create a new message.
  */
 export const CertificateSchema: GenMessage<Certificate> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 27);
+  messageDesc(file_sitediag_v1_diagnostics, 31);
 
 /**
  * Why a request got no response.
@@ -1650,7 +1931,7 @@ export type RequestFailure = Message<"sitediag.v1.RequestFailure"> & {
  * Use `create(RequestFailureSchema)` to create a new message.
  */
 export const RequestFailureSchema: GenMessage<RequestFailure> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 28);
+  messageDesc(file_sitediag_v1_diagnostics, 32);
 
 /**
  * Which proxy or CDN answered, and what its answer means.
@@ -1678,7 +1959,7 @@ export type ProxyDetail = Message<"sitediag.v1.ProxyDetail"> & {
  * Use `create(ProxyDetailSchema)` to create a new message.
  */
 export const ProxyDetailSchema: GenMessage<ProxyDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 29);
+  messageDesc(file_sitediag_v1_diagnostics, 33);
 
 /**
  * A client-side redirect that was reported, not followed (spec 4.2.4).
@@ -1713,7 +1994,7 @@ export type ClientRedirect = Message<"sitediag.v1.ClientRedirect"> & {
  * Use `create(ClientRedirectSchema)` to create a new message.
  */
 export const ClientRedirectSchema: GenMessage<ClientRedirect> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 30);
+  messageDesc(file_sitediag_v1_diagnostics, 34);
 
 /**
  * A stapled OCSP answer (RFC 6960, RFC 6066 status_request), read from at
@@ -1816,7 +2097,7 @@ export type StapledOcsp = Message<"sitediag.v1.StapledOcsp"> & {
  * Use `create(StapledOcspSchema)` to create a new message.
  */
 export const StapledOcspSchema: GenMessage<StapledOcsp> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 31);
+  messageDesc(file_sitediag_v1_diagnostics, 35);
 
 /**
  * A site check from several vantages: the verdict over them, and one entry per vantage asked.
@@ -1844,7 +2125,7 @@ export type VantageSiteChecks = Message<"sitediag.v1.VantageSiteChecks"> & {
  * Use `create(VantageSiteChecksSchema)` to create a new message.
  */
 export const VantageSiteChecksSchema: GenMessage<VantageSiteChecks> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 32);
+  messageDesc(file_sitediag_v1_diagnostics, 36);
 
 /**
  * A redirect trace from several vantages.
@@ -1872,7 +2153,7 @@ export type VantageTraces = Message<"sitediag.v1.VantageTraces"> & {
  * Use `create(VantageTracesSchema)` to create a new message.
  */
 export const VantageTracesSchema: GenMessage<VantageTraces> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 33);
+  messageDesc(file_sitediag_v1_diagnostics, 37);
 
 /**
  * One vantage's part of a site check.
@@ -1901,7 +2182,7 @@ export type VantageSiteCheck = Message<"sitediag.v1.VantageSiteCheck"> & {
  * Use `create(VantageSiteCheckSchema)` to create a new message.
  */
 export const VantageSiteCheckSchema: GenMessage<VantageSiteCheck> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 34);
+  messageDesc(file_sitediag_v1_diagnostics, 38);
 
 /**
  * One vantage's part of a redirect trace.
@@ -1930,7 +2211,7 @@ export type VantageTrace = Message<"sitediag.v1.VantageTrace"> & {
  * Use `create(VantageTraceSchema)` to create a new message.
  */
 export const VantageTraceSchema: GenMessage<VantageTrace> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 35);
+  messageDesc(file_sitediag_v1_diagnostics, 39);
 
 /**
  * A vantage and how its part of a call ended.
@@ -1995,7 +2276,7 @@ export type VantageOrigin = Message<"sitediag.v1.VantageOrigin"> & {
  * Use `create(VantageOriginSchema)` to create a new message.
  */
 export const VantageOriginSchema: GenMessage<VantageOrigin> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 36);
+  messageDesc(file_sitediag_v1_diagnostics, 40);
 
 /**
  * Input of VantageCheckSite: CheckSiteRequest's fields, vantages required.
@@ -2030,7 +2311,7 @@ export type VantageCheckSiteRequest = Message<"sitediag.v1.VantageCheckSiteReque
  * Use `create(VantageCheckSiteRequestSchema)` to create a new message.
  */
 export const VantageCheckSiteRequestSchema: GenMessage<VantageCheckSiteRequest> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 37);
+  messageDesc(file_sitediag_v1_diagnostics, 41);
 
 /**
  * Input of VantageTraceRedirects: TraceRedirectsRequest's fields, vantages required.
@@ -2065,7 +2346,7 @@ export type VantageTraceRedirectsRequest = Message<"sitediag.v1.VantageTraceRedi
  * Use `create(VantageTraceRedirectsRequestSchema)` to create a new message.
  */
 export const VantageTraceRedirectsRequestSchema: GenMessage<VantageTraceRedirectsRequest> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 38);
+  messageDesc(file_sitediag_v1_diagnostics, 42);
 
 /**
  * One message of VantageCheckSite: a vantage's entry as it arrives, or, last, the verdict.
@@ -2093,7 +2374,7 @@ export type VantageCheckSiteResponse = Message<"sitediag.v1.VantageCheckSiteResp
  * Use `create(VantageCheckSiteResponseSchema)` to create a new message.
  */
 export const VantageCheckSiteResponseSchema: GenMessage<VantageCheckSiteResponse> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 39);
+  messageDesc(file_sitediag_v1_diagnostics, 43);
 
 /**
  * One message of VantageTraceRedirects: a vantage's entry as it arrives, or, last, the verdict.
@@ -2121,7 +2402,7 @@ export type VantageTraceRedirectsResponse = Message<"sitediag.v1.VantageTraceRed
  * Use `create(VantageTraceRedirectsResponseSchema)` to create a new message.
  */
 export const VantageTraceRedirectsResponseSchema: GenMessage<VantageTraceRedirectsResponse> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 40);
+  messageDesc(file_sitediag_v1_diagnostics, 44);
 
 /**
  * Outcome of a site check.

@@ -20,10 +20,11 @@ const closers: (() => Promise<void>)[] = [];
 /** An HTTP/2 server offering only h2 in ALPN, as some CDNs' edges and Caddy configurations do. */
 async function startH2Only(): Promise<{ url: (path: string) => string; methods: string[]; sessions: () => number }> {
   const methods: string[] = [];
-  let sessions = 0;
+  // Sessions that carried a request: details' TLS-version handshakes open sessions that never carry one.
+  const carrying = new Set<unknown>();
   const server: Http2SecureServer = createSecureServer({ key: pki.valid.key, cert: pki.valid.cert, allowHTTP1: false });
-  server.on("session", () => sessions++);
   server.on("stream", (stream: ServerHttp2Stream, headers) => {
+    carrying.add(stream.session);
     // The probe cancels a stream once it has what it needs; that is no error of the server's.
     stream.on("error", () => undefined);
     const path = String(headers[":path"]);
@@ -70,7 +71,7 @@ async function startH2Only(): Promise<{ url: (path: string) => string; methods: 
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return { url: (path) => `https://127.0.0.1:${port}${path}`, methods, sessions: () => sessions };
+  return { url: (path) => `https://127.0.0.1:${port}${path}`, methods, sessions: () => carrying.size };
 }
 
 /** A TLS server answering with fixed HTTP/1.1 bytes, with the given ALPN list (none when undefined). */
