@@ -7,6 +7,7 @@ import type { PolicyRefusal } from "../failures.js";
 import type { NameResolution } from "../probe/name-resolution.js";
 import type { ProxyKind } from "./proxy-providers.js";
 import { type TransportSecurity, transportSecurityOf } from "./transport-security.js";
+import type { SearchSignals } from "./search-signals.js";
 
 /**
  * What a person debugging a site wants beyond the contract's fields:
@@ -30,6 +31,8 @@ export interface DiagnosticDetails {
    * of evidence adds its own: one spread where the details are built.
    */
   readonly warnings: readonly EvidenceWarning[];
+  /** What the final page tells search engines (search-signals.ts); null when it was no 2xx answer. */
+  readonly search: SearchSignals | null;
 }
 
 /**
