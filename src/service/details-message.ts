@@ -24,6 +24,7 @@ import {
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticDetails, EvidenceWarning, FamilyComparison, RequestRecord, TlsRecord } from "../diagnostics/diagnostic-details.js";
 import { type NameResolution, QUESTION_TYPES } from "../probe/name-resolution.js";
+import { searchMessage } from "./search-message.js";
 
 /** The diagnostics' details as the public `Details` message; nulls become unset fields. */
 export function detailsMessage(details: DiagnosticDetails): Details {
@@ -35,6 +36,8 @@ export function detailsMessage(details: DiagnosticDetails): Details {
     families: details.families === null ? undefined : familiesMessage(details.families),
     warnings: details.warnings.map(warningMessage),
     resolutions: details.resolutions.map(nameResolutionMessage),
+    // A vantage of an older version sends details without search.
+    search: details.search === null || details.search === undefined ? undefined : searchMessage(details.search),
   });
 }
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sitediag/v1/diagnostics.proto.
  */
 export const file_sitediag_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiUwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIpQEChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjYKCHZhbnRhZ2VzGAwgASgLMh4uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVja3NCBLi7GAFCDAoKX2ZpbmFsX3VybEIOCgxfc3RhdHVzX2NvZGVCDgoMX3N0YXR1c190ZXh0QhAKDl9yZXNwb25zZV90aW1lQgkKB19yZWFzb25CDwoNX2ZhaWxlZF9zdGFnZSIqCgtSZWRpcmVjdEhvcBILCgN1cmwYASABKAkSDgoGc3RhdHVzGAIgASgFIlgKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIvQCChZUcmFjZVJlZGlyZWN0c1Jlc3BvbnNlEg0KBWlucHV0GAEgASgJEhEKCXJlZGlyZWN0cxgCIAEoBRIRCglmaW5hbF91cmwYAyABKAkSGQoMZmluYWxfc3RhdHVzGAQgASgFSACIAQESFQoNdG90YWxfdGltZV9tcxgFIAEoBRIuCgxjaGFpbl9zdGF0dXMYBiABKA4yGC5zaXRlZGlhZy52MS5DaGFpblN0YXR1cxIkCgVjaGFpbhgHIAMoCzIVLnNpdGVkaWFnLnYxLkNoYWluSG9wEisKCHdhcm5pbmdzGAggAygLMhkuc2l0ZWRpYWcudjEuVHJhY2VXYXJuaW5nEisKB2RldGFpbHMYCSABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjIKCHZhbnRhZ2VzGAogASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZVRyYWNlc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIsICCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdBIwCgtyZXNvbHV0aW9ucxgFIAMoCzIbLnNpdGVkaWFnLnYxLk5hbWVSZXNvbHV0aW9uEi8KCGZhbWlsaWVzGAYgASgLMh0uc2l0ZWRpYWcudjEuRmFtaWx5Q29tcGFyaXNvbhIrCgh3YXJuaW5ncxgHIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZ0IHCgVfY29kZSL9AQoQRmFtaWx5Q29tcGFyaXNvbhIVCg1waWNrZWRfZmFtaWx5GAEgASgFEhQKDG90aGVyX2ZhbWlseRgCIAEoBRIrCgdyZXF1ZXN0GAMgASgLMhouc2l0ZWRpYWcudjEuUmVxdWVzdERldGFpbBIZCgxyZWZ1c2VkX2NvZGUYBCABKAlIAIgBARIbCg5yZWZ1c2VkX3JlYXNvbhgFIAEoCUgBiAEBEhYKDnN0YXR1c19kaWZmZXJzGAYgASgIEhsKE2NlcnRpZmljYXRlX2RpZmZlcnMYByABKAhCDwoNX3JlZnVzZWRfY29kZUIRCg9fcmVmdXNlZF9yZWFzb24ivQQKDVJlcXVlc3REZXRhaWwSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIVCg1oZWFkX2ZhbGxiYWNrGAMgASgIEhsKDnJlbW90ZV9hZGRyZXNzGAQgASgJSACIAQESFgoJaXBfZmFtaWx5GAUgASgFSAGIAQESGQoMaHR0cF92ZXJzaW9uGAYgASgJSAKIAQESEwoGc3RhdHVzGAcgASgFSAOIAQESLAoHdGltaW5ncxgIIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RUaW1pbmdzEiMKA3RscxgJIAEoCzIWLnNpdGVkaWFnLnYxLlRsc0RldGFpbBIsCgdmYWlsdXJlGAogASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdEZhaWx1cmUSGQoRY29ubmVjdGlvbl9yZXVzZWQYCyABKAgSMgoQcmVzcG9uc2VfaGVhZGVycxgMIAMoCzIYLnNpdGVkaWFnLnYxLkhlYWRlckZpZWxkEiIKGnJlc3BvbnNlX2hlYWRlcnNfdHJ1bmNhdGVkGA0gASgIEjoKEnRyYW5zcG9ydF9zZWN1cml0eRgOIAEoCzIeLnNpdGVkaWFnLnYxLlRyYW5zcG9ydFNlY3VyaXR5EhcKCnJlc29sdXRpb24YDyABKAVIBIgBAUIRCg9fcmVtb3RlX2FkZHJlc3NCDAoKX2lwX2ZhbWlseUIPCg1faHR0cF92ZXJzaW9uQgkKB19zdGF0dXNCDQoLX3Jlc29sdXRpb24irAIKDk5hbWVSZXNvbHV0aW9uEgwKBG5hbWUYASABKAkSEwoLcXVlcnlfdHlwZXMYAiADKAkSMQoGc291cmNlGAMgASgLMiEuc2l0ZWRpYWcudjEuTmFtZVJlc29sdXRpb25Tb3VyY2USEwoLY25hbWVfY2hhaW4YBCADKAkSFwoPY25hbWVfY2hhaW5fZW5kGAUgASgJEjIKB2Fuc3dlcnMYBiADKAsyIS5zaXRlZGlhZy52MS5OYW1lUmVzb2x1dGlvbkFuc3dlchIXCg9hbnN3ZXJzX29taXR0ZWQYByABKAUSDwoHdGltZV9tcxgIIAEoARIRCgRjb2RlGAkgASgJSACIAQESEgoFcmNvZGUYCiABKAlIAYgBAUIHCgVfY29kZUIICgZfcmNvZGUiUQoUTmFtZVJlc29sdXRpb25Tb3VyY2USDAoEa2luZBgBIAEoCRIRCgRwYXRoGAIgASgJSACIAQESDwoHc2VydmVycxgDIAMoCUIHCgVfcGF0aCJRChROYW1lUmVzb2x1dGlvbkFuc3dlchIPCgdhZGRyZXNzGAEgASgJEg4KBmZhbWlseRgCIAEoBRIQCgN0dGwYAyABKAVIAIgBAUIGCgRfdHRsImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMi0gIKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBEiwKBWNoYWluGAYgAygLMh0uc2l0ZWRpYWcudjEuQ2hhaW5DZXJ0aWZpY2F0ZRI0Cgx2ZXJpZmljYXRpb24YByABKAsyHi5zaXRlZGlhZy52MS5DaGFpblZlcmlmaWNhdGlvbhImCgRvY3NwGAggASgLMhguc2l0ZWRpYWcudjEuU3RhcGxlZE9jc3BCCwoJX3Byb3RvY29sQgkKB19jaXBoZXJCBwoFX2FscG5CDwoNX3ZlcmlmeV9lcnJvciLMAgoQQ2hhaW5DZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEhQKDHN1YmplY3RfbmFtZRgCIAEoCRITCgtpc3N1ZXJfbmFtZRgDIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgEIAMoCRIeChZzdWJqZWN0X2FsdF9uYW1lc19tb3JlGAUgASgFEhIKCnZhbGlkX2Zyb20YBiABKAkSEAoIdmFsaWRfdG8YByABKAkSFgoOZGF5c19yZW1haW5pbmcYCCABKAUSEAoIa2V5X3R5cGUYCSABKAkSEAoIa2V5X3NpemUYCiABKAUSEQoJa2V5X2N1cnZlGAsgASgJEhsKE3NpZ25hdHVyZV9hbGdvcml0aG0YDCABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GA0gASgJEhMKC3NlbGZfaXNzdWVkGA4gASgIInkKEUNoYWluVmVyaWZpY2F0aW9uEhAKCHZlcmlmaWVkGAEgASgIEhYKCWZhaWxlZF9hdBgCIAEoBUgAiAEBEhMKBnJlYXNvbhgDIAEoCUgBiAEBEgwKBG1vcmUYBCABKAVCDAoKX2ZhaWxlZF9hdEIJCgdfcmVhc29uItABCgtDZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEg4KBmlzc3VlchgCIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgDIAMoCRISCgp2YWxpZF9mcm9tGAQgASgJEhAKCHZhbGlkX3RvGAUgASgJEhYKDmRheXNfcmVtYWluaW5nGAYgASgFEhUKDXNlcmlhbF9udW1iZXIYByABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GAggASgJEhQKDGNoYWluX2xlbmd0aBgJIAEoBSJkCg5SZXF1ZXN0RmFpbHVyZRINCgVzdGFnZRgBIAEoCRIMCgRjb2RlGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCgl0aW1lZF9vdXQYBCABKAgSEgoKZWxhcHNlZF9tcxgFIAEoASItCgtQcm94eURldGFpbBIQCghwcm92aWRlchgBIAEoCRIMCgRraW5kGAIgASgJIkIKDkNsaWVudFJlZGlyZWN0EgwKBGtpbmQYASABKAkSCwoDdXJsGAIgASgJEhUKDWRlbGF5X3NlY29uZHMYAyABKAEioQMKC1N0YXBsZWRPY3NwEg4KBnN0YXR1cxgBIAEoCRIbCg5pbnZhbGlkX3JlYXNvbhgCIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYAyABKAlIAYgBARIeChFyZXZvY2F0aW9uX3JlYXNvbhgEIAEoCUgCiAEBEhgKC3Byb2R1Y2VkX2F0GAUgASgJSAOIAQESGAoLdGhpc191cGRhdGUYBiABKAlIBIgBARIYCgtuZXh0X3VwZGF0ZRgHIAEoCUgFiAEBEhAKCGZvcl9sZWFmGAggASgIEg0KBXN0YWxlGAkgASgIEhEKCXNpZ25hdHVyZRgKIAEoCRIbCg5zaWduYXR1cmVfbm90ZRgLIAEoCUgGiAEBEhIKCnNpemVfYnl0ZXMYDCABKAVCEQoPX2ludmFsaWRfcmVhc29uQg0KC19yZXZva2VkX2F0QhQKEl9yZXZvY2F0aW9uX3JlYXNvbkIOCgxfcHJvZHVjZWRfYXRCDgoMX3RoaXNfdXBkYXRlQg4KDF9uZXh0X3VwZGF0ZUIRCg9fc2lnbmF0dXJlX25vdGUicQoRVmFudGFnZVNpdGVDaGVja3MSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0Ei4KB2VudHJpZXMYAiADKAsyHS5zaXRlZGlhZy52MS5WYW50YWdlU2l0ZUNoZWNrImkKDVZhbnRhZ2VUcmFjZXMSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0EioKB2VudHJpZXMYAiADKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2UibQoQVmFudGFnZVNpdGVDaGVjaxIrCgd2YW50YWdlGAEgASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZU9yaWdpbhIsCgRkYXRhGAIgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UibgoMVmFudGFnZVRyYWNlEisKB3ZhbnRhZ2UYASABKAsyGi5zaXRlZGlhZy52MS5WYW50YWdlT3JpZ2luEjEKBGRhdGEYAiABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlItkBCg1WYW50YWdlT3JpZ2luEgwKBG5hbWUYASABKAkSEgoFbGFiZWwYAiABKAlIAIgBARIVCghsb2NhdGlvbhgDIAEoCUgBiAEBEigKBXN0YXRlGAQgASgOMhkuc2l0ZWRpYWcudjEuVmFudGFnZVN0YXRlEhIKCmVsYXBzZWRfbXMYBSABKAUSEQoEY29kZRgGIAEoCUgCiAEBEhMKBnJlYXNvbhgHIAEoCUgDiAEBQggKBl9sYWJlbEILCglfbG9jYXRpb25CBwoFX2NvZGVCCQoHX3JlYXNvbiJaChdWYW50YWdlQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIl8KHFZhbnRhZ2VUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBARIQCgh2YW50YWdlcxgDIAMoCUIKCghfZGV0YWlscyKHAQoYVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlEiwKBWVudHJ5GAEgASgLMh0uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVjaxIxCgd2ZXJkaWN0GAIgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3RIAIgBAUIKCghfdmVyZGljdCKIAQodVmFudGFnZVRyYWNlUmVkaXJlY3RzUmVzcG9uc2USKAoFZW50cnkYASABKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2USMQoHdmVyZGljdBgCIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0SACIAQFCCgoIX3ZlcmRpY3QqZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQqrgEKD1dhcm5pbmdTZXZlcml0eRIgChxXQVJOSU5HX1NFVkVSSVRZX1VOU1BFQ0lGSUVEEAASIwoVV0FSTklOR19TRVZFUklUWV9JTkZPEAEaCKq7GARpbmZvEikKGFdBUk5JTkdfU0VWRVJJVFlfV0FSTklORxACGguquxgHd2FybmluZxIpChhXQVJOSU5HX1NFVkVSSVRZX1BST0JMRU0QAxoLqrsYB3Byb2JsZW0qpwEKDFZhbnRhZ2VTdGF0ZRIdChlWQU5UQUdFX1NUQVRFX1VOU1BFQ0lGSUVEEAASIAoSVkFOVEFHRV9TVEFURV9ET05FEAEaCKq7GARkb25lEi4KGVZBTlRBR0VfU1RBVEVfVU5BVkFJTEFCTEUQAhoPqrsYC3VuYXZhaWxhYmxlEiYKFVZBTlRBR0VfU1RBVEVfUkVGVVNFRBADGguquxgHcmVmdXNlZCrBAgoOVmFudGFnZVZlcmRpY3QSHwobVkFOVEFHRV9WRVJESUNUX1VOU1BFQ0lGSUVEEAASNAodVkFOVEFHRV9WRVJESUNUX1VQX0VWRVJZV0hFUkUQARoRqrsYDXVwX2V2ZXJ5d2hlcmUSOAofVkFOVEFHRV9WRVJESUNUX0RPV05fRVZFUllXSEVSRRACGhOquxgPZG93bl9ldmVyeXdoZXJlEjIKHFZBTlRBR0VfVkVSRElDVF9ET1dOX0lOX1NPTUUQAxoQqrsYDGRvd25faW5fc29tZRI4Ch9WQU5UQUdFX1ZFUkRJQ1RfQkxPQ0tFRF9JTl9TT01FEAQaE6q7GA9ibG9ja2VkX2luX3NvbWUSMAobVkFOVEFHRV9WRVJESUNUX1VOQVZBSUxBQkxFEAUaD6q7GAt1bmF2YWlsYWJsZTK0BgoSRGlhZ25vc3RpY3NTZXJ2aWNlEmgKCUNoZWNrU2l0ZRIdLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlcXVlc3QaHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSIcgtPkkwIWEhQvYXBpL3YxL2lzLXNpdGUtZG93bhJ5Cg5UcmFjZVJlZGlyZWN0cxIiLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVxdWVzdBojLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2UiHoLT5JMCGBIWL2FwaS92MS9yZWRpcmVjdC1jaGVjaxJ2CgpDaGVja1NpdGVzEh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1JlcXVlc3QaHy5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVzcG9uc2UiJYLT5JMCHzoBKiIaL2FwaS92MS9iYXRjaC9pcy1zaXRlLWRvd24wARKTAQoTVHJhY2VSZWRpcmVjdHNCYXRjaBInLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXF1ZXN0Giguc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvYmF0Y2gvcmVkaXJlY3QtY2hlY2swARKLAQoQVmFudGFnZUNoZWNrU2l0ZRIkLnNpdGVkaWFnLnYxLlZhbnRhZ2VDaGVja1NpdGVSZXF1ZXN0GiUuc2l0ZWRpYWcudjEuVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlIiiC0+STAiI6ASoiHS9hcGkvdjEvdmFudGFnZXMvaXMtc2l0ZS1kb3duMAESnAEKFVZhbnRhZ2VUcmFjZVJlZGlyZWN0cxIpLnNpdGVkaWFnLnYxLlZhbnRhZ2VUcmFjZVJlZGlyZWN0c1JlcXVlc3QaKi5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2VSZWRpcmVjdHNSZXNwb25zZSIqgtPkkwIkOgEqIh8vYXBpL3YxL3ZhbnRhZ2VzL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
+  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEifwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJEioKCnVzZXJfYWdlbnQYBCABKA4yFi5zaXRlZGlhZy52MS5Vc2VyQWdlbnRCCgoIX2RldGFpbHMilAQKEUNoZWNrU2l0ZVJlc3BvbnNlEhUKDXJlcXVlc3RlZF91cmwYASABKAkSFgoJZmluYWxfdXJsGAIgASgJSACIAQESJwoGc3RhdHVzGAMgASgOMhcuc2l0ZWRpYWcudjEuU2l0ZVN0YXR1cxIYCgtzdGF0dXNfY29kZRgEIAEoBUgBiAEBEhgKC3N0YXR1c190ZXh0GAUgASgJSAKIAQESGgoNcmVzcG9uc2VfdGltZRgGIAEoBUgDiAEBEhMKBnJlYXNvbhgHIAEoCUgEiAEBEjMKDGZhaWxlZF9zdGFnZRgIIAEoDjIYLnNpdGVkaWFnLnYxLkZhaWxlZFN0YWdlSAWIAQESNQoNcmVkaXJlY3RfaG9wcxgJIAMoCzIYLnNpdGVkaWFnLnYxLlJlZGlyZWN0SG9wQgSwuxgBEhUKDXByb3h5X2Jsb2NrZWQYCiABKAgSKwoHZGV0YWlscxgLIAEoCzIULnNpdGVkaWFnLnYxLkRldGFpbHNCBLi7GAESNgoIdmFudGFnZXMYDCABKAsyHi5zaXRlZGlhZy52MS5WYW50YWdlU2l0ZUNoZWNrc0IEuLsYAUIMCgpfZmluYWxfdXJsQg4KDF9zdGF0dXNfY29kZUIOCgxfc3RhdHVzX3RleHRCEAoOX3Jlc3BvbnNlX3RpbWVCCQoHX3JlYXNvbkIPCg1fZmFpbGVkX3N0YWdlIioKC1JlZGlyZWN0SG9wEgsKA3VybBgBIAEoCRIOCgZzdGF0dXMYAiABKAUihAEKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJEioKCnVzZXJfYWdlbnQYBCABKA4yFi5zaXRlZGlhZy52MS5Vc2VyQWdlbnRCCgoIX2RldGFpbHMi9AIKFlRyYWNlUmVkaXJlY3RzUmVzcG9uc2USDQoFaW5wdXQYASABKAkSEQoJcmVkaXJlY3RzGAIgASgFEhEKCWZpbmFsX3VybBgDIAEoCRIZCgxmaW5hbF9zdGF0dXMYBCABKAVIAIgBARIVCg10b3RhbF90aW1lX21zGAUgASgFEi4KDGNoYWluX3N0YXR1cxgGIAEoDjIYLnNpdGVkaWFnLnYxLkNoYWluU3RhdHVzEiQKBWNoYWluGAcgAygLMhUuc2l0ZWRpYWcudjEuQ2hhaW5Ib3ASKwoId2FybmluZ3MYCCADKAsyGS5zaXRlZGlhZy52MS5UcmFjZVdhcm5pbmcSKwoHZGV0YWlscxgJIAEoCzIULnNpdGVkaWFnLnYxLkRldGFpbHNCBLi7GAESMgoIdmFudGFnZXMYCiABKAsyGi5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2VzQgS4uxgBQg8KDV9maW5hbF9zdGF0dXMi4gEKCENoYWluSG9wEgsKA2hvcBgBIAEoBRILCgN1cmwYAiABKAkSEAoIaG9zdG5hbWUYAyABKAkSDgoGc3RhdHVzGAQgASgFEhMKC3N0YXR1c190ZXh0GAUgASgJEhUKCGxvY2F0aW9uGAYgASgJSACIAQESGgoNcmVkaXJlY3RfdHlwZRgHIAEoCUgBiAEBEhgKEHJlc3BvbnNlX3RpbWVfbXMYCCABKAUSGQoRdXBncmFkZWRfdG9faHR0cHMYCSABKAhCCwoJX2xvY2F0aW9uQhAKDl9yZWRpcmVjdF90eXBlIncKDFRyYWNlV2FybmluZxIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEAoDaG9wGAMgASgFSACIAQESLgoIc2V2ZXJpdHkYBCABKA4yHC5zaXRlZGlhZy52MS5XYXJuaW5nU2V2ZXJpdHlCBgoEX2hvcCJvChFDaGVja1NpdGVzUmVxdWVzdBIMCgR1cmxzGAEgAygJEhQKB2RldGFpbHMYAiABKAhIAIgBARIqCgp1c2VyX2FnZW50GAMgASgOMhYuc2l0ZWRpYWcudjEuVXNlckFnZW50QgoKCF9kZXRhaWxzIpsBChJDaGVja1NpdGVzUmVzcG9uc2USDQoFaW5kZXgYASABKAUSCwoDdXJsGAIgASgJEjAKBnJlc3VsdBgDIAEoCzIeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAQgkKB291dGNvbWUiLwoOQmF0Y2hJdGVtRXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIpcBChpUcmFjZVJlZGlyZWN0c0JhdGNoUmVxdWVzdBIrCgVpdGVtcxgBIAMoCzIcLnNpdGVkaWFnLnYxLlRyYWNlQmF0Y2hFbnRyeRIUCgdkZXRhaWxzGAIgASgISACIAQESKgoKdXNlcl9hZ2VudBgDIAEoDjIWLnNpdGVkaWFnLnYxLlVzZXJBZ2VudEIKCghfZGV0YWlscyJWCg9UcmFjZUJhdGNoRW50cnkSCwoDdXJsGAEgASgJEh8KEmV4cGVjdGVkX2ZpbmFsX3VybBgCIAEoCUgAiAEBQhUKE19leHBlY3RlZF9maW5hbF91cmwi8gEKG1RyYWNlUmVkaXJlY3RzQmF0Y2hSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSNQoGcmVzdWx0GAMgASgLMiMuc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNSZXNwb25zZUgAEiwKBWVycm9yGAQgASgLMhsuc2l0ZWRpYWcudjEuQmF0Y2hJdGVtRXJyb3JIABI3CgtleHBlY3RhdGlvbhgFIAEoCzIdLnNpdGVkaWFnLnYxLlRyYWNlRXhwZWN0YXRpb25IAYgBAUIJCgdvdXRjb21lQg4KDF9leHBlY3RhdGlvbiJDChBUcmFjZUV4cGVjdGF0aW9uEg8KB21hdGNoZXMYASABKAgSEwoGcmVhc29uGAIgASgJSACIAQFCCQoHX3JlYXNvbiLuAgoHRGV0YWlscxIRCgRjb2RlGAEgASgJSACIAQESLAoIcmVxdWVzdHMYAiADKAsyGi5zaXRlZGlhZy52MS5SZXF1ZXN0RGV0YWlsEicKBXByb3h5GAMgASgLMhguc2l0ZWRpYWcudjEuUHJveHlEZXRhaWwSNAoPY2xpZW50X3JlZGlyZWN0GAQgASgLMhsuc2l0ZWRpYWcudjEuQ2xpZW50UmVkaXJlY3QSMAoLcmVzb2x1dGlvbnMYBSADKAsyGy5zaXRlZGlhZy52MS5OYW1lUmVzb2x1dGlvbhIvCghmYW1pbGllcxgGIAEoCzIdLnNpdGVkaWFnLnYxLkZhbWlseUNvbXBhcmlzb24SKwoId2FybmluZ3MYByADKAsyGS5zaXRlZGlhZy52MS5UcmFjZVdhcm5pbmcSKgoGc2VhcmNoGAggASgLMhouc2l0ZWRpYWcudjEuU2VhcmNoU2lnbmFsc0IHCgVfY29kZSLIAQoNU2VhcmNoU2lnbmFscxIrCgdub2luZGV4GAEgASgLMhouc2l0ZWRpYWcudjEuU2VhcmNoTm9pbmRleBIvCgljYW5vbmljYWwYAiABKAsyHC5zaXRlZGlhZy52MS5TZWFyY2hDYW5vbmljYWwSGAoQcmVkaXJlY3RfdG9faG9tZRgDIAEoCBIsCghzb2Z0XzQwNBgEIAEoCzIaLnNpdGVkaWFnLnYxLlNlYXJjaFNvZnQ0MDQSEQoJYm9keV9yZWFkGAUgASgIIlAKDVNlYXJjaE5vaW5kZXgSDgoGc291cmNlGAEgASgJEhEKCWRpcmVjdGl2ZRgCIAEoCRISCgVzY29wZRgDIAEoCUgAiAEBQggKBl9zY29wZSJBCg9TZWFyY2hDYW5vbmljYWwSCwoDdXJsGAEgASgJEg4KBnNvdXJjZRgCIAEoCRIRCgllbHNld2hlcmUYAyABKAgiLQoNU2VhcmNoU29mdDQwNBIOCgZzb3VyY2UYASABKAkSDAoEdGV4dBgCIAEoCSL9AQoQRmFtaWx5Q29tcGFyaXNvbhIVCg1waWNrZWRfZmFtaWx5GAEgASgFEhQKDG90aGVyX2ZhbWlseRgCIAEoBRIrCgdyZXF1ZXN0GAMgASgLMhouc2l0ZWRpYWcudjEuUmVxdWVzdERldGFpbBIZCgxyZWZ1c2VkX2NvZGUYBCABKAlIAIgBARIbCg5yZWZ1c2VkX3JlYXNvbhgFIAEoCUgBiAEBEhYKDnN0YXR1c19kaWZmZXJzGAYgASgIEhsKE2NlcnRpZmljYXRlX2RpZmZlcnMYByABKAhCDwoNX3JlZnVzZWRfY29kZUIRCg9fcmVmdXNlZF9yZWFzb24ivQQKDVJlcXVlc3REZXRhaWwSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIVCg1oZWFkX2ZhbGxiYWNrGAMgASgIEhsKDnJlbW90ZV9hZGRyZXNzGAQgASgJSACIAQESFgoJaXBfZmFtaWx5GAUgASgFSAGIAQESGQoMaHR0cF92ZXJzaW9uGAYgASgJSAKIAQESEwoGc3RhdHVzGAcgASgFSAOIAQESLAoHdGltaW5ncxgIIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RUaW1pbmdzEiMKA3RscxgJIAEoCzIWLnNpdGVkaWFnLnYxLlRsc0RldGFpbBIsCgdmYWlsdXJlGAogASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdEZhaWx1cmUSGQoRY29ubmVjdGlvbl9yZXVzZWQYCyABKAgSMgoQcmVzcG9uc2VfaGVhZGVycxgMIAMoCzIYLnNpdGVkaWFnLnYxLkhlYWRlckZpZWxkEiIKGnJlc3BvbnNlX2hlYWRlcnNfdHJ1bmNhdGVkGA0gASgIEjoKEnRyYW5zcG9ydF9zZWN1cml0eRgOIAEoCzIeLnNpdGVkaWFnLnYxLlRyYW5zcG9ydFNlY3VyaXR5EhcKCnJlc29sdXRpb24YDyABKAVIBIgBAUIRCg9fcmVtb3RlX2FkZHJlc3NCDAoKX2lwX2ZhbWlseUIPCg1faHR0cF92ZXJzaW9uQgkKB19zdGF0dXNCDQoLX3Jlc29sdXRpb24irAIKDk5hbWVSZXNvbHV0aW9uEgwKBG5hbWUYASABKAkSEwoLcXVlcnlfdHlwZXMYAiADKAkSMQoGc291cmNlGAMgASgLMiEuc2l0ZWRpYWcudjEuTmFtZVJlc29sdXRpb25Tb3VyY2USEwoLY25hbWVfY2hhaW4YBCADKAkSFwoPY25hbWVfY2hhaW5fZW5kGAUgASgJEjIKB2Fuc3dlcnMYBiADKAsyIS5zaXRlZGlhZy52MS5OYW1lUmVzb2x1dGlvbkFuc3dlchIXCg9hbnN3ZXJzX29taXR0ZWQYByABKAUSDwoHdGltZV9tcxgIIAEoARIRCgRjb2RlGAkgASgJSACIAQESEgoFcmNvZGUYCiABKAlIAYgBAUIHCgVfY29kZUIICgZfcmNvZGUiUQoUTmFtZVJlc29sdXRpb25Tb3VyY2USDAoEa2luZBgBIAEoCRIRCgRwYXRoGAIgASgJSACIAQESDwoHc2VydmVycxgDIAMoCUIHCgVfcGF0aCJRChROYW1lUmVzb2x1dGlvbkFuc3dlchIPCgdhZGRyZXNzGAEgASgJEg4KBmZhbWlseRgCIAEoBRIQCgN0dGwYAyABKAVIAIgBAUIGCgRfdHRsImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMi0gIKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBEiwKBWNoYWluGAYgAygLMh0uc2l0ZWRpYWcudjEuQ2hhaW5DZXJ0aWZpY2F0ZRI0Cgx2ZXJpZmljYXRpb24YByABKAsyHi5zaXRlZGlhZy52MS5DaGFpblZlcmlmaWNhdGlvbhImCgRvY3NwGAggASgLMhguc2l0ZWRpYWcudjEuU3RhcGxlZE9jc3BCCwoJX3Byb3RvY29sQgkKB19jaXBoZXJCBwoFX2FscG5CDwoNX3ZlcmlmeV9lcnJvciLMAgoQQ2hhaW5DZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEhQKDHN1YmplY3RfbmFtZRgCIAEoCRITCgtpc3N1ZXJfbmFtZRgDIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgEIAMoCRIeChZzdWJqZWN0X2FsdF9uYW1lc19tb3JlGAUgASgFEhIKCnZhbGlkX2Zyb20YBiABKAkSEAoIdmFsaWRfdG8YByABKAkSFgoOZGF5c19yZW1haW5pbmcYCCABKAUSEAoIa2V5X3R5cGUYCSABKAkSEAoIa2V5X3NpemUYCiABKAUSEQoJa2V5X2N1cnZlGAsgASgJEhsKE3NpZ25hdHVyZV9hbGdvcml0aG0YDCABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GA0gASgJEhMKC3NlbGZfaXNzdWVkGA4gASgIInkKEUNoYWluVmVyaWZpY2F0aW9uEhAKCHZlcmlmaWVkGAEgASgIEhYKCWZhaWxlZF9hdBgCIAEoBUgAiAEBEhMKBnJlYXNvbhgDIAEoCUgBiAEBEgwKBG1vcmUYBCABKAVCDAoKX2ZhaWxlZF9hdEIJCgdfcmVhc29uItABCgtDZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEg4KBmlzc3VlchgCIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgDIAMoCRISCgp2YWxpZF9mcm9tGAQgASgJEhAKCHZhbGlkX3RvGAUgASgJEhYKDmRheXNfcmVtYWluaW5nGAYgASgFEhUKDXNlcmlhbF9udW1iZXIYByABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GAggASgJEhQKDGNoYWluX2xlbmd0aBgJIAEoBSJkCg5SZXF1ZXN0RmFpbHVyZRINCgVzdGFnZRgBIAEoCRIMCgRjb2RlGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCgl0aW1lZF9vdXQYBCABKAgSEgoKZWxhcHNlZF9tcxgFIAEoASItCgtQcm94eURldGFpbBIQCghwcm92aWRlchgBIAEoCRIMCgRraW5kGAIgASgJIkIKDkNsaWVudFJlZGlyZWN0EgwKBGtpbmQYASABKAkSCwoDdXJsGAIgASgJEhUKDWRlbGF5X3NlY29uZHMYAyABKAEioQMKC1N0YXBsZWRPY3NwEg4KBnN0YXR1cxgBIAEoCRIbCg5pbnZhbGlkX3JlYXNvbhgCIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYAyABKAlIAYgBARIeChFyZXZvY2F0aW9uX3JlYXNvbhgEIAEoCUgCiAEBEhgKC3Byb2R1Y2VkX2F0GAUgASgJSAOIAQESGAoLdGhpc191cGRhdGUYBiABKAlIBIgBARIYCgtuZXh0X3VwZGF0ZRgHIAEoCUgFiAEBEhAKCGZvcl9sZWFmGAggASgIEg0KBXN0YWxlGAkgASgIEhEKCXNpZ25hdHVyZRgKIAEoCRIbCg5zaWduYXR1cmVfbm90ZRgLIAEoCUgGiAEBEhIKCnNpemVfYnl0ZXMYDCABKAVCEQoPX2ludmFsaWRfcmVhc29uQg0KC19yZXZva2VkX2F0QhQKEl9yZXZvY2F0aW9uX3JlYXNvbkIOCgxfcHJvZHVjZWRfYXRCDgoMX3RoaXNfdXBkYXRlQg4KDF9uZXh0X3VwZGF0ZUIRCg9fc2lnbmF0dXJlX25vdGUicQoRVmFudGFnZVNpdGVDaGVja3MSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0Ei4KB2VudHJpZXMYAiADKAsyHS5zaXRlZGlhZy52MS5WYW50YWdlU2l0ZUNoZWNrImkKDVZhbnRhZ2VUcmFjZXMSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0EioKB2VudHJpZXMYAiADKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2UibQoQVmFudGFnZVNpdGVDaGVjaxIrCgd2YW50YWdlGAEgASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZU9yaWdpbhIsCgRkYXRhGAIgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UibgoMVmFudGFnZVRyYWNlEisKB3ZhbnRhZ2UYASABKAsyGi5zaXRlZGlhZy52MS5WYW50YWdlT3JpZ2luEjEKBGRhdGEYAiABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlItkBCg1WYW50YWdlT3JpZ2luEgwKBG5hbWUYASABKAkSEgoFbGFiZWwYAiABKAlIAIgBARIVCghsb2NhdGlvbhgDIAEoCUgBiAEBEigKBXN0YXRlGAQgASgOMhkuc2l0ZWRpYWcudjEuVmFudGFnZVN0YXRlEhIKCmVsYXBzZWRfbXMYBSABKAUSEQoEY29kZRgGIAEoCUgCiAEBEhMKBnJlYXNvbhgHIAEoCUgDiAEBQggKBl9sYWJlbEILCglfbG9jYXRpb25CBwoFX2NvZGVCCQoHX3JlYXNvbiKGAQoXVmFudGFnZUNoZWNrU2l0ZVJlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBARIQCgh2YW50YWdlcxgDIAMoCRIqCgp1c2VyX2FnZW50GAQgASgOMhYuc2l0ZWRpYWcudjEuVXNlckFnZW50QgoKCF9kZXRhaWxzIosBChxWYW50YWdlVHJhY2VSZWRpcmVjdHNSZXF1ZXN0EgsKA3VybBgBIAEoCRIUCgdkZXRhaWxzGAIgASgISACIAQESEAoIdmFudGFnZXMYAyADKAkSKgoKdXNlcl9hZ2VudBgEIAEoDjIWLnNpdGVkaWFnLnYxLlVzZXJBZ2VudEIKCghfZGV0YWlscyKHAQoYVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlEiwKBWVudHJ5GAEgASgLMh0uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVjaxIxCgd2ZXJkaWN0GAIgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3RIAIgBAUIKCghfdmVyZGljdCKIAQodVmFudGFnZVRyYWNlUmVkaXJlY3RzUmVzcG9uc2USKAoFZW50cnkYASABKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2USMQoHdmVyZGljdBgCIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0SACIAQFCCgoIX3ZlcmRpY3QqmgEKCVVzZXJBZ2VudBIaChZVU0VSX0FHRU5UX1VOU1BFQ0lGSUVEEAASIwoSVVNFUl9BR0VOVF9CUk9XU0VSEAEaC6q7GAdicm93c2VyEicKFFVTRVJfQUdFTlRfR09PR0xFQk9UEAIaDaq7GAlnb29nbGVib3QSIwoSVVNFUl9BR0VOVF9CSU5HQk9UEAMaC6q7GAdiaW5nYm90KmUKClNpdGVTdGF0dXMSGwoXU0lURV9TVEFUVVNfVU5TUEVDSUZJRUQQABIaCg5TSVRFX1NUQVRVU19VUBABGgaquxgCdXASHgoQU0lURV9TVEFUVVNfRE9XThACGgiquxgEZG93biqxAQoLRmFpbGVkU3RhZ2USHAoYRkFJTEVEX1NUQUdFX1VOU1BFQ0lGSUVEEAASHQoQRkFJTEVEX1NUQUdFX0ROUxABGgequxgDZG5zEiUKFEZBSUxFRF9TVEFHRV9DT05ORUNUEAIaC6q7GAdjb25uZWN0Eh0KEEZBSUxFRF9TVEFHRV9UTFMQAxoHqrsYA3RscxIfChFGQUlMRURfU1RBR0VfSFRUUBAEGgiquxgEaHR0cCrbAgoLQ2hhaW5TdGF0dXMSHAoYQ0hBSU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASJQoUQ0hBSU5fU1RBVFVTX0hFQUxUSFkQARoLqrsYB0hlYWx0aHkSOwofQ0hBSU5fU1RBVFVTX1JFRElSRUNUU19ERVRFQ1RFRBACGhaquxgSUmVkaXJlY3RzIGRldGVjdGVkEjEKGkNIQUlOX1NUQVRVU19SRURJUkVDVF9MT09QEAMaEaq7GA1SZWRpcmVjdCBsb29wEjsKH0NIQUlOX1NUQVRVU19UT09fTUFOWV9SRURJUkVDVFMQBBoWqrsYElRvbyBtYW55IHJlZGlyZWN0cxIzChtDSEFJTl9TVEFUVVNfUkVRVUVTVF9GQUlMRUQQBRoSqrsYDlJlcXVlc3QgZmFpbGVkEiUKFENIQUlOX1NUQVRVU19USU1FT1VUEAYaC6q7GAdUaW1lb3V0Kq4BCg9XYXJuaW5nU2V2ZXJpdHkSIAocV0FSTklOR19TRVZFUklUWV9VTlNQRUNJRklFRBAAEiMKFVdBUk5JTkdfU0VWRVJJVFlfSU5GTxABGgiquxgEaW5mbxIpChhXQVJOSU5HX1NFVkVSSVRZX1dBUk5JTkcQAhoLqrsYB3dhcm5pbmcSKQoYV0FSTklOR19TRVZFUklUWV9QUk9CTEVNEAMaC6q7GAdwcm9ibGVtKqcBCgxWYW50YWdlU3RhdGUSHQoZVkFOVEFHRV9TVEFURV9VTlNQRUNJRklFRBAAEiAKElZBTlRBR0VfU1RBVEVfRE9ORRABGgiquxgEZG9uZRIuChlWQU5UQUdFX1NUQVRFX1VOQVZBSUxBQkxFEAIaD6q7GAt1bmF2YWlsYWJsZRImChVWQU5UQUdFX1NUQVRFX1JFRlVTRUQQAxoLqrsYB3JlZnVzZWQqwQIKDlZhbnRhZ2VWZXJkaWN0Eh8KG1ZBTlRBR0VfVkVSRElDVF9VTlNQRUNJRklFRBAAEjQKHVZBTlRBR0VfVkVSRElDVF9VUF9FVkVSWVdIRVJFEAEaEaq7GA11cF9ldmVyeXdoZXJlEjgKH1ZBTlRBR0VfVkVSRElDVF9ET1dOX0VWRVJZV0hFUkUQAhoTqrsYD2Rvd25fZXZlcnl3aGVyZRIyChxWQU5UQUdFX1ZFUkRJQ1RfRE9XTl9JTl9TT01FEAMaEKq7GAxkb3duX2luX3NvbWUSOAofVkFOVEFHRV9WRVJESUNUX0JMT0NLRURfSU5fU09NRRAEGhOquxgPYmxvY2tlZF9pbl9zb21lEjAKG1ZBTlRBR0VfVkVSRElDVF9VTkFWQUlMQUJMRRAFGg+quxgLdW5hdmFpbGFibGUytAYKEkRpYWdub3N0aWNzU2VydmljZRJoCglDaGVja1NpdGUSHS5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXF1ZXN0Gh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UiHILT5JMCFhIUL2FwaS92MS9pcy1zaXRlLWRvd24SeQoOVHJhY2VSZWRpcmVjdHMSIi5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1JlcXVlc3QaIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvcmVkaXJlY3QtY2hlY2sSdgoKQ2hlY2tTaXRlcxIeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZXNSZXF1ZXN0Gh8uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1Jlc3BvbnNlIiWC0+STAh86ASoiGi9hcGkvdjEvYmF0Y2gvaXMtc2l0ZS1kb3duMAESkwEKE1RyYWNlUmVkaXJlY3RzQmF0Y2gSJy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c0JhdGNoUmVxdWVzdBooLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXNwb25zZSIngtPkkwIhOgEqIhwvYXBpL3YxL2JhdGNoL3JlZGlyZWN0LWNoZWNrMAESiwEKEFZhbnRhZ2VDaGVja1NpdGUSJC5zaXRlZGlhZy52MS5WYW50YWdlQ2hlY2tTaXRlUmVxdWVzdBolLnNpdGVkaWFnLnYxLlZhbnRhZ2VDaGVja1NpdGVSZXNwb25zZSIogtPkkwIiOgEqIh0vYXBpL3YxL3ZhbnRhZ2VzL2lzLXNpdGUtZG93bjABEpwBChVWYW50YWdlVHJhY2VSZWRpcmVjdHMSKS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2VSZWRpcmVjdHNSZXF1ZXN0Giouc2l0ZWRpYWcudjEuVmFudGFnZVRyYWNlUmVkaXJlY3RzUmVzcG9uc2UiKoLT5JMCJDoBKiIfL2FwaS92MS92YW50YWdlcy9yZWRpcmVjdC1jaGVjazABYgZwcm90bzM", [file_google_api_annotations, file_sitediag_v1_options]);
 
 /**
  * Input of the is-site-down diagnostic.
@@ -47,6 +47,16 @@ export type CheckSiteRequest = Message<"sitediag.v1.CheckSiteRequest"> & {
    * @generated from field: repeated string vantages = 3;
    */
   vantages: string[];
+
+  /**
+   * Whose User-Agent every request sends: browser (the default, sitediag's
+   * own), googlebot or bingbot, so a site that redirects or blocks by
+   * User-Agent shows it. Any other value is a 400 (input_user_agent) before
+   * any charge.
+   *
+   * @generated from field: sitediag.v1.UserAgent user_agent = 4;
+   */
+  userAgent: UserAgent;
 };
 
 /**
@@ -216,6 +226,13 @@ export type TraceRedirectsRequest = Message<"sitediag.v1.TraceRedirectsRequest">
    * @generated from field: repeated string vantages = 3;
    */
   vantages: string[];
+
+  /**
+   * As CheckSiteRequest.user_agent.
+   *
+   * @generated from field: sitediag.v1.UserAgent user_agent = 4;
+   */
+  userAgent: UserAgent;
 };
 
 /**
@@ -453,6 +470,13 @@ export type CheckSitesRequest = Message<"sitediag.v1.CheckSitesRequest"> & {
    * @generated from field: optional bool details = 2;
    */
   details?: boolean | undefined;
+
+  /**
+   * As CheckSiteRequest.user_agent, for every item.
+   *
+   * @generated from field: sitediag.v1.UserAgent user_agent = 3;
+   */
+  userAgent: UserAgent;
 };
 
 /**
@@ -554,6 +578,13 @@ export type TraceRedirectsBatchRequest = Message<"sitediag.v1.TraceRedirectsBatc
    * @generated from field: optional bool details = 2;
    */
   details?: boolean | undefined;
+
+  /**
+   * As CheckSiteRequest.user_agent, for every item.
+   *
+   * @generated from field: sitediag.v1.UserAgent user_agent = 3;
+   */
+  userAgent: UserAgent;
 };
 
 /**
@@ -741,6 +772,16 @@ export type Details = Message<"sitediag.v1.Details"> & {
    * @generated from field: repeated sitediag.v1.TraceWarning warnings = 7;
    */
   warnings: TraceWarning[];
+
+  /**
+   * What the final page tells search engines, read from its header fields and
+   * the body prefix these details read (no request of its own); null when
+   * the diagnostic ended on no 2xx answer. Its findings are also warnings
+   * (noindex, canonical_elsewhere, redirect_to_home, soft_404_suspected).
+   *
+   * @generated from field: sitediag.v1.SearchSignals search = 8;
+   */
+  search?: SearchSignals | undefined;
 };
 
 /**
@@ -749,6 +790,154 @@ export type Details = Message<"sitediag.v1.Details"> & {
  */
 export const DetailsSchema: GenMessage<Details> = /*@__PURE__*/
   messageDesc(file_sitediag_v1_diagnostics, 14);
+
+/**
+ * What a final page tells search engines (docs/redirect-check.md#search-signals).
+ *
+ * @generated from message sitediag.v1.SearchSignals
+ */
+export type SearchSignals = Message<"sitediag.v1.SearchSignals"> & {
+  /**
+   * The page asks not to be indexed; null when it does not.
+   *
+   * @generated from field: sitediag.v1.SearchNoindex noindex = 1;
+   */
+  noindex?: SearchNoindex | undefined;
+
+  /**
+   * The canonical URL the page names, itself or another; null when it names none.
+   *
+   * @generated from field: sitediag.v1.SearchCanonical canonical = 2;
+   */
+  canonical?: SearchCanonical | undefined;
+
+  /**
+   * A URL with a path was redirected to a site's root (a soft-404 pattern).
+   *
+   * @generated from field: bool redirect_to_home = 3;
+   */
+  redirectToHome: boolean;
+
+  /**
+   * A final 200 whose title or first heading reads as not found; null otherwise.
+   *
+   * @generated from field: sitediag.v1.SearchSoft404 soft_404 = 4;
+   */
+  soft404?: SearchSoft404 | undefined;
+
+  /**
+   * Whether an HTML body prefix was read; false: only header fields and URLs were.
+   *
+   * @generated from field: bool body_read = 5;
+   */
+  bodyRead: boolean;
+};
+
+/**
+ * Describes the message sitediag.v1.SearchSignals.
+ * Use `create(SearchSignalsSchema)` to create a new message.
+ */
+export const SearchSignalsSchema: GenMessage<SearchSignals> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 15);
+
+/**
+ * A noindex the page gives.
+ *
+ * @generated from message sitediag.v1.SearchNoindex
+ */
+export type SearchNoindex = Message<"sitediag.v1.SearchNoindex"> & {
+  /**
+   * meta (a robots meta element) or header (X-Robots-Tag).
+   *
+   * @generated from field: string source = 1;
+   */
+  source: string;
+
+  /**
+   * noindex or none.
+   *
+   * @generated from field: string directive = 2;
+   */
+  directive: string;
+
+  /**
+   * The crawler it is for: the meta's name (robots, googlebot, bingbot) or
+   * the header's scope (googlebot, bingbot); null: the header's, for every crawler.
+   *
+   * @generated from field: optional string scope = 3;
+   */
+  scope?: string | undefined;
+};
+
+/**
+ * Describes the message sitediag.v1.SearchNoindex.
+ * Use `create(SearchNoindexSchema)` to create a new message.
+ */
+export const SearchNoindexSchema: GenMessage<SearchNoindex> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 16);
+
+/**
+ * The canonical URL a page names.
+ *
+ * @generated from message sitediag.v1.SearchCanonical
+ */
+export type SearchCanonical = Message<"sitediag.v1.SearchCanonical"> & {
+  /**
+   * Resolved against the final URL.
+   *
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * link_element (<link rel="canonical">) or link_header (HTTP Link).
+   *
+   * @generated from field: string source = 2;
+   */
+  source: string;
+
+  /**
+   * True when it names another URL than the final one (fragments aside).
+   *
+   * @generated from field: bool elsewhere = 3;
+   */
+  elsewhere: boolean;
+};
+
+/**
+ * Describes the message sitediag.v1.SearchCanonical.
+ * Use `create(SearchCanonicalSchema)` to create a new message.
+ */
+export const SearchCanonicalSchema: GenMessage<SearchCanonical> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 17);
+
+/**
+ * Why a final 200 reads as not found.
+ *
+ * @generated from message sitediag.v1.SearchSoft404
+ */
+export type SearchSoft404 = Message<"sitediag.v1.SearchSoft404"> & {
+  /**
+   * title or heading (the first h1).
+   *
+   * @generated from field: string source = 1;
+   */
+  source: string;
+
+  /**
+   * The text as read, at most 200 characters.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message sitediag.v1.SearchSoft404.
+ * Use `create(SearchSoft404Schema)` to create a new message.
+ */
+export const SearchSoft404Schema: GenMessage<SearchSoft404> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 18);
 
 /**
  * Both IP families of a diagnostic's first host. Evidence only: the verdict
@@ -814,7 +1003,7 @@ export type FamilyComparison = Message<"sitediag.v1.FamilyComparison"> & {
  * Use `create(FamilyComparisonSchema)` to create a new message.
  */
 export const FamilyComparisonSchema: GenMessage<FamilyComparison> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 15);
+  messageDesc(file_sitediag_v1_diagnostics, 19);
 
 /**
  * One HTTP request of a diagnostic.
@@ -940,7 +1129,7 @@ export type RequestDetail = Message<"sitediag.v1.RequestDetail"> & {
  * Use `create(RequestDetailSchema)` to create a new message.
  */
 export const RequestDetailSchema: GenMessage<RequestDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 16);
+  messageDesc(file_sitediag_v1_diagnostics, 20);
 
 /**
  * How a host name resolved. Every text in it is a DNS server's writing (or
@@ -1036,7 +1225,7 @@ export type NameResolution = Message<"sitediag.v1.NameResolution"> & {
  * Use `create(NameResolutionSchema)` to create a new message.
  */
 export const NameResolutionSchema: GenMessage<NameResolution> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 17);
+  messageDesc(file_sitediag_v1_diagnostics, 21);
 
 /**
  * Who answered a lookup.
@@ -1073,7 +1262,7 @@ export type NameResolutionSource = Message<"sitediag.v1.NameResolutionSource"> &
  * Use `create(NameResolutionSourceSchema)` to create a new message.
  */
 export const NameResolutionSourceSchema: GenMessage<NameResolutionSource> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 18);
+  messageDesc(file_sitediag_v1_diagnostics, 22);
 
 /**
  * One A or AAAA record of an answer.
@@ -1109,7 +1298,7 @@ export type NameResolutionAnswer = Message<"sitediag.v1.NameResolutionAnswer"> &
  * Use `create(NameResolutionAnswerSchema)` to create a new message.
  */
 export const NameResolutionAnswerSchema: GenMessage<NameResolutionAnswer> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 19);
+  messageDesc(file_sitediag_v1_diagnostics, 23);
 
 /**
  * What an HTTPS answer says about its transport. Read by total parsers from
@@ -1149,7 +1338,7 @@ export type TransportSecurity = Message<"sitediag.v1.TransportSecurity"> & {
  * Use `create(TransportSecuritySchema)` to create a new message.
  */
 export const TransportSecuritySchema: GenMessage<TransportSecurity> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 20);
+  messageDesc(file_sitediag_v1_diagnostics, 24);
 
 /**
  * A Strict-Transport-Security policy.
@@ -1184,7 +1373,7 @@ export type HstsPolicy = Message<"sitediag.v1.HstsPolicy"> & {
  * Use `create(HstsPolicySchema)` to create a new message.
  */
 export const HstsPolicySchema: GenMessage<HstsPolicy> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 21);
+  messageDesc(file_sitediag_v1_diagnostics, 25);
 
 /**
  * One header field of a response.
@@ -1212,7 +1401,7 @@ export type HeaderField = Message<"sitediag.v1.HeaderField"> & {
  * Use `create(HeaderFieldSchema)` to create a new message.
  */
 export const HeaderFieldSchema: GenMessage<HeaderField> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 22);
+  messageDesc(file_sitediag_v1_diagnostics, 26);
 
 /**
  * Milliseconds, multiples of 0.1 ms; null for a phase that did not happen
@@ -1290,7 +1479,7 @@ export type RequestTimings = Message<"sitediag.v1.RequestTimings"> & {
  * Use `create(RequestTimingsSchema)` to create a new message.
  */
 export const RequestTimingsSchema: GenMessage<RequestTimings> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 23);
+  messageDesc(file_sitediag_v1_diagnostics, 27);
 
 /**
  * The TLS session of an HTTPS request and the server's leaf certificate.
@@ -1366,7 +1555,7 @@ export type TlsDetail = Message<"sitediag.v1.TlsDetail"> & {
  * Use `create(TlsDetailSchema)` to create a new message.
  */
 export const TlsDetailSchema: GenMessage<TlsDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 24);
+  messageDesc(file_sitediag_v1_diagnostics, 28);
 
 /**
  * One certificate of a chain. Text is escaped (control characters and bidi overrides read
@@ -1479,7 +1668,7 @@ export type ChainCertificate = Message<"sitediag.v1.ChainCertificate"> & {
  * Use `create(ChainCertificateSchema)` to create a new message.
  */
 export const ChainCertificateSchema: GenMessage<ChainCertificate> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 25);
+  messageDesc(file_sitediag_v1_diagnostics, 29);
 
 /**
  * The verdict on a chain, and the link it fell at.
@@ -1524,7 +1713,7 @@ export type ChainVerification = Message<"sitediag.v1.ChainVerification"> & {
  * Use `create(ChainVerificationSchema)` to create a new message.
  */
 export const ChainVerificationSchema: GenMessage<ChainVerification> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 26);
+  messageDesc(file_sitediag_v1_diagnostics, 30);
 
 /**
  * A certificate as people read it.
@@ -1601,7 +1790,7 @@ export type Certificate = Message<"sitediag.v1.Certificate"> & {
  * Use `create(CertificateSchema)` to create a new message.
  */
 export const CertificateSchema: GenMessage<Certificate> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 27);
+  messageDesc(file_sitediag_v1_diagnostics, 31);
 
 /**
  * Why a request got no response.
@@ -1650,7 +1839,7 @@ export type RequestFailure = Message<"sitediag.v1.RequestFailure"> & {
  * Use `create(RequestFailureSchema)` to create a new message.
  */
 export const RequestFailureSchema: GenMessage<RequestFailure> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 28);
+  messageDesc(file_sitediag_v1_diagnostics, 32);
 
 /**
  * Which proxy or CDN answered, and what its answer means.
@@ -1678,7 +1867,7 @@ export type ProxyDetail = Message<"sitediag.v1.ProxyDetail"> & {
  * Use `create(ProxyDetailSchema)` to create a new message.
  */
 export const ProxyDetailSchema: GenMessage<ProxyDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 29);
+  messageDesc(file_sitediag_v1_diagnostics, 33);
 
 /**
  * A client-side redirect that was reported, not followed (spec 4.2.4).
@@ -1713,7 +1902,7 @@ export type ClientRedirect = Message<"sitediag.v1.ClientRedirect"> & {
  * Use `create(ClientRedirectSchema)` to create a new message.
  */
 export const ClientRedirectSchema: GenMessage<ClientRedirect> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 30);
+  messageDesc(file_sitediag_v1_diagnostics, 34);
 
 /**
  * A stapled OCSP answer (RFC 6960, RFC 6066 status_request), read from at
@@ -1816,7 +2005,7 @@ export type StapledOcsp = Message<"sitediag.v1.StapledOcsp"> & {
  * Use `create(StapledOcspSchema)` to create a new message.
  */
 export const StapledOcspSchema: GenMessage<StapledOcsp> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 31);
+  messageDesc(file_sitediag_v1_diagnostics, 35);
 
 /**
  * A site check from several vantages: the verdict over them, and one entry per vantage asked.
@@ -1844,7 +2033,7 @@ export type VantageSiteChecks = Message<"sitediag.v1.VantageSiteChecks"> & {
  * Use `create(VantageSiteChecksSchema)` to create a new message.
  */
 export const VantageSiteChecksSchema: GenMessage<VantageSiteChecks> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 32);
+  messageDesc(file_sitediag_v1_diagnostics, 36);
 
 /**
  * A redirect trace from several vantages.
@@ -1872,7 +2061,7 @@ export type VantageTraces = Message<"sitediag.v1.VantageTraces"> & {
  * Use `create(VantageTracesSchema)` to create a new message.
  */
 export const VantageTracesSchema: GenMessage<VantageTraces> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 33);
+  messageDesc(file_sitediag_v1_diagnostics, 37);
 
 /**
  * One vantage's part of a site check.
@@ -1901,7 +2090,7 @@ export type VantageSiteCheck = Message<"sitediag.v1.VantageSiteCheck"> & {
  * Use `create(VantageSiteCheckSchema)` to create a new message.
  */
 export const VantageSiteCheckSchema: GenMessage<VantageSiteCheck> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 34);
+  messageDesc(file_sitediag_v1_diagnostics, 38);
 
 /**
  * One vantage's part of a redirect trace.
@@ -1930,7 +2119,7 @@ export type VantageTrace = Message<"sitediag.v1.VantageTrace"> & {
  * Use `create(VantageTraceSchema)` to create a new message.
  */
 export const VantageTraceSchema: GenMessage<VantageTrace> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 35);
+  messageDesc(file_sitediag_v1_diagnostics, 39);
 
 /**
  * A vantage and how its part of a call ended.
@@ -1995,7 +2184,7 @@ export type VantageOrigin = Message<"sitediag.v1.VantageOrigin"> & {
  * Use `create(VantageOriginSchema)` to create a new message.
  */
 export const VantageOriginSchema: GenMessage<VantageOrigin> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 36);
+  messageDesc(file_sitediag_v1_diagnostics, 40);
 
 /**
  * Input of VantageCheckSite: CheckSiteRequest's fields, vantages required.
@@ -2023,6 +2212,13 @@ export type VantageCheckSiteRequest = Message<"sitediag.v1.VantageCheckSiteReque
    * @generated from field: repeated string vantages = 3;
    */
   vantages: string[];
+
+  /**
+   * As CheckSiteRequest.user_agent.
+   *
+   * @generated from field: sitediag.v1.UserAgent user_agent = 4;
+   */
+  userAgent: UserAgent;
 };
 
 /**
@@ -2030,7 +2226,7 @@ export type VantageCheckSiteRequest = Message<"sitediag.v1.VantageCheckSiteReque
  * Use `create(VantageCheckSiteRequestSchema)` to create a new message.
  */
 export const VantageCheckSiteRequestSchema: GenMessage<VantageCheckSiteRequest> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 37);
+  messageDesc(file_sitediag_v1_diagnostics, 41);
 
 /**
  * Input of VantageTraceRedirects: TraceRedirectsRequest's fields, vantages required.
@@ -2058,6 +2254,13 @@ export type VantageTraceRedirectsRequest = Message<"sitediag.v1.VantageTraceRedi
    * @generated from field: repeated string vantages = 3;
    */
   vantages: string[];
+
+  /**
+   * As TraceRedirectsRequest.user_agent.
+   *
+   * @generated from field: sitediag.v1.UserAgent user_agent = 4;
+   */
+  userAgent: UserAgent;
 };
 
 /**
@@ -2065,7 +2268,7 @@ export type VantageTraceRedirectsRequest = Message<"sitediag.v1.VantageTraceRedi
  * Use `create(VantageTraceRedirectsRequestSchema)` to create a new message.
  */
 export const VantageTraceRedirectsRequestSchema: GenMessage<VantageTraceRedirectsRequest> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 38);
+  messageDesc(file_sitediag_v1_diagnostics, 42);
 
 /**
  * One message of VantageCheckSite: a vantage's entry as it arrives, or, last, the verdict.
@@ -2093,7 +2296,7 @@ export type VantageCheckSiteResponse = Message<"sitediag.v1.VantageCheckSiteResp
  * Use `create(VantageCheckSiteResponseSchema)` to create a new message.
  */
 export const VantageCheckSiteResponseSchema: GenMessage<VantageCheckSiteResponse> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 39);
+  messageDesc(file_sitediag_v1_diagnostics, 43);
 
 /**
  * One message of VantageTraceRedirects: a vantage's entry as it arrives, or, last, the verdict.
@@ -2121,7 +2324,48 @@ export type VantageTraceRedirectsResponse = Message<"sitediag.v1.VantageTraceRed
  * Use `create(VantageTraceRedirectsResponseSchema)` to create a new message.
  */
 export const VantageTraceRedirectsResponseSchema: GenMessage<VantageTraceRedirectsResponse> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 40);
+  messageDesc(file_sitediag_v1_diagnostics, 44);
+
+/**
+ * The User-Agent a diagnostic speaks as; docs/api.md lists the strings sent.
+ *
+ * @generated from enum sitediag.v1.UserAgent
+ */
+export enum UserAgent {
+  /**
+   * Not given: browser.
+   *
+   * @generated from enum value: USER_AGENT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * sitediag's own User-Agent, as without the option.
+   *
+   * @generated from enum value: USER_AGENT_BROWSER = 1;
+   */
+  BROWSER = 1,
+
+  /**
+   * Googlebot Smartphone's documented User-Agent.
+   *
+   * @generated from enum value: USER_AGENT_GOOGLEBOT = 2;
+   */
+  GOOGLEBOT = 2,
+
+  /**
+   * Bingbot's documented (desktop) User-Agent.
+   *
+   * @generated from enum value: USER_AGENT_BINGBOT = 3;
+   */
+  BINGBOT = 3,
+}
+
+/**
+ * Describes the enum sitediag.v1.UserAgent.
+ */
+export const UserAgentSchema: GenEnum<UserAgent> = /*@__PURE__*/
+  enumDesc(file_sitediag_v1_diagnostics, 0);
 
 /**
  * Outcome of a site check.
@@ -2156,7 +2400,7 @@ export enum SiteStatus {
  * Describes the enum sitediag.v1.SiteStatus.
  */
 export const SiteStatusSchema: GenEnum<SiteStatus> = /*@__PURE__*/
-  enumDesc(file_sitediag_v1_diagnostics, 0);
+  enumDesc(file_sitediag_v1_diagnostics, 1);
 
 /**
  * The stage at which a check failed.
@@ -2204,7 +2448,7 @@ export enum FailedStage {
  * Describes the enum sitediag.v1.FailedStage.
  */
 export const FailedStageSchema: GenEnum<FailedStage> = /*@__PURE__*/
-  enumDesc(file_sitediag_v1_diagnostics, 1);
+  enumDesc(file_sitediag_v1_diagnostics, 2);
 
 /**
  * Overall outcome of a redirect trace.
@@ -2266,7 +2510,7 @@ export enum ChainStatus {
  * Describes the enum sitediag.v1.ChainStatus.
  */
 export const ChainStatusSchema: GenEnum<ChainStatus> = /*@__PURE__*/
-  enumDesc(file_sitediag_v1_diagnostics, 2);
+  enumDesc(file_sitediag_v1_diagnostics, 3);
 
 /**
  * How much a trace warning matters.
@@ -2307,7 +2551,7 @@ export enum WarningSeverity {
  * Describes the enum sitediag.v1.WarningSeverity.
  */
 export const WarningSeveritySchema: GenEnum<WarningSeverity> = /*@__PURE__*/
-  enumDesc(file_sitediag_v1_diagnostics, 3);
+  enumDesc(file_sitediag_v1_diagnostics, 4);
 
 /**
  * How one vantage's part of a call ended.
@@ -2349,7 +2593,7 @@ export enum VantageState {
  * Describes the enum sitediag.v1.VantageState.
  */
 export const VantageStateSchema: GenEnum<VantageState> = /*@__PURE__*/
-  enumDesc(file_sitediag_v1_diagnostics, 4);
+  enumDesc(file_sitediag_v1_diagnostics, 5);
 
 /**
  * What the vantages that answered say together (docs/vantages.md).
@@ -2405,7 +2649,7 @@ export enum VantageVerdict {
  * Describes the enum sitediag.v1.VantageVerdict.
  */
 export const VantageVerdictSchema: GenEnum<VantageVerdict> = /*@__PURE__*/
-  enumDesc(file_sitediag_v1_diagnostics, 5);
+  enumDesc(file_sitediag_v1_diagnostics, 6);
 
 /**
  * Two read-only diagnostics that fetch a public web address from the service's

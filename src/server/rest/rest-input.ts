@@ -86,7 +86,8 @@ function assign(target: ReturnType<typeof reflect>, field: DescField, values: st
     case "scalar":
     case "enum": {
       if (values.length > 1) return `query parameter ${field.jsonName} was given ${values.length} times; give it once`;
-      const parsed = field.fieldKind === "scalar" ? scalarFromText(field.scalar, values[0] ?? "") : enumFromText(field.enum, values[0] ?? "");
+      // An enum's text that names no value goes on as a number no value has: the service refuses it as it refuses an unknown number from an RPC door (user_agent: input_user_agent, before any charge).
+      const parsed = field.fieldKind === "scalar" ? scalarFromText(field.scalar, values[0] ?? "") : enumFromTextOrUnknown(field.enum, values[0] ?? "");
       if (typeof parsed === "object" && parsed !== null && "problem" in parsed) return `query parameter ${field.jsonName}: ${parsed.problem}`;
       target.set(field, parsed);
       return undefined;
@@ -162,6 +163,14 @@ function int64(text: string, unsigned: boolean): Parsed {
   } catch {
     return { problem: `${text} is out of range` };
   }
+}
+
+/** A number no enum value of this service has (proto3 enums are open, so a message may hold it). */
+export const UNKNOWN_ENUM_NUMBER = -1;
+
+function enumFromTextOrUnknown(desc: DescEnum, text: string): Parsed {
+  const parsed = enumFromText(desc, text);
+  return typeof parsed === "object" && "problem" in parsed ? UNKNOWN_ENUM_NUMBER : parsed;
 }
 
 /** An enum accepts the string the REST door renders for it, its proto name, or its number. */
