@@ -20,7 +20,7 @@ export function isKnownUserAgent(value: number): boolean {
  * default (browser), so a call without it, and the job a vantage is sent,
  * stay exactly what they were.
  */
-export function userAgentOption(value: UserAgent): { readonly userAgent?: UserAgentId } {
-  const id = IDS.get(value) ?? null;
+export function userAgentOption(value: UserAgent | undefined): { readonly userAgent?: UserAgentId } {
+  const id = value === undefined ? null : (IDS.get(value) ?? null);
   return id === null ? {} : { userAgent: id };
 }

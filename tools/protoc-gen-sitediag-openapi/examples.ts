@@ -132,6 +132,7 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             clientRedirect: null,
             families: null,
             warnings: [],
+            search: null,
             resolutions: [
               {
                 name: "old.example.com",
@@ -198,6 +199,7 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             clientRedirect: null,
             families: null,
             warnings: [],
+            search: null,
             resolutions: [
               {
                 name: "example.com",
@@ -341,6 +343,7 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             clientRedirect: { kind: "meta_refresh", url: "http://example.com/new", delaySeconds: 0 },
             families: null,
             warnings: [],
+            search: { noindex: null, canonical: null, redirectToHome: false, soft404: null, bodyRead: true },
             resolutions: [
               {
                 name: "example.com",
