@@ -1,5 +1,6 @@
 import { UserAgent } from "../gen/sitediag/v1/diagnostics_pb.js";
-import type { UserAgentId } from "./user-agents.js";
+import { isUserAgentId, type UserAgentId } from "./user-agents.js";
+import { userAgentCause } from "./failures.js";
 
 // The request's user_agent (an enum on every door) as the diagnostics' option.
 
@@ -23,4 +24,20 @@ export function isKnownUserAgent(value: number): boolean {
 export function userAgentOption(value: UserAgent | undefined): { readonly userAgent?: UserAgentId } {
   const id = value === undefined ? null : (IDS.get(value) ?? null);
   return id === null ? {} : { userAgent: id };
+}
+
+/** The request's value for an id, as the CLI builds requests. */
+export function userAgentValue(id: UserAgentId): UserAgent {
+  return id === "googlebot" ? UserAgent.GOOGLEBOT : id === "bingbot" ? UserAgent.BINGBOT : UserAgent.BROWSER;
+}
+
+/** `--user-agent TEXT` of the CLI: the id, or the input_user_agent sentence; `browser` when not given. */
+export function userAgentFromText(text: string | undefined): { readonly ok: true; readonly id: UserAgentId } | { readonly ok: false; readonly problem: string } {
+  if (text === undefined) return { ok: true, id: "browser" };
+  return isUserAgentId(text) ? { ok: true, id: text } : { ok: false, problem: `--user-agent ${JSON.stringify(text)}: ${userAgentCause().reason.replace(/^user_agent /, "")}` };
+}
+
+/** The diagnostics' option for an id: nothing for browser. */
+export function userAgentOptionOf(id: UserAgentId): { readonly userAgent?: UserAgentId } {
+  return id === "browser" ? {} : { userAgent: id };
 }
