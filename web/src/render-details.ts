@@ -7,6 +7,7 @@ import { renderFamilies } from "./families.js";
 import { renderNameResolution } from "./name-resolution.js";
 import { renderResponseHeaders } from "./response-headers.js";
 import { renderRevocation } from "./revocation.js";
+import { renderSearch } from "./search-signals.js";
 import { renderTransportSecurity } from "./transport-security.js";
 import { renderWaterfall } from "./waterfall.js";
 
@@ -23,7 +24,7 @@ export function renderRequests(details: Details | undefined, hops?: number): HTM
   if (details === undefined || details.requests.length === 0) {
     return h("p", { class: "note" }, "This answer carries no per-request details (timings, certificates).");
   }
-  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderRevocation(details.requests), renderTransportSecurity(details.requests), renderFamilies(details), renderNameResolution(details));
+  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderRevocation(details.requests), renderTransportSecurity(details.requests), renderFamilies(details), renderNameResolution(details), renderSearch(details));
 }
 
 /**
