@@ -151,7 +151,8 @@ function attributesEnd(html: string, at: number, wanted: ReadonlySet<string> | n
       index++;
     }
     const nameEnd = index;
-    const name = keeping ? lowerName(html, nameStart, nameEnd) : "";
+    // Only a name as long as one wanted is lower-cased and copied: an attribute flood costs a length compare each.
+    const name = keeping && hasNameOfLength(wanted, nameEnd - nameStart) ? lowerName(html, nameStart, nameEnd) : "";
     const keep = keeping && name !== "" && wanted.has(name) && !kept.has(name);
     while (index < length && isSpace(html.charCodeAt(index))) index++;
     if (index >= length) return -1;
@@ -178,6 +179,11 @@ function attributesEnd(html: string, at: number, wanted: ReadonlySet<string> | n
       if (keep) kept.set(name, withoutNul(html.slice(valueStart, index)));
     }
   }
+}
+
+function hasNameOfLength(names: ReadonlySet<string>, length: number): boolean {
+  for (const name of names) if (name.length === length) return true;
+  return false;
 }
 
 /** HTML reads a NUL in a value as U+FFFD. */

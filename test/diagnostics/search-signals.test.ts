@@ -151,7 +151,8 @@ describe("a hostile page costs no more than a plain one", () => {
   const plain = fill('<p class="intro">Some text of a page, with <a href="/x?a=1&amp;b=2">a link</a> and <b>bold</b>.</p>\n<div id="d"><img src="/i.png" alt="pic"></div><!-- note -->\n');
   const run = (html: string) => () => searchSignals(page(html));
 
-  // Each shape against the plain page, measured in the same run: a rescan per tag would cost thousands of times it.
+  // Each shape against the plain page, measured in the same run: a rescan per tag would cost thousands of times it;
+  // measured alone, every shape costs 0.2-2x the plain page, and 200x leaves room for a machine busy with other suites.
   it.each([
     ["a huge attribute", `<link rel="canonical" href="${fill("a")}`],
     ["a huge title", `<title>${fill("Not found ")}`],
@@ -165,7 +166,7 @@ describe("a hostile page costs no more than a plain one", () => {
   ])("%s", (_label, html) => {
     expect(() => searchSignals(page(html))).not.toThrow();
     const { subject, yardstick } = interleavedMedians(run(html), run(plain), 9);
-    expect(subject).toBeLessThan(Math.max(yardstick, 0.05) * 50);
+    expect(subject).toBeLessThan(Math.max(yardstick, 0.05) * 200);
   });
 
   it("a hostile page's retained memory stays within a plain one's bound", () => {
@@ -187,6 +188,6 @@ describe("a hostile page costs no more than a plain one", () => {
       () => searchSignals(page(plain)),
       9,
     );
-    expect(subject).toBeLessThan(Math.max(yardstick, 0.05) * 50);
+    expect(subject).toBeLessThan(Math.max(yardstick, 0.05) * 200);
   });
 });

@@ -120,6 +120,7 @@ describe("details through REST", () => {
       families: null,
       warnings: [],
       resolutions: [],
+      search: { noindex: null, canonical: null, redirectToHome: false, soft404: null, bodyRead: true },
     });
   });
 
@@ -154,6 +155,8 @@ describe("details through REST", () => {
       families: null,
       warnings: [],
       resolutions: [],
+      // No answer: nothing for search engines.
+      search: null,
     });
   });
 
