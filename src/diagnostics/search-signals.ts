@@ -7,10 +7,12 @@
 import { MAX_URL_LENGTH } from "../limits.js";
 import type { HeaderMap } from "../probe/http/header-map.js";
 import { headerValue } from "../probe/http/header-map.js";
-import { MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import { headerCanonical, headerNoindex } from "./search-headers.js";
 import { scanPageMarkup } from "./search-page-scan.js";
 import { soft404Phrase } from "./soft-404-words.js";
+
+/** The body read: the prefix the diagnostics already read for a meta refresh (MAX_CLIENT_REDIRECT_BODY_BYTES), never more. */
+const MAX_SEARCH_BODY_BYTES = 64 * 1024;
 
 export interface SearchNoindex {
   /** `meta` (a robots meta element) or `header` (X-Robots-Tag). */
@@ -64,7 +66,7 @@ export interface FinalPage {
 /** The signals of a final 2xx answer; null for any other status (a 404's noindex tells nothing new). */
 export function searchSignals(page: FinalPage): SearchSignals | null {
   if (page.status < 200 || page.status > 299) return null;
-  const html = page.body !== null && isHtml(page.headers) ? new TextDecoder("utf-8", { fatal: false }).decode(page.body.subarray(0, MAX_CLIENT_REDIRECT_BODY_BYTES)) : null;
+  const html = page.body !== null && isHtml(page.headers) ? new TextDecoder("utf-8", { fatal: false }).decode(page.body.subarray(0, MAX_SEARCH_BODY_BYTES)) : null;
   const markup = html === null ? null : scanPageMarkup(html);
   const fromMeta = markup?.robots.map((meta) => metaNoindex(meta.name, meta.content)).find((found) => found !== null) ?? null;
   const fromHeader = headerNoindex(page.headers);
