@@ -8,6 +8,7 @@ import { checkIsHealthy, renderSiteCheck } from "./report/diagnostic-report.js";
 import { diagnoseFromVantages } from "./diagnose/vantage-diagnose.js";
 import { checkLabels, headerLines } from "./report/request-lines.js";
 import { userAgentOptionOf } from "../user-agent-option.js";
+import { userAgentLine } from "./report/user-agent-line.js";
 
 const HELP = `usage: sitediag check [--json] URL
        sitediag check --headers URL
@@ -59,6 +60,7 @@ export const checkCommand = {
       const { result } = outcome;
       io.stdout.write(args.json ? `${JSON.stringify(renderMessage(CheckSiteResponseSchema, siteCheckMessage(result)))}\n` : renderSiteCheck(result, paint));
       if (!args.json && args.headers) io.stdout.write(headerLines(checkLabels(result.details?.requests ?? []), paint));
+      if (!args.json) io.stdout.write(userAgentLine(args.userAgent, paint));
       return checkIsHealthy(result) ? EXIT.healthy : EXIT.broken;
     }),
 } satisfies Command;

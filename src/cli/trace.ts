@@ -8,6 +8,7 @@ import { renderTrace, traceIsHealthy } from "./report/diagnostic-report.js";
 import { diagnoseFromVantages } from "./diagnose/vantage-diagnose.js";
 import { headerLines, traceLabels } from "./report/request-lines.js";
 import { userAgentOptionOf } from "../user-agent-option.js";
+import { userAgentLine } from "./report/user-agent-line.js";
 
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --headers URL
@@ -88,6 +89,7 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
         const { result } = outcome;
         io.stdout.write(args.json ? `${JSON.stringify(renderMessage(TraceRedirectsResponseSchema, toTraceRedirectsResponse(result)))}\n` : renderTrace(result, paint));
         if (!args.json && args.headers) io.stdout.write(headerLines(traceLabels(result.details?.requests ?? []), paint));
+        if (!args.json) io.stdout.write(userAgentLine(args.userAgent, paint));
         return traceIsHealthy(result) ? EXIT.healthy : EXIT.broken;
       }
     }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, type ReceivedRequest, type TargetRoute, startHttpTargets } from "../fixtures/http-targets.js";
+import { CRAWLER_USER_AGENTS } from "../../src/user-agents.js";
 
 // `sitediag check|trace` as a person runs them (a child process through
 // src/main.ts): what the final page tells search engines, and --user-agent (issue 39).
@@ -87,6 +88,9 @@ describe("sitediag check and trace", () => {
     expect((JSON.parse(asGoogle.stdout) as { finalUrl: string }).finalUrl).toBe(targets.url("/for-bots"));
     const asBrowser = await sitediag(["trace", "--json", targets.url("/by-agent")]);
     expect((JSON.parse(asBrowser.stdout) as { finalUrl: string }).finalUrl).toBe(targets.url("/by-agent"));
+    const report = await sitediag(["check", "--user-agent", "googlebot", targets.url("/by-agent")]);
+    expect(report.stdout).toContain(`requested as googlebot (User-Agent: ${CRAWLER_USER_AGENTS.googlebot})`);
+    expect(report.stdout).toContain(targets.url("/for-bots"));
     const unknown = await sitediag(["check", "--user-agent", "yandex", targets.url("/clean")]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^--user-agent "yandex": must be browser, googlebot or bingbot/);
