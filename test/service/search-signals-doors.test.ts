@@ -163,6 +163,20 @@ describe("user_agent", () => {
     expect(await used()).toBe(before);
   });
 
+  it("the REST batch's JSON body takes userAgent as the query does: its string, and another one is the same 400, uncharged", async () => {
+    const post = (body: unknown) =>
+      fetch(`${service.url}/api/v1/batch/redirect-check`, { method: "POST", headers: { "x-api-key": service.key, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const answered = await post({ items: [{ url: targets.url("/by-agent") }], userAgent: "googlebot" });
+    expect(answered.status).toBe(200);
+    const line = JSON.parse((await answered.text()).trim()) as { data: { finalUrl: string } };
+    expect(line.data.finalUrl).toBe(targets.url("/for-bots"));
+    const before = await used();
+    const refused = await post({ items: [{ url: targets.url("/clean") }], user_agent: "yandexbot" });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: unknown }).error).toEqual({ code: "invalid_argument", message: "user_agent must be browser, googlebot or bingbot" });
+    expect(await used()).toBe(before);
+  });
+
   it.each(Object.keys(transports) as (keyof typeof transports)[])("%s: a number the enum does not have is InvalidArgument, nothing charged", async (door) => {
     const client = createClient(DiagnosticsService, transports[door]());
     const before = await used();

@@ -70,11 +70,35 @@ export async function messageFromBody(schema: DescMessage, request: NodeRequest,
     return { ok: false, status: 400, code: "invalid_argument", message: "the body is not JSON" };
   }
   try {
-    return { ok: true, message: fromJson(schema, json) };
+    return { ok: true, message: fromJson(schema, withRestEnums(schema, json)) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, status: 400, code: "invalid_argument", message: `the body does not fit ${schema.name}: ${reason}` };
   }
+}
+
+/**
+ * A body's top-level enum fields as the query takes them: the string the
+ * REST door renders (`"userAgent": "googlebot"`) is read as its value, and a
+ * string that names no value as a number none has (UNKNOWN_ENUM_NUMBER), which
+ * the service refuses as it refuses one from an RPC door. Proto names and
+ * numbers pass as protobuf JSON reads them.
+ */
+function withRestEnums(schema: DescMessage, json: JsonValue): JsonValue {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return json;
+  let out: { [key: string]: JsonValue } | null = null;
+  for (const field of schema.fields) {
+    if (field.fieldKind !== "enum") continue;
+    for (const key of [field.jsonName, field.name]) {
+      if (!Object.hasOwn(json, key)) continue;
+      const text = json[key];
+      if (typeof text !== "string" || field.enum.values.some((value) => value.name === text)) continue;
+      const parsed = enumFromTextOrUnknown(field.enum, text);
+      out ??= Object.assign({}, json);
+      out[key] = typeof parsed === "number" ? parsed : UNKNOWN_ENUM_NUMBER;
+    }
+  }
+  return out ?? json;
 }
 
 function tooLarge(maxBytes: number): BodyMapping {
