@@ -3,6 +3,7 @@ import { MAX_CLIENT_REDIRECT_BODY_BYTES } from "../../src/diagnostics/client-red
 import { headerMapOf } from "../../src/probe/http/header-map.js";
 import { type FinalPage, isRedirectToHome, searchSignals, searchWarningTexts } from "../../src/diagnostics/search-signals.js";
 import { soft404Phrase } from "../../src/diagnostics/soft-404-words.js";
+import { scanPageMarkup } from "../../src/diagnostics/search-page-scan.js";
 import { interleavedMedians } from "../fixtures/interleaved-medians.js";
 
 /** What the final page tells search engines (issue 39), read from its head fields and body prefix. */
@@ -155,6 +156,7 @@ describe("a hostile page costs no more than a plain one", () => {
   // measured alone, every shape costs 0.2-2x the plain page, and 200x leaves room for a machine busy with other suites.
   it.each([
     ["a huge attribute", `<link rel="canonical" href="${fill("a")}`],
+    ["a closed 60 KiB canonical and robots metas of 4 KiB", `<link rel=canonical href="/${"a".repeat(60_000)}">${fill(`<meta name=robots content="${"x".repeat(4_000)}">`)}`],
     ["a huge title", `<title>${fill("Not found ")}`],
     ["a heading that never ends", `<h1>${fill("<b>not</b> found ")}`],
     ["thousands of robots metas", fill('<meta name="robots" content="index">')],
@@ -165,6 +167,9 @@ describe("a hostile page costs no more than a plain one", () => {
     ["references everywhere", `<title>${fill("&amp;&#x41;&nbsp;")}</title>`],
   ])("%s", (_label, html) => {
     expect(() => searchSignals(page(html))).not.toThrow();
+    // What is kept is capped whatever the page holds (a URL at 2,048 characters, a title at 200; the scan's own notes at 16 metas of 4 KiB).
+    expect(JSON.stringify(searchSignals(page(html))).length).toBeLessThan(3_000);
+    expect(JSON.stringify(scanPageMarkup(html)).length).toBeLessThan(80_000);
     const { subject, yardstick } = interleavedMedians(run(html), run(plain), 9);
     expect(subject).toBeLessThan(Math.max(yardstick, 0.05) * 200);
   });
