@@ -150,6 +150,13 @@ describe("user_agent", () => {
     for await (const item of client.traceRedirectsBatch({ items: [{ url }, { url: targets.url("/clean") }], userAgent: UserAgent.GOOGLEBOT }, { headers })) items.push(item);
     const first = items.find((item) => item.index === 0);
     expect(first?.outcome.case === "result" ? first.outcome.value.finalUrl : null).toBe(targets.url("/for-bots"));
+    // details.search and the warnings, as the typed messages carry them.
+    const detailed = await client.traceRedirects({ url: targets.url("/old-noindex"), details: true }, { headers });
+    expect(detailed.details?.search?.noindex).toMatchObject({ source: "meta", directive: "noindex", scope: "robots" });
+    expect(detailed.warnings.map((warning) => warning.code)).toContain("noindex");
+    const checked = await client.checkSite({ url: targets.url("/soft"), details: true }, { headers });
+    expect(checked.details?.search?.soft404).toMatchObject({ source: "title", text: "Page not found | Example" });
+    expect(checked.details?.warnings.map((warning) => warning.code)).toEqual(["soft_404_suspected"]);
     const checks = [];
     for await (const item of client.checkSites({ urls: [url], userAgent: UserAgent.BINGBOT }, { headers })) checks.push(item);
     expect(checks[0]?.outcome.case === "result" ? checks[0].outcome.value.statusCode : null).toBe(403);
