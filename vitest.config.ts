@@ -34,6 +34,7 @@ const SLOW = [
   "test/web/page-vantages-regions.test.ts",
   "test/web/page-chain.test.ts",
   "test/web/page-check-warnings.test.ts",
+  "test/web/page-search.test.ts",
 ];
 
 /**

@@ -1,4 +1,5 @@
 import { ChainStatus, type CheckSitesResponse, SiteStatus, type TraceRedirectsBatchResponse, WarningSeverity } from "../gen/sitediag/v1/diagnostics_pb.js";
+import { failingSearchWarning, searchNotes } from "./search-verdict.js";
 
 // The one rule for "needs a look" in a batch, and the record each row of a
 // batch becomes: the CLI's table and CSV, the page's table and its CSV all
@@ -22,8 +23,10 @@ const NORMAL_CHAINS: ReadonlySet<ChainStatus> = new Set([ChainStatus.HEALTHY, Ch
  * cancelled item), its chain did not end (loop, too many redirects, a failed
  * request, a timeout), it missed its expected final URL, it ended in a
  * 4xx/5xx, or any other warning of it is a problem (an https -> http
- * downgrade): the rule a single trace's exit status follows too. The first of
- * these that holds is its reason.
+ * downgrade): the rule a single trace's exit status follows too. Then, with
+ * details, what the final page tells search engines (src/search-verdict.ts):
+ * noindex, a soft 404 or a deep URL sent to the home page (unless expected)
+ * fail it too. The first of these that holds is its reason.
  */
 export function traceVerdict(item: TraceRedirectsBatchResponse): BatchVerdict {
   const { outcome } = item;
@@ -41,7 +44,10 @@ export function traceVerdict(item: TraceRedirectsBatchResponse): BatchVerdict {
   if (status !== undefined && status >= 400) return fail("final_status_error", `the final URL answers ${answerWords(status, trace.chain.at(-1)?.statusText)}`);
   const problem = trace.warnings.find((warning) => warning.severity === WarningSeverity.PROBLEM);
   if (problem !== undefined) return fail(problem.code, problem.message);
-  return { verdict: "PASS", code: "", reason: item.expectation?.matches === true ? "ends at the expected final URL" : "" };
+  const matched = item.expectation?.matches === true;
+  const search = failingSearchWarning(trace.warnings, matched);
+  if (search !== undefined) return fail(search.code, search.message);
+  return { verdict: "PASS", code: "", reason: joined(matched ? "ends at the expected final URL" : "", searchNotes(trace.warnings)) };
 }
 
 /**
@@ -60,7 +66,13 @@ export function checkVerdict(item: CheckSitesResponse): BatchVerdict {
   if (status !== undefined && status >= 400) return fail("final_status_error", `up, but the final URL answers ${answerWords(status, check.statusText)}`);
   const problem = check.details?.warnings.find((warning) => warning.severity === WarningSeverity.PROBLEM);
   if (problem !== undefined) return fail(problem.code, problem.message);
-  return { verdict: "PASS", code: "", reason: "" };
+  const search = failingSearchWarning(check.details?.warnings ?? [], false);
+  if (search !== undefined) return fail(search.code, search.message);
+  return { verdict: "PASS", code: "", reason: searchNotes(check.details?.warnings ?? []) };
+}
+
+function joined(...parts: readonly string[]): string {
+  return parts.filter((part) => part !== "").join("; ");
 }
 
 function fail(code: string, reason: string): BatchVerdict {

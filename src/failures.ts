@@ -181,6 +181,8 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
     reason: `vantages must be vantage names (lower-case letters, digits and '-', 1 to ${VANTAGES.maxNameLength} characters, no '-' at either end) separated by commas, or all alone`,
   },
   VANTAGES_TOO_MANY: { stage: "input", code: "input_vantages_too_many", reason: `At most ${VANTAGES.maxNamed} vantages can be named at once` },
+  // A user_agent the service cannot speak as (docs/api.md): a 400 before any charge, as a vantage list that is not one.
+  USER_AGENT: { stage: "input", code: "input_user_agent", reason: "user_agent must be browser, googlebot or bingbot" },
   // What the diagnostics conclude from answers that did arrive; no error carries these keys.
   REDIRECT_MISSING_LOCATION: { stage: "http", code: "redirect_missing_location", reason: "Redirect without a Location header" },
   REDIRECT_INVALID_LOCATION: { stage: "http", code: "redirect_invalid_location", reason: "Redirect to a Location that is not a valid URL" },
@@ -201,6 +203,13 @@ export function inputRefusalCause(key: `INPUT_${string}`): CauseInfo & { readonl
 export function vantageListCause(key: "VANTAGES_SYNTAX" | "VANTAGES_TOO_MANY"): CauseInfo {
   const info = row(key);
   if (info === undefined) throw new Error(`no row for ${key}`);
+  return info;
+}
+
+/** The row of a user_agent the service cannot speak as. */
+export function userAgentCause(): CauseInfo {
+  const info = row("USER_AGENT");
+  if (info === undefined) throw new Error("no row for USER_AGENT");
   return info;
 }
 

@@ -12,6 +12,8 @@ import {
 import { batchSizeProblem } from "../batch.js";
 import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
 import { readVantageList } from "../vantage-list.js";
+import { userAgentCause } from "../failures.js";
+import { isKnownUserAgent } from "../user-agent-option.js";
 
 /**
  * What a call costs, or why it has no price (a batch outside the size rule is
@@ -39,6 +41,9 @@ const UNIT_COSTS: ReadonlyMap<string, number> = new Map([
 export function priceOf(methodName: string, message: Message): Price | undefined {
   const unit = UNIT_COSTS.get(methodName);
   if (unit === undefined) return undefined;
+  // A User-Agent the service cannot speak as makes no diagnostic to pay for.
+  const userAgent = userAgentOf(message);
+  if (userAgent !== undefined && !isKnownUserAgent(userAgent)) return { kind: "unpriced", reason: userAgentCause().reason };
   const vantages = vantagesOf(message);
   if (vantages !== undefined) {
     const list = readVantageList(vantages);
@@ -59,6 +64,21 @@ export function priceOf(methodName: string, message: Message): Price | undefined
 function vantagesOf(message: Message): readonly string[] | undefined {
   if (isMessage(message, CheckSiteRequestSchema) || isMessage(message, TraceRedirectsRequestSchema)) return message.vantages.length > 0 ? message.vantages : undefined;
   if (isMessage(message, VantageCheckSiteRequestSchema) || isMessage(message, VantageTraceRedirectsRequestSchema)) return message.vantages.length > 0 ? message.vantages : [""];
+  return undefined;
+}
+
+/** The user_agent a request names; undefined for a message without one. */
+function userAgentOf(message: Message): number | undefined {
+  if (
+    isMessage(message, CheckSiteRequestSchema) ||
+    isMessage(message, TraceRedirectsRequestSchema) ||
+    isMessage(message, VantageCheckSiteRequestSchema) ||
+    isMessage(message, VantageTraceRedirectsRequestSchema) ||
+    isMessage(message, CheckSitesRequestSchema) ||
+    isMessage(message, TraceRedirectsBatchRequestSchema)
+  ) {
+    return message.userAgent;
+  }
   return undefined;
 }
 

@@ -8,11 +8,14 @@ import { checkIsHealthy, renderSiteCheck } from "./report/diagnostic-report.js";
 import { diagnoseFromVantages } from "./diagnose/vantage-diagnose.js";
 import { checkLabels, headerLines } from "./report/request-lines.js";
 import { jsonText, terminalSafe } from "./report/terminal-safe.js";
+import { userAgentOptionOf } from "../user-agent-option.js";
+import { userAgentLine } from "./report/user-agent-line.js";
 
 const HELP = `usage: sitediag check [--json] URL
        sitediag check --headers URL
        sitediag check --json --details URL
        sitediag check --vantages all|NAME,... [--json [--details]] URL
+       sitediag check --user-agent googlebot|bingbot|browser URL
 
 URL may be a bare domain (example.com, example.com/path): it is checked
 from https://, and the report's first line shows the URL checked.
@@ -26,6 +29,9 @@ the proxy that answered and a client-side redirect, if any.
   --json      print the result exactly as the API's "data" object
   --details   with --json: as the API answers details=true (adds "details")
   --headers   also print each response's header fields (Set-Cookie values redacted)
+  --user-agent NAME  send Googlebot's or Bingbot's documented User-Agent instead of
+              sitediag's own (browser, the default), as the API's user_agent=,
+              to see a site that redirects or blocks by User-Agent
   --vantages  the check from each vantage named (or all), as the API's vantages=:
               one row per vantage and the verdict over them. Run from here, the
               one vantage is this machine, "local"; another name is unavailable
@@ -48,7 +54,7 @@ export const checkCommand = {
       const { args, runner, paint, signal } = run;
       // The report always shows details, each request with its report facts; --json only when asked, so it stays the API's plain answer.
       // A person's bare domain starts at https://, as in trace; the report's first line shows the URL checked.
-      const outcome = await runner.checkSite(startingUrlText(args.target), signal, { details: !args.json || args.details, report: !args.json });
+      const outcome = await runner.checkSite(startingUrlText(args.target), signal, Object.assign({ details: !args.json || args.details, report: !args.json }, userAgentOptionOf(args.userAgent)));
       if (outcome.kind === "refused") return reportRefusal(outcome.refusal, io);
       if (outcome.kind === "cancelled") return reportInterrupted(io);
       if (outcome.kind === "overloaded") return reportOverloaded(outcome.overload, io);
@@ -59,6 +65,7 @@ export const checkCommand = {
         const shown = terminalSafe(result);
         io.stdout.write(renderSiteCheck(shown, paint));
         if (args.headers) io.stdout.write(headerLines(checkLabels(shown.details?.requests ?? []), paint));
+        io.stdout.write(userAgentLine(args.userAgent, paint));
       }
       return checkIsHealthy(result) ? EXIT.healthy : EXIT.broken;
     }),

@@ -8,11 +8,14 @@ import { renderTrace, traceIsHealthy } from "./report/diagnostic-report.js";
 import { diagnoseFromVantages } from "./diagnose/vantage-diagnose.js";
 import { headerLines, traceLabels } from "./report/request-lines.js";
 import { jsonText, terminalSafe } from "./report/terminal-safe.js";
+import { userAgentOptionOf } from "../user-agent-option.js";
+import { userAgentLine } from "./report/user-agent-line.js";
 
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --headers URL
        sitediag trace --json --details URL
-       sitediag trace --batch FILE [--json | --csv] [--rerun-failed]
+       sitediag trace --batch FILE [--json | --csv] [--rerun-failed] [--user-agent NAME]
+       sitediag trace --user-agent googlebot|bingbot|browser URL
        sitediag trace --vantages all|NAME,... [--json [--details]] URL
 
 Where does this URL really redirect? Runs the redirect-check diagnostic from
@@ -27,8 +30,9 @@ standard input; a first row "url,..." is a header) is traced, eight at a time.
 A row with an expected URL passes when its chain ends there with a 2xx and
 every redirect on the way is permanent (301/308), never going from https to
 http. A row fails (PASS/FAIL, with its reason and code) when it could not be
-traced, its chain broke, it missed its expected URL or it ended in a 4xx/5xx:
-the page's rule. Progress and a table on a terminal; --json prints one NDJSON
+traced, its chain broke, it missed its expected URL or it ended in a 4xx/5xx,
+or its final page asks not to be indexed, reads as "not found", or is the home
+page a deep URL was sent to (unless expected): the page's rule. Progress and a table on a terminal; --json prints one NDJSON
 line per row as it completes; --csv the page's CSV (verdict, code, reason,
 final status, hops, chain).
 
@@ -39,6 +43,10 @@ final status, hops, chain).
   --csv           with --batch: print every row as CSV instead of the table
   --rerun-failed  with --batch and a CSV that --csv (or the page) wrote: trace
                   again only the rows whose verdict was not PASS
+  --user-agent NAME  send Googlebot's or Bingbot's documented User-Agent instead
+                  of sitediag's own (browser, the default), as the API's
+                  user_agent=, to every row with --batch: a site that redirects
+                  or blocks by User-Agent shows it
   --vantages      the trace from each vantage named (or all), as the API's
                   vantages=: one row per vantage and the verdict over them. Run
                   from here, the one vantage is this machine, "local"
@@ -70,7 +78,7 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
     if (run.args.vantages !== undefined) return diagnoseFromVantages("trace", run.args.vantages, run, io);
     const { args, runner, paint, signal } = run;
     // The report always shows details, each request with its report facts; --json only when asked, so it stays the API's plain answer.
-    const outcome = await runner.traceRedirects(args.target, signal, { details: !args.json || args.details, report: !args.json });
+    const outcome = await runner.traceRedirects(args.target, signal, Object.assign({ details: !args.json || args.details, report: !args.json }, userAgentOptionOf(args.userAgent)));
     switch (outcome.kind) {
       case "refused":
         return reportRefusal(outcome.refusal, io);
@@ -86,6 +94,7 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
           const shown = terminalSafe(result);
           io.stdout.write(renderTrace(shown, paint));
           if (args.headers) io.stdout.write(headerLines(traceLabels(shown.details?.requests ?? []), paint));
+          io.stdout.write(userAgentLine(args.userAgent, paint));
         }
         return traceIsHealthy(result) ? EXIT.healthy : EXIT.broken;
       }

@@ -4,6 +4,7 @@ import type { Prober } from "../probe/hop-types.js";
 import type { Overload } from "../probe/overload.js";
 import type { PolicyRefusal } from "../failures.js";
 import { hasScheme, startingUrlText } from "./starting-url.js";
+import { crawlerUserAgent, type UserAgentId } from "../user-agents.js";
 
 // What a caller gives each diagnostic beyond its input, and what it gets back:
 // plain data both ways, so a call and its outcome can cross to a diagnostic thread as they are.
@@ -26,6 +27,8 @@ interface CallOptions {
    * tables). The service never asks: it renders none of it.
    */
   readonly report?: boolean;
+  /** Whose User-Agent every request sends (src/user-agents.ts); `browser`, sitediag's own, when undefined. */
+  readonly userAgent?: UserAgentId | undefined;
 }
 
 export interface SiteCheckOptions extends CallOptions {
@@ -129,4 +132,16 @@ export function limitsOf(env: DiagnosticLimits): DiagnosticLimits {
     tracePorts: env.tracePorts,
     ...(env.certExpiryWarnDays === undefined ? {} : { certExpiryWarnDays: env.certExpiryWarnDays }),
   };
+}
+
+/**
+ * The env whose prober sends the User-Agent the options name on every
+ * request of the diagnostic (its other family's request included); the env
+ * itself for `browser`.
+ */
+export function speakingAs(env: DiagnosticEnv, options: CallOptions): DiagnosticEnv {
+  const userAgent = crawlerUserAgent(options.userAgent);
+  if (userAgent === undefined) return env;
+  const prober = env.prober;
+  return Object.assign({}, env, { prober: Object.assign({}, prober, { hop: (request: Parameters<Prober["hop"]>[0]) => prober.hop(Object.assign({}, request, { userAgent })) }) });
 }

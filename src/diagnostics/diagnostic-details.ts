@@ -8,6 +8,7 @@ import type { NameResolution } from "../probe/name-resolution.js";
 import type { ProxyKind } from "./proxy-providers.js";
 import { type TransportSecurity, transportSecurityOf } from "./transport-security.js";
 import type { TlsVersionAttempt } from "../probe/hop-types.js";
+import type { SearchSignals } from "./search-signals.js";
 
 /**
  * What a person debugging a site wants beyond the contract's fields:
@@ -35,6 +36,8 @@ export interface DiagnosticDetails {
    * of evidence adds its own: one spread where the details are built.
    */
   readonly warnings: readonly EvidenceWarning[];
+  /** What the final page tells search engines (search-signals.ts); null when it was no 2xx answer. */
+  readonly search: SearchSignals | null;
 }
 
 /** What one address gave the first request. */

@@ -94,6 +94,10 @@ export const TRACE_WARNINGS = {
   legacy_tls_accepted: "The first host still completes a TLS 1.0 or 1.1 handshake (only with details)",
   certificate_revoked: "A server stapled an OCSP answer saying its own certificate is revoked",
   certificate_expires_soon: "A certificate of the chain expires in fewer days than the configured threshold (14 by default); with details, any certificate of its chain, named",
+  noindex: "The final page asks search engines not to index it (robots meta or X-Robots-Tag: noindex or none) (only with details)",
+  canonical_elsewhere: "The final page names another URL as its canonical (link element or Link header) (only with details)",
+  redirect_to_home: "A URL with a path was redirected to a site's root, which search engines treat as a soft 404 (only with details)",
+  soft_404_suspected: "The final page answers 200 but its title or first heading says not found (only with details)",
 } as const;
 
 export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
@@ -145,6 +149,11 @@ export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarn
   certificate_expires_soon: "warning",
   head_refused_get_used: "info",
   host_changed: "info",
+  // What the final page tells search engines (issue 39): it works for visitors and costs the page its place in search.
+  noindex: "warning",
+  canonical_elsewhere: "warning",
+  redirect_to_home: "warning",
+  soft_404_suspected: "warning",
 };
 
 /** One observation along a trace. `hop` names an entry of `chain`, or is null for the chain as a whole. */

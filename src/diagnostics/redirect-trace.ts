@@ -7,7 +7,8 @@ import { cookieKey, createCheckCookies } from "./check-cookies.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import { answeredRecord, type ClientRedirect, type DiagnosticDetails, failedRecord, type ReportKind, type RequestRecord, sentRecord, stoppedRecord } from "./diagnostic-details.js";
 import { proxyMatch } from "./proxy-signatures.js";
-import { type DiagnosticEnv, parseTargetInput, type TraceOptions } from "./diagnostic-call.js";
+import { type DiagnosticEnv, parseTargetInput, speakingAs, type TraceOptions } from "./diagnostic-call.js";
+import { type SearchSignals, searchSignals, searchWarningTexts } from "./search-signals.js";
 import { startTraceBudget, type TraceBudget } from "./redirect-trace-budget.js";
 import { chainWarnings, hstsWarnings, isRedirectStatus, loopKey } from "./redirect-chain.js";
 import { DEFAULT_CERT_EXPIRY_WARN_DAYS, expiryWatch } from "./certificate-expiry.js";
@@ -27,7 +28,8 @@ export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop
  * a per-request timeout and a whole-trace budget. Refuses only an unusable
  * starting input; everything that goes wrong later is a result.
  */
-export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: AbortWatch, options: TraceOptions = {}): Promise<RedirectTraceOutcome> {
+export async function traceRedirects(raw: string, callerEnv: DiagnosticEnv, signal?: AbortWatch, options: TraceOptions = {}): Promise<RedirectTraceOutcome> {
+  const env = speakingAs(callerEnv, options);
   const parsed = parseTargetInput(raw, { allowBareDomain: true });
   if (!parsed.ok) return { kind: "refused", refusal: parsed.refusal };
   const ports: PortRule = { kind: "only", ports: env.tracePorts };
@@ -55,7 +57,9 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     const evidence = family.evidence === null ? null : await family.evidence;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
-    const noticed = [...walk.warnings, ...(extra?.warning === undefined || extra.warning === null ? [] : [extra.warning]), ...(evidence?.warnings ?? [])];
+    const search = extra === null ? null : searchOf(extra, parsed.url, chain);
+    const searchWarnings = search === null ? [] : searchWarningTexts(search.signals, search.url).map(({ code, message }) => traceWarning(code, message, search.hop));
+    const noticed = [...walk.warnings, ...(extra?.warning === undefined || extra.warning === null ? [] : [extra.warning]), ...(evidence?.warnings ?? []), ...searchWarnings];
     // The reason the walk stopped, when it stopped early, is always the last warning.
     const warnings = [...orderWarnings([...noticed, ...chainWarnings(chain, ending), ...hstsWarnings(parsed.url, chain, ending, walk.lastResponse)]), ...(walk.stopReason === null ? [] : [walk.stopReason])];
     const details: DiagnosticDetails | undefined =
@@ -69,7 +73,8 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
             families: evidence?.families ?? null,
             addresses: evidence?.addresses ?? null,
             tlsVersions: evidence?.tlsVersions ?? null,
-            warnings: [...(evidence?.warnings ?? [])],
+            warnings: [...(evidence?.warnings ?? []), ...searchWarnings],
+            search: search?.signals ?? null,
           }
         : undefined;
     return {
@@ -293,6 +298,17 @@ interface ClientRedirectLook {
   readonly record: RequestRecord | null;
   readonly clientRedirect: ClientRedirect | null;
   readonly warning: TraceWarning | null;
+  /** The final page as last read: the extra GET's answer (with its body prefix), or the final hop's when it was not asked or failed. */
+  readonly page: HopResponse;
+}
+
+/** The search signals of the final page (search-signals.ts), with the hop they concern. */
+function searchOf(look: ClientRedirectLook, start: URL, chain: readonly TraceHop[]): { readonly signals: SearchSignals | null; readonly url: string; readonly hop: number } | null {
+  const last = chain.at(-1);
+  if (last === undefined) return null;
+  const redirects = chain.filter((hop) => isRedirectStatus(hop.status)).length;
+  const { page } = look;
+  return { signals: searchSignals({ startUrl: start.href, url: last.url, redirects, status: page.status, headers: page.headers, body: page.bodyPrefix }), url: last.url, hop: last.hop };
 }
 
 /**
@@ -315,6 +331,7 @@ async function lookForClientRedirect(
   const fromHead = clientRedirectOf(final.status, final.headers, null, final.url);
   let record: RequestRecord | null = null;
   let found = fromHead;
+  let page: HopResponse = final;
   const next = budget.nextRequestTimeoutMs();
   if (found === null && next !== null) {
     const url = new URL(final.url);
@@ -333,6 +350,7 @@ async function lookForClientRedirect(
     const sent = { url: url.href, method: "GET" as const, headFallback: false, resolution: book.add(resolutionOf(outcome)) };
     if (outcome.kind === "response") {
       record = answeredRecord(sent, outcome.response, report);
+      page = outcome.response;
       found = clientRedirectOf(outcome.response.status, outcome.response.headers, outcome.response.bodyPrefix, outcome.response.url);
     } else if (outcome.kind === "failure") {
       record = failedRecord(sent, outcome.failure, outcome.trace, outcome.failure.reason, report);
@@ -346,7 +364,7 @@ async function lookForClientRedirect(
           `${lastHop.url} redirects by itself (${found.kind === "refresh_header" ? "Refresh header" : "meta refresh"}, after ${found.delaySeconds} s) to ${found.url}; not followed`,
           lastHop.hop,
         );
-  return { record, clientRedirect: found, warning };
+  return { record, clientRedirect: found, warning, page };
 }
 
 function parseUrl(text: string): URL | null {

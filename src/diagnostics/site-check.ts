@@ -2,7 +2,9 @@ import type { AbortWatch } from "../probe/clock.js";
 import { SITE_CHECK } from "../limits.js";
 import { createCheckCookies } from "./check-cookies.js";
 import type { ConnectionHandle, HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
-import { type DiagnosticEnv, parseTargetInput, type SiteCheckOptions } from "./diagnostic-call.js";
+import { type DiagnosticEnv, parseTargetInput, type SiteCheckOptions, speakingAs } from "./diagnostic-call.js";
+import { searchSignals, searchWarningTexts } from "./search-signals.js";
+import { TRACE_WARNING_SEVERITY } from "./redirect-trace-result.js";
 import { failureCode, outcomeCause, refusalCause, type FailureStage, type PolicyRefusal } from "../failures.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, requestTenths, stoppedRecord, wholeMs } from "./diagnostic-details.js";
@@ -41,7 +43,7 @@ const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
  */
 export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortWatch, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
   const family: FamilyStart = { evidence: null };
-  const outcome = await checkRequests(raw, env, signal, options, family);
+  const outcome = await checkRequests(raw, speakingAs(env, options), signal, options, family);
   // Awaited whatever the outcome, so no request of the check outlives it; it ends with the same signal.
   const evidence = family.evidence === null ? null : await family.evidence;
   // The caller left while the other family's request was out: as anywhere else in the check, nobody is there for the result.
@@ -61,7 +63,7 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
 
   const details = options.details === true;
   const report = details && options.report === true ? "position" : null;
-  const run = createRun(raw, details, env.certExpiryWarnDays);
+  const run = createRun(raw, start.url.href, details, env.certExpiryWarnDays);
   const cookies = createCheckCookies();
   let url = start.url;
   // The connection the last redirect kept for this check's next request, as a browser reuses it.
@@ -146,7 +148,7 @@ function redirectTarget(response: HopResponse): RedirectTarget {
 type FirstHostFields = keyof Omit<FirstHostEvidence, "warnings">;
 
 /** The state of one check, and the three ways it can end. */
-function createRun(requestedUrl: string, withDetails: boolean, certExpiryWarnDays: number | undefined) {
+function createRun(requestedUrl: string, startUrl: string, withDetails: boolean, certExpiryWarnDays: number | undefined) {
   // The time of the requests themselves (their timings' totals, each read by
   // the loop that ran it): a check that waited for this thread, between hops
   // or for a slot, is not reported slower than the site answered; and the
@@ -161,16 +163,21 @@ function createRun(requestedUrl: string, withDetails: boolean, certExpiryWarnDay
   // Present only when asked for, so a plain result keeps exactly its shape.
   // Details are worked out only when asked for: a plain check would match the proxy signatures for nothing.
   // The first host's evidence (families, addresses, TLS versions) and its warnings are added once its requests are back (checkSite).
-  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, FirstHostFields | "requests" | "resolutions" | "warnings">): SiteCheckOutcome => ({
-    kind: "result",
-    result: withDetails
-      ? Object.assign({}, result, { details: Object.assign({}, details(), { requests: [...records], resolutions: resolutions.list(), families: null, addresses: null, tlsVersions: null, warnings: siteCheckWarnings(records, certExpiryWarnDays) }) })
-      : result,
-  });
+  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, FirstHostFields | "requests" | "resolutions" | "warnings">): SiteCheckOutcome => {
+    if (!withDetails) return { kind: "result", result };
+    const made = details();
+    // The search signals concern the final answer: the last request made.
+    const searchWarnings = searchWarningTexts(made.search, result.finalUrl ?? requestedUrl).map(({ code, message }) => ({ code, message, hop: records.length, severity: TRACE_WARNING_SEVERITY[code] }));
+    const warnings = [...siteCheckWarnings(records, certExpiryWarnDays), ...searchWarnings];
+    return { kind: "result", result: Object.assign({}, result, { details: Object.assign({}, made, { requests: [...records], resolutions: resolutions.list(), families: null, addresses: null, tlsVersions: null, warnings }) }) };
+  };
   const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, FirstHostFields | "requests" | "resolutions" | "warnings"> => ({
     code,
     proxy: proxyMatch(response.status, response.headers),
     clientRedirect: isRedirectStatus(response.status) ? null : clientRedirectOf(response.status, response.headers, response.bodyPrefix, response.url),
+    search: isRedirectStatus(response.status)
+      ? null
+      : searchSignals({ startUrl, url: response.url, redirects: redirects.length, status: response.status, headers: response.headers, body: response.bodyPrefix }),
   });
 
   return {
@@ -237,7 +244,7 @@ function createRun(requestedUrl: string, withDetails: boolean, certExpiryWarnDay
         failedStage: stage,
         proxyBlocked: false,
         proxyProvider: null,
-      }, () => ({ code, proxy: null, clientRedirect: null }));
+      }, () => ({ code, proxy: null, clientRedirect: null, search: null }));
     },
   };
 }

@@ -89,6 +89,8 @@ export interface HopRequest {
    * nothing of the lookup is kept beyond its addresses.
    */
   readonly describeResolution?: boolean;
+  /** The User-Agent to send instead of the prober's own (a crawler's, issue 39); the prober's when undefined. */
+  readonly userAgent?: string;
 }
 
 /**

@@ -299,8 +299,9 @@ function bodyPrefixBytes(request: HopRequest): number {
 }
 
 function requestHeaders(deps: HopDeps, request: HopRequest): readonly (readonly [string, string])[] {
-  if (request.cookie === undefined || request.cookie === "") return deps.requestHeaders;
-  return [...deps.requestHeaders, ["cookie", request.cookie]];
+  const base = request.userAgent === undefined ? deps.requestHeaders : deps.requestHeaders.map(([name, value]) => [name, name === "user-agent" ? (request.userAgent ?? value) : value] as const);
+  if (request.cookie === undefined || request.cookie === "") return base;
+  return [...base, ["cookie", request.cookie]];
 }
 
 /** The response, or the code of a contradiction a browser refuses (two different Locations). */

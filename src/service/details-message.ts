@@ -30,6 +30,7 @@ import type { DiagnosticDetails, EvidenceWarning, FamilyComparison, RequestRecor
 import { type NameResolution, QUESTION_TYPES } from "../probe/name-resolution.js";
 import type { AddressSurvey } from "../diagnostics/address-survey.js";
 import type { TlsVersionSurvey } from "../diagnostics/tls-version-survey.js";
+import { searchMessage } from "./search-message.js";
 
 /** The diagnostics' details as the public `Details` message; nulls become unset fields. */
 export function detailsMessage(details: DiagnosticDetails): Details {
@@ -43,6 +44,8 @@ export function detailsMessage(details: DiagnosticDetails): Details {
     resolutions: details.resolutions.map(nameResolutionMessage),
     addresses: details.addresses === null ? undefined : addressesMessage(details.addresses),
     tlsVersions: details.tlsVersions === null ? undefined : tlsVersionsMessage(details.tlsVersions),
+    // A vantage of an older version sends details without search.
+    search: details.search === null || details.search === undefined ? undefined : searchMessage(details.search),
   });
 }
 

@@ -14,6 +14,7 @@ import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { overloadAnswer } from "./diagnostic-answer.js";
 import { asItemError, batchSizeProblem, completionOrder, itemError } from "./batch-stream.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
+import { userAgentOption } from "../user-agent-option.js";
 
 /**
  * The TraceRedirectsBatch RPC: every item traced as TraceRedirects traces
@@ -25,7 +26,7 @@ export function createTraceRedirectsBatchHandler(runner: DiagnosticRunner) {
   return async function* (request: TraceRedirectsBatchRequest, context: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
     const problem = batchSizeProblem(request.items.length);
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
-    yield* traceBatch(request.items, runner, context.signal, { details: request.details === true }, context);
+    yield* traceBatch(request.items, runner, context.signal, Object.assign({ details: request.details === true }, userAgentOption(request.userAgent)), context);
   };
 }
 

@@ -16,11 +16,12 @@ import { rest_value } from "../../gen/sitediag/v1/options_pb.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
+import { userAgentOption } from "../user-agent-option.js";
 
 /** The TraceRedirects RPC: validate the input, run the trace, map the result to the message. */
 export function createTraceRedirectsHandler(runner: DiagnosticRunner) {
   return async (request: TraceRedirectsRequest, context: HandlerContext): Promise<TraceRedirectsResponse> => {
-    return answerDiagnostic(() => runner.traceRedirects(request.url, context.signal, { details: request.details === true }), toTraceRedirectsResponse, "The trace could not be completed", context);
+    return answerDiagnostic(() => runner.traceRedirects(request.url, context.signal, Object.assign({ details: request.details === true }, userAgentOption(request.userAgent))), toTraceRedirectsResponse, "The trace could not be completed", context);
   };
 }
 

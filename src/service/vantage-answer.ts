@@ -22,6 +22,7 @@ import { callOf } from "./call.js";
 import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 import { byName, partsFromVantages, type VantageDeadlines, type VantagePart, vantagesAsked, VERDICTS } from "./vantage-run.js";
+import { userAgentOption } from "../user-agent-option.js";
 
 /** What the service runs a call from several vantages with. */
 export interface VantageService {
@@ -41,7 +42,7 @@ export function createVantageCheckSite(service: VantageService): Handler<CheckSi
   return async (request, context) => {
     const names = await vantagesAsked(request.vantages, service.fanout);
     refuseUnreadableInput(request.url, { allowBareDomain: false }, names.length, context);
-    const options = { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom };
+    const options = Object.assign({ details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom }, userAgentOption(request.userAgent));
     const parts = await allOf(partsFromVantages<{ kind: "site-check"; raw: string; options: typeof options }, SiteCheckResult>(service.fanout, { kind: "site-check", raw: request.url, options }, names, service.deadlines, context, siteCheckReading));
     const entries = parts.map((part) => create(VantageSiteCheckSchema, { vantage: part.origin, data: part.result === undefined ? undefined : siteCheckMessage(part.result) }));
     return create(CheckSiteResponseSchema, {
@@ -56,7 +57,7 @@ export function createVantageTrace(service: VantageService): Handler<TraceRedire
   return async (request, context) => {
     const names = await vantagesAsked(request.vantages, service.fanout);
     refuseUnreadableInput(request.url, { allowBareDomain: true }, names.length, context);
-    const options = { details: request.details === true };
+    const options = Object.assign({ details: request.details === true }, userAgentOption(request.userAgent));
     const parts = await allOf(partsFromVantages<{ kind: "trace"; raw: string; options: typeof options }, RedirectTraceResult>(service.fanout, { kind: "trace", raw: request.url, options }, names, service.deadlines, context, traceReading));
     const entries = parts.map((part) => create(VantageTraceSchema, { vantage: part.origin, data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result) }));
     return create(TraceRedirectsResponseSchema, {

@@ -19,6 +19,7 @@ import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 import { refuseUnreadableInput, type VantageService } from "./vantage-answer.js";
 import { partsFromVantages, vantagesAsked, VERDICTS } from "./vantage-run.js";
+import { userAgentOption } from "../user-agent-option.js";
 
 // The streaming doors of a call from several vantages: each vantage's entry
 // as it arrives (arrival order, each naming its vantage), then the verdict
@@ -29,7 +30,7 @@ import { partsFromVantages, vantagesAsked, VERDICTS } from "./vantage-run.js";
 export function createVantageCheckSiteStream(service: VantageService) {
   return async function* (request: VantageCheckSiteRequest, context: HandlerContext): AsyncGenerator<VantageCheckSiteResponse> {
     const names = await namesOf(request.vantages, service, request.url, false, context);
-    const options = { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom };
+    const options = Object.assign({ details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom }, userAgentOption(request.userAgent));
     const readings: (VantageReading | undefined)[] = [];
     const job = { kind: "site-check" as const, raw: request.url, options };
     for await (const part of partsFromVantages<typeof job, SiteCheckResult>(service.fanout, job, names, service.deadlines, context, siteCheckReading)) {
@@ -45,7 +46,7 @@ export function createVantageCheckSiteStream(service: VantageService) {
 export function createVantageTraceStream(service: VantageService) {
   return async function* (request: VantageTraceRedirectsRequest, context: HandlerContext): AsyncGenerator<VantageTraceRedirectsResponse> {
     const names = await namesOf(request.vantages, service, request.url, true, context);
-    const job = { kind: "trace" as const, raw: request.url, options: { details: request.details === true } };
+    const job = { kind: "trace" as const, raw: request.url, options: Object.assign({ details: request.details === true }, userAgentOption(request.userAgent)) };
     const readings: (VantageReading | undefined)[] = [];
     for await (const part of partsFromVantages<typeof job, RedirectTraceResult>(service.fanout, job, names, service.deadlines, context, traceReading)) {
       readings.push(part.reading);

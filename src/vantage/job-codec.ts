@@ -80,7 +80,7 @@ function readOptions(value: unknown): Decoded<SiteCheckOptions & TraceOptions> {
   return { ok: true, value: kept };
 }
 
-const KNOWN_OPTIONS: Readonly<Record<string, "boolean" | "number" | undefined>> = { details: "boolean", report: "boolean", timeoutsFrom: "number" };
+const KNOWN_OPTIONS: Readonly<Record<string, "boolean" | "number" | "string" | undefined>> = { details: "boolean", report: "boolean", timeoutsFrom: "number", userAgent: "string" };
 
 /** v8's serializer: the structured clone the probe threads already use for outcomes, so whatever an outcome holds crosses alike. */
 export function encodeReply(message: ReplyMessage): Buffer {

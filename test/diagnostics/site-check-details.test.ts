@@ -90,6 +90,8 @@ describe("is-site-down with details: every field of a request", () => {
       addresses: null,
       tlsVersions: null,
       warnings: [],
+      // A 200 page that tells search engines nothing in particular (issue 39).
+      search: { noindex: null, canonical: null, redirectToHome: false, soft404: null, bodyRead: true },
       requests: [
         {
           url: targets.url("/ok"),

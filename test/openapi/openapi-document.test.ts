@@ -73,11 +73,12 @@ describe.each(getRoutes.map((method) => [method.name, method] as const))("the %s
     expect(String(operation().description)).toContain("credits");
   });
 
-  it("takes url (required), details, vantages (a list) and api_key (optional) from the query, plus either key scheme", () => {
+  it("takes url (required), details, vantages (a list), user_agent and api_key (optional) from the query, plus either key scheme", () => {
     expect(operation().parameters).toEqual([
       expect.objectContaining({ name: "url", in: "query", required: true, schema: { type: "string" } }),
       expect.objectContaining({ name: "details", in: "query", required: false, schema: { type: "boolean" } }),
       expect.objectContaining({ name: "vantages", in: "query", required: false, schema: { type: "array", items: { type: "string" } } }),
+      expect.objectContaining({ name: "user_agent", in: "query", required: false, schema: { type: "string", enum: ["browser", "googlebot", "bingbot"] } }),
       expect.objectContaining({ name: "api_key", in: "query", required: false }),
     ]);
     expect(operation().security).toEqual([{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }]);

@@ -122,6 +122,7 @@ describe("details through REST", () => {
       tlsVersions: null,
       warnings: [],
       resolutions: [],
+      search: { noindex: null, canonical: null, redirectToHome: false, soft404: null, bodyRead: true },
     });
   });
 
@@ -158,6 +159,8 @@ describe("details through REST", () => {
       tlsVersions: null,
       warnings: [],
       resolutions: [],
+      // No answer: nothing for search engines.
+      search: null,
     });
   });
 

@@ -2,6 +2,7 @@ import { serialize } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { decodeJob, decodeReply, encodeJob, encodeReply, MAX_REPLY_BYTES } from "../../src/vantage/job-codec.js";
 import { seededRandom } from "../fixtures/seeded-random.js";
+import { CRAWLER_USER_AGENTS, crawlerUserAgent } from "../../src/user-agents.js";
 
 // Whatever is in Redis may have been written by anyone who can write there:
 // both decoders give a value for every input and never throw.
@@ -11,12 +12,20 @@ describe("the vantage job and answer codec", () => {
     expect(decodeJob(encodeJob(message))).toEqual({ ok: true, value: message });
   });
 
+  it("carries the User-Agent a call speaks as (issue 39); the diagnostic reads any other text as browser", () => {
+    const message = { job: { kind: "site-check", raw: "http://x/", options: { details: true, userAgent: "googlebot" } }, deadline: 1, dispatcher: "a", request: "b" } as const;
+    expect(decodeJob(encodeJob(message))).toEqual({ ok: true, value: message });
+    expect(crawlerUserAgent("googlebot")).toBe(CRAWLER_USER_AGENTS.googlebot);
+    expect(crawlerUserAgent("yandexbot")).toBeUndefined();
+  });
+
   it.each([
     ["not JSON", "{"],
     ["another format", JSON.stringify({ v: 2 })],
     ["an unknown kind", JSON.stringify({ v: 1, kind: "shell", raw: "x", deadline: 1, dispatcher: "a", request: "b" })],
     ["a reply address outside our keys", JSON.stringify({ v: 1, kind: "trace", raw: "x", deadline: 1, dispatcher: "}:x{sitediag:key", request: "b" })],
     ["a known option of the wrong type", JSON.stringify({ v: 1, kind: "trace", raw: "x", deadline: 1, dispatcher: "a", request: "b", options: { details: "yes" } })],
+    ["a user agent that is no text", JSON.stringify({ v: 1, kind: "trace", raw: "x", deadline: 1, dispatcher: "a", request: "b", options: { userAgent: 2 } })],
     ["an object as an option", JSON.stringify({ v: 1, kind: "trace", raw: "x", deadline: 1, dispatcher: "a", request: "b", options: { limits: { siteTimeoutMs: 1e9 } } })],
     ["a prototype option", '{"v":1,"kind":"trace","raw":"x","deadline":1,"dispatcher":"a","request":"b","options":{"__proto__":{"details":true}}}'],
     ["an infinite deadline", '{"v":1,"kind":"trace","raw":"x","deadline":1e999,"dispatcher":"a","request":"b"}'],

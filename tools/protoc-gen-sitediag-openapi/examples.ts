@@ -146,6 +146,7 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
               h2: true,
             },
             warnings: [],
+            search: null,
             resolutions: [
               {
                 name: "old.example.com",
@@ -214,6 +215,7 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             addresses: null,
             tlsVersions: null,
             warnings: [],
+            search: null,
             resolutions: [
               {
                 name: "example.com",
@@ -359,6 +361,7 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             addresses: null,
             tlsVersions: null,
             warnings: [],
+            search: { noindex: null, canonical: null, redirectToHome: false, soft404: null, bodyRead: true },
             resolutions: [
               {
                 name: "example.com",

@@ -43,6 +43,7 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
   const failuresOnly = element("batch-failures", HTMLInputElement);
   const rerun = element("batch-rerun", HTMLButtonElement);
   const download = element("batch-download", HTMLButtonElement);
+  const userAgent = element("batch-user-agent", HTMLSelectElement);
   const runButtons = [...form.querySelectorAll<HTMLButtonElement>("button[type=submit]")];
 
   let rows: BatchRow[] = [];
@@ -120,7 +121,7 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
         update(index, finish);
         progress(operation, indexes);
       },
-    });
+    }, userAgent.value);
     const stopped = running.signal.aborted;
     running = undefined;
     const arrived = indexes.some((index) => rows[index]?.state === "done");

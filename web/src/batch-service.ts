@@ -3,6 +3,7 @@ import { type BatchRow, checkRow, traceRow } from "./batch-rows.js";
 import { type Credits, creditsOf } from "./credits.js";
 import { type Problem, problemOf } from "./problem.js";
 import type { DiagnosticsClient, Operation } from "./service.js";
+import { userAgentField } from "./user-agent-select.js";
 
 export interface BatchHandlers {
   /** The usage headers, as soon as the stream's head arrives (the whole batch is charged up front). */
@@ -26,16 +27,17 @@ export async function runBatch(
   key: string,
   signal: AbortSignal,
   handlers: BatchHandlers,
+  userAgent = "browser",
 ): Promise<{ readonly problem: Problem | undefined; readonly credits: Credits | undefined }> {
   const options = { headers: { "x-api-key": key }, signal, onHeader: (headers: Headers) => handlers.credits(creditsOf(headers)) };
   try {
     if (operation === "check") {
-      for await (const item of client.checkSites({ urls: entries.map((entry) => entry.url), details: true }, options)) {
+      for await (const item of client.checkSites({ urls: entries.map((entry) => entry.url), details: true, ...userAgentField(userAgent) }, options)) {
         handlers.item(item.index, (row) => checkRow(row, item));
       }
     } else {
       const items = entries.map((entry) => ({ url: entry.url, ...(entry.expectedFinalUrl === undefined ? {} : { expectedFinalUrl: entry.expectedFinalUrl }) }));
-      for await (const item of client.traceRedirectsBatch({ items, details: true }, options)) {
+      for await (const item of client.traceRedirectsBatch({ items, details: true, ...userAgentField(userAgent) }, options)) {
         handlers.item(item.index, (row) => traceRow(row, item));
       }
     }

@@ -28,6 +28,7 @@ const remember = element("remember", HTMLInputElement);
 const urlInput = element("url", HTMLInputElement);
 const urlHelp = element("url-help", HTMLElement);
 const everywhere = element("everywhere", HTMLInputElement);
+const userAgentSelect = element("user-agent", HTMLSelectElement);
 const status = element("status", HTMLElement);
 const elapsed = element("elapsed", HTMLElement);
 const cancel = element("cancel", HTMLButtonElement);
@@ -156,7 +157,8 @@ async function run(operation: Operation): Promise<void> {
   setBusy(true, operation === "check" ? `Checking ${url}…` : `Tracing ${url}…`);
   const progress = startProgress(elapsed, cancel);
   const fromEverywhere = everywhere.checked;
-  const answer = await call(operation, url, key, progress.signal, fromEverywhere);
+  const userAgent = userAgentSelect.value;
+  const answer = await call(operation, url, key, progress.signal, fromEverywhere, userAgent);
   const took = progress.finish();
   result.classList.remove("stale");
   if (answer.kind === "cancelled") {
@@ -166,7 +168,7 @@ async function run(operation: Operation): Promise<void> {
   }
   setBusy(false, summaryOf(answer));
   showCredits(answer.credits);
-  showCurl(operation, url, fromEverywhere);
+  showCurl(operation, url, fromEverywhere, userAgent);
   if (answer.kind === "problem") {
     result.replaceChildren();
     showProblem(answer.problem.title, answer.problem.detail);
@@ -217,8 +219,8 @@ function showCredits(known: Credits | undefined): void {
   credits.textContent = `Credits left: ${known.remaining} of ${known.limit}${reset}`;
 }
 
-function showCurl(operation: Operation, url: string, fromEverywhere: boolean): void {
-  curlText.textContent = curlCommand(location.origin, operation, url, fromEverywhere);
+function showCurl(operation: Operation, url: string, fromEverywhere: boolean, userAgent: string): void {
+  curlText.textContent = curlCommand(location.origin, operation, url, fromEverywhere, userAgent);
   copied.textContent = "";
   curlBox.hidden = false;
 }

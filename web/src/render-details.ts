@@ -9,6 +9,7 @@ import { renderTlsVersions } from "./tls-versions.js";
 import { renderNameResolution } from "./name-resolution.js";
 import { renderResponseHeaders } from "./response-headers.js";
 import { renderRevocation } from "./revocation.js";
+import { renderSearch } from "./search-signals.js";
 import { renderTransportSecurity } from "./transport-security.js";
 import { renderWaterfall } from "./waterfall.js";
 
@@ -25,7 +26,7 @@ export function renderRequests(details: Details | undefined, hops?: number): HTM
   if (details === undefined || details.requests.length === 0) {
     return h("p", { class: "note" }, "This answer carries no per-request details (timings, certificates).");
   }
-  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderRevocation(details.requests), renderTransportSecurity(details.requests), renderFamilies(details), renderAddresses(details), renderTlsVersions(details), renderNameResolution(details));
+  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderRevocation(details.requests), renderTransportSecurity(details.requests), renderFamilies(details), renderAddresses(details), renderTlsVersions(details), renderNameResolution(details), renderSearch(details));
 }
 
 /**

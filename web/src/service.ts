@@ -3,6 +3,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { type CheckSiteResponse, DiagnosticsService, type TraceRedirectsResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type Credits, creditsOf } from "./credits.js";
 import { type Problem, problemOf } from "./problem.js";
+import { userAgentField } from "./user-agent-select.js";
 
 export type Operation = "check" | "trace";
 
@@ -27,16 +28,17 @@ export type Answer =
  */
 export function createService(client: DiagnosticsClient) {
   // `everywhere`: from every vantage (vantages=all); the answer is then in the response's `vantages`.
-  return async (operation: Operation, url: string, key: string, signal?: AbortSignal, everywhere = false): Promise<Answer> => {
+  // `userAgent`: the "Request as" select's value (browser, googlebot, bingbot).
+  return async (operation: Operation, url: string, key: string, signal?: AbortSignal, everywhere = false, userAgent = "browser"): Promise<Answer> => {
     let headers = new Headers();
     const options = { headers: { "x-api-key": key }, onHeader: (received: Headers) => void (headers = received), signal };
     const vantages = everywhere ? ["all"] : [];
     try {
       if (operation === "check") {
-        const result = await client.checkSite({ url, details: true, vantages }, options);
+        const result = await client.checkSite({ url, details: true, vantages, ...userAgentField(userAgent) }, options);
         return { kind: "check", result, credits: creditsOf(headers) };
       }
-      const result = await client.traceRedirects({ url, details: true, vantages }, options);
+      const result = await client.traceRedirects({ url, details: true, vantages, ...userAgentField(userAgent) }, options);
       return { kind: "trace", result, credits: creditsOf(headers) };
     } catch (error) {
       if (signal?.aborted === true) return { kind: "cancelled" };

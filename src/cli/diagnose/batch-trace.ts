@@ -10,6 +10,8 @@ import { batchRecords, renderBatchSummary, toLookAt } from "../report/batch-repo
 import { EXIT, reportInterrupted, withDiagnosticRunner } from "./diagnose-command.js";
 import { createPaint, wantsColour } from "../report/terminal-text.js";
 import { jsonText, terminalSafe } from "../report/terminal-safe.js";
+import { userAgentFromText, userAgentOptionOf } from "../../user-agent-option.js";
+import { create } from "@bufbuild/protobuf";
 
 /**
  * `sitediag trace --batch FILE [--json | --csv]`: every row of a
@@ -21,12 +23,17 @@ import { jsonText, terminalSafe } from "../report/terminal-safe.js";
  * no result, a broken chain, an expectation not met, a final 4xx/5xx).
  */
 export async function runBatchTrace(argv: readonly string[], io: CommandIo, help: string): Promise<number> {
-  let values: { batch?: string | undefined; json?: boolean | undefined; csv?: boolean | undefined; "rerun-failed"?: boolean | undefined };
+  let values: { batch?: string | undefined; json?: boolean | undefined; csv?: boolean | undefined; "rerun-failed"?: boolean | undefined; "user-agent"?: string | undefined };
   try {
-    const options = { batch: { type: "string" }, json: { type: "boolean" }, csv: { type: "boolean" }, "rerun-failed": { type: "boolean" } } as const;
+    const options = { batch: { type: "string" }, json: { type: "boolean" }, csv: { type: "boolean" }, "rerun-failed": { type: "boolean" }, "user-agent": { type: "string" } } as const;
     ({ values } = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }));
   } catch (error) {
     io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${help}`);
+    return EXIT.badInput;
+  }
+  const userAgent = userAgentFromText(values["user-agent"]);
+  if (!userAgent.ok) {
+    io.stderr.write(`${userAgent.problem}\n`);
     return EXIT.badInput;
   }
   const source = values.batch ?? "";
@@ -59,7 +66,8 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
   return withDiagnosticRunner(io, async (runner, signal) => {
     const items: TraceRedirectsBatchResponse[] = [];
     let failed = 0;
-    for await (const item of traceBatch(rows, runner, signal)) {
+    // Every row with details: the verdict reads what the final page tells search engines (src/search-verdict.ts); --json leaves details out, as before.
+    for await (const item of traceBatch(rows, runner, signal, Object.assign({ details: true }, userAgentOptionOf(userAgent.id)))) {
       items.push(item);
       if (json) io.stdout.write(`${jsonText(ndjsonLine(item))}\n`);
       if (traceVerdict(item).verdict === "FAIL") failed += 1;
@@ -94,7 +102,8 @@ function ndjsonLine(item: TraceRedirectsBatchResponse): Record<string, unknown> 
     return { ok: false, error: { code: error.code, message: error.message }, ...place };
   }
   const expectation = item.expectation === undefined ? null : { matches: item.expectation.matches, reason: item.expectation.reason ?? null };
-  return { ok: true, data: renderMessage(TraceRedirectsResponseSchema, item.outcome.value), expectation, ...place };
+  const data = renderMessage(TraceRedirectsResponseSchema, create(TraceRedirectsResponseSchema, Object.assign({}, item.outcome.value, { details: undefined })));
+  return { ok: true, data, expectation, ...place };
 }
 
 /** The whole file (or standard input for "-"), refusing anything over MAX_BATCH_FILE_BYTES before reading past it. */

@@ -6,6 +6,8 @@ import { diagnosticRunnerFromConfig } from "../../runner/runner-from-config.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readConfiguredCa } from "../command.js";
 import { terminalText } from "../report/terminal-safe.js";
 import { createPaint, type Paint, wantsColour } from "../report/terminal-text.js";
+import type { UserAgentId } from "../../user-agents.js";
+import { userAgentFromText } from "../../user-agent-option.js";
 
 /** Exit codes of `sitediag check` and `sitediag trace`. */
 export const EXIT = {
@@ -28,6 +30,8 @@ export interface DiagnoseArgs {
   readonly headers: boolean;
   /** `--vantages LIST`: the diagnostic from each vantage named (vantage-diagnose.ts); undefined for the plain run. */
   readonly vantages: string | undefined;
+  /** `--user-agent`: whose User-Agent every request sends (browser unless given). */
+  readonly userAgent: UserAgentId;
 }
 
 export interface DiagnoseRun {
@@ -111,12 +115,12 @@ type Parsed = { readonly kind: "run"; readonly args: DiagnoseArgs } | { readonly
 function parseDiagnoseArgs(argv: readonly string[]): Parsed {
   // Help asked for is the answer, whatever else the line holds (`trace --batch FILE --help`).
   if (argv.some((arg) => arg === "--help" || arg === "-h")) return { kind: "help" };
-  let values: { json?: boolean | undefined; details?: boolean | undefined; headers?: boolean | undefined; vantages?: string | undefined; help?: boolean | undefined };
+  let values: { json?: boolean | undefined; details?: boolean | undefined; headers?: boolean | undefined; vantages?: string | undefined; "user-agent"?: string | undefined; help?: boolean | undefined };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
       args: [...argv],
-      options: { json: { type: "boolean" }, details: { type: "boolean" }, headers: { type: "boolean" }, vantages: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: { json: { type: "boolean" }, details: { type: "boolean" }, headers: { type: "boolean" }, vantages: { type: "string" }, "user-agent": { type: "string" }, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
     }));
@@ -127,5 +131,7 @@ function parseDiagnoseArgs(argv: readonly string[]): Parsed {
   const [target, ...extra] = positionals;
   if (target === undefined) return { kind: "usage", problem: "a URL is required" };
   if (extra.length > 0) return { kind: "usage", problem: `one URL at a time; also got ${extra.map((item) => JSON.stringify(item)).join(", ")}` };
-  return { kind: "run", args: { target, json: values.json === true, details: values.details === true, headers: values.headers === true, vantages: values.vantages } };
+  const userAgent = userAgentFromText(values["user-agent"]);
+  if (!userAgent.ok) return { kind: "usage", problem: userAgent.problem };
+  return { kind: "run", args: { target, json: values.json === true, details: values.details === true, headers: values.headers === true, vantages: values.vantages, userAgent: userAgent.id } };
 }

@@ -15,6 +15,7 @@ import type { CommandIo } from "../command.js";
 import { jsonText } from "../report/terminal-safe.js";
 import { renderVantages } from "../report/vantage-report.js";
 import { type DiagnoseRun, EXIT, reportInterrupted, reportRefusal } from "./diagnose-command.js";
+import { userAgentValue } from "../../user-agent-option.js";
 
 /**
  * `check --vantages LIST` and `trace --vantages LIST`: the diagnostic from
@@ -67,10 +68,10 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   try {
     if (kind === "site-check") {
       // A person's bare domain starts at https://, as in a plain check.
-      const request = create(CheckSiteRequestSchema, { url: startingUrlText(args.target), details: args.details, vantages: [list] });
+      const request = create(CheckSiteRequestSchema, { url: startingUrlText(args.target), details: args.details, vantages: [list], userAgent: userAgentValue(args.userAgent) });
       data = restData(CheckSiteResponseSchema, await createVantageCheckSite(service)(request, context));
     } else {
-      const request = create(TraceRedirectsRequestSchema, { url: args.target, details: args.details, vantages: [list] });
+      const request = create(TraceRedirectsRequestSchema, { url: args.target, details: args.details, vantages: [list], userAgent: userAgentValue(args.userAgent) });
       data = restData(TraceRedirectsResponseSchema, await createVantageTrace(service)(request, context));
     }
   } catch (error) {

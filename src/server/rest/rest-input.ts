@@ -70,11 +70,35 @@ export async function messageFromBody(schema: DescMessage, request: NodeRequest,
     return { ok: false, status: 400, code: "invalid_argument", message: "the body is not JSON" };
   }
   try {
-    return { ok: true, message: fromJson(schema, json) };
+    return { ok: true, message: fromJson(schema, withRestEnums(schema, json)) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, status: 400, code: "invalid_argument", message: `the body does not fit ${schema.name}: ${reason}` };
   }
+}
+
+/**
+ * A body's top-level enum fields as the query takes them: the string the
+ * REST door renders (`"userAgent": "googlebot"`) is read as its value, and a
+ * string that names no value as a number none has (UNKNOWN_ENUM_NUMBER), which
+ * the service refuses as it refuses one from an RPC door. Proto names and
+ * numbers pass as protobuf JSON reads them.
+ */
+function withRestEnums(schema: DescMessage, json: JsonValue): JsonValue {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return json;
+  let out: { [key: string]: JsonValue } | null = null;
+  for (const field of schema.fields) {
+    if (field.fieldKind !== "enum") continue;
+    for (const key of [field.jsonName, field.name]) {
+      if (!Object.hasOwn(json, key)) continue;
+      const text = json[key];
+      if (typeof text !== "string" || field.enum.values.some((value) => value.name === text)) continue;
+      const parsed = enumFromTextOrUnknown(field.enum, text);
+      out ??= Object.assign({}, json);
+      out[key] = typeof parsed === "number" ? parsed : UNKNOWN_ENUM_NUMBER;
+    }
+  }
+  return out ?? json;
 }
 
 function tooLarge(maxBytes: number): BodyMapping {
@@ -86,7 +110,8 @@ function assign(target: ReturnType<typeof reflect>, field: DescField, values: st
     case "scalar":
     case "enum": {
       if (values.length > 1) return `query parameter ${field.jsonName} was given ${values.length} times; give it once`;
-      const parsed = field.fieldKind === "scalar" ? scalarFromText(field.scalar, values[0] ?? "") : enumFromText(field.enum, values[0] ?? "");
+      // An enum's text that names no value goes on as a number no value has: the service refuses it as it refuses an unknown number from an RPC door (user_agent: input_user_agent, before any charge).
+      const parsed = field.fieldKind === "scalar" ? scalarFromText(field.scalar, values[0] ?? "") : enumFromTextOrUnknown(field.enum, values[0] ?? "");
       if (typeof parsed === "object" && parsed !== null && "problem" in parsed) return `query parameter ${field.jsonName}: ${parsed.problem}`;
       target.set(field, parsed);
       return undefined;
@@ -162,6 +187,14 @@ function int64(text: string, unsigned: boolean): Parsed {
   } catch {
     return { problem: `${text} is out of range` };
   }
+}
+
+/** A number no enum value of this service has (proto3 enums are open, so a message may hold it). */
+export const UNKNOWN_ENUM_NUMBER = -1;
+
+function enumFromTextOrUnknown(desc: DescEnum, text: string): Parsed {
+  const parsed = enumFromText(desc, text);
+  return typeof parsed === "object" && "problem" in parsed ? UNKNOWN_ENUM_NUMBER : parsed;
 }
 
 /** An enum accepts the string the REST door renders for it, its proto name, or its number. */
