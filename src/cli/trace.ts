@@ -11,7 +11,8 @@ import { headerLines, traceLabels } from "./report/request-lines.js";
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --headers URL
        sitediag trace --json --details URL
-       sitediag trace --batch FILE [--json | --csv] [--rerun-failed]
+       sitediag trace --batch FILE [--json | --csv] [--max-redirects N]
+                      [--rerun-failed [--include-refused]]
        sitediag trace --vantages all|NAME,... [--json [--details]] URL
 
 Where does this URL really redirect? Runs the redirect-check diagnostic from
@@ -29,15 +30,20 @@ http. A row fails (PASS/FAIL, with its reason and code) when it could not be
 traced, its chain broke, it missed its expected URL or it ended in a 4xx/5xx:
 the page's rule. Progress and a table on a terminal; --json prints one NDJSON
 line per row as it completes; --csv the page's CSV (verdict, code, reason,
-final status, hops, chain).
+final status, hops, chain). A column max_redirects (named in a header) holds a
+row to that many redirects at most; a longer chain fails as chain_too_long.
 
   --json          print the result exactly as the API's "data" object
   --details       with --json: as the API answers details=true (adds "details")
   --headers       also print each response's header fields (Set-Cookie values redacted)
   --batch FILE    trace every row of a CSV file (a site migration audit)
   --csv           with --batch: print every row as CSV instead of the table
+  --max-redirects N  with --batch: a row whose chain takes more than N redirects
+                  (0 to 20) fails as chain_too_long; a row's max_redirects wins
   --rerun-failed  with --batch and a CSV that --csv (or the page) wrote: trace
-                  again only the rows whose verdict was not PASS
+                  again only the rows whose verdict was not PASS, but those
+                  refused at input (code input_*: they cannot trace as written)
+  --include-refused  with --rerun-failed: the rows refused at input too
   --vantages      the trace from each vantage named (or all), as the API's
                   vantages=: one row per vantage and the verdict over them. Run
                   from here, the one vantage is this machine, "local"

@@ -229,7 +229,7 @@ describe("streamed batch items as rows", () => {
     const up = create(CheckSitesResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { status: SiteStatus.UP, statusCode: 200, finalUrl: entry.url } } });
     const done = checkRow(waiting, up);
     expect(notRunRow(done, "stopped")).toBe(done);
-    expect(csvOf([done]).split("\r\n")[1]).toBe(`2,${entry.url},${entry.url.replace("old", "new")},PASS,,,200,${entry.url},1,200 ${entry.url}`);
+    expect(csvOf([done]).split("\r\n")[1]).toBe(`3,${entry.url},${entry.url.replace("old", "new")},,PASS,,,200,${entry.url},1,200 ${entry.url}`);
   });
 });
 

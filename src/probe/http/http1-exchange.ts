@@ -4,7 +4,7 @@ import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-pre
 import { hasNoBody, isRedirectStatus, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "../clock.js";
 import { guarded, ProbeProtocolError } from "../failure.js";
-import { findHeadEnd, parseResponseHead, skipEmptyLines, TOO_MANY_FIELDS, type ResponseHead } from "./response-head.js";
+import { findHeadEnd, parseResponseHead, skipEmptyLines, statusLineStart, TOO_MANY_FIELDS, type ResponseHead } from "./response-head.js";
 
 /**
  * What the head buffer starts at when a head comes in more than one read; it
@@ -93,6 +93,9 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       for (;;) {
         const view = buffer.subarray(0, length);
         headStart = skipEmptyLines(view, headStart);
+        const start = statusLineStart(view, headStart);
+        if (start === "http09_text") throw new ProbeProtocolError("HTTP_09_RESPONSE", "the answer is text with no status line");
+        if (start === "not_http") throw new ProbeProtocolError("HTTP_PARSE_ERROR", "the answer starts with a control byte, not a status line");
         const end = findHeadEnd(view, headStart, scanFrom);
         // Every head so far counts: interim heads cannot be used to stream headers forever.
         if ((end === -1 ? length : end) > request.maxHeadBytes) {
