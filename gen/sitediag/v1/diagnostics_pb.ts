@@ -529,8 +529,8 @@ export type BatchItemError = Message<"sitediag.v1.BatchItemError"> & {
 
   /**
    * For an item whose URL was refused before anything was sent: the stable
-   * code of the refusal, as a single call's 400 names it (input_invalid_url,
-   * input_non_public_address, ...). Such an item can never run as given.
+   * code of the refusal (input_invalid_url, input_non_public_address, ...;
+   * README lists every code). Such an item can never run as given.
    *
    * @generated from field: optional string refusal_code = 3;
    */

@@ -114,11 +114,12 @@ const SINGLE_ONLY: Readonly<Record<string, string>> = {
 function ndjsonLine(item: TraceRedirectsBatchResponse): Record<string, unknown> {
   const place = { index: item.index, url: item.url, verdict: traceVerdict(item) };
   if (item.outcome.case !== "result") {
-    const error = item.outcome.case === "error" ? item.outcome.value : { code: "internal", message: "no result" };
-    return { ok: false, error: { code: error.code, message: error.message }, ...place };
+    const error = item.outcome.case === "error" ? item.outcome.value : { code: "internal", message: "no result", refusalCode: undefined };
+    return { ok: false, error: { code: error.code, message: error.message, ...(error.refusalCode === undefined ? {} : { refusalCode: error.refusalCode }) }, ...place };
   }
   const expectation = item.expectation === undefined ? null : { matches: item.expectation.matches, reason: item.expectation.reason ?? null };
-  return { ok: true, data: renderMessage(TraceRedirectsResponseSchema, item.outcome.value), expectation, ...place };
+  const limit = item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects };
+  return { ok: true, data: renderMessage(TraceRedirectsResponseSchema, item.outcome.value), expectation, ...limit, ...place };
 }
 
 /** The whole file (or standard input for "-"), refusing anything over MAX_BATCH_FILE_BYTES before reading past it. */
