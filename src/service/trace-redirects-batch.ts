@@ -51,19 +51,26 @@ export function maxRedirectsProblem(limit: number | undefined, field: string): s
  * the call's, under the service (an item answered as overload is given back there).
  */
 export function traceBatch(entries: readonly BatchEntry[], runner: DiagnosticRunner, signal: AbortSignal, options: TraceOptions = {}, context?: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
-  return completionOrder(entries, BATCH.concurrency, signal, (entry, index) => traceBatchItem(entry, index, runner, signal, options, context));
+  return completionOrder(entries, BATCH.concurrency, signal, async (entry, index) => {
+    const limitProblem = maxRedirectsProblem(entry.maxRedirects, "the item's max_redirects");
+    if (limitProblem !== undefined) {
+      return create(TraceRedirectsBatchResponseSchema, { index, url: entry.url, outcome: { case: "error", value: itemError(new ConnectError(limitProblem, Code.InvalidArgument)) } });
+    }
+    const item = await traceBatchItem(entry, index, runner, signal, options, context);
+    // Every item says the limit it was held to, whatever became of it, so its report keeps it.
+    item.maxRedirects = entry.maxRedirects;
+    return item;
+  });
 }
 
 async function traceBatchItem(
-  { url, expectedFinalUrl, maxRedirects }: BatchEntry,
+  { url, expectedFinalUrl }: BatchEntry,
   index: number,
   runner: DiagnosticRunner,
   signal: AbortSignal,
   options: TraceOptions,
   context: HandlerContext | undefined,
 ): Promise<TraceRedirectsBatchResponse> {
-  const limitProblem = maxRedirectsProblem(maxRedirects, "the item's max_redirects");
-  if (limitProblem !== undefined) return create(TraceRedirectsBatchResponseSchema, { index, url, outcome: { case: "error", value: itemError(new ConnectError(limitProblem, Code.InvalidArgument)) } });
   let outcome: RedirectTraceOutcome;
   try {
     outcome = await runner.traceRedirects(url, signal, options);
@@ -90,7 +97,6 @@ async function traceBatchItem(
         url,
         outcome: { case: "result", value: toTraceRedirectsResponse(outcome.result) },
         expectation: verdict === undefined ? undefined : create(TraceExpectationSchema, verdict.matches ? { matches: true } : verdict),
-        maxRedirects,
       });
     }
   }

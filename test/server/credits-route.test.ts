@@ -48,7 +48,7 @@ describe("GET /api/v1/credits", () => {
 
   it("refuses a missing, malformed or unknown key with the one 401 of every door, and a key in the query string is not read", async () => {
     const unknown = `sd_${"A".repeat(22)}`;
-    for (const headers of [{}, { "x-api-key": "nonsense" }, { "x-api-key": unknown }]) {
+    for (const headers of [{}, { "x-api-key": "nonsense" }, { "x-api-key": unknown }] as Record<string, string>[]) {
       const response = await credits(headers);
       expect(response.status).toBe(401);
       expect(await response.json()).toEqual({

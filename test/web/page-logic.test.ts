@@ -53,11 +53,14 @@ describe("refusals as the page explains them", () => {
     expect(credits?.remaining).toBe(1);
   });
 
-  it("429 with no Retry-After (no wait helps): the service's words, and no time to try again", () => {
+  it("429 with no Retry-After (no wait helps): the service's words, no time to try again, and what an operator can do", () => {
     const metadata = new Headers({ "x-ratelimit-remaining": "291", "x-ratelimit-limit": "300" });
     const said = "this call costs 400 credits, more than the whole budget of 300 in the rolling 24 h window, so no wait makes it affordable";
     const { problem } = problemOf(new ConnectError(said, Code.ResourceExhausted, metadata));
-    expect(problem.detail).toBe(`${said}.`);
+    expect(problem.detail).toBe(
+      `${said}. Waiting will not help: an operator can raise this key's budget on the server (sitediag keys set-budget KEY_ID N; keys list shows the id), or run fewer items at once.`,
+    );
+    expect(problem.detail).not.toContain("Try again");
   });
 
   it("400: the refusal's reason as the service gave it", () => {

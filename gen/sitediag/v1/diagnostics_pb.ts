@@ -663,8 +663,8 @@ export type TraceRedirectsBatchResponse = Message<"sitediag.v1.TraceRedirectsBat
 
   /**
    * The chain-length limit this item was held to, present when the request
-   * or the item set one: the item fails the batch verdict (chain_too_long)
-   * when result.redirects is above it.
+   * or the item set one (on an item error too): the item fails the batch
+   * verdict (chain_too_long) when result.redirects is above it.
    *
    * @generated from field: optional int32 max_redirects = 6;
    */

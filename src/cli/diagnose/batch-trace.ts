@@ -115,7 +115,8 @@ function ndjsonLine(item: TraceRedirectsBatchResponse): Record<string, unknown> 
   const place = { index: item.index, url: item.url, verdict: traceVerdict(item) };
   if (item.outcome.case !== "result") {
     const error = item.outcome.case === "error" ? item.outcome.value : { code: "internal", message: "no result", refusalCode: undefined };
-    return { ok: false, error: { code: error.code, message: error.message, ...(error.refusalCode === undefined ? {} : { refusalCode: error.refusalCode }) }, ...place };
+    const limit = item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects };
+    return { ok: false, error: { code: error.code, message: error.message, ...(error.refusalCode === undefined ? {} : { refusalCode: error.refusalCode }) }, ...limit, ...place };
   }
   const expectation = item.expectation === undefined ? null : { matches: item.expectation.matches, reason: item.expectation.reason ?? null };
   const limit = item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects };

@@ -201,7 +201,7 @@ function batchLine(item: Message, meta: RestMeta): JsonObject {
       const limit = item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects };
       return Object.assign({}, successBody(renderMessage(TraceRedirectsResponseSchema, item.outcome.value), meta), { expectation }, limit, place);
     }
-    return Object.assign({}, itemErrorBody(item.outcome.value, meta), place);
+    return Object.assign({}, itemErrorBody(item.outcome.value, meta), item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects }, place);
   }
   // A call from several vantages streams its events (an entry, then the verdict), one envelope each.
   const event = vantageEvent(item);
