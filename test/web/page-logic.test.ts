@@ -14,6 +14,7 @@ import { parseBatch } from "../../web/src/batch-input.js";
 import { checkRow, csvOf, notRunRow, traceRow, waitingRow } from "../../web/src/batch-rows.js";
 import { barLabel, barsOf, measuredMs } from "../../web/src/bars.js";
 import { batchCostText, creditsOf, latestCredits } from "../../web/src/credits.js";
+import { overBudgetWords, rowsThatFit } from "../../web/src/batch-budget.js";
 import { curlCommand } from "../../web/src/curl.js";
 import { problemOf } from "../../web/src/problem.js";
 
@@ -233,6 +234,30 @@ describe("streamed batch items as rows", () => {
     const done = checkRow(waiting, up);
     expect(notRunRow(done, "stopped")).toBe(done);
     expect(csvOf([done]).split("\r\n")[1]).toBe(`3,${entry.url},${entry.url.replace("old", "new")},,PASS,,,200,${entry.url},1,200 ${entry.url}`);
+  });
+});
+
+describe("a batch weighed against the credits read before it is sent", () => {
+  const credits = { remaining: 291, limit: 300, resetAt: new Date(2026, 10, 26, 9, 5), retryAfterSeconds: undefined };
+
+  it("counts the rows that fit, all of them when the credits are not known", () => {
+    expect(rowsThatFit("trace", 89, credits)).toBe(58);
+    expect(rowsThatFit("check", 89, credits)).toBe(89);
+    expect(rowsThatFit("trace", 89, undefined)).toBe(89);
+    expect(rowsThatFit("trace", 3, { ...credits, remaining: 4 })).toBe(0);
+  });
+
+  it("says what fits, offers the first rows, and names keys set-budget only when no wait helps", () => {
+    expect(overBudgetWords("trace", 89, 58, credits)).toEqual({
+      reason: "over the budget: the key's 291 credits left pay for 58 traces",
+      status: "Not run: 89 traces cost 445 credits; this key has 291 of 300 left, enough for 58.",
+      offer:
+        "58 of these 89 rows fit now. At most 60 traces fit the key's whole budget of 300: run the rest later from this table, or an operator can raise the budget (sitediag keys set-budget KEY_ID N).",
+      first: "Trace the first 58 now",
+    });
+    const waiting = overBudgetWords("check", 20, 0, { ...credits, remaining: 1 });
+    expect(waiting.offer).toBe("0 of these 20 rows fit now. Run the rest later from this table: credits start to free up at 09:05.");
+    expect(waiting.first).toBeUndefined();
   });
 });
 

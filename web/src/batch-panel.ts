@@ -1,6 +1,6 @@
 import { redirectLimit } from "../../src/batch.js";
 import { failureCountText } from "../../src/batch-verdict.js";
-import { REDIRECT_TRACE, SITE_CHECK } from "../../src/limits.js";
+import { overBudgetWords, rowsThatFit } from "./batch-budget.js";
 import { parseBatch } from "./batch-input.js";
 import { type BatchRow, csvOf, notRunRow, runsAgain, waitingRow } from "./batch-rows.js";
 import { readCredits, runBatch } from "./batch-service.js";
@@ -21,13 +21,6 @@ function element<T extends HTMLElement>(id: string, type: new () => T): T {
   const found = document.getElementById(id);
   if (!(found instanceof type)) throw new Error(`the page has no #${id}`);
   return found;
-}
-
-/** Credits per item of each batch operation (the contract's prices). */
-const UNIT_COSTS: Readonly<Record<Operation, number>> = { check: SITE_CHECK.creditCost, trace: REDIRECT_TRACE.creditCost };
-
-function clock(at: Date): string {
-  return `${String(at.getHours()).padStart(2, "0")}:${String(at.getMinutes()).padStart(2, "0")}`;
 }
 
 /** The table's columns; a row opened to its answer spans them all. */
@@ -138,8 +131,7 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
     status.textContent = "Reading the key's credits…";
     const credits = await readCredits(key, running.signal);
     if (credits !== undefined) deps.showCredits(credits);
-    const unit = UNIT_COSTS[operation];
-    const fits = credits === undefined ? indexes.length : Math.min(indexes.length, Math.floor(credits.remaining / unit));
+    const fits = rowsThatFit(operation, indexes.length, credits);
     if (fits < indexes.length && !running.signal.aborted && credits !== undefined) {
       running = undefined;
       return overBudget(operation, indexes, fits, credits);
@@ -180,26 +172,16 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
 
   /** The batch does not fit what the key has left: nothing is sent; its rows say so, and the first that fit are offered. */
   function overBudget(operation: Operation, indexes: readonly number[], fits: number, credits: Credits): void {
-    const noun = operation === "check" ? "check" : "trace";
-    const unit = UNIT_COSTS[operation];
-    const why = `over the budget: the key's ${credits.remaining} credits left pay for ${fits} ${noun}${fits === 1 ? "" : "s"}`;
-    for (const index of indexes) update(index, (row) => notRunRow(row, why));
+    const words = overBudgetWords(operation, indexes.length, fits, credits);
+    for (const index of indexes) update(index, (row) => notRunRow(row, words.reason));
     setRunning(false);
     showCost();
     showSummary();
-    status.textContent = `Not run: ${indexes.length} ${noun}s cost ${indexes.length * unit} credits; this key has ${credits.remaining} of ${credits.limit} left, enough for ${fits}.`;
-    const whole = Math.floor(credits.limit / unit);
-    const later =
-      indexes.length > whole
-        ? ` At most ${whole} ${noun}s fit the key's whole budget of ${credits.limit}: run the rest later from this table, or an operator can raise the budget (sitediag keys set-budget KEY_ID N).`
-        : credits.resetAt === undefined
-          ? " Run the rest later from this table, as credits free up."
-          : ` Run the rest later from this table: credits start to free up at ${clock(credits.resetAt)}.`;
+    status.textContent = words.status;
     const first = indexes.slice(0, fits);
-    const button =
-      fits === 0 ? null : h("button", { type: "button", id: "batch-run-first" }, `${operation === "check" ? "Check" : "Trace"} the first ${fits} now`);
+    const button = words.first === undefined ? null : h("button", { type: "button", id: "batch-run-first" }, words.first);
     button?.addEventListener("click", () => void run(operation, first));
-    showOffer(h("p", {}, `${fits} of these ${indexes.length} rows fit now.${later}`), button);
+    showOffer(h("p", {}, words.offer), button);
   }
 
   /** After a run, rows left NOT RUN (over the budget, refused, stopped) can be run from here, without re-running what failed. */
