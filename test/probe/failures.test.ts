@@ -117,6 +117,14 @@ describe("http stage", () => {
     expect(failure.reason).toBe("The server answered without a status line (HTTP/0.9), which browsers refuse");
   });
 
+  it.each([["SSH-2.0-OpenSSH_9.6\r\n"], ["220 mail.test ESMTP\r\n"], ["+OK POP3 ready\r\n"], ["\u0000\u0001binary"]])(
+    "another protocol's greeting or binary bytes (%j) is an invalid HTTP response, not HTTP/0.9",
+    async (answer) => {
+      const target = await raw({ kind: "bytes", answer: () => Buffer.from(answer, "latin1") });
+      expect(expectFailure(await hop(target.url)).cause).toBe("HTTP_PARSE_ERROR");
+    },
+  );
+
   it("a status line in any case, or arriving a byte at a time, is still read as one", async () => {
     const lower = await raw({ kind: "bytes", answer: () => Buffer.from("http/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok", "latin1") });
     // The head reader takes only "HTTP/": lower case is an invalid response, never HTTP/0.9.

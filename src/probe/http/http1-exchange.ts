@@ -93,9 +93,8 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       for (;;) {
         const view = buffer.subarray(0, length);
         headStart = skipEmptyLines(view, headStart);
-        const start = statusLineStart(view, headStart);
-        if (start === "http09_text") throw new ProbeProtocolError("HTTP_09_RESPONSE", "the answer is text with no status line");
-        if (start === "not_http") throw new ProbeProtocolError("HTTP_PARSE_ERROR", "the answer starts with a control byte, not a status line");
+        const start = notAStatusLine(view, headStart, false);
+        if (start !== undefined) throw start;
         const end = findHeadEnd(view, headStart, scanFrom);
         // Every head so far counts: interim heads cannot be used to stream headers forever.
         if ((end === -1 ? length : end) > request.maxHeadBytes) {
@@ -158,6 +157,10 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
     }, defect);
     const onEnd = guarded(() => {
       if (final !== null) return succeed(false);
+      // A few bytes and the end: what they were is known now (HTTP/0.9's "ok", another protocol's greeting).
+      const view = buffer.subarray(0, length);
+      const start = notAStatusLine(view, skipEmptyLines(view, headStart), true);
+      if (start !== undefined) return fail(start);
       fail(new ProbeProtocolError("CONNECTION_CLOSED", length === 0 ? "closed before any response byte" : "closed in the middle of the response head"));
     }, defect);
     const onError = guarded((error: unknown) => fail(error), defect);
@@ -211,4 +214,17 @@ function requestText(request: ExchangeRequest): string {
   }
   text += request.keepAlive ? "connection: keep-alive\r\n\r\n" : "connection: close\r\n\r\n";
   return text;
+}
+
+/** The error of an answer that does not begin with a status line, once its first bytes tell; undefined while it may still be one. */
+function notAStatusLine(view: Uint8Array, from: number, complete: boolean): ProbeProtocolError | undefined {
+  if (from >= view.length) return undefined;
+  switch (statusLineStart(view, from, complete)) {
+    case "http09_text":
+      return new ProbeProtocolError("HTTP_09_RESPONSE", "the answer is text with no status line");
+    case "not_http":
+      return new ProbeProtocolError("HTTP_PARSE_ERROR", "the answer is another protocol's or not text, not a status line");
+    default:
+      return undefined;
+  }
 }
