@@ -25,6 +25,7 @@ const SLOW = [
   "test/web/page-verdict.test.ts",
   "test/web/page-front.test.ts",
   "test/web/page-batch.test.ts",
+  "test/web/page-batch-audit.test.ts",
   "test/web/page-details.test.ts",
   "test/web/page-families.test.ts",
   "test/web/page-addresses.test.ts",

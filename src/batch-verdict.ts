@@ -19,9 +19,10 @@ export interface BatchVerdict {
 const NORMAL_CHAINS: ReadonlySet<ChainStatus> = new Set([ChainStatus.HEALTHY, ChainStatus.REDIRECTS_DETECTED]);
 
 /**
- * A traced item fails when it has no result (a refused or invalid URL, a
- * cancelled item), its chain did not end (loop, too many redirects, a failed
- * request, a timeout), it missed its expected final URL, it ended in a
+ * A traced item fails when it has no result (a refused or invalid URL, with
+ * the refusal's input_* code; a cancelled item), its chain did not end (loop,
+ * too many redirects, a failed request, a timeout), it took more redirects
+ * than its max_redirects (chain_too_long), it missed its expected final URL, it ended in a
  * 4xx/5xx, or any other warning of it is a problem (an https -> http
  * downgrade): the rule a single trace's exit status follows too. Then, with
  * details, what the final page tells search engines (src/search-verdict.ts):
@@ -30,7 +31,7 @@ const NORMAL_CHAINS: ReadonlySet<ChainStatus> = new Set([ChainStatus.HEALTHY, Ch
  */
 export function traceVerdict(item: TraceRedirectsBatchResponse): BatchVerdict {
   const { outcome } = item;
-  if (outcome.case === "error") return fail(outcome.value.code, `not traced: ${outcome.value.message}`);
+  if (outcome.case === "error") return fail(outcome.value.refusalCode ?? outcome.value.code, `not traced: ${outcome.value.message}`);
   if (outcome.case !== "result") return fail("internal", "not traced: no result");
   const trace = outcome.value;
   if (!NORMAL_CHAINS.has(trace.chainStatus)) {
@@ -39,6 +40,8 @@ export function traceVerdict(item: TraceRedirectsBatchResponse): BatchVerdict {
     const words = chainWords(trace.chainStatus);
     return fail(stop?.code ?? words.replaceAll(" ", "_"), stop === undefined ? words : `${words}: ${stop.message}`);
   }
+  const limit = item.maxRedirects;
+  if (limit !== undefined && trace.redirects > limit) return fail("chain_too_long", `${trace.redirects} redirects, more than the ${limit} allowed`);
   if (item.expectation !== undefined && !item.expectation.matches) return fail("expectation_not_met", `expectation not met: ${item.expectation.reason ?? "no reason given"}`);
   const status = trace.finalStatus;
   if (status !== undefined && status >= 400) return fail("final_status_error", `the final URL answers ${answerWords(status, trace.chain.at(-1)?.statusText)}`);
@@ -58,7 +61,7 @@ export function traceVerdict(item: TraceRedirectsBatchResponse): BatchVerdict {
  */
 export function checkVerdict(item: CheckSitesResponse): BatchVerdict {
   const { outcome } = item;
-  if (outcome.case === "error") return fail(outcome.value.code, `not checked: ${outcome.value.message}`);
+  if (outcome.case === "error") return fail(outcome.value.refusalCode ?? outcome.value.code, `not checked: ${outcome.value.message}`);
   if (outcome.case !== "result") return fail("internal", "not checked: no result");
   const check = outcome.value;
   if (check.status !== SiteStatus.UP) return fail(check.details?.code ?? "site_down", `down: ${check.reason ?? "no reason given"}`);
@@ -89,10 +92,12 @@ function answerWords(status: number, text: string | undefined): string {
 
 /** One row of a batch as every report of it has it (strings, so a table and a CSV cell read the same). */
 export interface BatchRecord {
-  /** From 0, the row's place in the batch. */
+  /** From 0, the row's place in the batch (the CSV and every table count from 1). */
   readonly index: number;
   readonly url: string;
   readonly expectedFinalUrl: string;
+  /** The row's own chain-length limit (its max_redirects), "" when it has none. */
+  readonly maxRedirects: string;
   readonly verdict: BatchVerdictWord;
   readonly code: string;
   readonly reason: string;
@@ -104,13 +109,14 @@ export interface BatchRecord {
   readonly chain: string;
 }
 
-export function traceRecord(item: TraceRedirectsBatchResponse, expectedFinalUrl: string | undefined): BatchRecord {
+export function traceRecord(item: TraceRedirectsBatchResponse, expectedFinalUrl: string | undefined, maxRedirects?: number): BatchRecord {
   const verdict = traceVerdict(item);
   const trace = item.outcome.case === "result" ? item.outcome.value : undefined;
   return {
     index: item.index,
     url: item.url,
     expectedFinalUrl: expectedFinalUrl ?? "",
+    maxRedirects: maxRedirects === undefined ? "" : String(maxRedirects),
     ...verdict,
     finalStatus: trace?.finalStatus === undefined ? "" : String(trace.finalStatus),
     finalUrl: trace?.finalUrl ?? "",
@@ -128,6 +134,7 @@ export function checkRecord(item: CheckSitesResponse): BatchRecord {
     index: item.index,
     url: item.url,
     expectedFinalUrl: "",
+    maxRedirects: "",
     ...verdict,
     finalStatus: check?.statusCode === undefined ? "" : String(check.statusCode),
     finalUrl: check?.finalUrl ?? "",
@@ -137,15 +144,50 @@ export function checkRecord(item: CheckSitesResponse): BatchRecord {
 }
 
 /** A row whose item never ran: the batch was refused as a whole, or stopped before it. */
-export function notRunRecord(index: number, url: string, expectedFinalUrl: string | undefined, reason: string): BatchRecord {
-  return { index, url, expectedFinalUrl: expectedFinalUrl ?? "", verdict: "NOT RUN", code: "not_run", reason, finalStatus: "", finalUrl: "", hops: "", chain: "" };
+export function notRunRecord(index: number, url: string, expectedFinalUrl: string | undefined, reason: string, maxRedirects?: number): BatchRecord {
+  return {
+    index,
+    url,
+    expectedFinalUrl: expectedFinalUrl ?? "",
+    maxRedirects: maxRedirects === undefined ? "" : String(maxRedirects),
+    verdict: "NOT RUN",
+    code: "not_run",
+    reason,
+    finalStatus: "",
+    finalUrl: "",
+    hops: "",
+    chain: "",
+  };
 }
 
-const BATCH_CSV_HEADINGS: readonly string[] = ["index", "url", "expected_final_url", "verdict", "code", "reason", "final_status", "final_url", "hops", "chain"];
+/** A refusal of the row's URL itself (input_invalid_url, input_non_public_address, ...): running it again as it is cannot change it. */
+export function refusedAtInput(code: string): boolean {
+  return code.startsWith("input_");
+}
 
-/** The records as a CSV file (BATCH_CSV_HEADINGS), in the order given. */
+/**
+ * How many rows failed for each code, most first (then by code), for a
+ * summary: `8 final_status_error, 4 expectation_not_met`. Rows not run are
+ * counted apart, not here.
+ */
+export function failureCounts(records: readonly Pick<BatchRecord, "verdict" | "code">[]): readonly { readonly code: string; readonly count: number }[] {
+  const counts = new Map<string, number>();
+  for (const record of records) if (record.verdict === "FAIL") counts.set(record.code, (counts.get(record.code) ?? 0) + 1);
+  return [...counts].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+}
+
+/** failureCounts in words: "8 final_status_error, 4 expectation_not_met"; "" when none failed. */
+export function failureCountText(records: readonly Pick<BatchRecord, "verdict" | "code">[]): string {
+  return failureCounts(records)
+    .map(({ code, count }) => `${count} ${code}`)
+    .join(", ");
+}
+
+const BATCH_CSV_HEADINGS: readonly string[] = ["index", "url", "expected_final_url", "max_redirects", "verdict", "code", "reason", "final_status", "final_url", "hops", "chain"];
+
+/** The records as a CSV file (BATCH_CSV_HEADINGS), in the order given; `index` counts from 1, as every table's `#`. */
 export function batchCsv(records: readonly BatchRecord[]): string {
-  const rows = records.map((r) => [String(r.index), r.url, r.expectedFinalUrl, r.verdict, r.code, r.reason, r.finalStatus, r.finalUrl, r.hops, r.chain]);
+  const rows = records.map((r) => [String(r.index + 1), r.url, r.expectedFinalUrl, r.maxRedirects, r.verdict, r.code, r.reason, r.finalStatus, r.finalUrl, r.hops, r.chain]);
   return toCsv([BATCH_CSV_HEADINGS, ...rows]);
 }
 

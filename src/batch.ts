@@ -1,4 +1,4 @@
-import { BATCH } from "./limits.js";
+import { BATCH, REDIRECT_TRACE } from "./limits.js";
 
 // What a batch is, below every layer: its lines as people write them (the
 // CLI's files, the page's pasted batches) and the size rule every batch is held to.
@@ -7,15 +7,20 @@ import { BATCH } from "./limits.js";
 export interface BatchLine {
   readonly url: string;
   readonly expectedFinalUrl: string | undefined;
+  /** The most redirects this line's chain may take (its `max_redirects` column), when it names one. */
+  readonly maxRedirects?: number;
   /** The verdict a batch report gave this line before (its `verdict` column), when the text is such a report. */
   readonly verdict?: string;
+  /** The code a batch report gave this line before (its `code` column), when the text is such a report. */
+  readonly code?: string;
 }
 
 /** Why a batch cannot be read, with the 1-based line it was found on; each reader words it for its audience. */
 export type BatchLineProblem =
   | { readonly kind: "unclosed_quote"; readonly line: number }
   | { readonly kind: "too_many_fields"; readonly line: number; readonly fields: number }
-  | { readonly kind: "no_url"; readonly line: number };
+  | { readonly kind: "no_url"; readonly line: number }
+  | { readonly kind: "bad_max_redirects"; readonly line: number; readonly value: string };
 
 export type BatchLines = { readonly ok: true; readonly lines: readonly BatchLine[] } | { readonly ok: false; readonly problem: BatchLineProblem };
 
@@ -24,11 +29,13 @@ interface Columns {
   readonly url: number;
   readonly expected: number | undefined;
   readonly verdict: number | undefined;
+  readonly code: number | undefined;
+  readonly maxRedirects: number | undefined;
   /** Fields a line may have: two in the plain form, the header's count in a report. */
   readonly width: number;
 }
 
-const PLAIN: Columns = { url: 0, expected: 1, verdict: undefined, width: 2 };
+const PLAIN: Columns = { url: 0, expected: 1, verdict: undefined, code: undefined, maxRedirects: undefined, width: 2 };
 
 /**
  * Reads `url[,expected final URL]` lines, as the CLI's batch files and the
@@ -38,7 +45,8 @@ const PLAIN: Columns = { url: 0, expected: 1, verdict: undefined, width: 2 };
  * spreadsheet's trailing commas). A header may name more columns, as a
  * batch report's CSV does (src/batch-verdict.ts): then `url`,
  * `expected_final_url` (or `expected`) and `verdict` are read from where it
- * puts them, so a report can be run again. Counting and limits are the caller's.
+ * puts them, so a report can be run again, and a `max_redirects` column
+ * gives a line its own chain-length limit (0 to 20). Counting and limits are the caller's.
  */
 export function readBatchLines(text: string): BatchLines {
   const lines: BatchLine[] = [];
@@ -58,8 +66,18 @@ export function readBatchLines(text: string): BatchLines {
     const url = fields[columns.url] ?? "";
     const expected = columns.expected === undefined ? "" : (fields[columns.expected] ?? "");
     const verdict = columns.verdict === undefined ? undefined : (fields[columns.verdict] ?? "");
+    const code = columns.code === undefined ? undefined : (fields[columns.code] ?? "");
+    const limitText = columns.maxRedirects === undefined ? "" : (fields[columns.maxRedirects] ?? "");
     if (url === "") return { ok: false, problem: { kind: "no_url", line: number } };
-    lines.push({ url, expectedFinalUrl: expected === "" ? undefined : expected, ...(verdict === undefined ? {} : { verdict }) });
+    const maxRedirects = limitText === "" ? undefined : redirectLimit(limitText);
+    if (maxRedirects === null) return { ok: false, problem: { kind: "bad_max_redirects", line: number, value: limitText } };
+    lines.push({
+      url,
+      expectedFinalUrl: expected === "" ? undefined : expected,
+      ...(maxRedirects === undefined ? {} : { maxRedirects }),
+      ...(verdict === undefined ? {} : { verdict }),
+      ...(code === undefined ? {} : { code }),
+    });
   }
   return { ok: true, lines };
 }
@@ -73,9 +91,29 @@ function headerColumns(fields: readonly string[]): Columns | undefined {
     const found = names.findIndex((name) => candidates.includes(name));
     return found === -1 ? undefined : found;
   };
-  // A two-field header keeps the plain form whatever its second field says ("url,expected", "URL,target").
-  if (fields.length <= 2 && url === 0) return PLAIN;
-  return { url, expected: find("expected_final_url", "expected", "expected final url"), verdict: find("verdict"), width: Math.max(fields.length, 2) };
+  const maxRedirects = find("max_redirects");
+  // A two-field header keeps the plain form whatever its second field says ("url,expected", "URL,target"), unless it is a limit.
+  if (fields.length <= 2 && url === 0 && maxRedirects === undefined) return PLAIN;
+  return {
+    url,
+    expected: find("expected_final_url", "expected", "expected final url"),
+    verdict: find("verdict"),
+    code: find("code"),
+    maxRedirects,
+    width: Math.max(fields.length, 2),
+  };
+}
+
+/**
+ * A chain-length limit as people write it: a whole number from 0 to the
+ * contract's 20 redirects; null when the text is not one. The CLI's
+ * --max-redirects and the page's field read theirs with this too.
+ */
+export function redirectLimit(text: string): number | null {
+  const trimmed = text.trim();
+  if (!/^\d{1,2}$/.test(trimmed)) return null;
+  const limit = Number(trimmed);
+  return limit <= REDIRECT_TRACE.maxRedirects ? limit : null;
 }
 
 /**

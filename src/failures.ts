@@ -120,6 +120,7 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   EPIPE: { stage: "http", code: "http_connection_closed", reason: "The server closed the connection without a response" },
   RESPONSE_HEAD_TOO_LARGE: { stage: "http", code: "http_headers_too_large", reason: "The server sent response headers that are too large" },
   HTTP_PARSE_ERROR: { stage: "http", code: "http_invalid_response", reason: "The server sent an invalid HTTP response" },
+  HTTP_09_RESPONSE: { stage: "http", code: "http_09_response", reason: "The server answered without a status line (HTTP/0.9), which browsers refuse" },
   RESPONSE_HEAD_TIMEOUT: { stage: "http", code: "http_timeout", reason: "No complete response head within the timeout", timedOut: true },
   // Browser fidelity: what a browser accepts, repairs or warns about, told apart from a plain failure
   CERT_CHAIN_INCOMPLETE: {

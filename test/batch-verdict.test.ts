@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ChainStatus, CheckSitesResponseSchema, SiteStatus, TraceRedirectsBatchResponseSchema, WarningSeverity } from "../gen/sitediag/v1/diagnostics_pb.js";
-import { batchCsv, checkVerdict, notRunRecord, traceRecord, traceVerdict } from "../src/batch-verdict.js";
+import { batchCsv, checkVerdict, failureCountText, failureCounts, notRunRecord, traceRecord, traceVerdict } from "../src/batch-verdict.js";
 
 // The one rule the CLI's table, the page's table and both CSVs judge a batch row by.
 
@@ -42,6 +42,44 @@ describe("the batch verdict", () => {
     });
     const refused = create(TraceRedirectsBatchResponseSchema, { index: 3, url: "ftp://x", outcome: { case: "error", value: { code: "invalid_argument", message: "only http and https" } } });
     expect(traceVerdict(refused)).toEqual({ verdict: "FAIL", code: "invalid_argument", reason: "not traced: only http and https" });
+    // A refusal of the URL itself carries its input_* code, as a single call's 400 names it (issue 39: it said invalid_argument).
+    const privateAddress = create(TraceRedirectsBatchResponseSchema, {
+      index: 4,
+      url: "http://10.0.0.1/old",
+      outcome: { case: "error", value: { code: "invalid_argument", message: "Target 10.0.0.1 is not a public address", refusalCode: "input_non_public_address" } },
+    });
+    expect(traceVerdict(privateAddress)).toMatchObject({ verdict: "FAIL", code: "input_non_public_address" });
+    const unchecked = create(CheckSitesResponseSchema, { outcome: { case: "error", value: { code: "invalid_argument", message: "The URL could not be parsed", refusalCode: "input_invalid_url" } } });
+    expect(checkVerdict(unchecked)).toMatchObject({ verdict: "FAIL", code: "input_invalid_url" });
+  });
+
+  it("fails a chain longer than its max_redirects as chain_too_long, after a broken chain and before an expectation", () => {
+    const hops = [301, 301, 301, 200].map((status, i) => ({ hop: i + 1, url: `http://a.test/${i}`, status }));
+    const long = { finalUrl: "http://a.test/3", finalStatus: 200, redirects: 3, chainStatus: ChainStatus.REDIRECTS_DETECTED, chain: hops };
+    const held = (maxRedirects: number | undefined) => create(TraceRedirectsBatchResponseSchema, { index: 0, url: "http://a.test/0", outcome: { case: "result", value: long }, expectation: { matches: true }, maxRedirects });
+    expect(traceVerdict(held(2))).toEqual({ verdict: "FAIL", code: "chain_too_long", reason: "3 redirects, more than the 2 allowed" });
+    expect(traceVerdict(held(3)).verdict).toBe("PASS");
+    expect(traceVerdict(held(undefined)).verdict).toBe("PASS");
+    const loop = create(TraceRedirectsBatchResponseSchema, { outcome: { case: "result", value: { ...long, chainStatus: ChainStatus.REDIRECT_LOOP, warnings: [{ code: "redirect_loop", message: "back to hop 1" }] } }, maxRedirects: 0 });
+    expect(traceVerdict(loop).code).toBe("redirect_loop");
+  });
+
+  it("counts the failures of each code, most first, leaving out what passed and what did not run", () => {
+    const rows = [
+      { verdict: "FAIL", code: "final_status_error" },
+      { verdict: "PASS", code: "" },
+      { verdict: "FAIL", code: "expectation_not_met" },
+      { verdict: "FAIL", code: "final_status_error" },
+      { verdict: "NOT RUN", code: "not_run" },
+      { verdict: "FAIL", code: "chain_too_long" },
+    ] as const;
+    expect(failureCounts(rows)).toEqual([
+      { code: "final_status_error", count: 2 },
+      { code: "chain_too_long", count: 1 },
+      { code: "expectation_not_met", count: 1 },
+    ]);
+    expect(failureCountText(rows)).toBe("2 final_status_error, 1 chain_too_long, 1 expectation_not_met");
+    expect(failureCountText([{ verdict: "PASS", code: "" }])).toBe("");
   });
 
   it("fails a down check by its failure code, and an up one answering 4xx", () => {
@@ -73,10 +111,11 @@ describe("the batch verdict", () => {
 
   it("writes one CSV for every report, a formula made inert", () => {
     const record = traceRecord(trace({ finalUrl: "http://a.test/new", finalStatus: 200, chainStatus: ChainStatus.REDIRECTS_DETECTED, chain: [{ hop: 1, url: "http://a.test/old", status: 301 }, { hop: 2, url: "http://a.test/new", status: 200 }] }), undefined);
-    expect(batchCsv([record, notRunRecord(1, "=cmd()", undefined, "stopped before it ran")]).split("\r\n")).toEqual([
-      "index,url,expected_final_url,verdict,code,reason,final_status,final_url,hops,chain",
-      "0,http://a.test/old,,PASS,,,200,http://a.test/new,2,301 http://a.test/old > 200 http://a.test/new",
-      "1,'=cmd(),,NOT RUN,not_run,stopped before it ran,,,,",
+    // index counts from 1, as the table's # does (issue 39: the CSV counted from 0).
+    expect(batchCsv([record, notRunRecord(1, "=cmd()", undefined, "stopped before it ran", 3)]).split("\r\n")).toEqual([
+      "index,url,expected_final_url,max_redirects,verdict,code,reason,final_status,final_url,hops,chain",
+      "1,http://a.test/old,,,PASS,,,200,http://a.test/new,2,301 http://a.test/old > 200 http://a.test/new",
+      "2,'=cmd(),,3,NOT RUN,not_run,stopped before it ran,,,,",
       "",
     ]);
   });

@@ -1,6 +1,7 @@
 import type { Writable } from "node:stream";
 import { ConfigError, type Environment, loadConfig } from "../config.js";
 import { VERSION } from "../package-info.js";
+import { closest } from "./arguments.js";
 import { checkCommand } from "./check.js";
 import { type Command, type CommandIo, EXIT_OK, EXIT_USAGE } from "./command.js";
 import { keysCommand } from "./keys.js";
@@ -30,7 +31,9 @@ export async function runCli(argv: readonly string[], commands: readonly Command
   }
   const command = commands.find((candidate) => candidate.name === name);
   if (command === undefined) {
-    io.stderr.write(`sitediag: unknown command "${name}"\n\n${usage(commands)}`);
+    const near = closest(name, commands.map((candidate) => candidate.name));
+    const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name);
+    io.stderr.write(`sitediag: unknown command ${shown}${near === undefined ? "" : ` (did you mean ${near}?)`}\nRun "sitediag --help" for every command.\n`);
     return EXIT_USAGE;
   }
   let config;
@@ -44,10 +47,19 @@ export async function runCli(argv: readonly string[], commands: readonly Command
   return command.run(rest, { stdout: io.stdout, stderr: io.stderr, onStopSignal: io.onStopSignal, env: io.env, config, ...(io.stdin === undefined ? {} : { stdin: io.stdin }) });
 }
 
+/** What the commands also do, which their one-line summaries cannot say: each has its own --help. */
+const MORE = `also:
+  sitediag trace --batch FILE [--csv]    trace every row of a CSV (url[,expected final URL]):
+                                         a migration audit, PASS/FAIL per row (--max-redirects N,
+                                         --rerun-failed)
+  sitediag check --vantages all URL      check (or trace) from every vantage (region) there is
+  sitediag <command> --help              every option of a command
+`;
+
 function usage(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
-  return `sitediag ${VERSION}: is this site up, and where does this URL redirect?\n\nusage: sitediag <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nConfiguration comes from environment variables (see README).\n`;
+  return `sitediag ${VERSION}: is this site up, and where does this URL redirect?\n\nusage: sitediag <command> [options]\n\ncommands:\n${lines.join("\n")}\n\n${MORE}\nConfiguration comes from environment variables (see README).\n`;
 }
 
 /** 128 + SIGPIPE, as shells report a tool whose reader went away (`yes | head`). */

@@ -14,7 +14,8 @@ import { userAgentLine } from "./report/user-agent-line.js";
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --headers URL
        sitediag trace --json --details URL
-       sitediag trace --batch FILE [--json | --csv] [--rerun-failed] [--user-agent NAME]
+       sitediag trace --batch FILE [--json | --csv] [--max-redirects N]
+                      [--rerun-failed [--include-refused]] [--user-agent NAME]
        sitediag trace --user-agent googlebot|bingbot|browser URL
        sitediag trace --vantages all|NAME,... [--json [--details]] URL
 
@@ -34,15 +35,20 @@ traced, its chain broke, it missed its expected URL or it ended in a 4xx/5xx,
 or its final page asks not to be indexed, reads as "not found", or is the home
 page a deep URL was sent to (unless expected): the page's rule. Progress and a table on a terminal; --json prints one NDJSON
 line per row as it completes; --csv the page's CSV (verdict, code, reason,
-final status, hops, chain).
+final status, hops, chain). A column max_redirects (named in a header) holds a
+row to that many redirects at most; a longer chain fails as chain_too_long.
 
   --json          print the result exactly as the API's "data" object
   --details       with --json: as the API answers details=true (adds "details")
   --headers       also print each response's header fields (Set-Cookie values redacted)
   --batch FILE    trace every row of a CSV file (a site migration audit)
   --csv           with --batch: print every row as CSV instead of the table
+  --max-redirects N  with --batch: a row whose chain takes more than N redirects
+                  (0 to 20) fails as chain_too_long; a row's max_redirects wins
   --rerun-failed  with --batch and a CSV that --csv (or the page) wrote: trace
-                  again only the rows whose verdict was not PASS
+                  again only the rows whose verdict was not PASS, but those
+                  refused at input (code input_*: they cannot trace as written)
+  --include-refused  with --rerun-failed: the rows refused at input too
   --user-agent NAME  send Googlebot's or Bingbot's documented User-Agent instead
                   of sitediag's own (browser, the default), as the API's
                   user_agent=, to every row with --batch: a site that redirects

@@ -5,9 +5,23 @@ const SCHEME_WITH_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\//i;
 // what is followed by something other than a port number.
 const OTHER_SCHEME = /^[a-z][a-z0-9+.-]*:(?!\d+(?:[/?#]|$))/i;
 
-/** Whether trimmed input names its scheme (`http://`, `ftp:`, `mailto:`), as opposed to a bare domain. */
+/**
+ * Whether trimmed input names its scheme (`http://`, `ftp:`, `mailto:`), as
+ * opposed to a bare domain. Input whose first `://` comes before any path,
+ * query or fragment meant to name one, even one that is no scheme
+ * (`ht!tp://bad url`): it is taken as written, and refused as no URL, never
+ * guessed into `https://ht!tp://...` and looked up. A `://` later on
+ * (`example.com/go?to=https://b`) is part of a bare domain's path.
+ */
 export function hasScheme(input: string): boolean {
-  return SCHEME_WITH_AUTHORITY.test(input) || OTHER_SCHEME.test(input);
+  return SCHEME_WITH_AUTHORITY.test(input) || OTHER_SCHEME.test(input) || meantScheme(input);
+}
+
+function meantScheme(input: string): boolean {
+  const separator = input.indexOf("://");
+  if (separator === -1) return false;
+  const before = input.slice(0, separator);
+  return !before.includes("/") && !before.includes("?") && !before.includes("#");
 }
 
 /**

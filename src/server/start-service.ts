@@ -14,6 +14,7 @@ import type { DiagnosticRunner, HopTally } from "../runner/diagnostic-runner.js"
 import type { ProbeLoad } from "../runner/probe-threads.js";
 import { listenForMetrics, type MetricsListener } from "./ops/metrics-listener.js";
 import { metricsRoute, openApiRoute } from "./ops/plain-routes.js";
+import { creditsRoute } from "./ops/credits-route.js";
 import { loadPageFiles, pageRoutes } from "./ops/page.js";
 import { type ServerLimits, startServer } from "./start-server.js";
 import type { VantageFanout } from "../vantage/vantage-fanout.js";
@@ -93,6 +94,8 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
     exposeHeaders: USAGE_HEADER_NAMES,
     plainRoutes: [
       openApiRoute(),
+      // What a key has left, read for free (the page weighs a batch against it before sending it).
+      creditsRoute(store, { budget: config.creditBudget, windowSeconds: config.creditWindowSeconds }, onDefect),
       ...(separateMetrics ? [] : [metricsRoute(metrics)]),
       ...(deps.pageDir === undefined ? [] : pageRoutes(loadPageFiles(deps.pageDir))),
     ],

@@ -2,6 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
 import { type BatchItemError, BatchItemErrorSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type { PolicyRefusal } from "../failures.js";
 
 /**
  * Runs `work` for every item with at most `concurrency` running at once, and
@@ -69,5 +70,18 @@ export function itemError(error: ConnectError): BatchItemError {
 
 /** What a single-URL handler threw, as the item error it becomes; the item's own failure never fails the stream. */
 export function asItemError(reason: unknown): BatchItemError {
-  return itemError(reason instanceof ConnectError ? reason : new ConnectError("The item could not be completed", Code.Internal));
+  if (!(reason instanceof ConnectError)) return itemError(new ConnectError("The item could not be completed", Code.Internal));
+  // answerDiagnostic gives a refusal as the error's cause: the item carries its input_* code.
+  const refusal = refusalOf(reason.cause);
+  return refusal === undefined ? itemError(reason) : refusedItemError(refusal);
+}
+
+function refusalOf(cause: unknown): PolicyRefusal | undefined {
+  if (typeof cause !== "object" || cause === null || !("code" in cause) || !("reason" in cause) || !("rule" in cause)) return undefined;
+  return typeof cause.code === "string" && typeof cause.reason === "string" && cause.code.startsWith("input_") ? (cause as PolicyRefusal) : undefined;
+}
+
+/** An item whose URL the target policy refused: invalid_argument, as a single call's 400, with the refusal's own code (input_invalid_url, ...). */
+export function refusedItemError(refusal: PolicyRefusal): BatchItemError {
+  return create(BatchItemErrorSchema, { code: codeToString(Code.InvalidArgument), message: refusal.reason, refusalCode: refusal.code });
 }

@@ -9,10 +9,10 @@ import {
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { RedirectTraceOutcome, TraceOptions } from "../diagnostics/redirect-trace.js";
 import { judgeExpectation } from "../diagnostics/redirect-chain.js";
-import { BATCH } from "../limits.js";
+import { BATCH, REDIRECT_TRACE } from "../limits.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { overloadAnswer } from "./diagnostic-answer.js";
-import { asItemError, batchSizeProblem, completionOrder, itemError } from "./batch-stream.js";
+import { asItemError, batchSizeProblem, completionOrder, itemError, refusedItemError } from "./batch-stream.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 import { userAgentOption } from "../user-agent-option.js";
 
@@ -24,14 +24,27 @@ import { userAgentOption } from "../user-agent-option.js";
  */
 export function createTraceRedirectsBatchHandler(runner: DiagnosticRunner) {
   return async function* (request: TraceRedirectsBatchRequest, context: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
-    const problem = batchSizeProblem(request.items.length);
+    const problem = batchSizeProblem(request.items.length) ?? maxRedirectsProblem(request.maxRedirects, "max_redirects");
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
-    yield* traceBatch(request.items, runner, context.signal, Object.assign({ details: request.details === true }, userAgentOption(request.userAgent)), context);
+    const limit = request.maxRedirects;
+    // The batch's limit is each item's unless the item sets its own.
+    const entries = limit === undefined ? request.items : request.items.map((item) => ({ url: item.url, expectedFinalUrl: item.expectedFinalUrl, maxRedirects: item.maxRedirects ?? limit }));
+    yield* traceBatch(entries, runner, context.signal, Object.assign({ details: request.details === true }, userAgentOption(request.userAgent)), context);
   };
 }
 
-/** One URL to trace and where it should end, as the request message or a CLI row gives it. */
-export type BatchEntry = Pick<TraceBatchEntry, "url" | "expectedFinalUrl">;
+/** One URL to trace, where it should end and how many redirects it may take, as the request message or a CLI row gives it. */
+export type BatchEntry = Pick<TraceBatchEntry, "url" | "expectedFinalUrl" | "maxRedirects">;
+
+/**
+ * Why a chain-length limit is not one (outside 0 to the contract's 20
+ * redirects, which no chain passes anyway), naming the field; undefined when
+ * it is one or there is none.
+ */
+export function maxRedirectsProblem(limit: number | undefined, field: string): string | undefined {
+  if (limit === undefined || (Number.isInteger(limit) && limit >= 0 && limit <= REDIRECT_TRACE.maxRedirects)) return undefined;
+  return `${field} must be a whole number from 0 to ${REDIRECT_TRACE.maxRedirects}, not ${limit}`;
+}
 
 /**
  * Traces the entries with at most BATCH.concurrency at once, yielding each
@@ -39,7 +52,16 @@ export type BatchEntry = Pick<TraceBatchEntry, "url" | "expectedFinalUrl">;
  * the call's, under the service (an item answered as overload is given back there).
  */
 export function traceBatch(entries: readonly BatchEntry[], runner: DiagnosticRunner, signal: AbortSignal, options: TraceOptions = {}, context?: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
-  return completionOrder(entries, BATCH.concurrency, signal, (entry, index) => traceBatchItem(entry, index, runner, signal, options, context));
+  return completionOrder(entries, BATCH.concurrency, signal, async (entry, index) => {
+    const limitProblem = maxRedirectsProblem(entry.maxRedirects, "the item's max_redirects");
+    if (limitProblem !== undefined) {
+      return create(TraceRedirectsBatchResponseSchema, { index, url: entry.url, outcome: { case: "error", value: itemError(new ConnectError(limitProblem, Code.InvalidArgument)) } });
+    }
+    const item = await traceBatchItem(entry, index, runner, signal, options, context);
+    // Every item says the limit it was held to, whatever became of it, so its report keeps it.
+    item.maxRedirects = entry.maxRedirects;
+    return item;
+  });
 }
 
 async function traceBatchItem(
@@ -61,7 +83,7 @@ async function traceBatchItem(
       return create(TraceRedirectsBatchResponseSchema, {
         index,
         url,
-        outcome: { case: "error", value: itemError(new ConnectError(outcome.refusal.reason, Code.InvalidArgument)) },
+        outcome: { case: "error", value: refusedItemError(outcome.refusal) },
       });
     case "cancelled":
       return create(TraceRedirectsBatchResponseSchema, { index, url, outcome: { case: "error", value: itemError(new ConnectError("cancelled", Code.Canceled)) } });

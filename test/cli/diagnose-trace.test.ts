@@ -277,7 +277,7 @@ describe("sitediag trace", () => {
       const { code, stdout, stderr } = await trace(argv);
       expect(code, argv.join(" ")).toBe(2);
       expect(stdout).toBe("");
-      expect(stderr).toContain("usage: sitediag trace [--json] URL");
+      expect(stderr).toMatch(/^sitediag trace: [^\n]+\nRun "sitediag trace --help" for every option\.\n$/);
     }
   });
 

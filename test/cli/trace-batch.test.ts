@@ -38,8 +38,8 @@ describe("parseBatchFile", () => {
     expect(parseBatchFile(report)).toEqual({
       ok: true,
       rows: [
-        { url: "http://a.test/1", expectedFinalUrl: "https://b.test/1", verdict: "PASS" },
-        { url: "http://a.test/2", expectedFinalUrl: undefined, verdict: "FAIL" },
+        { url: "http://a.test/1", expectedFinalUrl: "https://b.test/1", verdict: "PASS", code: "" },
+        { url: "http://a.test/2", expectedFinalUrl: undefined, verdict: "FAIL", code: "final_status_error" },
       ],
     });
   });
@@ -129,8 +129,9 @@ describe("sitediag trace --batch", () => {
     expect(lines[2]).toMatch(/^2\s+FAIL\s+404\s+2\s+\S+\s+final_status_error\s+the final URL answers 404 Not Found$/);
     expect(lines[3]).toMatch(/^3\s+FAIL\s+503\s+1\s+\S+\s+final_status_error\s+the final URL answers 503 Service Unavailable$/);
     expect(lines[4]).toMatch(/^4\s+FAIL\s+-\s+1\s+\S+\s+redirect_loop\s+redirect loop: .+/);
-    expect(lines[5]).toMatch(/^5\s+FAIL\s+-\s+-\s+\S+\s+invalid_argument\s+not traced: .+/);
+    expect(lines[5]).toMatch(/^5\s+FAIL\s+-\s+-\s+\S+\s+input_scheme\s+not traced: .+/);
     expect(result.stdout).toMatch(/4 to look at {2}5 traced: 1 pass, 4 fail; 0 with an expectation, 0 not met; 1 could not be traced/);
+    expect(result.stdout).toMatch(/^failures by code: 2 final_status_error, 1 input_scheme, 1 redirect_loop$/m);
   });
 
   it("--csv prints the page's CSV: verdict, code, reason, final status, hops and the chain of every row", async () => {
@@ -138,9 +139,9 @@ describe("sitediag trace --batch", () => {
     const result = await runDiagnose(traceCommand, ["--batch", csv, "--csv"], base());
     expect(result.code).toBe(1);
     expect(result.stdout.split("\r\n")).toEqual([
-      "index,url,expected_final_url,verdict,code,reason,final_status,final_url,hops,chain",
-      `0,${targets.url("/old")},${targets.url("/new")},PASS,,ends at the expected final URL,200,${targets.url("/new")},2,301 ${targets.url("/old")} > 200 ${targets.url("/new")}`,
-      `1,${targets.url("/shop")},,FAIL,final_status_error,the final URL answers 503 Service Unavailable,503,${targets.url("/shop")},1,503 ${targets.url("/shop")}`,
+      "index,url,expected_final_url,max_redirects,verdict,code,reason,final_status,final_url,hops,chain",
+      `1,${targets.url("/old")},${targets.url("/new")},,PASS,,ends at the expected final URL,200,${targets.url("/new")},2,301 ${targets.url("/old")} > 200 ${targets.url("/new")}`,
+      `2,${targets.url("/shop")},,,FAIL,final_status_error,the final URL answers 503 Service Unavailable,503,${targets.url("/shop")},1,503 ${targets.url("/shop")}`,
       "",
     ]);
     const both = await runDiagnose(traceCommand, ["--batch", csv, "--csv", "--json"], base());

@@ -12,6 +12,9 @@ describe("the one bare-domain rule", () => {
     ["HTTPS://Example.com", "HTTPS://Example.com"],
     ["ftp://example.com/", "ftp://example.com/"],
     ["mailto:a@example.com", "mailto:a@example.com"],
+    // A "://" before any path names a scheme, even one that is none: taken as written (issue 39), never guessed as a domain.
+    ["ht!tp://bad url", "ht!tp://bad url"],
+    ["example.com/go?to=https://b.test/", "https://example.com/go?to=https://b.test/"],
     ["", ""],
     ["   ", ""],
   ])("%j starts from %j", (typed, start) => {
@@ -19,8 +22,17 @@ describe("the one bare-domain rule", () => {
   });
 
   it("is the rule redirect-check reads its input by: a bare domain parses as its https:// form, a scheme as given", () => {
-    for (const typed of ["example.com", "example.com:8443/x?y", "http://example.com/", "ftp://example.com/", "mailto:a@example.com", "exa mple.com", ""]) {
+    for (const typed of ["example.com", "example.com:8443/x?y", "ht!tp://bad url", "a.test/x?u=http://b/", "http://example.com/", "ftp://example.com/", "mailto:a@example.com", "exa mple.com", ""]) {
       expect(parseTargetInput(typed, { allowBareDomain: true }), typed).toEqual(parseTargetInput(startingUrlText(typed), { allowBareDomain: false }));
+    }
+  });
+});
+
+describe("an input that holds :// but is no URL", () => {
+  it("is refused as no URL by both operations, before anything is looked up", () => {
+    for (const rules of [{ allowBareDomain: true }, { allowBareDomain: false }]) {
+      expect(parseTargetInput("ht!tp://bad url", rules)).toMatchObject({ ok: false, refusal: { code: "input_invalid_url", rule: "invalid_url" } });
+      expect(parseTargetInput("h ttp://example.com/", rules)).toMatchObject({ ok: false, refusal: { code: "input_invalid_url" } });
     }
   });
 });

@@ -106,6 +106,34 @@ describe("http stage", () => {
     expect(failure.timedOut).toBe(false);
   });
 
+  it.each([
+    ["a page with no status line, then close", "<html><body>It works</body></html>\n"],
+    ["text holding an empty line, as a head would", "hello\r\n\r\nworld"],
+    ["two bytes, then close", "ok"],
+  ])("an HTTP/0.9 answer (%s) is named as such, not a connection closed without a response", async (_, answer) => {
+    const target = await raw({ kind: "bytes", answer: () => Buffer.from(answer, "latin1") });
+    const failure = expectFailure(await hop(target.url));
+    expect(failure).toMatchObject({ stage: "http", cause: "HTTP_09_RESPONSE", timedOut: false });
+    expect(failure.reason).toBe("The server answered without a status line (HTTP/0.9), which browsers refuse");
+  });
+
+  it.each([["SSH-2.0-OpenSSH_9.6\r\n"], ["220 mail.test ESMTP\r\n"], ["+OK POP3 ready\r\n"], ["\u0000\u0001binary"]])(
+    "another protocol's greeting or binary bytes (%j) is an invalid HTTP response, not HTTP/0.9",
+    async (answer) => {
+      const target = await raw({ kind: "bytes", answer: () => Buffer.from(answer, "latin1") });
+      expect(expectFailure(await hop(target.url)).cause).toBe("HTTP_PARSE_ERROR");
+    },
+  );
+
+  it("a status line in any case, or arriving a byte at a time, is still read as one", async () => {
+    const lower = await raw({ kind: "bytes", answer: () => Buffer.from("http/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok", "latin1") });
+    // The head reader takes only "HTTP/": lower case is an invalid response, never HTTP/0.9.
+    expect(expectFailure(await hop(lower.url)).cause).toBe("HTTP_PARSE_ERROR");
+    const pieces = await raw({ kind: "pieces", pieces: () => ["H", "T", "TP/1.1 200 OK\r\n", "content-length: 2\r\nconnection: close\r\n\r\nok"], gapMs: 20 });
+    const outcome = await hop(pieces.url);
+    expect(outcome.kind).toBe("response");
+  });
+
   it("a reset after the request was accepted fails at http", async () => {
     const target = await raw({ kind: "reset" });
     const failure = expectFailure(await hop(target.url));

@@ -105,5 +105,27 @@ describe("POST /api/v1/batch/redirect-check", () => {
     expect(byIndex.get(0)).toMatchObject({ ok: true, data: { chainStatus: "Redirects detected" }, expectation: { matches: true, reason: null }, meta: { tool: "redirect-check" } });
     expect(byIndex.get(1)).toMatchObject({ expectation: { matches: false } });
     expect(byIndex.get(2)).toMatchObject({ ok: true, expectation: null });
+    // Without max_redirects, no line says a limit: the answer stays as it was.
+    for (const line of byIndex.values()) expect(line).not.toHaveProperty("maxRedirects");
+  });
+
+  it("holds every item to the batch's max_redirects unless it sets its own, and names a refused URL by its input_* code", async () => {
+    const items = [{ url: targets.url("/old") }, { url: targets.url("/old"), maxRedirects: 1 }, { url: `http://10.0.0.1:${targets.httpPort}/x` }, { url: "ht!tp://bad url" }];
+    const response = await post("/api/v1/batch/redirect-check", JSON.stringify({ items, maxRedirects: 0 }));
+    expect(response.status).toBe(200);
+    const byIndex = new Map((await lines(response)).map(({ line }) => [line.index, line]));
+    expect(byIndex.get(0)).toMatchObject({ ok: true, data: { redirects: 1 }, maxRedirects: 0 });
+    expect(byIndex.get(1)).toMatchObject({ ok: true, data: { redirects: 1 }, maxRedirects: 1 });
+    expect(byIndex.get(2)).toMatchObject({ ok: false, error: { code: "invalid_argument", refusalCode: "input_non_public_address" } });
+    expect(byIndex.get(3)).toMatchObject({ ok: false, error: { code: "invalid_argument", refusalCode: "input_invalid_url" } });
+  });
+
+  it("refuses a max_redirects outside 0 to 20, for the batch and for an item", async () => {
+    const whole = await post("/api/v1/batch/redirect-check", JSON.stringify({ items: [{ url: targets.url("/old") }], maxRedirects: 21 }));
+    expect(whole.status).toBe(400);
+    expect(await whole.json()).toMatchObject({ ok: false, error: { code: "invalid_argument", message: "max_redirects must be a whole number from 0 to 20, not 21" } });
+    const item = await post("/api/v1/batch/redirect-check", JSON.stringify({ items: [{ url: targets.url("/old"), maxRedirects: -1 }] }));
+    const [line] = await lines(item);
+    expect(line?.line).toMatchObject({ ok: false, error: { code: "invalid_argument", message: "the item's max_redirects must be a whole number from 0 to 20, not -1" } });
   });
 });

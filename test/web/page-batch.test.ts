@@ -3,8 +3,8 @@
  * serve` (the setup of page.test.ts): every row PASS or FAIL with its reason
  * and code, by the rule the CLI and the CSV share; a row opened to its chain
  * and waterfall; failures only; a re-run of only the rows that need a look;
- * the cost said before running, and a batch the key can never afford
- * refused with its rows marked NOT RUN.
+ * the cost said before running, and a batch larger than the key's credits
+ * not sent, its rows marked NOT RUN over the budget.
  *
  * SITEDIAG_UPDATE_SCREENSHOTS=1 writes docs/page-batch.png (a failed row opened).
  */
@@ -75,7 +75,8 @@ describe.skipIf(!chromium.available)("the Batch tab, in Chromium", () => {
     expect(await cells(page, 2)).toEqual(["3 ▸", "FAIL", secure("/loop"), "", secure("/loop"), "1", expect.stringMatching(/^redirect loop: .+ redirect_loop$/)]);
     const refused = await cells(page, 3);
     expect(refused.slice(0, 2)).toEqual(["4", "FAIL"]);
-    expect(refused[6]).toMatch(/^not traced: .+ invalid_argument$/);
+    // Refused at input: its own code, as the CLI's table has it (issue 39: it said invalid_argument).
+    expect(refused[6]).toMatch(/^not traced: .+ input_scheme$/);
 
     await page.getByRole("button", { name: "Row 2: show its chain" }).click();
     const opened = page.locator("#batch-rows tr.batch-detail");
@@ -94,10 +95,10 @@ describe.skipIf(!chromium.available)("the Batch tab, in Chromium", () => {
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
     const csv = readFileSync(await download.path(), "utf8").split("\r\n");
-    expect(csv[0]).toBe("index,url,expected_final_url,verdict,code,reason,final_status,final_url,hops,chain");
-    expect(csv[1]).toBe(`0,${secure("/old")},${secure("/en/")},PASS,,ends at the expected final URL,200,${secure("/en/")},2,301 ${secure("/old")} > 200 ${secure("/en/")}`);
-    expect(csv[2]).toBe(`1,${secure("/shop")},,FAIL,final_status_error,the final URL answers 503 Service Unavailable,503,${secure("/en/shop")},2,301 ${secure("/shop")} > 503 ${secure("/en/shop")}`);
-    expect(csv[3]).toMatch(/^2,.+,,FAIL,redirect_loop,"redirect loop: Hop 1 redirects back to .+, already in the chain",/);
+    expect(csv[0]).toBe("index,url,expected_final_url,max_redirects,verdict,code,reason,final_status,final_url,hops,chain");
+    expect(csv[1]).toBe(`1,${secure("/old")},${secure("/en/")},,PASS,,ends at the expected final URL,200,${secure("/en/")},2,301 ${secure("/old")} > 200 ${secure("/en/")}`);
+    expect(csv[2]).toBe(`2,${secure("/shop")},,,FAIL,final_status_error,the final URL answers 503 Service Unavailable,503,${secure("/en/shop")},2,301 ${secure("/shop")} > 503 ${secure("/en/shop")}`);
+    expect(csv[3]).toMatch(/^3,.+,,,FAIL,redirect_loop,"redirect loop: Hop 1 redirects back to .+, already in the chain",/);
   });
 
   it("re-runs only the rows that need a look, leaving the passed ones as they are", async () => {
@@ -121,19 +122,19 @@ describe.skipIf(!chromium.available)("the Batch tab, in Chromium", () => {
     expect(await page.getByRole("button", { name: "Re-run rows that did not pass" }).isDisabled()).toBe(true);
   });
 
-  it("says the cost before running, and a batch costing more than the whole budget is refused without a retry time, its rows NOT RUN", async () => {
+  it("says the cost before running, and a batch costing more than the whole budget is not sent: its rows NOT RUN over the budget, the first that fit offered", async () => {
     const page = await openBatch();
     const many = Array.from({ length: 80 }, (_, i) => secure(`/en/?page=${i}`));
     await page.getByLabel("URLs, one per line").fill(many.join("\n"));
     expect(await page.locator("#batch-cost").textContent()).toBe("80 URLs: Check all costs 160 credits, Trace all 400.");
     await page.getByRole("button", { name: "Trace all" }).click();
-    await page.getByRole("status").getByText("Not run: 80 of 80.").waitFor();
-    const alert = await page.getByRole("alert").innerText();
-    expect(alert).toContain("429: not enough credits left");
-    expect(alert).toContain("no wait makes it affordable; a batch of at most 60 of these items fits it");
-    expect(alert).not.toContain("Try again");
+    // The key's credits were read for free first (GET /api/v1/credits): nothing was sent to be refused.
+    await page.getByRole("status").getByText(/^Not run: 80 traces cost 400 credits; this key has \d+ of 300 left, enough for \d+\.$/).waitFor();
+    expect(await page.getByRole("alert").innerText()).toBe("");
+    expect(await page.locator("#batch-offer").innerText()).toMatch(/At most 60 traces fit the key's whole budget of 300: .+sitediag keys set-budget KEY_ID N/);
+    expect(await page.getByRole("button", { name: /^Trace the first \d+ now$/ }).count()).toBe(1);
     expect((await cells(page, 79)).slice(1, 2)).toEqual(["NOT RUN"]);
-    expect((await cells(page, 79))[6]).toBe("the batch was refused (429: not enough credits left)");
+    expect((await cells(page, 79))[6]).toMatch(/^over the budget: the key's \d+ credits left pay for \d+ traces$/);
     // The refusal's usage headers said what the key has: the next cost is weighed against it.
     expect(await page.locator("#batch-cost").textContent()).toMatch(
       /^80 URLs: Check all costs 160 credits, Trace all 400\. This key had \d+ of 300 left at \d\d:\d\d\. Trace all costs more than the whole budget of 300: no wait makes it affordable; at most 60 traces fit in one batch\.$/,

@@ -14,6 +14,7 @@ import { parseBatch } from "../../web/src/batch-input.js";
 import { checkRow, csvOf, notRunRow, traceRow, waitingRow } from "../../web/src/batch-rows.js";
 import { barLabel, barsOf, measuredMs } from "../../web/src/bars.js";
 import { batchCostText, creditsOf, latestCredits } from "../../web/src/credits.js";
+import { overBudgetWords, rowsThatFit } from "../../web/src/batch-budget.js";
 import { curlCommand } from "../../web/src/curl.js";
 import { problemOf } from "../../web/src/problem.js";
 
@@ -53,11 +54,14 @@ describe("refusals as the page explains them", () => {
     expect(credits?.remaining).toBe(1);
   });
 
-  it("429 with no Retry-After (no wait helps): the service's words, and no time to try again", () => {
+  it("429 with no Retry-After (no wait helps): the service's words, no time to try again, and what an operator can do", () => {
     const metadata = new Headers({ "x-ratelimit-remaining": "291", "x-ratelimit-limit": "300" });
     const said = "this call costs 400 credits, more than the whole budget of 300 in the rolling 24 h window, so no wait makes it affordable";
     const { problem } = problemOf(new ConnectError(said, Code.ResourceExhausted, metadata));
-    expect(problem.detail).toBe(`${said}.`);
+    expect(problem.detail).toBe(
+      `${said}. Waiting will not help: an operator can raise this key's budget on the server (sitediag keys set-budget KEY_ID N; keys list shows the id), or run fewer items at once.`,
+    );
+    expect(problem.detail).not.toContain("Try again");
   });
 
   it("400: the refusal's reason as the service gave it", () => {
@@ -229,7 +233,31 @@ describe("streamed batch items as rows", () => {
     const up = create(CheckSitesResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { status: SiteStatus.UP, statusCode: 200, finalUrl: entry.url } } });
     const done = checkRow(waiting, up);
     expect(notRunRow(done, "stopped")).toBe(done);
-    expect(csvOf([done]).split("\r\n")[1]).toBe(`2,${entry.url},${entry.url.replace("old", "new")},PASS,,,200,${entry.url},1,200 ${entry.url}`);
+    expect(csvOf([done]).split("\r\n")[1]).toBe(`3,${entry.url},${entry.url.replace("old", "new")},,PASS,,,200,${entry.url},1,200 ${entry.url}`);
+  });
+});
+
+describe("a batch weighed against the credits read before it is sent", () => {
+  const credits = { remaining: 291, limit: 300, resetAt: new Date(2026, 10, 26, 9, 5), retryAfterSeconds: undefined };
+
+  it("counts the rows that fit, all of them when the credits are not known", () => {
+    expect(rowsThatFit("trace", 89, credits)).toBe(58);
+    expect(rowsThatFit("check", 89, credits)).toBe(89);
+    expect(rowsThatFit("trace", 89, undefined)).toBe(89);
+    expect(rowsThatFit("trace", 3, { ...credits, remaining: 4 })).toBe(0);
+  });
+
+  it("says what fits, offers the first rows, and names keys set-budget only when no wait helps", () => {
+    expect(overBudgetWords("trace", 89, 58, credits)).toEqual({
+      reason: "over the budget: the key's 291 credits left pay for 58 traces",
+      status: "Not run: 89 traces cost 445 credits; this key has 291 of 300 left, enough for 58.",
+      offer:
+        "58 of these 89 rows fit now. At most 60 traces fit the key's whole budget of 300: run the rest later from this table, or an operator can raise the budget (sitediag keys set-budget KEY_ID N).",
+      first: "Trace the first 58 now",
+    });
+    const waiting = overBudgetWords("check", 20, 0, { ...credits, remaining: 1 });
+    expect(waiting.offer).toBe("0 of these 20 rows fit now. Run the rest later from this table: credits start to free up at 09:05.");
+    expect(waiting.first).toBeUndefined();
   });
 });
 

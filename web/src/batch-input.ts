@@ -22,4 +22,5 @@ const PROBLEMS: Readonly<Record<BatchLineProblem["kind"], (line: number) => stri
   unclosed_quote: (line) => `line ${line}: an unterminated quote`,
   too_many_fields: (line) => `line ${line}: more than two columns (url, expected final URL)`,
   no_url: (line) => `line ${line}: no URL in the first column`,
+  bad_max_redirects: (line) => `line ${line}: max_redirects is a whole number from 0 to 20`,
 };

@@ -1,6 +1,9 @@
+import { redirectLimit } from "../../src/batch.js";
+import { failureCountText } from "../../src/batch-verdict.js";
+import { overBudgetWords, rowsThatFit } from "./batch-budget.js";
 import { parseBatch } from "./batch-input.js";
-import { type BatchRow, csvOf, needsLook, notRunRow, waitingRow } from "./batch-rows.js";
-import { runBatch } from "./batch-service.js";
+import { type BatchRow, csvOf, notRunRow, runsAgain, waitingRow } from "./batch-rows.js";
+import { readCredits, runBatch } from "./batch-service.js";
 import { batchCostText, type Credits, latestCredits } from "./credits.js";
 import { type Child, h } from "./dom.js";
 import { renderCheck } from "./render-check.js";
@@ -42,6 +45,10 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
   const body = element("batch-rows", HTMLTableSectionElement);
   const failuresOnly = element("batch-failures", HTMLInputElement);
   const rerun = element("batch-rerun", HTMLButtonElement);
+  const includeRefused = element("batch-include-refused", HTMLInputElement);
+  const limitInput = element("batch-max-redirects", HTMLInputElement);
+  const offer = element("batch-offer", HTMLElement);
+  const summary = element("batch-summary", HTMLElement);
   const download = element("batch-download", HTMLButtonElement);
   const userAgent = element("batch-user-agent", HTMLSelectElement);
   const runButtons = [...form.querySelectorAll<HTMLButtonElement>("button[type=submit]")];
@@ -69,8 +76,10 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
   });
   stop.addEventListener("click", () => running?.abort());
   failuresOnly.addEventListener("change", applyFilter);
+  includeRefused.addEventListener("change", applyFilter);
   rerun.addEventListener("click", () => {
-    const again = rows.filter(needsLook).map((row) => row.index);
+    // A row refused at input (not a URL, a private address) cannot run as written: left out unless asked.
+    const again = rows.filter((row) => runsAgain(row, includeRefused.checked)).map((row) => row.index);
     if (again.length > 0) void run(lastOperation, again);
   });
   download.addEventListener("click", () => {
@@ -87,6 +96,7 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
 
   async function start(operation: Operation): Promise<void> {
     problem.replaceChildren();
+    summary.textContent = "";
     const parsed = parseBatch(input.value);
     if (!parsed.ok) return say(parsed.problem, "");
     if (deps.key() === undefined) return;
@@ -98,11 +108,20 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
     await run(operation, rows.map((row) => row.index));
   }
 
-  /** Runs the rows at `indexes` (all of them, or the ones a re-run takes again); the others keep what they have. */
+  /**
+   * Runs the rows at `indexes` (all of them, the ones a re-run takes again, or
+   * the first that fit); the others keep what they have. Before anything is
+   * sent, what the key has left is read for free: a batch that does not fit
+   * is not sent (it would be refused whole), its rows say NOT RUN, over the
+   * budget, and the first rows that fit are offered.
+   */
   async function run(operation: Operation, indexes: readonly number[]): Promise<void> {
     const key = deps.key();
     if (key === undefined) return;
     problem.replaceChildren();
+    hideOffer();
+    const limit = operation === "trace" ? batchLimit() : undefined;
+    if (limit === null) return say("Max redirects is a whole number from 0 to 20.", "");
     lastOperation = operation;
     for (const index of indexes) update(index, (row) => waitingRow(row.index, row.entry));
     if (opened !== undefined && indexes.includes(opened.index)) close();
@@ -110,6 +129,14 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
 
     running = new AbortController();
     setRunning(true);
+    status.textContent = "Reading the key's credits…";
+    const credits = await readCredits(key, running.signal);
+    if (credits !== undefined) deps.showCredits(credits);
+    const fits = rowsThatFit(operation, indexes.length, credits);
+    if (fits < indexes.length && !running.signal.aborted && credits !== undefined) {
+      running = undefined;
+      return overBudget(operation, indexes, fits, credits);
+    }
     progress(operation, indexes);
     const entries = indexes.flatMap((index) => rows[index]?.entry ?? []);
     const ended = await runBatch(deps.client, operation, entries, key, running.signal, {
@@ -121,7 +148,7 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
         update(index, finish);
         progress(operation, indexes);
       },
-    }, userAgent.value);
+    }, userAgent.value, limit);
     const stopped = running.signal.aborted;
     running = undefined;
     const arrived = indexes.some((index) => rows[index]?.state === "done");
@@ -133,12 +160,60 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
     showCost();
     const done = indexes.filter((index) => rows[index]?.state === "done").length;
     const notRun = indexes.length - done;
-    const failed = rows.filter((row) => row.record.verdict === "FAIL").length;
+    // Of the rows this run took: a re-run's count is its own rows', not the whole table's.
+    const failed = indexes.filter((index) => rows[index]?.record.verdict === "FAIL").length;
     if (stopped) status.textContent = `Stopped: ${done} of ${indexes.length} done. ${notRun} not run.`;
     else if (ended.problem !== undefined) {
       status.textContent = `Not run: ${notRun} of ${indexes.length}.`;
       say(ended.problem.title, ended.problem.detail);
     } else status.textContent = `Done: ${done} of ${indexes.length}, ${failed} failed.`;
+    showSummary();
+    offerNotRun(operation);
+  }
+
+  /** The batch does not fit what the key has left: nothing is sent; its rows say so, and the first that fit are offered. */
+  function overBudget(operation: Operation, indexes: readonly number[], fits: number, credits: Credits): void {
+    const words = overBudgetWords(operation, indexes.length, fits, credits);
+    for (const index of indexes) update(index, (row) => notRunRow(row, words.reason));
+    setRunning(false);
+    showCost();
+    showSummary();
+    status.textContent = words.status;
+    const first = indexes.slice(0, fits);
+    const button = words.first === undefined ? null : h("button", { type: "button", id: "batch-run-first" }, words.first);
+    button?.addEventListener("click", () => void run(operation, first));
+    showOffer(h("p", {}, words.offer), button);
+  }
+
+  /** After a run, rows left NOT RUN (over the budget, refused, stopped) can be run from here, without re-running what failed. */
+  function offerNotRun(operation: Operation): void {
+    const waiting = rows.filter((row) => row.state === "not run").map((row) => row.index);
+    if (waiting.length === 0) return;
+    const button = h("button", { type: "button", id: "batch-run-rest", class: "secondary" }, `${operation === "check" ? "Check" : "Trace"} the ${waiting.length} row${waiting.length === 1 ? "" : "s"} not run`);
+    button.addEventListener("click", () => void run(operation, waiting));
+    showOffer(null, button);
+  }
+
+  function showOffer(text: HTMLElement | null, button: HTMLButtonElement | null): void {
+    offer.replaceChildren(...[text, button].filter((part): part is HTMLElement => part !== null));
+    offer.hidden = offer.childElementCount === 0;
+  }
+
+  function hideOffer(): void {
+    offer.replaceChildren();
+    offer.hidden = true;
+  }
+
+  /** The failures counted by code, as the CLI's summary has them: "Failures by code: 8 final_status_error, 4 expectation_not_met". */
+  function showSummary(): void {
+    const counts = failureCountText(rows.map((row) => row.record));
+    summary.textContent = counts === "" ? "" : `Failures by code: ${counts}`;
+  }
+
+  /** The batch's chain-length limit from its field: undefined when empty, null when it is not one. */
+  function batchLimit(): number | undefined | null {
+    const text = limitInput.value.trim();
+    return text === "" ? undefined : redirectLimit(text);
   }
 
   function update(index: number, change: (row: BatchRow) => BatchRow): void {
@@ -195,7 +270,7 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
       record.code === "" ? null : " ",
       record.code === "" ? null : h("code", {}, record.code),
     );
-    const detail = h("tr", { class: "batch-detail" }, h("td", { colspan: COLUMNS }, h("div", { class: "batch-detail-body" }, heading, answer)));
+    const detail = h("tr", { class: "batch-detail" }, h("td", { colspan: COLUMNS }, h("div", { class: `batch-detail-body ${record.verdict === "PASS" ? "passed" : "failed"}` }, heading, answer)));
     line.after(detail);
     line.querySelector("button.row-open")?.setAttribute("aria-expanded", "true");
     opened = { index, line: detail };
@@ -216,9 +291,10 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
       if (line !== undefined) line.hidden = failuresOnly.checked && row.state === "done" && row.record.verdict === "PASS";
       if (opened?.index === index) opened.line.hidden = line?.hidden ?? false;
     });
-    const again = rows.filter(needsLook).length;
+    const again = rows.filter((row) => runsAgain(row, includeRefused.checked)).length;
     rerun.disabled = running !== undefined || again === 0;
     rerun.textContent = again === 0 ? "Re-run rows that did not pass" : `Re-run ${again} row${again === 1 ? "" : "s"} that did not pass`;
+    for (const button of offer.querySelectorAll("button")) button.disabled = running !== undefined;
   }
 
   function progress(operation: Operation, indexes: readonly number[]): void {

@@ -1,5 +1,5 @@
 import type { CheckSiteResponse, CheckSitesResponse, TraceRedirectsBatchResponse, TraceRedirectsResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { type BatchRecord, batchCsv, checkRecord, notRunRecord, traceRecord } from "../../src/batch-verdict.js";
+import { type BatchRecord, batchCsv, checkRecord, notRunRecord, refusedAtInput, traceRecord } from "../../src/batch-verdict.js";
 import type { BatchEntry } from "./batch-input.js";
 
 /** What a finished row opens to: the item's own answer, drawn by the single-URL renderers. */
@@ -20,7 +20,7 @@ export interface BatchRow {
 }
 
 export function waitingRow(index: number, entry: BatchEntry): BatchRow {
-  return { index, entry, state: "waiting", record: notRunRecord(index, entry.url, entry.expectedFinalUrl, "waiting"), result: undefined };
+  return { index, entry, state: "waiting", record: notRunRecord(index, entry.url, entry.expectedFinalUrl, "waiting", entry.maxRedirects), result: undefined };
 }
 
 /** A streamed CheckSites item. `index` is the row's place in the table (a re-run sends only some rows). */
@@ -32,7 +32,8 @@ export function checkRow(previous: BatchRow, item: CheckSitesResponse): BatchRow
 
 /** A streamed trace, judged against the row's expected final URL. */
 export function traceRow(previous: BatchRow, item: TraceRedirectsBatchResponse): BatchRow {
-  const record = { ...traceRecord(item, previous.entry.expectedFinalUrl), index: previous.index };
+  // The record keeps the limit the item was held to (the row's, or the batch's), as the server echoed it.
+  const record = { ...traceRecord(item, previous.entry.expectedFinalUrl, item.maxRedirects), index: previous.index };
   const result: RowResult | undefined = item.outcome.case === "result" ? { kind: "trace", value: item.outcome.value } : undefined;
   return { ...previous, state: "done", record, result };
 }
@@ -40,12 +41,17 @@ export function traceRow(previous: BatchRow, item: TraceRedirectsBatchResponse):
 /** A row still waiting when the batch ended without it: it never ran, and says why. */
 export function notRunRow(previous: BatchRow, reason: string): BatchRow {
   if (previous.state !== "waiting") return previous;
-  return { ...previous, state: "not run", record: notRunRecord(previous.index, previous.entry.url, previous.entry.expectedFinalUrl, reason) };
+  return { ...previous, state: "not run", record: notRunRecord(previous.index, previous.entry.url, previous.entry.expectedFinalUrl, reason, previous.entry.maxRedirects) };
 }
 
 /** A row that needs a look: it failed, or it never ran. */
 export function needsLook(row: BatchRow): boolean {
   return row.state !== "waiting" && row.record.verdict !== "PASS";
+}
+
+/** A row to run again: it needs a look, and unless `includeRefused`, its URL was not refused at input (it cannot run as written). */
+export function runsAgain(row: BatchRow, includeRefused: boolean): boolean {
+  return needsLook(row) && (includeRefused || row.state !== "done" || !refusedAtInput(row.record.code));
 }
 
 /** The rows as a CSV file, in the order they were given (src/batch-verdict.ts writes the CLI's too). */

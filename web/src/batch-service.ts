@@ -28,6 +28,7 @@ export async function runBatch(
   signal: AbortSignal,
   handlers: BatchHandlers,
   userAgent = "browser",
+  maxRedirects?: number,
 ): Promise<{ readonly problem: Problem | undefined; readonly credits: Credits | undefined }> {
   const options = { headers: { "x-api-key": key }, signal, onHeader: (headers: Headers) => handlers.credits(creditsOf(headers)) };
   try {
@@ -36,13 +37,32 @@ export async function runBatch(
         handlers.item(item.index, (row) => checkRow(row, item));
       }
     } else {
-      const items = entries.map((entry) => ({ url: entry.url, ...(entry.expectedFinalUrl === undefined ? {} : { expectedFinalUrl: entry.expectedFinalUrl }) }));
-      for await (const item of client.traceRedirectsBatch({ items, details: true, ...userAgentField(userAgent) }, options)) {
+      const items = entries.map((entry) => ({
+        url: entry.url,
+        ...(entry.expectedFinalUrl === undefined ? {} : { expectedFinalUrl: entry.expectedFinalUrl }),
+        ...(entry.maxRedirects === undefined ? {} : { maxRedirects: entry.maxRedirects }),
+      }));
+      for await (const item of client.traceRedirectsBatch({ items, details: true, maxRedirects, ...userAgentField(userAgent) }, options)) {
         handlers.item(item.index, (row) => traceRow(row, item));
       }
     }
     return { problem: undefined, credits: undefined };
   } catch (error) {
     return problemOf(error);
+  }
+}
+
+/**
+ * What the key has left, read from GET /api/v1/credits, which charges
+ * nothing (docs/credits.md); undefined when it could not be read (the
+ * batch then runs as it would have, and a 429 says what did not fit).
+ */
+export async function readCredits(key: string, signal: AbortSignal): Promise<Credits | undefined> {
+  try {
+    const response = await fetch("/api/v1/credits", { headers: { "x-api-key": key }, signal, cache: "no-store" });
+    await response.arrayBuffer();
+    return response.ok ? creditsOf(response.headers) : undefined;
+  } catch {
+    return undefined;
   }
 }

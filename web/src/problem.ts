@@ -27,7 +27,11 @@ export function problemOf(error: unknown): { readonly problem: Problem; readonly
     case Code.ResourceExhausted: {
       const wait = credits?.retryAfterSeconds;
       // No Retry-After: no wait helps (the call costs more than the whole budget), and the service's message says so.
-      const when = wait === undefined ? "" : ` Try again after ${formatDate(new Date(Date.now() + wait * 1000))} (in ${waitWords(wait)}).`;
+      // Then only the operator can help: the key's own budget is raised on the server, with the command docs/credits.md names.
+      const when =
+        wait === undefined
+          ? ` Waiting will not help: an operator can raise this key's budget on the server (sitediag keys set-budget KEY_ID N; keys list shows the id), or run fewer items at once.`
+          : ` Try again after ${formatDate(new Date(Date.now() + wait * 1000))} (in ${waitWords(wait)}).`;
       return { problem: { title: "429: not enough credits left", detail: `${sentence(said)}${when}`, httpStatus: 429 }, credits };
     }
     case Code.InvalidArgument:

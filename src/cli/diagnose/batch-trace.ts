@@ -1,13 +1,14 @@
 import { open } from "node:fs/promises";
-import { parseArgs } from "node:util";
-import { type BatchLine, type BatchLineProblem, readBatchLines } from "../../batch.js";
+import { type BatchLine, type BatchLineProblem, readBatchLines, redirectLimit } from "../../batch.js";
 import { TraceRedirectsResponseSchema, type TraceRedirectsBatchResponse } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { renderMessage } from "../../server/rest/rest-render.js";
 import { traceBatch } from "../../service/trace-redirects-batch.js";
 import type { CommandIo } from "../command.js";
-import { batchCsv, traceVerdict } from "../../batch-verdict.js";
+import { batchCsv, refusedAtInput, traceVerdict } from "../../batch-verdict.js";
+import { flag, readArguments, text as textOption, usageProblem } from "../arguments.js";
+import { REDIRECT_TRACE } from "../../limits.js";
 import { batchRecords, renderBatchSummary, toLookAt } from "../report/batch-report.js";
-import { EXIT, reportInterrupted, withDiagnosticRunner } from "./diagnose-command.js";
+import { commandOf, EXIT, reportInterrupted, withDiagnosticRunner } from "./diagnose-command.js";
 import { createPaint, wantsColour } from "../report/terminal-text.js";
 import { jsonText, terminalSafe } from "../report/terminal-safe.js";
 import { userAgentFromText, userAgentOptionOf } from "../../user-agent-option.js";
@@ -23,20 +24,32 @@ import { create } from "@bufbuild/protobuf";
  * no result, a broken chain, an expectation not met, a final 4xx/5xx).
  */
 export async function runBatchTrace(argv: readonly string[], io: CommandIo, help: string): Promise<number> {
-  let values: { batch?: string | undefined; json?: boolean | undefined; csv?: boolean | undefined; "rerun-failed"?: boolean | undefined; "user-agent"?: string | undefined };
-  try {
-    const options = { batch: { type: "string" }, json: { type: "boolean" }, csv: { type: "boolean" }, "rerun-failed": { type: "boolean" }, "user-agent": { type: "string" } } as const;
-    ({ values } = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }));
-  } catch (error) {
-    io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${help}`);
+  const command = commandOf(help);
+  const options = {
+    batch: { type: "string" },
+    json: { type: "boolean" },
+    csv: { type: "boolean" },
+    "rerun-failed": { type: "boolean" },
+    "include-refused": { type: "boolean" },
+    "max-redirects": { type: "string" },
+    "user-agent": { type: "string" },
+  } as const;
+  const read = readArguments(argv, options, false, SINGLE_ONLY);
+  const usage = (problem: string) => {
+    io.stderr.write(usageProblem(command, problem));
     return EXIT.badInput;
-  }
-  const userAgent = userAgentFromText(values["user-agent"]);
-  if (!userAgent.ok) {
-    io.stderr.write(`${userAgent.problem}\n`);
-    return EXIT.badInput;
-  }
-  const source = values.batch ?? "";
+  };
+  if (!read.ok) return usage(read.problem);
+  const { values } = read;
+  // Conflicts are said before anything is read.
+  if (flag(values, "json") && flag(values, "csv")) return usage("--json and --csv are two ways to print the same rows: choose one");
+  if (flag(values, "include-refused") && !flag(values, "rerun-failed")) return usage("--include-refused goes with --rerun-failed");
+  const limitText = textOption(values, "max-redirects");
+  const maxRedirects = limitText === undefined ? undefined : redirectLimit(limitText);
+  if (maxRedirects === null) return usage(`--max-redirects takes a whole number from 0 to ${REDIRECT_TRACE.maxRedirects}, not ${JSON.stringify(limitText?.slice(0, 20))}`);
+  const userAgent = userAgentFromText(textOption(values, "user-agent"));
+  if (!userAgent.ok) return usage(userAgent.problem);
+  const source = textOption(values, "batch") ?? "";
   const text = await readBounded(source, io);
   if (typeof text !== "string") {
     io.stderr.write(`cannot read ${source === "-" ? "standard input" : source}: ${text.problem}\n`);
@@ -47,21 +60,21 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
     io.stderr.write(`${source}: ${file.problem}\n`);
     return EXIT.badInput;
   }
-  const rows = values["rerun-failed"] === true ? failedRows(file.rows) : file.rows;
-  if (typeof rows === "string") {
-    io.stderr.write(`${source}: ${rows}\n`);
+  const again = flag(values, "rerun-failed") ? failedRows(file.rows, flag(values, "include-refused")) : { rows: file.rows, refused: 0 };
+  if (typeof again === "string") {
+    io.stderr.write(`${source}: ${again}\n`);
     return EXIT.badInput;
   }
+  // The line's own limit wins over --max-redirects.
+  const rows = maxRedirects === undefined ? again.rows : again.rows.map((row) => ({ ...row, maxRedirects: row.maxRedirects ?? maxRedirects }));
+  const skipped = again.refused === 0 ? "" : `; ${again.refused} row${again.refused === 1 ? "" : "s"} refused at input skipped (they cannot trace as written; --include-refused runs them too)`;
   if (rows.length === 0) {
-    io.stderr.write(`${source}: every row passed; nothing to re-run\n`);
+    io.stderr.write(`${source}: every row passed${skipped}; nothing to re-run\n`);
     return EXIT.healthy;
   }
-  const json = values.json === true;
-  const csv = values.csv === true;
-  if (json && csv) {
-    io.stderr.write(`--json and --csv are two ways to print the same rows: choose one\n${help}`);
-    return EXIT.badInput;
-  }
+  if (skipped !== "") io.stderr.write(`${source}: re-running ${rows.length} row${rows.length === 1 ? "" : "s"}${skipped}\n`);
+  const json = flag(values, "json");
+  const csv = flag(values, "csv");
   const progress = io.stderr.isTTY === true && !json;
   return withDiagnosticRunner(io, async (runner, signal) => {
     const items: TraceRedirectsBatchResponse[] = [];
@@ -76,7 +89,7 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
     if (progress) io.stderr.write("\n");
     if (signal.aborted) return reportInterrupted(io);
     // Reasons quote what targets answered; the CSV goes to a terminal as often as to a file.
-    const records = terminalSafe(batchRecords(items, (index) => rows[index]?.expectedFinalUrl));
+    const records = terminalSafe(batchRecords(items, (index) => rows[index]));
     if (csv) io.stdout.write(batchCsv(records));
     else if (!json) io.stdout.write(renderBatchSummary(records, createPaint(wantsColour(io.stdout, io.env ?? process.env))));
     return toLookAt(records) === 0 ? EXIT.healthy : EXIT.broken;
@@ -86,24 +99,37 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
 /**
  * The rows of a batch report (its CSV, from --csv or the page) whose verdict
  * was not PASS, to trace again; a reason when the file is not such a report.
+ * A row refused at input (its code input_*: not a URL, a private address)
+ * cannot trace as written, so it is left out unless `includeRefused`, and counted.
  */
-function failedRows(rows: readonly BatchRow[]): readonly BatchRow[] | string {
+function failedRows(rows: readonly BatchRow[], includeRefused: boolean): { readonly rows: readonly BatchRow[]; readonly refused: number } | string {
   if (rows.some((row) => row.verdict === undefined)) {
     return "--rerun-failed reads a batch report: a CSV with a verdict column, as --csv and the page's Download CSV write it";
   }
-  return rows.filter((row) => row.verdict !== "PASS");
+  const failed = rows.filter((row) => row.verdict !== "PASS");
+  const again = includeRefused ? failed : failed.filter((row) => !refusedAtInput(row.code ?? ""));
+  return { rows: again, refused: failed.length - again.length };
 }
+
+/** Options of a single trace, said as such when given with --batch. */
+const SINGLE_ONLY: Readonly<Record<string, string>> = {
+  details: "goes with a single trace (with --batch, --json prints each row's details)",
+  headers: "goes with a single trace, not --batch",
+  vantages: "goes with a single trace, not --batch",
+};
 
 /** One item as the REST batch door will stream it: the envelope's `ok` and `data` or `error`, with the item's place and its batch verdict. */
 function ndjsonLine(item: TraceRedirectsBatchResponse): Record<string, unknown> {
   const place = { index: item.index, url: item.url, verdict: traceVerdict(item) };
   if (item.outcome.case !== "result") {
-    const error = item.outcome.case === "error" ? item.outcome.value : { code: "internal", message: "no result" };
-    return { ok: false, error: { code: error.code, message: error.message }, ...place };
+    const error = item.outcome.case === "error" ? item.outcome.value : { code: "internal", message: "no result", refusalCode: undefined };
+    const limit = item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects };
+    return { ok: false, error: { code: error.code, message: error.message, ...(error.refusalCode === undefined ? {} : { refusalCode: error.refusalCode }) }, ...limit, ...place };
   }
   const expectation = item.expectation === undefined ? null : { matches: item.expectation.matches, reason: item.expectation.reason ?? null };
+  const limit = item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects };
   const data = renderMessage(TraceRedirectsResponseSchema, create(TraceRedirectsResponseSchema, Object.assign({}, item.outcome.value, { details: undefined })));
-  return { ok: true, data, expectation, ...place };
+  return { ok: true, data, expectation, ...limit, ...place };
 }
 
 /** The whole file (or standard input for "-"), refusing anything over MAX_BATCH_FILE_BYTES before reading past it. */
@@ -153,5 +179,7 @@ function problemText(problem: BatchLineProblem): string {
       return `line ${problem.line}: expected url[,expected], found ${problem.fields} fields`;
     case "no_url":
       return `line ${problem.line}: the url is empty`;
+    case "bad_max_redirects":
+      return `line ${problem.line}: max_redirects is a whole number from 0 to ${REDIRECT_TRACE.maxRedirects}, not ${JSON.stringify(problem.value.slice(0, 20))}`;
   }
 }

@@ -1,8 +1,8 @@
-import { parseArgs } from "node:util";
 import type { Overload } from "../../probe/overload.js";
 import type { PolicyRefusal } from "../../failures.js";
 import type { DiagnosticRunner } from "../../runner/diagnostic-runner.js";
 import { diagnosticRunnerFromConfig } from "../../runner/runner-from-config.js";
+import { flag, readArguments, text, usageProblem } from "../arguments.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readConfiguredCa } from "../command.js";
 import { terminalText } from "../report/terminal-safe.js";
 import { createPaint, type Paint, wantsColour } from "../report/terminal-text.js";
@@ -56,7 +56,7 @@ export async function runDiagnoseCommand(argv: readonly string[], io: CommandIo,
     return EXIT.healthy;
   }
   if (parsed.kind === "usage") {
-    io.stderr.write(`${parsed.problem}\n${help}`);
+    io.stderr.write(usageProblem(commandOf(help), parsed.problem));
     return EXIT.badInput;
   }
   const paint = createPaint(!parsed.args.json && wantsColour(io.stdout, io.env ?? process.env));
@@ -115,23 +115,32 @@ type Parsed = { readonly kind: "run"; readonly args: DiagnoseArgs } | { readonly
 function parseDiagnoseArgs(argv: readonly string[]): Parsed {
   // Help asked for is the answer, whatever else the line holds (`trace --batch FILE --help`).
   if (argv.some((arg) => arg === "--help" || arg === "-h")) return { kind: "help" };
-  let values: { json?: boolean | undefined; details?: boolean | undefined; headers?: boolean | undefined; vantages?: string | undefined; "user-agent"?: string | undefined; help?: boolean | undefined };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      options: { json: { type: "boolean" }, details: { type: "boolean" }, headers: { type: "boolean" }, vantages: { type: "string" }, "user-agent": { type: "string" }, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (error) {
-    return { kind: "usage", problem: error instanceof Error ? error.message : String(error) };
-  }
-  if (values.help === true) return { kind: "help" };
+  const read = readArguments(
+    argv,
+    { json: { type: "boolean" }, details: { type: "boolean" }, headers: { type: "boolean" }, vantages: { type: "string" }, "user-agent": { type: "string" }, help: { type: "boolean", short: "h" } },
+    true,
+    BATCH_ONLY,
+  );
+  if (!read.ok) return { kind: "usage", problem: read.problem };
+  const { values, positionals } = read;
   const [target, ...extra] = positionals;
   if (target === undefined) return { kind: "usage", problem: "a URL is required" };
   if (extra.length > 0) return { kind: "usage", problem: `one URL at a time; also got ${extra.map((item) => JSON.stringify(item)).join(", ")}` };
-  const userAgent = userAgentFromText(values["user-agent"]);
+  const userAgent = userAgentFromText(text(values, "user-agent"));
   if (!userAgent.ok) return { kind: "usage", problem: userAgent.problem };
-  return { kind: "run", args: { target, json: values.json === true, details: values.details === true, headers: values.headers === true, vantages: values.vantages, userAgent: userAgent.id } };
+  return { kind: "run", args: { target, json: flag(values, "json"), details: flag(values, "details"), headers: flag(values, "headers"), vantages: text(values, "vantages"), userAgent: userAgent.id } };
+}
+
+/** Options of `trace --batch FILE`, said as such when given to a single check or trace. */
+const BATCH_ONLY: Readonly<Record<string, string>> = {
+  batch: "is trace's: a list of URLs is traced with sitediag trace --batch FILE",
+  csv: "goes with sitediag trace --batch FILE",
+  "rerun-failed": "goes with sitediag trace --batch FILE",
+  "include-refused": "goes with sitediag trace --batch FILE --rerun-failed",
+  "max-redirects": "goes with sitediag trace --batch FILE",
+};
+
+/** `sitediag trace` from the first line of a command's help (`usage: sitediag trace ...`). */
+export function commandOf(help: string): string {
+  return /^usage: (sitediag [a-z-]+)/.exec(help)?.[1] ?? "sitediag";
 }

@@ -1,13 +1,14 @@
 import type { TraceRedirectsBatchResponse } from "../../../gen/sitediag/v1/diagnostics_pb.js";
-import { type BatchRecord, traceRecord } from "../../batch-verdict.js";
+import type { BatchLine } from "../../batch.js";
+import { type BatchRecord, failureCountText, traceRecord } from "../../batch-verdict.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
 // `sitediag trace --batch` for people: the verdict of every row by the rule
 // the page and both CSVs use (src/batch-verdict.ts).
 
-/** The records of the traced items in file order; `expected` gives each row's expected final URL by index. */
-export function batchRecords(items: readonly TraceRedirectsBatchResponse[], expected: (index: number) => string | undefined): BatchRecord[] {
-  return [...items].sort((a, b) => a.index - b.index).map((item) => traceRecord(item, expected(item.index)));
+/** The records of the traced items in file order; `line` gives each row's line (its expected final URL, its limit) by index. */
+export function batchRecords(items: readonly TraceRedirectsBatchResponse[], line: (index: number) => Pick<BatchLine, "expectedFinalUrl" | "maxRedirects"> | undefined): BatchRecord[] {
+  return [...items].sort((a, b) => a.index - b.index).map((item) => traceRecord(item, line(item.index)?.expectedFinalUrl, line(item.index)?.maxRedirects));
 }
 
 /** Rows to look at: any that did not pass. */
@@ -33,7 +34,8 @@ export function renderBatchSummary(records: readonly BatchRecord[], paint: Paint
     `${records.length} traced: ${records.length - failed} pass, ${failed} fail; ` +
     `${expected.length} with an expectation, ${missed} not met; ${notTraced} could not be traced`;
   const verdict = failed === 0 ? paint.good("all pass") : paint.bad(`${failed} to look at`);
-  return `${textTable(rows, "")}\n${paint.strong(verdict)}  ${counts}\n`;
+  const byCode = failureCountText(records);
+  return `${textTable(rows, "")}\n${paint.strong(verdict)}  ${counts}\n${byCode === "" ? "" : `failures by code: ${byCode}\n`}`;
 }
 
 function recordRow(record: BatchRecord, paint: Paint): string[] {

@@ -4,7 +4,7 @@ import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-pre
 import { hasNoBody, isRedirectStatus, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
 import { now } from "../clock.js";
 import { guarded, ProbeProtocolError } from "../failure.js";
-import { findHeadEnd, parseResponseHead, skipEmptyLines, TOO_MANY_FIELDS, type ResponseHead } from "./response-head.js";
+import { findHeadEnd, parseResponseHead, skipEmptyLines, statusLineStart, TOO_MANY_FIELDS, type ResponseHead } from "./response-head.js";
 
 /**
  * What the head buffer starts at when a head comes in more than one read; it
@@ -93,6 +93,8 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       for (;;) {
         const view = buffer.subarray(0, length);
         headStart = skipEmptyLines(view, headStart);
+        const start = notAStatusLine(view, headStart, false);
+        if (start !== undefined) throw start;
         const end = findHeadEnd(view, headStart, scanFrom);
         // Every head so far counts: interim heads cannot be used to stream headers forever.
         if ((end === -1 ? length : end) > request.maxHeadBytes) {
@@ -155,6 +157,10 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
     }, defect);
     const onEnd = guarded(() => {
       if (final !== null) return succeed(false);
+      // A few bytes and the end: what they were is known now (HTTP/0.9's "ok", another protocol's greeting).
+      const view = buffer.subarray(0, length);
+      const start = notAStatusLine(view, skipEmptyLines(view, headStart), true);
+      if (start !== undefined) return fail(start);
       fail(new ProbeProtocolError("CONNECTION_CLOSED", length === 0 ? "closed before any response byte" : "closed in the middle of the response head"));
     }, defect);
     const onError = guarded((error: unknown) => fail(error), defect);
@@ -208,4 +214,17 @@ function requestText(request: ExchangeRequest): string {
   }
   text += request.keepAlive ? "connection: keep-alive\r\n\r\n" : "connection: close\r\n\r\n";
   return text;
+}
+
+/** The error of an answer that does not begin with a status line, once its first bytes tell; undefined while it may still be one. */
+function notAStatusLine(view: Uint8Array, from: number, complete: boolean): ProbeProtocolError | undefined {
+  if (from >= view.length) return undefined;
+  switch (statusLineStart(view, from, complete)) {
+    case "http09_text":
+      return new ProbeProtocolError("HTTP_09_RESPONSE", "the answer is text with no status line");
+    case "not_http":
+      return new ProbeProtocolError("HTTP_PARSE_ERROR", "the answer is another protocol's or not text, not a status line");
+    default:
+      return undefined;
+  }
 }

@@ -59,6 +59,37 @@ export function findHeadEnd(buffer: Uint8Array, from: number, scanFrom: number):
   return -1;
 }
 
+const STATUS_LINE_START = [0x48, 0x54, 0x54, 0x50, 0x2f]; // "HTTP/"
+
+/**
+ * What the bytes from `from` can be, from the first five at most: the start
+ * of a status line ("HTTP/", any case, as Chromium looks for it), text with
+ * no status line (a server answering as HTTP/0.9 did: the body alone, which
+ * browsers refuse), another protocol's greeting or bytes that are not text
+ * (a control byte), or undecided while fewer than five bytes are in and more
+ * may come (`complete`: the connection ended, what is here is all there is).
+ */
+export function statusLineStart(buffer: Uint8Array, from: number, complete: boolean): "status_line" | "http09_text" | "not_http" | "undecided" {
+  const available = Math.min(STATUS_LINE_START.length, buffer.length - from);
+  let matches = true;
+  for (let i = 0; i < available; i++) {
+    const byte = buffer[from + i] ?? 0;
+    if ((byte < 0x20 && byte !== HTAB && byte !== CR && byte !== LF) || byte === 0x7f) return "not_http";
+    // ASCII letters fold to upper case by clearing 0x20; "/" is compared as it is.
+    const folded = byte >= 0x61 && byte <= 0x7a ? byte - 0x20 : byte;
+    if (folded !== STATUS_LINE_START[i]) matches = false;
+  }
+  if (matches) return "status_line";
+  if (available < STATUS_LINE_START.length && !complete) return "undecided";
+  return isGreeting(buffer.subarray(from, from + available)) ? "not_http" : "http09_text";
+}
+
+/** Greetings of the protocols a wrong port meets most (SSH, SMTP and FTP's "220 ", POP3, IMAP, VNC): another protocol, not HTTP/0.9. */
+function isGreeting(start: Uint8Array): boolean {
+  const text = String.fromCharCode(...start);
+  return /^(SSH-|\+OK|-ERR|\* OK|RFB |\d{3}[ -])/.test(text);
+}
+
 /** The index of the first byte at or after `from` that is not CR or LF: where the next status line starts. */
 export function skipEmptyLines(buffer: Uint8Array, from: number): number {
   let at = from;

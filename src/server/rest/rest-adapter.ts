@@ -1,6 +1,7 @@
 import { isMessage, type JsonObject, type DescMethodServerStreaming, type DescMethodUnary, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ContextValues } from "@connectrpc/connect";
 import {
+  type BatchItemError,
   CheckSiteResponseSchema,
   CheckSitesResponseSchema,
   TraceExpectationSchema,
@@ -190,20 +191,29 @@ function batchLine(item: Message, meta: RestMeta): JsonObject {
   if (isMessage(item, CheckSitesResponseSchema)) {
     const place = { index: item.index, url: item.url };
     if (item.outcome.case === "result") return Object.assign({}, successBody(renderMessage(CheckSiteResponseSchema, item.outcome.value), meta), place);
-    return Object.assign({}, errorBody(item.outcome.value?.code ?? "internal", item.outcome.value?.message ?? "no result", meta), place);
+    return Object.assign({}, itemErrorBody(item.outcome.value, meta), place);
   }
   if (isMessage(item, TraceRedirectsBatchResponseSchema)) {
     const place = { index: item.index, url: item.url };
     if (item.outcome.case === "result") {
       const expectation = item.expectation === undefined ? null : renderMessage(TraceExpectationSchema, item.expectation);
-      return Object.assign({}, successBody(renderMessage(TraceRedirectsResponseSchema, item.outcome.value), meta), { expectation }, place);
+      // The chain-length limit the item was held to, only when one was set (issue 39), so an answer without it stays as it was.
+      const limit = item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects };
+      return Object.assign({}, successBody(renderMessage(TraceRedirectsResponseSchema, item.outcome.value), meta), { expectation }, limit, place);
     }
-    return Object.assign({}, errorBody(item.outcome.value?.code ?? "internal", item.outcome.value?.message ?? "no result", meta), place);
+    return Object.assign({}, itemErrorBody(item.outcome.value, meta), item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects }, place);
   }
   // A call from several vantages streams its events (an entry, then the verdict), one envelope each.
   const event = vantageEvent(item);
   if (event !== undefined) return successBody(event, meta);
   throw new TypeError(`${item.$typeName} is not a batch item`);
+}
+
+/** An item's error envelope; a URL refused at input adds its input_* code to the error (`refusalCode`). */
+function itemErrorBody(error: BatchItemError | undefined, meta: RestMeta): JsonObject {
+  const body = errorBody(error?.code ?? "internal", error?.message ?? "no result", meta);
+  if (error?.refusalCode === undefined) return body;
+  return Object.assign({}, body, { error: { code: error.code, message: error.message, refusalCode: error.refusalCode } });
 }
 
 /** Both response kinds take a string; their overload sets differ too much for TypeScript to call the union directly. */
