@@ -1,7 +1,7 @@
 import { createHash, type KeyObject, verify as verifySignature, X509Certificate } from "node:crypto";
-import type { TLSSocket } from "node:tls";
 import { type BaseBlock, BitString, Constructed, type Enumerated, fromBER, type GeneralizedTime, Integer, Sequence } from "asn1js";
 import { BasicOCSPResponse, type Certificate, type CertID, OCSPResponse, type SingleResponse } from "pkijs";
+import type { PeerChain } from "./peer-chain.js";
 import { StapleReadings } from "./staple-readings.js";
 
 // The OCSP answer a server staples to its handshake (RFC 6066 status_request,
@@ -62,12 +62,12 @@ export const NO_STAPLE: StapledOcsp = Object.freeze({
 
 /**
  * The staple of a completed handshake (the socket's 'OCSPResponse' payload,
- * null when none came). The issuer is read off the socket's chain only when
- * something was stapled: a handshake without a staple costs nothing more.
+ * null when none came), read against the leaf and its issuer as the
+ * handshake's chain gives them (peer-chain.ts).
  */
-export function stapledOcspOf(stapled: Buffer | null, socket: TLSSocket, leaf: X509Certificate | undefined, now: number = Date.now()): StapledOcsp {
+export function stapledOcspOf(stapled: Buffer | null, chain: Pick<PeerChain, "leaf" | "issuer">, now: number = Date.now()): StapledOcsp {
   if (stapled === null || stapled.length === 0 || stapled.length > STAPLED_OCSP_MAX_BYTES) return readStapledOcsp(stapled, undefined, undefined, now);
-  return readStapledOcsp(stapled, leaf?.raw, issuerDerOf(socket), now);
+  return readStapledOcsp(stapled, chain.leaf?.raw, chain.issuer, now);
 }
 
 /** A total reading of stapled bytes against the leaf and its issuer (DER; undefined when unknown). */
@@ -262,18 +262,6 @@ function delegatedResponder(candidate: Certificate, issuerKey: KeyObject): KeyOb
     return certificate.publicKey;
   } catch {
     return null;
-  }
-}
-
-function issuerDerOf(socket: TLSSocket): Uint8Array | undefined {
-  try {
-    const leaf = socket.getPeerCertificate(true);
-    const issuer: unknown = leaf.issuerCertificate;
-    // A self-issued leaf links to itself: no issuer beside it.
-    if (issuer === leaf || typeof issuer !== "object" || issuer === null || !("raw" in issuer) || !Buffer.isBuffer(issuer.raw)) return undefined;
-    return issuer.raw.length > 0 ? issuer.raw : undefined;
-  } catch {
-    return undefined;
   }
 }
 
