@@ -77,7 +77,9 @@ try {
     const before = processTreeCpuMicros(service.child.pid);
     const result = await runWrk({ url: `${service.url}/api/v1/${tool}?url=${targetUrl}`, headers: { "x-api-key": service.apiKey }, connections, durationSeconds });
     const cpu = processTreeCpuMicros(service.child.pid) - before;
-    if (result.errors > 0 || result.requests === 0) throw new Error(`${service.url}: ${result.errors} errors in ${result.requests} requests`);
+    // A loaded machine makes a service answer a few checks with its overload 503; past 1% a run is no measurement.
+    if (result.requests === 0 || result.errors > result.requests / 100) throw new Error(`${service.url}: ${result.errors} errors in ${result.requests} requests`);
+    if (result.errors > 0) console.log(`  (${service.url}: ${result.errors} errors or non-2xx answers in ${result.requests} requests)`);
     return { cpuPerCheckUs: cpu / result.requests, perSecond: result.perSecond };
   };
 
