@@ -74,12 +74,13 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
       timeoutMs: env.siteTimeoutMs,
       ports: FETCH_SAFE,
       signal,
+      // Without details the answer says nothing of a certificate: the verdict on it is all a hop reads (details' captureHead reads the chain).
+      certificates: "verdict",
       ...(cookie === undefined ? {} : { cookie }),
       ...(reuse === null ? {} : { reuse }),
       ...(request === 1 && options.timeoutsFrom !== undefined ? { askedAt: options.timeoutsFrom } : {}),
       // Which GET is the last is known only from its status, so each reads a bounded prefix.
-      // Without details the answer says nothing of a certificate: the verdict on it is all a hop reads.
-      ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true, describeResolution: true } : { certificates: "verdict" as const }),
+      ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true, describeResolution: true } : {}),
     });
     // Whoever gave the signal has gone: there is nobody to tell the result to.
     if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
