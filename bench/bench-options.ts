@@ -7,7 +7,7 @@
  *   BENCH_DURATION_S       seconds per load run (default 5; quick 2)
  *   BENCH_CONCURRENCY      connections for throughput runs (default 50)
  *   BENCH_INFLIGHT         checks held in flight in scenario 5 (default 1000; quick 200)
- *   BENCH_SCENARIOS        comma-separated scenario numbers to run (default all: 1,2,3,4,5,6,7,8,9,10)
+ *   BENCH_SCENARIOS        comma-separated scenario numbers to run (default all: 1,2,3,4,5,6,7,8,9,10,11)
  *   BENCH_CPU_PROF         a directory: run the service under --cpu-prof, profiles written there
  *   BENCH_LOG_LEVEL        the service's LOG_LEVEL (default warn)
  *   BENCH_WORKERS          the service's SITEDIAG_WORKERS (default 1)
@@ -31,10 +31,10 @@ export interface BenchOptions {
 
 export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
   const quick = env.BENCH_QUICK === "1";
-  const scenarios = (env.BENCH_SCENARIOS ?? "1,2,3,4,5,6,7,8,9,10")
+  const scenarios = (env.BENCH_SCENARIOS ?? "1,2,3,4,5,6,7,8,9,10,11")
     .split(",")
     .map((item) => Number(item.trim()))
-    .filter((item) => Number.isInteger(item) && item >= 1 && item <= 10);
+    .filter((item) => Number.isInteger(item) && item >= 1 && item <= 11);
   return {
     quick,
     rounds: whole(env, "BENCH_ROUNDS", quick ? 1 : 3),

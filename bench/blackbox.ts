@@ -14,8 +14,8 @@ export interface Blackbox {
   stop(): Promise<void>;
 }
 
-/** http_get mirrors is-site-down (GET, follow redirects); http_head mirrors redirect-check (HEAD). */
-export type BlackboxModule = "http_get" | "http_head";
+/** http_get mirrors is-site-down (GET, follow redirects); http_head mirrors redirect-check (HEAD); https_get is http_get trusting the bench's CA. */
+export type BlackboxModule = "http_get" | "http_head" | "https_get";
 
 /** null when blackbox_exporter is not installed: the bench then measures sitediag alone. */
 export function blackboxVersion(): string | null {
@@ -31,11 +31,13 @@ export function blackboxVersion(): string | null {
  * shorter than both tools' caps, so both follow every hop. Any status is
  * accepted as a success only when it is 2xx, as blackbox does by default.
  */
-export async function startBlackbox(dir: string, timeoutSeconds: number, version: string): Promise<Blackbox> {
+export async function startBlackbox(dir: string, timeoutSeconds: number, version: string, caFile: string): Promise<Blackbox> {
   const config = join(dir, "blackbox.yml");
   const module = (method: string) =>
     [`    prober: http`, `    timeout: ${timeoutSeconds}s`, `    http:`, `      method: ${method}`, `      follow_redirects: true`, `      preferred_ip_protocol: ip4`].join("\n");
-  writeFileSync(config, `modules:\n  http_get:\n${module("GET")}\n  http_head:\n${module("HEAD")}\n`);
+  // The bench's CA as a private CA is trusted: beside the system's roots, in the module's TLS settings.
+  const https = `${module("GET")}\n      tls_config:\n        ca_file: ${caFile}`;
+  writeFileSync(config, `modules:\n  http_get:\n${module("GET")}\n  http_head:\n${module("HEAD")}\n  https_get:\n${https}\n`);
   const port = await closedLoopbackPort();
   const child = startChild(BLACKBOX_BINARY, [`--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"]);
   const base = `http://127.0.0.1:${port}`;

@@ -13,6 +13,7 @@ import { createClient } from "./http-client.js";
 import { type Figure, ratio, renderTable } from "./results.js";
 import { runAccessPath } from "./scenarios/access-path.js";
 import { runEndlessBody } from "./scenarios/endless-body.js";
+import { runHttps } from "./scenarios/https.js";
 import { runInflightScale } from "./scenarios/inflight-scale.js";
 import { runProbeFloor } from "./scenarios/probe-floor.js";
 import { THROUGHPUT_CASES, runThroughput } from "./scenarios/throughput.js";
@@ -53,6 +54,7 @@ try {
   await step(8, () => runProbeFloor(stack));
   for (const spec of THROUGHPUT_CASES.filter((item) => item.scenario > 8)) await step(spec.scenario, () => runThroughput(stack, client, spec));
   await step(10, () => runVantageFanout(stack));
+  await step(11, () => runHttps(stack, client));
 } finally {
   await client.close();
   await stack.close();

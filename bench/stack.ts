@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { BenchOptions } from "./bench-options.js";
 import { type Blackbox, blackboxVersion, startBlackbox } from "./blackbox.js";
 import { type BenchChild, firstLine, startChild } from "./child.js";
+import { type BenchPki, type LeafKind, makeBenchPki } from "./https-pki.js";
 import { type ServiceProcess, type ServiceSetup, startService } from "./service-process.js";
 import type { TargetPorts } from "./target-server.js";
 
@@ -12,7 +13,9 @@ export interface BenchStack {
   readonly options: BenchOptions;
   /** A directory for stores and configs, removed at the end. */
   readonly dir: string;
-  readonly target: { readonly ports: TargetPorts; url(path: string): string; readonly silentUrl: string };
+  readonly target: { readonly ports: TargetPorts; url(path: string): string; httpsUrl(leaf: LeafKind, path: string): string; readonly silentUrl: string };
+  /** The CA and leaves of the target's HTTPS ports. */
+  readonly pki: BenchPki;
   /** `sitediag serve` on SQLite, shared by the throughput scenarios. */
   readonly service: ServiceProcess;
   /** null when blackbox_exporter is not installed. */
@@ -35,7 +38,8 @@ export async function startStack(options: BenchOptions): Promise<BenchStack> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const targetChild = startChild(process.execPath, [join(import.meta.dirname, "target-server.js")]);
+    const pki = await makeBenchPki(dir);
+    const targetChild = startTarget(pki);
     stoppers.push(() => targetChild.stop());
     const ports = await targetPorts(targetChild);
     const version = blackboxVersion();
@@ -54,7 +58,7 @@ export async function startStack(options: BenchOptions): Promise<BenchStack> {
         extraEnv: { ...workers, ...setup.extraEnv },
       });
     };
-    const launchBlackbox = async () => (version === null ? null : startBlackbox(dir, TIMEOUT_SECONDS, version));
+    const launchBlackbox = async () => (version === null ? null : startBlackbox(dir, TIMEOUT_SECONDS, version, pki.caFile));
 
     const service = await launchService("shared");
     stoppers.push(() => service.stop());
@@ -67,8 +71,10 @@ export async function startStack(options: BenchOptions): Promise<BenchStack> {
       target: {
         ports,
         url: (path) => `http://127.0.0.1:${ports.http}${path}`,
+        httpsUrl: (leaf, path) => `https://127.0.0.1:${ports.https?.[leaf] ?? 0}${path}`,
         silentUrl: `http://127.0.0.1:${ports.silent}/`,
       },
+      pki,
       service,
       blackbox,
       startService: launchService,
@@ -81,9 +87,14 @@ export async function startStack(options: BenchOptions): Promise<BenchStack> {
   }
 }
 
+/** The target server (target-server.ts), serving HTTPS too with the leaves of `pki`. */
+export function startTarget(pki: BenchPki): BenchChild {
+  return startChild(process.execPath, [join(import.meta.dirname, "target-server.js")], { env: { ...process.env, BENCH_TARGET_TLS: JSON.stringify(pki.leaves) } });
+}
+
 /** The ports the target server (target-server.ts) prints as its first line. */
 export async function targetPorts(child: BenchChild): Promise<TargetPorts> {
   const ports = JSON.parse(await firstLine(child)) as Partial<TargetPorts>;
   if (typeof ports.http !== "number" || typeof ports.silent !== "number") throw new Error(`target server printed no ports`);
-  return { http: ports.http, silent: ports.silent };
+  return { http: ports.http, silent: ports.silent, https: ports.https ?? {} };
 }

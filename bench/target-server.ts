@@ -14,13 +14,19 @@
  *                                         JSON object by ID; clears it
  *                GET      /stream        200 and a body that never ends (as fast as the client reads)
  *   silent port  accepts, reads the request, never answers
+ *   https ports  with BENCH_TARGET_TLS (JSON: {"ecdsa": {"keyFile", "certFile"}, "rsa": ...}), the http
+ *                port's answers over TLS, one port per leaf (TargetPorts.https)
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { readFileSync } from "node:fs";
 
 export interface TargetPorts {
   readonly http: number;
   readonly silent: number;
+  /** Per leaf kind, when the target was given BENCH_TARGET_TLS. */
+  readonly https?: Readonly<Record<string, number>>;
 }
 
 /** Redirects before /ok: /r/1 -> /r/2 -> /r/3 -> /r/4 -> /ok is five requests, a five-hop trace. */
@@ -112,5 +118,12 @@ const silent = createTcpServer((socket) => {
   socket.resume();
 });
 
-const ports: TargetPorts = { http: await listen(http, 4_096), silent: await listen(silent, 4_096) };
+const https: Record<string, number> = {};
+const leaves = JSON.parse(process.env.BENCH_TARGET_TLS ?? "{}") as Record<string, { keyFile: string; certFile: string }>;
+for (const [kind, files] of Object.entries(leaves)) {
+  const server = createHttpsServer({ key: readFileSync(files.keyFile), cert: readFileSync(files.certFile), keepAliveTimeout: 60_000 }, handle);
+  server.on("tlsClientError", () => undefined);
+  https[kind] = await listen(server, 4_096);
+}
+const ports: TargetPorts = { http: await listen(http, 4_096), silent: await listen(silent, 4_096), https };
 process.stdout.write(`${JSON.stringify(ports)}\n`);

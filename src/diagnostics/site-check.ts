@@ -76,6 +76,8 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
       timeoutMs: env.siteTimeoutMs,
       ports: FETCH_SAFE,
       signal,
+      // Without details the answer says nothing of a certificate: the verdict on it is all a hop reads (details' captureHead reads the chain).
+      certificates: "verdict",
       ...(cookie === undefined ? {} : { cookie }),
       ...(reuse === null ? {} : { reuse }),
       ...(request === 1 && options.timeoutsFrom !== undefined ? { askedAt: options.timeoutsFrom } : {}),

@@ -69,6 +69,13 @@ export interface HopRequest {
    */
   readonly captureHead?: boolean;
   /**
+   * What of an HTTPS handshake's certificates to read (connector.ts),
+   * "leaf" when absent; captureHead reads the whole chain whatever this
+   * says. "verdict": only whether it verified, and the hop's `tls` is null
+   * (is-site-down without details, whose answer says nothing of it).
+   */
+  readonly certificates?: "verdict" | "leaf";
+  /**
    * Dial only the addresses of this family (details' request over the family
    * Happy Eyeballs did not pick). Every answer of the name is still judged by
    * the address policy first; a name with no address of this family is the
@@ -259,7 +266,7 @@ export interface HopResponse {
   readonly remoteAddress: string;
   readonly remoteFamily: 4 | 6;
   readonly timings: HopTimings;
-  /** The TLS session and leaf certificate; present for HTTPS hops. */
+  /** The TLS session and leaf certificate; present for HTTPS hops, unless the hop read only the verdict (HopRequest.certificates). */
   readonly tls: TlsDetail | null;
   /**
    * The first HopRequest.bodyPrefixBytes of the body (less when the body is

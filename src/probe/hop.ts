@@ -36,7 +36,7 @@ const INTERNAL_PROBE_ERROR = "INTERNAL_PROBE_ERROR";
 export interface HopDeps {
   readonly addresses: AddressPolicy;
   readonly resolver: Resolver;
-  /** Trusts the extra CA beside Node's roots; undefined for Node's default context. */
+  /** One context for every HTTPS hop (Node's default trust store, or it and the extra CA); undefined has Node build one per connection. */
   readonly secureContext: SecureContext | undefined;
   /** User-Agent and Accept with lower-case names, built once per prober and sent on every hop. */
   readonly requestHeaders: readonly (readonly [string, string])[];
@@ -148,7 +148,14 @@ async function fetchHead(
   let connection: OpenConnection;
   try {
     const pinned = await openPinned(
-      { addresses, port: effectivePort(url), tls: url.protocol === "https:", hostname: hostOf(url), secureContext: deps.secureContext, wholeChain: request.captureHead === true },
+      {
+        addresses,
+        port: effectivePort(url),
+        tls: url.protocol === "https:",
+        hostname: hostOf(url),
+        secureContext: deps.secureContext,
+        certificates: request.captureHead === true ? "chain" : (request.certificates ?? "leaf"),
+      },
       trace,
       deps.addresses,
       signal,

@@ -23,9 +23,11 @@ export interface ProberHooks {
 export function createProber(options: ProberOptions, hooks: ProberHooks = {}): Prober {
   const addresses = createAddressPolicy(options.allowCidrs);
   const resolver = createResolver({ servers: options.dnsServers, hostsFile: options.hostsFile });
-  // Built once: a context made from ~150 root certificates costs milliseconds,
-  // too much to pay again on every HTTPS hop. Undefined means Node's own default.
-  const secureContext = options.ca === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.ca] });
+  // Built once and shared by every HTTPS hop: a context made from ~150 root
+  // certificates costs milliseconds. Without a CA file it is Node's default
+  // (its root store, NODE_EXTRA_CA_CERTS included), which tls.connect would
+  // otherwise build afresh for every connection (docs/benchmarks.md).
+  const secureContext = options.ca === undefined ? createSecureContext() : createSecureContext({ ca: [...rootCertificates, options.ca] });
   const requestHeaders = Object.freeze([Object.freeze(["user-agent", options.userAgent] as const), Object.freeze(["accept", "*/*"] as const)]);
   const keeper = createConnectionKeeper(options.reuseConnections === false ? 0 : MAX_KEPT);
   // Details' version-limited handshakes: built on the first one asked for, never by a prober that does none.

@@ -1,11 +1,11 @@
 import { connect as netConnect, type LookupFunction, type Socket } from "node:net";
-import { connect as tlsConnect, type SecureContext, type TLSSocket } from "node:tls";
+import { checkServerIdentity, connect as tlsConnect, type PeerCertificate, type SecureContext, type TLSSocket } from "node:tls";
 import { isIP } from "node:net";
 import type { AddressPolicy } from "../policy/address-policy.js";
 import type { HopTrace } from "../hop-trace.js";
 import { formatIp, parseIp } from "../policy/ip-address.js";
 import type { ResolvedAddress } from "../resolver.js";
-import { peerChainOf } from "./peer-chain.js";
+import { peerChainFrom, peerChainOf } from "./peer-chain.js";
 import { describeTls } from "./tls-detail.js";
 import { stapledOcspOf } from "./stapled-ocsp.js";
 import { verificationFailure } from "./tls-verification.js";
@@ -22,11 +22,27 @@ export interface DialPlan {
   readonly tls: boolean;
   /** The URL's host: SNI and certificate name check. */
   readonly hostname: string;
-  /** Undefined for Node's default trust store. */
+  /**
+   * Built once and shared by every connection (createProber); undefined has
+   * Node build one per connection, with its default trust store.
+   */
   readonly secureContext: SecureContext | undefined;
-  /** Describe every certificate of the chain (TlsDetail.chain), not only the leaf: details asked for it. */
-  readonly wholeChain?: boolean;
+  /** What of the handshake's certificates to read; "leaf" when absent. */
+  readonly certificates?: CertificateReading;
 }
+
+/**
+ * What of a handshake's certificates a hop reads (its TlsDetail), cheapest
+ * first. Each step reads what the answer that asked for it uses, and no more
+ * (figures: docs/benchmarks.md, issue 36).
+ */
+export type CertificateReading =
+  /** Only whether it verified: the hop keeps no TlsDetail (is-site-down without details says nothing of the certificate). */
+  | "verdict"
+  /** The session, the leaf and the stapled OCSP answer: what redirect-check's warnings read. */
+  | "leaf"
+  /** Also every certificate of the chain and the link that failed (details). */
+  | "chain";
 
 /** Raised by the connector for a failure of its own making (not the OS's, not OpenSSL's). */
 export class ConnectorError extends Error {
@@ -38,6 +54,9 @@ export class ConnectorError extends Error {
 
 /** The protocols offered in ALPN, in order of preference, as browsers offer them. */
 export const ALPN_OFFER: readonly string[] = ["h2", "http/1.1"];
+
+/** ALPN_OFFER as the wire writes it (length-prefixed names), made once: given an array, Node encodes it on every connection. */
+const ALPN_WIRE = Buffer.concat(ALPN_OFFER.map((name) => Buffer.concat([Buffer.from([name.length]), Buffer.from(name, "latin1")])));
 
 /** A pinned, checked (and for HTTPS verified) connection, with the protocol the server chose. */
 export interface PinnedConnection {
@@ -163,19 +182,35 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise
 const ASK_FOR_STAPLE = { requestOCSP: true } as const;
 
 function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise<TLSSocket> {
+  const reading = plan.certificates ?? "leaf";
   return new Promise((resolve, reject) => {
+    // The chain Node reads for its own name check (onConnectSecure hands
+    // getPeerCertificate(true) to checkServerIdentity), kept so that a hop
+    // that reads certificates does not copy the chain a second time. Node
+    // skips the name check when OpenSSL already failed the chain; the chain
+    // is then read off the socket.
+    let checked: PeerCertificate | undefined;
     const secure = tlsConnect({
       socket,
       // RFC 6066 forbids an IP address as SNI; the name check then uses `host`.
       ...(isIP(plan.hostname) === 0 ? { servername: plan.hostname } : {}),
       host: plan.hostname,
       ...(plan.secureContext === undefined ? {} : { secureContext: plan.secureContext }),
-      ALPNProtocols: [...ALPN_OFFER],
+      ALPNProtocols: ALPN_WIRE,
+      // Asked on every hop, as browsers ask: the handshake is the same whatever the hop reads of it.
       ...ASK_FOR_STAPLE,
       // Verified below, before a byte is written: the chain a failed
       // verification saw is still readable then (told apart: an incomplete
       // chain from an untrusted issuer), which it is not once Node rejects.
       rejectUnauthorized: false,
+      ...(reading === "verdict"
+        ? {}
+        : {
+            checkServerIdentity: (hostname: string, certificate: PeerCertificate) => {
+              checked = certificate;
+              return checkServerIdentity(hostname, certificate);
+            },
+          }),
     });
     const onAbort = () => {
       secure.destroy();
@@ -184,9 +219,9 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
     let done = false;
-    // Emitted during the handshake, before secureConnect: null when nothing was stapled.
+    // Emitted during the handshake, before secureConnect: null when nothing was stapled. Kept as bytes; read below only when the hop reads the leaf.
     let stapled: Buffer | null = null;
-    secure.once("OCSPResponse", (answer: Buffer | null) => (stapled = answer));
+    if (reading !== "verdict") secure.once("OCSPResponse", (answer: Buffer | null) => (stapled = answer));
     /** Ends the handshake's promise once: with the socket, or with why not (the socket destroyed). */
     const settle = (error: unknown) => {
       if (done) return;
@@ -201,13 +236,15 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
       guarded(() => {
         // The handshake is over whether or not the certificate passes: a failed verification still has its tls time.
         trace.tlsDoneAt = now();
+        // The verdict alone: the chain is read only to name a failure (tls-verification.ts).
+        if (reading === "verdict") return settle(secure.authorized ? null : verificationFailure(secure, peerChainOf(secure)));
         // Read once, for every use below, and never with getPeerX509Certificate(), which leaks the chain (peer-chain.ts).
-        const chain = peerChainOf(secure);
+        const chain = checked === undefined ? peerChainOf(secure) : peerChainFrom(checked);
         const refused = verificationFailure(secure, chain);
         // Kept whatever the verdict: the certificate a failed verification saw
         // is what a person debugging the site needs (details), and reading it
         // writes nothing to the connection.
-        trace.tls = describeTls(secure, chain, refused?.code ?? null, stapledOcspOf(stapled, secure, chain.leaf), plan.wholeChain === true);
+        trace.tls = describeTls(secure, chain, refused?.code ?? null, stapledOcspOf(stapled, chain), reading === "chain");
         settle(refused);
       }, settle),
     );

@@ -33,6 +33,8 @@ export interface PeerChain {
   readonly links: readonly PeerLink[];
   /** The last link is its own issuer (a root, or a self-signed leaf): Node links it to itself. */
   readonly topSelfIssued: boolean;
+  /** The DER of the leaf's issuer as Node linked it (sent, or found in the trust store); undefined for a self-linked leaf or none. */
+  readonly issuer: Buffer | undefined;
 }
 
 /** One linked certificate: its DER, and the dates Node already printed for it. */
@@ -46,7 +48,7 @@ export interface PeerLink {
 /** Certificates in a chain the count walks, at most: no handshake carries more. */
 export const MAX_CHAIN_WALK = 64;
 
-const NO_CHAIN: PeerChain = { leaf: undefined, length: 0, leafAlone: true, links: [], topSelfIssued: false };
+const NO_CHAIN: PeerChain = { leaf: undefined, length: 0, leafAlone: true, links: [], topSelfIssued: false, issuer: undefined };
 
 /** Node hands a socket's chain out as it was at the handshake; read once, for every use. */
 export function peerChainOf(socket: TLSSocket): PeerChain {
@@ -56,6 +58,15 @@ export function peerChainOf(socket: TLSSocket): PeerChain {
   } catch {
     return NO_CHAIN;
   }
+  return peerChainFrom(top);
+}
+
+/**
+ * The chain from what getPeerCertificate(true) returned: the connector has
+ * it from Node's own name check (checkServerIdentity's `cert`), the same
+ * object, and reading it again would cost a second copy of the chain.
+ */
+export function peerChainFrom(top: unknown): PeerChain {
   const raw = rawOf(top);
   if (raw === undefined) return NO_CHAIN;
   let leaf: X509Certificate | undefined;
@@ -79,7 +90,8 @@ export function peerChainOf(socket: TLSSocket): PeerChain {
   if (next !== undefined && !seen.has(next) && issuerOf(next) === next && links.length < MAX_CHAIN_WALK) pushLink(links, next);
   const last = links.length === 1 ? top : next;
   const topSelfIssued = last !== undefined && issuerOf(last) === last;
-  return { leaf, length: seen.size, leafAlone, links, topSelfIssued };
+  const issuer = leafAlone ? undefined : rawOf(issuerOf(top));
+  return { leaf, length: seen.size, leafAlone, links, topSelfIssued, issuer };
 }
 
 function pushLink(links: PeerLink[], certificate: unknown): void {

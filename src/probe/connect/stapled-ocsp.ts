@@ -1,7 +1,8 @@
 import { createHash, type KeyObject, verify as verifySignature, X509Certificate } from "node:crypto";
-import type { TLSSocket } from "node:tls";
 import { type BaseBlock, BitString, Constructed, type Enumerated, fromBER, type GeneralizedTime, Integer, Sequence } from "asn1js";
 import { BasicOCSPResponse, type Certificate, type CertID, OCSPResponse, type SingleResponse } from "pkijs";
+import { type BerLimits, berShape } from "./ber-shape.js";
+import type { PeerChain } from "./peer-chain.js";
 import { StapleReadings } from "./staple-readings.js";
 
 // The OCSP answer a server staples to its handshake (RFC 6066 status_request,
@@ -14,6 +15,23 @@ import { StapleReadings } from "./staple-readings.js";
 
 /** Stapled bytes read at most; a larger answer is reported invalid, unparsed. Real answers are 0.5 to 4 KiB. */
 export const STAPLED_OCSP_MAX_BYTES = 16_384;
+/**
+ * The tree a staple may make before it is parsed (ber-shape.ts). The bytes
+ * cap bounds bytes, not work: 16 KiB of two-byte elements is 8,000 of them,
+ * which asn1js takes 84-134 ms to build. A responder's answer is about 100
+ * elements, 150-250 more with each certificate it carries (embedded
+ * structures counted as asn1js tries them): 600 holds two. Real answers
+ * nest 12-20 deep.
+ */
+export const STAPLE_SHAPE_LIMITS: BerLimits = { maxElements: 600, maxDepth: 32 };
+/**
+ * The leaf and its issuer are read for three fields (tbsFieldsOf) without
+ * asn1js's search inside every OCTET STRING, under a bound on nodes: a
+ * certificate's own elements number a few hundred; its extensions' contents
+ * (thousands of names) are not walked.
+ */
+const CERTIFICATE_PARSE = { parseEmbedded: false, maxNodes: 4_096, maxDepth: 32 } as const;
+const OUTER_PARSE = { parseEmbedded: false, maxNodes: 1_000, maxDepth: 32 } as const;
 /** Certificate statuses in one answer looked at for the leaf's. */
 const MAX_SINGLE_RESPONSES = 16;
 /** Certificates in an answer tried as a delegated responder. */
@@ -62,12 +80,12 @@ export const NO_STAPLE: StapledOcsp = Object.freeze({
 
 /**
  * The staple of a completed handshake (the socket's 'OCSPResponse' payload,
- * null when none came). The issuer is read off the socket's chain only when
- * something was stapled: a handshake without a staple costs nothing more.
+ * null when none came), read against the leaf and its issuer as the
+ * handshake's chain gives them (peer-chain.ts).
  */
-export function stapledOcspOf(stapled: Buffer | null, socket: TLSSocket, leaf: X509Certificate | undefined, now: number = Date.now()): StapledOcsp {
+export function stapledOcspOf(stapled: Buffer | null, chain: Pick<PeerChain, "leaf" | "issuer">, now: number = Date.now()): StapledOcsp {
   if (stapled === null || stapled.length === 0 || stapled.length > STAPLED_OCSP_MAX_BYTES) return readStapledOcsp(stapled, undefined, undefined, now);
-  return readStapledOcsp(stapled, leaf?.raw, issuerDerOf(socket), now);
+  return readStapledOcsp(stapled, chain.leaf?.raw, chain.issuer, now);
 }
 
 /** A total reading of stapled bytes against the leaf and its issuer (DER; undefined when unknown). */
@@ -75,11 +93,13 @@ export function readStapledOcsp(stapled: Uint8Array | null, leafDer: Uint8Array 
   if (stapled === null || stapled.length === 0) return NO_STAPLE;
   if (stapled.length > STAPLED_OCSP_MAX_BYTES) return invalid(stapled.length, `${stapled.length} bytes stapled, over the ${STAPLED_OCSP_MAX_BYTES}-byte cap: not read`);
   const reading = READINGS.read([stapled, leafDer, issuerDer], () => {
+    // Limits before work: the tree is sized from its headers before asn1js builds it.
+    if (berShape(stapled, STAPLE_SHAPE_LIMITS).kind !== "fits") return invalid(stapled.length, NOT_AN_ANSWER);
     try {
       return read(stapled, leafDer, issuerDer);
     } catch {
       // pkijs and asn1js throw on malformed input; their words are not the target's, but a fixed sentence is enough.
-      return invalid(stapled.length, "not a DER-encoded OCSP response");
+      return invalid(stapled.length, NOT_AN_ANSWER);
     }
   });
   // Whether it is stale is the one thing that changes while a reading is remembered.
@@ -87,11 +107,17 @@ export function readStapledOcsp(stapled: Uint8Array | null, leafDer: Uint8Array 
   return stale === reading.stale ? reading : Object.assign({}, reading, { stale });
 }
 
+/** For bytes that are no answer: malformed, or a tree past STAPLE_SHAPE_LIMITS (no responder's answer is near them). */
+const NOT_AN_ANSWER = "not a DER-encoded OCSP response";
+
 /** Per thread: 256 readings of a few hundred bytes each; the staples and certificates they were read from are not kept. */
 const READINGS = new StapleReadings<StapledOcsp>(256);
 
 function read(stapled: Uint8Array, leafDer: Uint8Array | undefined, issuerDer: Uint8Array | undefined): StapledOcsp {
-  const outer = OCSPResponse.fromBER(stapled);
+  // The outer answer without asn1js's try inside its OCTET STRING: the basic response there is parsed once, below.
+  const parsed = fromBER(stapled, OUTER_PARSE);
+  if (parsed.offset === -1) return invalid(stapled.length, NOT_AN_ANSWER);
+  const outer = new OCSPResponse({ schema: parsed.result });
   const code = outer.responseStatus.valueBlock.valueDec;
   if (code !== 0) return invalid(stapled.length, `the responder's answer is ${RESPONSE_STATUS[code] ?? `status ${code}`}, not successful`);
   if (outer.responseBytes === undefined) return invalid(stapled.length, "a successful answer without a response");
@@ -183,7 +209,7 @@ interface TbsFields {
 /** TBSCertificate: [0] version (optional), serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo, ... */
 function tbsFieldsOf(certificateDer: Uint8Array | undefined): TbsFields | null {
   if (certificateDer === undefined) return null;
-  const tbs = childrenOf(childrenOf(fromBER(certificateDer).result)?.[0]);
+  const tbs = childrenOf(childrenOf(fromBER(certificateDer, CERTIFICATE_PARSE).result)?.[0]);
   if (tbs === null) return null;
   const first = tbs[0];
   const skip = first !== undefined && first.idBlock.tagClass === 3 && first.idBlock.tagNumber === 0 ? 1 : 0;
@@ -262,18 +288,6 @@ function delegatedResponder(candidate: Certificate, issuerKey: KeyObject): KeyOb
     return certificate.publicKey;
   } catch {
     return null;
-  }
-}
-
-function issuerDerOf(socket: TLSSocket): Uint8Array | undefined {
-  try {
-    const leaf = socket.getPeerCertificate(true);
-    const issuer: unknown = leaf.issuerCertificate;
-    // A self-issued leaf links to itself: no issuer beside it.
-    if (issuer === leaf || typeof issuer !== "object" || issuer === null || !("raw" in issuer) || !Buffer.isBuffer(issuer.raw)) return undefined;
-    return issuer.raw.length > 0 ? issuer.raw : undefined;
-  } catch {
-    return undefined;
   }
 }
 

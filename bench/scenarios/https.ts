@@ -1,0 +1,119 @@
+import { join } from "node:path";
+import { parseProbe } from "../blackbox.js";
+import { type BenchChild, firstLine, startChild } from "../child.js";
+import type { LeafKind } from "../https-pki.js";
+import { type Client, siteData } from "../http-client.js";
+import { processTreeCpuMicros } from "../process-cpu.js";
+import type { Figure } from "../results.js";
+import type { BenchStack } from "../stack.js";
+import { median } from "../stats.js";
+import { runWrk } from "../wrk.js";
+import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
+
+/** One HTTPS case: a leaf kind and a path on the target's HTTPS port for it. */
+interface HttpsCase {
+  readonly leaf: LeafKind;
+  readonly path: string;
+  readonly redirects: number;
+}
+
+/** Direct, and two redirects on the same origin (/r/3 -> /r/4 -> /ok), for each leaf. */
+const CASES: readonly HttpsCase[] = [
+  { leaf: "ecdsa", path: "/ok", redirects: 0 },
+  { leaf: "ecdsa", path: "/r/3", redirects: 2 },
+  { leaf: "rsa", path: "/ok", redirects: 0 },
+  { leaf: "rsa", path: "/r/3", redirects: 2 },
+];
+
+interface Side {
+  readonly name: "sitediag" | "blackbox" | "floor";
+  readonly pid: number;
+  url(target: string): string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Scenario 11: is-site-down of an HTTPS target (a fresh handshake per check),
+ * the bench's CA trusted as a production host trusts a private CA: sitediag
+ * with Node's default store plus NODE_EXTRA_CA_CERTS (a serve of its own),
+ * blackbox_exporter with its module's ca_file, and the node:tls floor
+ * (tls-floor-service.ts: one SecureContext, a fresh connection, GETs on it)
+ * as a third column. Each driven by wrk in turn, in a rotating order every
+ * round, each charged with its own process tree's CPU per completed check.
+ */
+export async function runHttps(stack: BenchStack, client: Client): Promise<Figure[]> {
+  const { options } = stack;
+  const service = await stack.startService("https", { extraEnv: { NODE_EXTRA_CA_CERTS: stack.pki.caFile } });
+  const floor = await startFloor(stack.pki.caFile);
+  try {
+    const sides: Side[] = [
+      { name: "sitediag", pid: service.child.pid, url: (target) => `${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`, headers: { "x-api-key": service.apiKey } },
+      { name: "floor", pid: floor.child.pid, url: (target) => `${floor.url}/check?url=${encodeURIComponent(target)}`, headers: {} },
+    ];
+    const blackbox = stack.blackbox;
+    if (blackbox !== null) sides.push({ name: "blackbox", pid: blackbox.child.pid, url: (target) => blackbox.probeUrl("https_get", target), headers: {} });
+    const figures: Figure[] = [];
+    let first = true;
+    for (const spec of CASES) {
+      const target = stack.target.httpsUrl(spec.leaf, spec.path);
+      await verify(client, spec, target, sides);
+      const measure = async (side: Side, seconds: number): Promise<{ cpuUs: number; perSecond: number }> => {
+        const before = processTreeCpuMicros(side.pid);
+        const result = await runWrk({ url: side.url(target), headers: side.headers, connections: options.concurrency, durationSeconds: seconds });
+        const spent = processTreeCpuMicros(side.pid) - before;
+        if (result.errors > 0) console.warn(`scenario 11: ${side.name} had ${result.errors} errors or non-2xx answers on ${target}`);
+        return { cpuUs: result.requests === 0 ? Infinity : spent / result.requests, perSecond: result.perSecond };
+      };
+      // Fresh processes warm up longer (V8's tiers, the heap settling; blackbox's TLS caches alike).
+      for (const side of sides) await measure(side, first ? (options.quick ? 5 : 15) : 3);
+      first = false;
+      const rounds = new Map<Side["name"], { cpuUs: number; perSecond: number }[]>(sides.map((side) => [side.name, []]));
+      for (let round = 0; round < options.rounds; round++) {
+        const order = round % 2 === 0 ? sides : [...sides].reverse();
+        for (const side of order) rounds.get(side.name)?.push(await measure(side, options.durationSeconds));
+      }
+      const of = (name: Side["name"], pick: (run: { cpuUs: number; perSecond: number }) => number) => (rounds.get(name) ?? []).map(pick);
+      const label = `is-site-down HTTPS ${spec.leaf === "ecdsa" ? "ECDSA P-256" : "RSA-2048"}, ${spec.redirects === 0 ? "direct 200" : `${spec.redirects} redirects, one origin`}`;
+      const figure = (name: string, unit: string, pick: (run: { cpuUs: number; perSecond: number }) => number, goal?: string): Figure => ({
+        scenario: 11,
+        name: `${label}: ${name}`,
+        unit,
+        sitediag: median(of("sitediag", pick)),
+        blackbox: blackbox === null ? null : median(of("blackbox", pick)),
+        floor: median(of("floor", pick)),
+        rounds: { sitediag: of("sitediag", pick), blackbox: of("blackbox", pick), floor: of("floor", pick) },
+        ...(goal === undefined ? {} : { goal }),
+      });
+      figures.push(figure("CPU per check", "us", (run) => run.cpuUs, "<= 1.0x blackbox"), figure("checks/s", "/s", (run) => run.perSecond));
+    }
+    return figures;
+  } finally {
+    await floor.child.stop();
+    await service.stop();
+  }
+}
+
+/** One answer from each side before anything is timed: a fast wrong answer is no result. */
+async function verify(client: Client, spec: HttpsCase, target: string, sides: readonly Side[]): Promise<void> {
+  for (const side of sides) {
+    const answer = await client.get(side.url(target), side.headers);
+    if (side.name === "sitediag") {
+      const data = siteData(answer);
+      if (data.status !== "up" || data.statusCode !== 200 || (data.redirectHops?.length ?? 0) !== spec.redirects) throw new Error(`scenario 11: sitediag answered ${JSON.stringify(data)} for ${target}`);
+    } else if (side.name === "blackbox") {
+      const probe = parseProbe(answer.body);
+      if (!probe.success || probe.statusCode !== 200 || probe.redirects !== spec.redirects) throw new Error(`scenario 11: blackbox probe answered ${JSON.stringify(probe)} for ${target}`);
+    } else if (answer.status !== 200 || answer.body !== `{"status":200}`) {
+      throw new Error(`scenario 11: the node:tls floor answered ${answer.status} ${answer.body} for ${target}`);
+    }
+  }
+}
+
+async function startFloor(caFile: string): Promise<{ readonly child: BenchChild; readonly url: string }> {
+  const port = await closedLoopbackPort();
+  const child = startChild(process.execPath, [join(import.meta.dirname, "..", "tls-floor-service.js")], {
+    env: { PATH: process.env.PATH, BENCH_FLOOR_CA_FILE: caFile, BENCH_FLOOR_PORT: String(port) },
+  });
+  await firstLine(child);
+  return { child, url: `http://127.0.0.1:${port}` };
+}

@@ -1,0 +1,87 @@
+/**
+ * The node:tls floor of an HTTPS check, as a service the bench drives like
+ * sitediag: GET /check?url=https://127.0.0.1:PORT/PATH dials the target
+ * afresh with one SecureContext built at start-up (Node's root store plus
+ * the CA file in BENCH_FLOOR_CA_FILE), verifies its certificate, sends GET,
+ * reads the head, follows a redirect on the same connection as sitediag
+ * reuses one, and answers 200 with the final status (502 on any failure).
+ * No policy, no timings, no certificate facts, no JSON envelope: what a
+ * Node process cannot go under for the same work. Listens on 127.0.0.1 on
+ * the port in BENCH_FLOOR_PORT and prints one line once listening.
+ */
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { connect, createSecureContext, rootCertificates } from "node:tls";
+
+const context = createSecureContext({ ca: [...rootCertificates, readFileSync(process.env.BENCH_FLOOR_CA_FILE ?? "", "utf8")] });
+/** Redirects followed at most, as is-site-down's own cap. */
+const MAX_REDIRECTS = 10;
+
+interface Head {
+  readonly status: number;
+  readonly location: string | null;
+  /** Body bytes to skip before the next request on the connection. */
+  readonly length: number;
+}
+
+/** One fresh verified connection, then GETs on it until an answer that is no redirect. */
+function check(target: URL): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: target.hostname, port: Number(target.port), secureContext: context });
+    let buffered = Buffer.alloc(0);
+    let pending: Head | null = null;
+    let redirects = 0;
+    const send = (path: string) => socket.write(`GET ${path} HTTP/1.1\r\nhost: ${target.host}\r\naccept: */*\r\n\r\n`);
+    const done = (error: Error | null, status = 0) => {
+      socket.destroy();
+      if (error === null) resolve(status);
+      else reject(error);
+    };
+    socket.once("secureConnect", () => send(target.pathname));
+    socket.on("data", (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      for (;;) {
+        if (pending === null) {
+          const end = buffered.indexOf("\r\n\r\n");
+          if (end < 0) return;
+          pending = headOf(buffered.subarray(0, end).toString("latin1"));
+          buffered = buffered.subarray(end + 4);
+        }
+        if (buffered.length < pending.length) return;
+        buffered = buffered.subarray(pending.length);
+        const head: Head = pending;
+        pending = null;
+        if (head.status < 300 || head.status > 399 || head.location === null || ++redirects > MAX_REDIRECTS) return done(null, head.status);
+        send(new URL(head.location, target).pathname);
+      }
+    });
+    socket.once("error", (error) => done(error));
+    socket.once("end", () => done(new Error("closed before the answer")));
+  });
+}
+
+function headOf(text: string): Head {
+  const lines = text.split("\r\n");
+  const status = Number(lines[0]?.split(" ")[1]);
+  let location: string | null = null;
+  let length = 0;
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(":");
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    if (name === "location") location = value;
+    if (name === "content-length") length = Number(value);
+  }
+  return { status, location, length };
+}
+
+const server = createServer((request, response) => {
+  const url = new URL(request.url ?? "/", "http://floor").searchParams.get("url");
+  if (url === null) return void response.writeHead(400).end();
+  check(new URL(url)).then(
+    (status) => response.writeHead(200, { "content-type": "application/json" }).end(`{"status":${status}}`),
+    () => response.writeHead(502).end(),
+  );
+});
+server.keepAliveTimeout = 60_000;
+server.listen(Number(process.env.BENCH_FLOOR_PORT), "127.0.0.1", () => process.stdout.write("listening\n"));
