@@ -153,7 +153,8 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
   for (let position = 1; ; position++) {
     visited.set(visitKey(target, cookie), target.href);
     // With details, the final page is asked once more (lookForClientRedirect): its connection is kept for that, as a browser would.
-    const attempt = await attemptHop(env.prober, target, ports, budget, cookie, reuse, withRecords);
+    // The first host's DNSSEC is read too (details only): its HEAD asks, a GET sent in its place finds the same entry.
+    const attempt = await attemptHop(env.prober, target, ports, budget, cookie, reuse, withRecords, withRecords && position === 1);
     if (attempt.kind === "response") cookies.take(target, attempt.response);
     if (position === 1 && (attempt.kind === "response" || attempt.kind === "failure")) keep.onFirst?.({ url: target, method: attempt.method, outcome: attempt });
     // Our capacity failed it (a probe thread died): no verdict on the chain, and nothing is sent again.

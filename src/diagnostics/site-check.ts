@@ -79,6 +79,8 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
       ...(request === 1 && options.timeoutsFrom !== undefined ? { askedAt: options.timeoutsFrom } : {}),
       // Which GET is the last is known only from its status, so each reads a bounded prefix.
       ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true, describeResolution: true } : {}),
+      // The first host's DNSSEC state and Extended DNS Errors: one more query, details only (src/probe/dnssec-query.ts).
+      ...(details && request === 1 ? { readDnssec: true } : {}),
     });
     // Whoever gave the signal has gone: there is nobody to tell the result to.
     if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };

@@ -82,6 +82,13 @@ export interface HopRequest {
    * nothing of the lookup is kept beyond its addresses.
    */
   readonly describeResolution?: boolean;
+  /**
+   * With describeResolution, for a diagnostic's first host: the name's DNSSEC
+   * state and Extended DNS Errors read with one more query, the DO bit set,
+   * to the same servers (dnssec-query.ts); a DNS failure they explain is
+   * named by them (src/failures.ts, the EDE_ rows).
+   */
+  readonly readDnssec?: boolean;
 }
 
 /**
