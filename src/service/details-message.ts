@@ -10,6 +10,7 @@ import {
   HeaderFieldSchema,
   HstsPolicySchema,
   NameResolutionAnswerSchema,
+  ExtendedDnsErrorSchema,
   NameResolutionSchema,
   NameResolutionSourceSchema,
   ProxyDetailSchema,
@@ -144,5 +145,7 @@ function nameResolutionMessage(resolution: NameResolution) {
     timeMs: resolution.timeMs,
     code: resolution.code ?? undefined,
     rcode: resolution.rcode ?? undefined,
+    dnssec: resolution.dnssec,
+    extendedErrors: resolution.extendedErrors.map((error) => create(ExtendedDnsErrorSchema, error)),
   });
 }

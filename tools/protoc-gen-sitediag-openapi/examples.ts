@@ -131,6 +131,7 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             proxy: null,
             clientRedirect: null,
             families: null,
+            registration: null,
             warnings: [],
             resolutions: [
               {
@@ -144,6 +145,8 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
                 timeMs: 1.3,
                 code: null,
                 rcode: null,
+                dnssec: "unvalidated",
+                extendedErrors: [],
               },
             ],
           },
@@ -197,6 +200,7 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             proxy: { provider: "cloudflare", kind: "challenge" },
             clientRedirect: null,
             families: null,
+            registration: null,
             warnings: [],
             resolutions: [
               {
@@ -210,6 +214,8 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
                 timeMs: 1.0,
                 code: null,
                 rcode: null,
+                dnssec: "unvalidated",
+                extendedErrors: [],
               },
             ],
           },
@@ -340,6 +346,7 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             proxy: null,
             clientRedirect: { kind: "meta_refresh", url: "http://example.com/new", delaySeconds: 0 },
             families: null,
+            registration: null,
             warnings: [],
             resolutions: [
               {
@@ -353,6 +360,8 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
                 timeMs: 1.2,
                 code: null,
                 rcode: null,
+                dnssec: "unvalidated",
+                extendedErrors: [],
               },
             ],
           },

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sitediag/v1/diagnostics.proto.
  */
 export const file_sitediag_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiUwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIpQEChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjYKCHZhbnRhZ2VzGAwgASgLMh4uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVja3NCBLi7GAFCDAoKX2ZpbmFsX3VybEIOCgxfc3RhdHVzX2NvZGVCDgoMX3N0YXR1c190ZXh0QhAKDl9yZXNwb25zZV90aW1lQgkKB19yZWFzb25CDwoNX2ZhaWxlZF9zdGFnZSIqCgtSZWRpcmVjdEhvcBILCgN1cmwYASABKAkSDgoGc3RhdHVzGAIgASgFIlgKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIvQCChZUcmFjZVJlZGlyZWN0c1Jlc3BvbnNlEg0KBWlucHV0GAEgASgJEhEKCXJlZGlyZWN0cxgCIAEoBRIRCglmaW5hbF91cmwYAyABKAkSGQoMZmluYWxfc3RhdHVzGAQgASgFSACIAQESFQoNdG90YWxfdGltZV9tcxgFIAEoBRIuCgxjaGFpbl9zdGF0dXMYBiABKA4yGC5zaXRlZGlhZy52MS5DaGFpblN0YXR1cxIkCgVjaGFpbhgHIAMoCzIVLnNpdGVkaWFnLnYxLkNoYWluSG9wEisKCHdhcm5pbmdzGAggAygLMhkuc2l0ZWRpYWcudjEuVHJhY2VXYXJuaW5nEisKB2RldGFpbHMYCSABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjIKCHZhbnRhZ2VzGAogASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZVRyYWNlc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIsICCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdBIwCgtyZXNvbHV0aW9ucxgFIAMoCzIbLnNpdGVkaWFnLnYxLk5hbWVSZXNvbHV0aW9uEi8KCGZhbWlsaWVzGAYgASgLMh0uc2l0ZWRpYWcudjEuRmFtaWx5Q29tcGFyaXNvbhIrCgh3YXJuaW5ncxgHIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZ0IHCgVfY29kZSL9AQoQRmFtaWx5Q29tcGFyaXNvbhIVCg1waWNrZWRfZmFtaWx5GAEgASgFEhQKDG90aGVyX2ZhbWlseRgCIAEoBRIrCgdyZXF1ZXN0GAMgASgLMhouc2l0ZWRpYWcudjEuUmVxdWVzdERldGFpbBIZCgxyZWZ1c2VkX2NvZGUYBCABKAlIAIgBARIbCg5yZWZ1c2VkX3JlYXNvbhgFIAEoCUgBiAEBEhYKDnN0YXR1c19kaWZmZXJzGAYgASgIEhsKE2NlcnRpZmljYXRlX2RpZmZlcnMYByABKAhCDwoNX3JlZnVzZWRfY29kZUIRCg9fcmVmdXNlZF9yZWFzb24ivQQKDVJlcXVlc3REZXRhaWwSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIVCg1oZWFkX2ZhbGxiYWNrGAMgASgIEhsKDnJlbW90ZV9hZGRyZXNzGAQgASgJSACIAQESFgoJaXBfZmFtaWx5GAUgASgFSAGIAQESGQoMaHR0cF92ZXJzaW9uGAYgASgJSAKIAQESEwoGc3RhdHVzGAcgASgFSAOIAQESLAoHdGltaW5ncxgIIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RUaW1pbmdzEiMKA3RscxgJIAEoCzIWLnNpdGVkaWFnLnYxLlRsc0RldGFpbBIsCgdmYWlsdXJlGAogASgLMhsuc2l0ZWRpYWcudjEuUmVxdWVzdEZhaWx1cmUSGQoRY29ubmVjdGlvbl9yZXVzZWQYCyABKAgSMgoQcmVzcG9uc2VfaGVhZGVycxgMIAMoCzIYLnNpdGVkaWFnLnYxLkhlYWRlckZpZWxkEiIKGnJlc3BvbnNlX2hlYWRlcnNfdHJ1bmNhdGVkGA0gASgIEjoKEnRyYW5zcG9ydF9zZWN1cml0eRgOIAEoCzIeLnNpdGVkaWFnLnYxLlRyYW5zcG9ydFNlY3VyaXR5EhcKCnJlc29sdXRpb24YDyABKAVIBIgBAUIRCg9fcmVtb3RlX2FkZHJlc3NCDAoKX2lwX2ZhbWlseUIPCg1faHR0cF92ZXJzaW9uQgkKB19zdGF0dXNCDQoLX3Jlc29sdXRpb24irAIKDk5hbWVSZXNvbHV0aW9uEgwKBG5hbWUYASABKAkSEwoLcXVlcnlfdHlwZXMYAiADKAkSMQoGc291cmNlGAMgASgLMiEuc2l0ZWRpYWcudjEuTmFtZVJlc29sdXRpb25Tb3VyY2USEwoLY25hbWVfY2hhaW4YBCADKAkSFwoPY25hbWVfY2hhaW5fZW5kGAUgASgJEjIKB2Fuc3dlcnMYBiADKAsyIS5zaXRlZGlhZy52MS5OYW1lUmVzb2x1dGlvbkFuc3dlchIXCg9hbnN3ZXJzX29taXR0ZWQYByABKAUSDwoHdGltZV9tcxgIIAEoARIRCgRjb2RlGAkgASgJSACIAQESEgoFcmNvZGUYCiABKAlIAYgBAUIHCgVfY29kZUIICgZfcmNvZGUiUQoUTmFtZVJlc29sdXRpb25Tb3VyY2USDAoEa2luZBgBIAEoCRIRCgRwYXRoGAIgASgJSACIAQESDwoHc2VydmVycxgDIAMoCUIHCgVfcGF0aCJRChROYW1lUmVzb2x1dGlvbkFuc3dlchIPCgdhZGRyZXNzGAEgASgJEg4KBmZhbWlseRgCIAEoBRIQCgN0dGwYAyABKAVIAIgBAUIGCgRfdHRsImcKEVRyYW5zcG9ydFNlY3VyaXR5EiUKBGhzdHMYASABKAsyFy5zaXRlZGlhZy52MS5Ic3RzUG9saWN5EhQKDGhzdHNfaW52YWxpZBgCIAEoCBIVCg1oM19hZHZlcnRpc2VkGAMgASgIIksKCkhzdHNQb2xpY3kSDwoHbWF4X2FnZRgBIAEoBRIbChNpbmNsdWRlX3N1Yl9kb21haW5zGAIgASgIEg8KB3ByZWxvYWQYAyABKAgiKgoLSGVhZGVyRmllbGQSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSKeAgoOUmVxdWVzdFRpbWluZ3MSEwoGZG5zX21zGAEgASgBSACIAQESFwoKY29ubmVjdF9tcxgCIAEoAUgBiAEBEhMKBnRsc19tcxgDIAEoAUgCiAEBEhoKDWZpcnN0X2J5dGVfbXMYBCABKAFIA4gBARIQCgh0b3RhbF9tcxgFIAEoARIXCgp3YWl0aW5nX21zGAYgASgBSASIAQESGQoMcmVjZWl2aW5nX21zGAcgASgBSAWIAQESEAoIb3RoZXJfbXMYCCABKAFCCQoHX2Ruc19tc0INCgtfY29ubmVjdF9tc0IJCgdfdGxzX21zQhAKDl9maXJzdF9ieXRlX21zQg0KC193YWl0aW5nX21zQg8KDV9yZWNlaXZpbmdfbXMi0gIKCVRsc0RldGFpbBIVCghwcm90b2NvbBgBIAEoCUgAiAEBEhMKBmNpcGhlchgCIAEoCUgBiAEBEhEKBGFscG4YAyABKAlIAogBARItCgtjZXJ0aWZpY2F0ZRgEIAEoCzIYLnNpdGVkaWFnLnYxLkNlcnRpZmljYXRlEhkKDHZlcmlmeV9lcnJvchgFIAEoCUgDiAEBEiwKBWNoYWluGAYgAygLMh0uc2l0ZWRpYWcudjEuQ2hhaW5DZXJ0aWZpY2F0ZRI0Cgx2ZXJpZmljYXRpb24YByABKAsyHi5zaXRlZGlhZy52MS5DaGFpblZlcmlmaWNhdGlvbhImCgRvY3NwGAggASgLMhguc2l0ZWRpYWcudjEuU3RhcGxlZE9jc3BCCwoJX3Byb3RvY29sQgkKB19jaXBoZXJCBwoFX2FscG5CDwoNX3ZlcmlmeV9lcnJvciLMAgoQQ2hhaW5DZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEhQKDHN1YmplY3RfbmFtZRgCIAEoCRITCgtpc3N1ZXJfbmFtZRgDIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgEIAMoCRIeChZzdWJqZWN0X2FsdF9uYW1lc19tb3JlGAUgASgFEhIKCnZhbGlkX2Zyb20YBiABKAkSEAoIdmFsaWRfdG8YByABKAkSFgoOZGF5c19yZW1haW5pbmcYCCABKAUSEAoIa2V5X3R5cGUYCSABKAkSEAoIa2V5X3NpemUYCiABKAUSEQoJa2V5X2N1cnZlGAsgASgJEhsKE3NpZ25hdHVyZV9hbGdvcml0aG0YDCABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GA0gASgJEhMKC3NlbGZfaXNzdWVkGA4gASgIInkKEUNoYWluVmVyaWZpY2F0aW9uEhAKCHZlcmlmaWVkGAEgASgIEhYKCWZhaWxlZF9hdBgCIAEoBUgAiAEBEhMKBnJlYXNvbhgDIAEoCUgBiAEBEgwKBG1vcmUYBCABKAVCDAoKX2ZhaWxlZF9hdEIJCgdfcmVhc29uItABCgtDZXJ0aWZpY2F0ZRIPCgdzdWJqZWN0GAEgASgJEg4KBmlzc3VlchgCIAEoCRIZChFzdWJqZWN0X2FsdF9uYW1lcxgDIAMoCRISCgp2YWxpZF9mcm9tGAQgASgJEhAKCHZhbGlkX3RvGAUgASgJEhYKDmRheXNfcmVtYWluaW5nGAYgASgFEhUKDXNlcmlhbF9udW1iZXIYByABKAkSGgoSZmluZ2VycHJpbnRfc2hhMjU2GAggASgJEhQKDGNoYWluX2xlbmd0aBgJIAEoBSJkCg5SZXF1ZXN0RmFpbHVyZRINCgVzdGFnZRgBIAEoCRIMCgRjb2RlGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCgl0aW1lZF9vdXQYBCABKAgSEgoKZWxhcHNlZF9tcxgFIAEoASItCgtQcm94eURldGFpbBIQCghwcm92aWRlchgBIAEoCRIMCgRraW5kGAIgASgJIkIKDkNsaWVudFJlZGlyZWN0EgwKBGtpbmQYASABKAkSCwoDdXJsGAIgASgJEhUKDWRlbGF5X3NlY29uZHMYAyABKAEioQMKC1N0YXBsZWRPY3NwEg4KBnN0YXR1cxgBIAEoCRIbCg5pbnZhbGlkX3JlYXNvbhgCIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYAyABKAlIAYgBARIeChFyZXZvY2F0aW9uX3JlYXNvbhgEIAEoCUgCiAEBEhgKC3Byb2R1Y2VkX2F0GAUgASgJSAOIAQESGAoLdGhpc191cGRhdGUYBiABKAlIBIgBARIYCgtuZXh0X3VwZGF0ZRgHIAEoCUgFiAEBEhAKCGZvcl9sZWFmGAggASgIEg0KBXN0YWxlGAkgASgIEhEKCXNpZ25hdHVyZRgKIAEoCRIbCg5zaWduYXR1cmVfbm90ZRgLIAEoCUgGiAEBEhIKCnNpemVfYnl0ZXMYDCABKAVCEQoPX2ludmFsaWRfcmVhc29uQg0KC19yZXZva2VkX2F0QhQKEl9yZXZvY2F0aW9uX3JlYXNvbkIOCgxfcHJvZHVjZWRfYXRCDgoMX3RoaXNfdXBkYXRlQg4KDF9uZXh0X3VwZGF0ZUIRCg9fc2lnbmF0dXJlX25vdGUicQoRVmFudGFnZVNpdGVDaGVja3MSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0Ei4KB2VudHJpZXMYAiADKAsyHS5zaXRlZGlhZy52MS5WYW50YWdlU2l0ZUNoZWNrImkKDVZhbnRhZ2VUcmFjZXMSLAoHdmVyZGljdBgBIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0EioKB2VudHJpZXMYAiADKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2UibQoQVmFudGFnZVNpdGVDaGVjaxIrCgd2YW50YWdlGAEgASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZU9yaWdpbhIsCgRkYXRhGAIgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2UibgoMVmFudGFnZVRyYWNlEisKB3ZhbnRhZ2UYASABKAsyGi5zaXRlZGlhZy52MS5WYW50YWdlT3JpZ2luEjEKBGRhdGEYAiABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlItkBCg1WYW50YWdlT3JpZ2luEgwKBG5hbWUYASABKAkSEgoFbGFiZWwYAiABKAlIAIgBARIVCghsb2NhdGlvbhgDIAEoCUgBiAEBEigKBXN0YXRlGAQgASgOMhkuc2l0ZWRpYWcudjEuVmFudGFnZVN0YXRlEhIKCmVsYXBzZWRfbXMYBSABKAUSEQoEY29kZRgGIAEoCUgCiAEBEhMKBnJlYXNvbhgHIAEoCUgDiAEBQggKBl9sYWJlbEILCglfbG9jYXRpb25CBwoFX2NvZGVCCQoHX3JlYXNvbiJaChdWYW50YWdlQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIl8KHFZhbnRhZ2VUcmFjZVJlZGlyZWN0c1JlcXVlc3QSCwoDdXJsGAEgASgJEhQKB2RldGFpbHMYAiABKAhIAIgBARIQCgh2YW50YWdlcxgDIAMoCUIKCghfZGV0YWlscyKHAQoYVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlEiwKBWVudHJ5GAEgASgLMh0uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVjaxIxCgd2ZXJkaWN0GAIgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3RIAIgBAUIKCghfdmVyZGljdCKIAQodVmFudGFnZVRyYWNlUmVkaXJlY3RzUmVzcG9uc2USKAoFZW50cnkYASABKAsyGS5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2USMQoHdmVyZGljdBgCIAEoDjIbLnNpdGVkaWFnLnYxLlZhbnRhZ2VWZXJkaWN0SACIAQFCCgoIX3ZlcmRpY3QqZQoKU2l0ZVN0YXR1cxIbChdTSVRFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKDlNJVEVfU1RBVFVTX1VQEAEaBqq7GAJ1cBIeChBTSVRFX1NUQVRVU19ET1dOEAIaCKq7GARkb3duKrEBCgtGYWlsZWRTdGFnZRIcChhGQUlMRURfU1RBR0VfVU5TUEVDSUZJRUQQABIdChBGQUlMRURfU1RBR0VfRE5TEAEaB6q7GANkbnMSJQoURkFJTEVEX1NUQUdFX0NPTk5FQ1QQAhoLqrsYB2Nvbm5lY3QSHQoQRkFJTEVEX1NUQUdFX1RMUxADGgequxgDdGxzEh8KEUZBSUxFRF9TVEFHRV9IVFRQEAQaCKq7GARodHRwKtsCCgtDaGFpblN0YXR1cxIcChhDSEFJTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIlChRDSEFJTl9TVEFUVVNfSEVBTFRIWRABGguquxgHSGVhbHRoeRI7Ch9DSEFJTl9TVEFUVVNfUkVESVJFQ1RTX0RFVEVDVEVEEAIaFqq7GBJSZWRpcmVjdHMgZGV0ZWN0ZWQSMQoaQ0hBSU5fU1RBVFVTX1JFRElSRUNUX0xPT1AQAxoRqrsYDVJlZGlyZWN0IGxvb3ASOwofQ0hBSU5fU1RBVFVTX1RPT19NQU5ZX1JFRElSRUNUUxAEGhaquxgSVG9vIG1hbnkgcmVkaXJlY3RzEjMKG0NIQUlOX1NUQVRVU19SRVFVRVNUX0ZBSUxFRBAFGhKquxgOUmVxdWVzdCBmYWlsZWQSJQoUQ0hBSU5fU1RBVFVTX1RJTUVPVVQQBhoLqrsYB1RpbWVvdXQqrgEKD1dhcm5pbmdTZXZlcml0eRIgChxXQVJOSU5HX1NFVkVSSVRZX1VOU1BFQ0lGSUVEEAASIwoVV0FSTklOR19TRVZFUklUWV9JTkZPEAEaCKq7GARpbmZvEikKGFdBUk5JTkdfU0VWRVJJVFlfV0FSTklORxACGguquxgHd2FybmluZxIpChhXQVJOSU5HX1NFVkVSSVRZX1BST0JMRU0QAxoLqrsYB3Byb2JsZW0qpwEKDFZhbnRhZ2VTdGF0ZRIdChlWQU5UQUdFX1NUQVRFX1VOU1BFQ0lGSUVEEAASIAoSVkFOVEFHRV9TVEFURV9ET05FEAEaCKq7GARkb25lEi4KGVZBTlRBR0VfU1RBVEVfVU5BVkFJTEFCTEUQAhoPqrsYC3VuYXZhaWxhYmxlEiYKFVZBTlRBR0VfU1RBVEVfUkVGVVNFRBADGguquxgHcmVmdXNlZCrBAgoOVmFudGFnZVZlcmRpY3QSHwobVkFOVEFHRV9WRVJESUNUX1VOU1BFQ0lGSUVEEAASNAodVkFOVEFHRV9WRVJESUNUX1VQX0VWRVJZV0hFUkUQARoRqrsYDXVwX2V2ZXJ5d2hlcmUSOAofVkFOVEFHRV9WRVJESUNUX0RPV05fRVZFUllXSEVSRRACGhOquxgPZG93bl9ldmVyeXdoZXJlEjIKHFZBTlRBR0VfVkVSRElDVF9ET1dOX0lOX1NPTUUQAxoQqrsYDGRvd25faW5fc29tZRI4Ch9WQU5UQUdFX1ZFUkRJQ1RfQkxPQ0tFRF9JTl9TT01FEAQaE6q7GA9ibG9ja2VkX2luX3NvbWUSMAobVkFOVEFHRV9WRVJESUNUX1VOQVZBSUxBQkxFEAUaD6q7GAt1bmF2YWlsYWJsZTK0BgoSRGlhZ25vc3RpY3NTZXJ2aWNlEmgKCUNoZWNrU2l0ZRIdLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlcXVlc3QaHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSIcgtPkkwIWEhQvYXBpL3YxL2lzLXNpdGUtZG93bhJ5Cg5UcmFjZVJlZGlyZWN0cxIiLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVxdWVzdBojLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2UiHoLT5JMCGBIWL2FwaS92MS9yZWRpcmVjdC1jaGVjaxJ2CgpDaGVja1NpdGVzEh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlc1JlcXVlc3QaHy5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVzcG9uc2UiJYLT5JMCHzoBKiIaL2FwaS92MS9iYXRjaC9pcy1zaXRlLWRvd24wARKTAQoTVHJhY2VSZWRpcmVjdHNCYXRjaBInLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzQmF0Y2hSZXF1ZXN0Giguc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvYmF0Y2gvcmVkaXJlY3QtY2hlY2swARKLAQoQVmFudGFnZUNoZWNrU2l0ZRIkLnNpdGVkaWFnLnYxLlZhbnRhZ2VDaGVja1NpdGVSZXF1ZXN0GiUuc2l0ZWRpYWcudjEuVmFudGFnZUNoZWNrU2l0ZVJlc3BvbnNlIiiC0+STAiI6ASoiHS9hcGkvdjEvdmFudGFnZXMvaXMtc2l0ZS1kb3duMAESnAEKFVZhbnRhZ2VUcmFjZVJlZGlyZWN0cxIpLnNpdGVkaWFnLnYxLlZhbnRhZ2VUcmFjZVJlZGlyZWN0c1JlcXVlc3QaKi5zaXRlZGlhZy52MS5WYW50YWdlVHJhY2VSZWRpcmVjdHNSZXNwb25zZSIqgtPkkwIkOgEqIh8vYXBpL3YxL3ZhbnRhZ2VzL3JlZGlyZWN0LWNoZWNrMAFiBnByb3RvMw", [file_google_api_annotations, file_sitediag_v1_options]);
+  fileDesc("Ch1zaXRlZGlhZy92MS9kaWFnbm9zdGljcy5wcm90bxILc2l0ZWRpYWcudjEiUwoQQ2hlY2tTaXRlUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIpQEChFDaGVja1NpdGVSZXNwb25zZRIVCg1yZXF1ZXN0ZWRfdXJsGAEgASgJEhYKCWZpbmFsX3VybBgCIAEoCUgAiAEBEicKBnN0YXR1cxgDIAEoDjIXLnNpdGVkaWFnLnYxLlNpdGVTdGF0dXMSGAoLc3RhdHVzX2NvZGUYBCABKAVIAYgBARIYCgtzdGF0dXNfdGV4dBgFIAEoCUgCiAEBEhoKDXJlc3BvbnNlX3RpbWUYBiABKAVIA4gBARITCgZyZWFzb24YByABKAlIBIgBARIzCgxmYWlsZWRfc3RhZ2UYCCABKA4yGC5zaXRlZGlhZy52MS5GYWlsZWRTdGFnZUgFiAEBEjUKDXJlZGlyZWN0X2hvcHMYCSADKAsyGC5zaXRlZGlhZy52MS5SZWRpcmVjdEhvcEIEsLsYARIVCg1wcm94eV9ibG9ja2VkGAogASgIEisKB2RldGFpbHMYCyABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjYKCHZhbnRhZ2VzGAwgASgLMh4uc2l0ZWRpYWcudjEuVmFudGFnZVNpdGVDaGVja3NCBLi7GAFCDAoKX2ZpbmFsX3VybEIOCgxfc3RhdHVzX2NvZGVCDgoMX3N0YXR1c190ZXh0QhAKDl9yZXNwb25zZV90aW1lQgkKB19yZWFzb25CDwoNX2ZhaWxlZF9zdGFnZSIqCgtSZWRpcmVjdEhvcBILCgN1cmwYASABKAkSDgoGc3RhdHVzGAIgASgFIlgKFVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIvQCChZUcmFjZVJlZGlyZWN0c1Jlc3BvbnNlEg0KBWlucHV0GAEgASgJEhEKCXJlZGlyZWN0cxgCIAEoBRIRCglmaW5hbF91cmwYAyABKAkSGQoMZmluYWxfc3RhdHVzGAQgASgFSACIAQESFQoNdG90YWxfdGltZV9tcxgFIAEoBRIuCgxjaGFpbl9zdGF0dXMYBiABKA4yGC5zaXRlZGlhZy52MS5DaGFpblN0YXR1cxIkCgVjaGFpbhgHIAMoCzIVLnNpdGVkaWFnLnYxLkNoYWluSG9wEisKCHdhcm5pbmdzGAggAygLMhkuc2l0ZWRpYWcudjEuVHJhY2VXYXJuaW5nEisKB2RldGFpbHMYCSABKAsyFC5zaXRlZGlhZy52MS5EZXRhaWxzQgS4uxgBEjIKCHZhbnRhZ2VzGAogASgLMhouc2l0ZWRpYWcudjEuVmFudGFnZVRyYWNlc0IEuLsYAUIPCg1fZmluYWxfc3RhdHVzIuIBCghDaGFpbkhvcBILCgNob3AYASABKAUSCwoDdXJsGAIgASgJEhAKCGhvc3RuYW1lGAMgASgJEg4KBnN0YXR1cxgEIAEoBRITCgtzdGF0dXNfdGV4dBgFIAEoCRIVCghsb2NhdGlvbhgGIAEoCUgAiAEBEhoKDXJlZGlyZWN0X3R5cGUYByABKAlIAYgBARIYChByZXNwb25zZV90aW1lX21zGAggASgFEhkKEXVwZ3JhZGVkX3RvX2h0dHBzGAkgASgIQgsKCV9sb2NhdGlvbkIQCg5fcmVkaXJlY3RfdHlwZSJ3CgxUcmFjZVdhcm5pbmcSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhAKA2hvcBgDIAEoBUgAiAEBEi4KCHNldmVyaXR5GAQgASgOMhwuc2l0ZWRpYWcudjEuV2FybmluZ1NldmVyaXR5QgYKBF9ob3AiQwoRQ2hlY2tTaXRlc1JlcXVlc3QSDAoEdXJscxgBIAMoCRIUCgdkZXRhaWxzGAIgASgISACIAQFCCgoIX2RldGFpbHMimwEKEkNoZWNrU2l0ZXNSZXNwb25zZRINCgVpbmRleBgBIAEoBRILCgN1cmwYAiABKAkSMAoGcmVzdWx0GAMgASgLMh4uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVzcG9uc2VIABIsCgVlcnJvchgEIAEoCzIbLnNpdGVkaWFnLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIvCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiawoaVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QSKwoFaXRlbXMYASADKAsyHC5zaXRlZGlhZy52MS5UcmFjZUJhdGNoRW50cnkSFAoHZGV0YWlscxgCIAEoCEgAiAEBQgoKCF9kZXRhaWxzIlYKD1RyYWNlQmF0Y2hFbnRyeRILCgN1cmwYASABKAkSHwoSZXhwZWN0ZWRfZmluYWxfdXJsGAIgASgJSACIAQFCFQoTX2V4cGVjdGVkX2ZpbmFsX3VybCLyAQobVHJhY2VSZWRpcmVjdHNCYXRjaFJlc3BvbnNlEg0KBWluZGV4GAEgASgFEgsKA3VybBgCIAEoCRI1CgZyZXN1bHQYAyABKAsyIy5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c1Jlc3BvbnNlSAASLAoFZXJyb3IYBCABKAsyGy5zaXRlZGlhZy52MS5CYXRjaEl0ZW1FcnJvckgAEjcKC2V4cGVjdGF0aW9uGAUgASgLMh0uc2l0ZWRpYWcudjEuVHJhY2VFeHBlY3RhdGlvbkgBiAEBQgkKB291dGNvbWVCDgoMX2V4cGVjdGF0aW9uIkMKEFRyYWNlRXhwZWN0YXRpb24SDwoHbWF0Y2hlcxgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIvMCCgdEZXRhaWxzEhEKBGNvZGUYASABKAlIAIgBARIsCghyZXF1ZXN0cxgCIAMoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSJwoFcHJveHkYAyABKAsyGC5zaXRlZGlhZy52MS5Qcm94eURldGFpbBI0Cg9jbGllbnRfcmVkaXJlY3QYBCABKAsyGy5zaXRlZGlhZy52MS5DbGllbnRSZWRpcmVjdBIwCgtyZXNvbHV0aW9ucxgFIAMoCzIbLnNpdGVkaWFnLnYxLk5hbWVSZXNvbHV0aW9uEi8KCGZhbWlsaWVzGAYgASgLMh0uc2l0ZWRpYWcudjEuRmFtaWx5Q29tcGFyaXNvbhIrCgh3YXJuaW5ncxgHIAMoCzIZLnNpdGVkaWFnLnYxLlRyYWNlV2FybmluZxIvCgxyZWdpc3RyYXRpb24YCyABKAsyGS5zaXRlZGlhZy52MS5SZWdpc3RyYXRpb25CBwoFX2NvZGUijgIKDFJlZ2lzdHJhdGlvbhIOCgZkb21haW4YASABKAkSDQoFc3RhdGUYAiABKAkSGwoOdW5rbm93bl9yZWFzb24YAyABKAlIAIgBARIVCghyZGFwX3VybBgEIAEoCUgBiAEBEhYKCXJlZ2lzdHJhchgFIAEoCUgCiAEBEhQKB2NyZWF0ZWQYBiABKAlIA4gBARIUCgdleHBpcmVzGAcgASgJSASIAQESDgoGc3RhdHVzGAggAygJEhEKCXN1c3BlbmRlZBgJIAEoCEIRCg9fdW5rbm93bl9yZWFzb25CCwoJX3JkYXBfdXJsQgwKCl9yZWdpc3RyYXJCCgoIX2NyZWF0ZWRCCgoIX2V4cGlyZXMi/QEKEEZhbWlseUNvbXBhcmlzb24SFQoNcGlja2VkX2ZhbWlseRgBIAEoBRIUCgxvdGhlcl9mYW1pbHkYAiABKAUSKwoHcmVxdWVzdBgDIAEoCzIaLnNpdGVkaWFnLnYxLlJlcXVlc3REZXRhaWwSGQoMcmVmdXNlZF9jb2RlGAQgASgJSACIAQESGwoOcmVmdXNlZF9yZWFzb24YBSABKAlIAYgBARIWCg5zdGF0dXNfZGlmZmVycxgGIAEoCBIbChNjZXJ0aWZpY2F0ZV9kaWZmZXJzGAcgASgIQg8KDV9yZWZ1c2VkX2NvZGVCEQoPX3JlZnVzZWRfcmVhc29uIr0ECg1SZXF1ZXN0RGV0YWlsEgsKA3VybBgBIAEoCRIOCgZtZXRob2QYAiABKAkSFQoNaGVhZF9mYWxsYmFjaxgDIAEoCBIbCg5yZW1vdGVfYWRkcmVzcxgEIAEoCUgAiAEBEhYKCWlwX2ZhbWlseRgFIAEoBUgBiAEBEhkKDGh0dHBfdmVyc2lvbhgGIAEoCUgCiAEBEhMKBnN0YXR1cxgHIAEoBUgDiAEBEiwKB3RpbWluZ3MYCCABKAsyGy5zaXRlZGlhZy52MS5SZXF1ZXN0VGltaW5ncxIjCgN0bHMYCSABKAsyFi5zaXRlZGlhZy52MS5UbHNEZXRhaWwSLAoHZmFpbHVyZRgKIAEoCzIbLnNpdGVkaWFnLnYxLlJlcXVlc3RGYWlsdXJlEhkKEWNvbm5lY3Rpb25fcmV1c2VkGAsgASgIEjIKEHJlc3BvbnNlX2hlYWRlcnMYDCADKAsyGC5zaXRlZGlhZy52MS5IZWFkZXJGaWVsZBIiChpyZXNwb25zZV9oZWFkZXJzX3RydW5jYXRlZBgNIAEoCBI6ChJ0cmFuc3BvcnRfc2VjdXJpdHkYDiABKAsyHi5zaXRlZGlhZy52MS5UcmFuc3BvcnRTZWN1cml0eRIXCgpyZXNvbHV0aW9uGA8gASgFSASIAQFCEQoPX3JlbW90ZV9hZGRyZXNzQgwKCl9pcF9mYW1pbHlCDwoNX2h0dHBfdmVyc2lvbkIJCgdfc3RhdHVzQg0KC19yZXNvbHV0aW9uIvQCCg5OYW1lUmVzb2x1dGlvbhIMCgRuYW1lGAEgASgJEhMKC3F1ZXJ5X3R5cGVzGAIgAygJEjEKBnNvdXJjZRgDIAEoCzIhLnNpdGVkaWFnLnYxLk5hbWVSZXNvbHV0aW9uU291cmNlEhMKC2NuYW1lX2NoYWluGAQgAygJEhcKD2NuYW1lX2NoYWluX2VuZBgFIAEoCRIyCgdhbnN3ZXJzGAYgAygLMiEuc2l0ZWRpYWcudjEuTmFtZVJlc29sdXRpb25BbnN3ZXISFwoPYW5zd2Vyc19vbWl0dGVkGAcgASgFEg8KB3RpbWVfbXMYCCABKAESEQoEY29kZRgJIAEoCUgAiAEBEhIKBXJjb2RlGAogASgJSAGIAQESDgoGZG5zc2VjGAsgASgJEjYKD2V4dGVuZGVkX2Vycm9ycxgMIAMoCzIdLnNpdGVkaWFnLnYxLkV4dGVuZGVkRG5zRXJyb3JCBwoFX2NvZGVCCAoGX3Jjb2RlIkcKEEV4dGVuZGVkRG5zRXJyb3ISEQoJaW5mb19jb2RlGAEgASgFEgwKBG5hbWUYAiABKAkSEgoKZXh0cmFfdGV4dBgDIAEoCSJRChROYW1lUmVzb2x1dGlvblNvdXJjZRIMCgRraW5kGAEgASgJEhEKBHBhdGgYAiABKAlIAIgBARIPCgdzZXJ2ZXJzGAMgAygJQgcKBV9wYXRoIlEKFE5hbWVSZXNvbHV0aW9uQW5zd2VyEg8KB2FkZHJlc3MYASABKAkSDgoGZmFtaWx5GAIgASgFEhAKA3R0bBgDIAEoBUgAiAEBQgYKBF90dGwiZwoRVHJhbnNwb3J0U2VjdXJpdHkSJQoEaHN0cxgBIAEoCzIXLnNpdGVkaWFnLnYxLkhzdHNQb2xpY3kSFAoMaHN0c19pbnZhbGlkGAIgASgIEhUKDWgzX2FkdmVydGlzZWQYAyABKAgiSwoKSHN0c1BvbGljeRIPCgdtYXhfYWdlGAEgASgFEhsKE2luY2x1ZGVfc3ViX2RvbWFpbnMYAiABKAgSDwoHcHJlbG9hZBgDIAEoCCIqCgtIZWFkZXJGaWVsZBIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJIp4CCg5SZXF1ZXN0VGltaW5ncxITCgZkbnNfbXMYASABKAFIAIgBARIXCgpjb25uZWN0X21zGAIgASgBSAGIAQESEwoGdGxzX21zGAMgASgBSAKIAQESGgoNZmlyc3RfYnl0ZV9tcxgEIAEoAUgDiAEBEhAKCHRvdGFsX21zGAUgASgBEhcKCndhaXRpbmdfbXMYBiABKAFIBIgBARIZCgxyZWNlaXZpbmdfbXMYByABKAFIBYgBARIQCghvdGhlcl9tcxgIIAEoAUIJCgdfZG5zX21zQg0KC19jb25uZWN0X21zQgkKB190bHNfbXNCEAoOX2ZpcnN0X2J5dGVfbXNCDQoLX3dhaXRpbmdfbXNCDwoNX3JlY2VpdmluZ19tcyLSAgoJVGxzRGV0YWlsEhUKCHByb3RvY29sGAEgASgJSACIAQESEwoGY2lwaGVyGAIgASgJSAGIAQESEQoEYWxwbhgDIAEoCUgCiAEBEi0KC2NlcnRpZmljYXRlGAQgASgLMhguc2l0ZWRpYWcudjEuQ2VydGlmaWNhdGUSGQoMdmVyaWZ5X2Vycm9yGAUgASgJSAOIAQESLAoFY2hhaW4YBiADKAsyHS5zaXRlZGlhZy52MS5DaGFpbkNlcnRpZmljYXRlEjQKDHZlcmlmaWNhdGlvbhgHIAEoCzIeLnNpdGVkaWFnLnYxLkNoYWluVmVyaWZpY2F0aW9uEiYKBG9jc3AYCCABKAsyGC5zaXRlZGlhZy52MS5TdGFwbGVkT2NzcEILCglfcHJvdG9jb2xCCQoHX2NpcGhlckIHCgVfYWxwbkIPCg1fdmVyaWZ5X2Vycm9yIswCChBDaGFpbkNlcnRpZmljYXRlEg8KB3N1YmplY3QYASABKAkSFAoMc3ViamVjdF9uYW1lGAIgASgJEhMKC2lzc3Vlcl9uYW1lGAMgASgJEhkKEXN1YmplY3RfYWx0X25hbWVzGAQgAygJEh4KFnN1YmplY3RfYWx0X25hbWVzX21vcmUYBSABKAUSEgoKdmFsaWRfZnJvbRgGIAEoCRIQCgh2YWxpZF90bxgHIAEoCRIWCg5kYXlzX3JlbWFpbmluZxgIIAEoBRIQCghrZXlfdHlwZRgJIAEoCRIQCghrZXlfc2l6ZRgKIAEoBRIRCglrZXlfY3VydmUYCyABKAkSGwoTc2lnbmF0dXJlX2FsZ29yaXRobRgMIAEoCRIaChJmaW5nZXJwcmludF9zaGEyNTYYDSABKAkSEwoLc2VsZl9pc3N1ZWQYDiABKAgieQoRQ2hhaW5WZXJpZmljYXRpb24SEAoIdmVyaWZpZWQYASABKAgSFgoJZmFpbGVkX2F0GAIgASgFSACIAQESEwoGcmVhc29uGAMgASgJSAGIAQESDAoEbW9yZRgEIAEoBUIMCgpfZmFpbGVkX2F0QgkKB19yZWFzb24i0AEKC0NlcnRpZmljYXRlEg8KB3N1YmplY3QYASABKAkSDgoGaXNzdWVyGAIgASgJEhkKEXN1YmplY3RfYWx0X25hbWVzGAMgAygJEhIKCnZhbGlkX2Zyb20YBCABKAkSEAoIdmFsaWRfdG8YBSABKAkSFgoOZGF5c19yZW1haW5pbmcYBiABKAUSFQoNc2VyaWFsX251bWJlchgHIAEoCRIaChJmaW5nZXJwcmludF9zaGEyNTYYCCABKAkSFAoMY2hhaW5fbGVuZ3RoGAkgASgFImQKDlJlcXVlc3RGYWlsdXJlEg0KBXN0YWdlGAEgASgJEgwKBGNvZGUYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCXRpbWVkX291dBgEIAEoCBISCgplbGFwc2VkX21zGAUgASgBIi0KC1Byb3h5RGV0YWlsEhAKCHByb3ZpZGVyGAEgASgJEgwKBGtpbmQYAiABKAkiQgoOQ2xpZW50UmVkaXJlY3QSDAoEa2luZBgBIAEoCRILCgN1cmwYAiABKAkSFQoNZGVsYXlfc2Vjb25kcxgDIAEoASKhAwoLU3RhcGxlZE9jc3ASDgoGc3RhdHVzGAEgASgJEhsKDmludmFsaWRfcmVhc29uGAIgASgJSACIAQESFwoKcmV2b2tlZF9hdBgDIAEoCUgBiAEBEh4KEXJldm9jYXRpb25fcmVhc29uGAQgASgJSAKIAQESGAoLcHJvZHVjZWRfYXQYBSABKAlIA4gBARIYCgt0aGlzX3VwZGF0ZRgGIAEoCUgEiAEBEhgKC25leHRfdXBkYXRlGAcgASgJSAWIAQESEAoIZm9yX2xlYWYYCCABKAgSDQoFc3RhbGUYCSABKAgSEQoJc2lnbmF0dXJlGAogASgJEhsKDnNpZ25hdHVyZV9ub3RlGAsgASgJSAaIAQESEgoKc2l6ZV9ieXRlcxgMIAEoBUIRCg9faW52YWxpZF9yZWFzb25CDQoLX3Jldm9rZWRfYXRCFAoSX3Jldm9jYXRpb25fcmVhc29uQg4KDF9wcm9kdWNlZF9hdEIOCgxfdGhpc191cGRhdGVCDgoMX25leHRfdXBkYXRlQhEKD19zaWduYXR1cmVfbm90ZSJxChFWYW50YWdlU2l0ZUNoZWNrcxIsCgd2ZXJkaWN0GAEgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3QSLgoHZW50cmllcxgCIAMoCzIdLnNpdGVkaWFnLnYxLlZhbnRhZ2VTaXRlQ2hlY2siaQoNVmFudGFnZVRyYWNlcxIsCgd2ZXJkaWN0GAEgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3QSKgoHZW50cmllcxgCIAMoCzIZLnNpdGVkaWFnLnYxLlZhbnRhZ2VUcmFjZSJtChBWYW50YWdlU2l0ZUNoZWNrEisKB3ZhbnRhZ2UYASABKAsyGi5zaXRlZGlhZy52MS5WYW50YWdlT3JpZ2luEiwKBGRhdGEYAiABKAsyHi5zaXRlZGlhZy52MS5DaGVja1NpdGVSZXNwb25zZSJuCgxWYW50YWdlVHJhY2USKwoHdmFudGFnZRgBIAEoCzIaLnNpdGVkaWFnLnYxLlZhbnRhZ2VPcmlnaW4SMQoEZGF0YRgCIAEoCzIjLnNpdGVkaWFnLnYxLlRyYWNlUmVkaXJlY3RzUmVzcG9uc2Ui2QEKDVZhbnRhZ2VPcmlnaW4SDAoEbmFtZRgBIAEoCRISCgVsYWJlbBgCIAEoCUgAiAEBEhUKCGxvY2F0aW9uGAMgASgJSAGIAQESKAoFc3RhdGUYBCABKA4yGS5zaXRlZGlhZy52MS5WYW50YWdlU3RhdGUSEgoKZWxhcHNlZF9tcxgFIAEoBRIRCgRjb2RlGAYgASgJSAKIAQESEwoGcmVhc29uGAcgASgJSAOIAQFCCAoGX2xhYmVsQgsKCV9sb2NhdGlvbkIHCgVfY29kZUIJCgdfcmVhc29uIloKF1ZhbnRhZ2VDaGVja1NpdGVSZXF1ZXN0EgsKA3VybBgBIAEoCRIUCgdkZXRhaWxzGAIgASgISACIAQESEAoIdmFudGFnZXMYAyADKAlCCgoIX2RldGFpbHMiXwocVmFudGFnZVRyYWNlUmVkaXJlY3RzUmVxdWVzdBILCgN1cmwYASABKAkSFAoHZGV0YWlscxgCIAEoCEgAiAEBEhAKCHZhbnRhZ2VzGAMgAygJQgoKCF9kZXRhaWxzIocBChhWYW50YWdlQ2hlY2tTaXRlUmVzcG9uc2USLAoFZW50cnkYASABKAsyHS5zaXRlZGlhZy52MS5WYW50YWdlU2l0ZUNoZWNrEjEKB3ZlcmRpY3QYAiABKA4yGy5zaXRlZGlhZy52MS5WYW50YWdlVmVyZGljdEgAiAEBQgoKCF92ZXJkaWN0IogBCh1WYW50YWdlVHJhY2VSZWRpcmVjdHNSZXNwb25zZRIoCgVlbnRyeRgBIAEoCzIZLnNpdGVkaWFnLnYxLlZhbnRhZ2VUcmFjZRIxCgd2ZXJkaWN0GAIgASgOMhsuc2l0ZWRpYWcudjEuVmFudGFnZVZlcmRpY3RIAIgBAUIKCghfdmVyZGljdCplCgpTaXRlU3RhdHVzEhsKF1NJVEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoOU0lURV9TVEFUVVNfVVAQARoGqrsYAnVwEh4KEFNJVEVfU1RBVFVTX0RPV04QAhoIqrsYBGRvd24qsQEKC0ZhaWxlZFN0YWdlEhwKGEZBSUxFRF9TVEFHRV9VTlNQRUNJRklFRBAAEh0KEEZBSUxFRF9TVEFHRV9ETlMQARoHqrsYA2RucxIlChRGQUlMRURfU1RBR0VfQ09OTkVDVBACGguquxgHY29ubmVjdBIdChBGQUlMRURfU1RBR0VfVExTEAMaB6q7GAN0bHMSHwoRRkFJTEVEX1NUQUdFX0hUVFAQBBoIqrsYBGh0dHAq2wIKC0NoYWluU3RhdHVzEhwKGENIQUlOX1NUQVRVU19VTlNQRUNJRklFRBAAEiUKFENIQUlOX1NUQVRVU19IRUFMVEhZEAEaC6q7GAdIZWFsdGh5EjsKH0NIQUlOX1NUQVRVU19SRURJUkVDVFNfREVURUNURUQQAhoWqrsYElJlZGlyZWN0cyBkZXRlY3RlZBIxChpDSEFJTl9TVEFUVVNfUkVESVJFQ1RfTE9PUBADGhGquxgNUmVkaXJlY3QgbG9vcBI7Ch9DSEFJTl9TVEFUVVNfVE9PX01BTllfUkVESVJFQ1RTEAQaFqq7GBJUb28gbWFueSByZWRpcmVjdHMSMwobQ0hBSU5fU1RBVFVTX1JFUVVFU1RfRkFJTEVEEAUaEqq7GA5SZXF1ZXN0IGZhaWxlZBIlChRDSEFJTl9TVEFUVVNfVElNRU9VVBAGGguquxgHVGltZW91dCquAQoPV2FybmluZ1NldmVyaXR5EiAKHFdBUk5JTkdfU0VWRVJJVFlfVU5TUEVDSUZJRUQQABIjChVXQVJOSU5HX1NFVkVSSVRZX0lORk8QARoIqrsYBGluZm8SKQoYV0FSTklOR19TRVZFUklUWV9XQVJOSU5HEAIaC6q7GAd3YXJuaW5nEikKGFdBUk5JTkdfU0VWRVJJVFlfUFJPQkxFTRADGguquxgHcHJvYmxlbSqnAQoMVmFudGFnZVN0YXRlEh0KGVZBTlRBR0VfU1RBVEVfVU5TUEVDSUZJRUQQABIgChJWQU5UQUdFX1NUQVRFX0RPTkUQARoIqrsYBGRvbmUSLgoZVkFOVEFHRV9TVEFURV9VTkFWQUlMQUJMRRACGg+quxgLdW5hdmFpbGFibGUSJgoVVkFOVEFHRV9TVEFURV9SRUZVU0VEEAMaC6q7GAdyZWZ1c2VkKsECCg5WYW50YWdlVmVyZGljdBIfChtWQU5UQUdFX1ZFUkRJQ1RfVU5TUEVDSUZJRUQQABI0Ch1WQU5UQUdFX1ZFUkRJQ1RfVVBfRVZFUllXSEVSRRABGhGquxgNdXBfZXZlcnl3aGVyZRI4Ch9WQU5UQUdFX1ZFUkRJQ1RfRE9XTl9FVkVSWVdIRVJFEAIaE6q7GA9kb3duX2V2ZXJ5d2hlcmUSMgocVkFOVEFHRV9WRVJESUNUX0RPV05fSU5fU09NRRADGhCquxgMZG93bl9pbl9zb21lEjgKH1ZBTlRBR0VfVkVSRElDVF9CTE9DS0VEX0lOX1NPTUUQBBoTqrsYD2Jsb2NrZWRfaW5fc29tZRIwChtWQU5UQUdFX1ZFUkRJQ1RfVU5BVkFJTEFCTEUQBRoPqrsYC3VuYXZhaWxhYmxlMrQGChJEaWFnbm9zdGljc1NlcnZpY2USaAoJQ2hlY2tTaXRlEh0uc2l0ZWRpYWcudjEuQ2hlY2tTaXRlUmVxdWVzdBoeLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZVJlc3BvbnNlIhyC0+STAhYSFC9hcGkvdjEvaXMtc2l0ZS1kb3duEnkKDlRyYWNlUmVkaXJlY3RzEiIuc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNSZXF1ZXN0GiMuc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNSZXNwb25zZSIegtPkkwIYEhYvYXBpL3YxL3JlZGlyZWN0LWNoZWNrEnYKCkNoZWNrU2l0ZXMSHi5zaXRlZGlhZy52MS5DaGVja1NpdGVzUmVxdWVzdBofLnNpdGVkaWFnLnYxLkNoZWNrU2l0ZXNSZXNwb25zZSIlgtPkkwIfOgEqIhovYXBpL3YxL2JhdGNoL2lzLXNpdGUtZG93bjABEpMBChNUcmFjZVJlZGlyZWN0c0JhdGNoEicuc2l0ZWRpYWcudjEuVHJhY2VSZWRpcmVjdHNCYXRjaFJlcXVlc3QaKC5zaXRlZGlhZy52MS5UcmFjZVJlZGlyZWN0c0JhdGNoUmVzcG9uc2UiJ4LT5JMCIToBKiIcL2FwaS92MS9iYXRjaC9yZWRpcmVjdC1jaGVjazABEosBChBWYW50YWdlQ2hlY2tTaXRlEiQuc2l0ZWRpYWcudjEuVmFudGFnZUNoZWNrU2l0ZVJlcXVlc3QaJS5zaXRlZGlhZy52MS5WYW50YWdlQ2hlY2tTaXRlUmVzcG9uc2UiKILT5JMCIjoBKiIdL2FwaS92MS92YW50YWdlcy9pcy1zaXRlLWRvd24wARKcAQoVVmFudGFnZVRyYWNlUmVkaXJlY3RzEikuc2l0ZWRpYWcudjEuVmFudGFnZVRyYWNlUmVkaXJlY3RzUmVxdWVzdBoqLnNpdGVkaWFnLnYxLlZhbnRhZ2VUcmFjZVJlZGlyZWN0c1Jlc3BvbnNlIiqC0+STAiQ6ASoiHy9hcGkvdjEvdmFudGFnZXMvcmVkaXJlY3QtY2hlY2swAWIGcHJvdG8z", [file_google_api_annotations, file_sitediag_v1_options]);
 
 /**
  * Input of the is-site-down diagnostic.
@@ -741,6 +741,15 @@ export type Details = Message<"sitediag.v1.Details"> & {
    * @generated from field: repeated sitediag.v1.TraceWarning warnings = 7;
    */
   warnings: TraceWarning[];
+
+  /**
+   * The registration of the first host's registrable domain (the Public
+   * Suffix List's ICANN section), from one RDAP lookup of the service IANA's
+   * bootstrap names; null for an IP-literal host.
+   *
+   * @generated from field: sitediag.v1.Registration registration = 11;
+   */
+  registration?: Registration | undefined;
 };
 
 /**
@@ -749,6 +758,89 @@ export type Details = Message<"sitediag.v1.Details"> & {
  */
 export const DetailsSchema: GenMessage<Details> = /*@__PURE__*/
   messageDesc(file_sitediag_v1_diagnostics, 14);
+
+/**
+ * A domain's registration as its registry's RDAP service gave it. Every
+ * text is the service's, bounded and escaped.
+ *
+ * @generated from message sitediag.v1.Registration
+ */
+export type Registration = Message<"sitediag.v1.Registration"> & {
+  /**
+   * The registrable domain asked, lower-case.
+   *
+   * @generated from field: string domain = 1;
+   */
+  domain: string;
+
+  /**
+   * "found"; or "unknown": no RDAP service for its top-level domain, the
+   * lookup refused, failed or unfinished when the check ended (never a
+   * problem of the site's).
+   *
+   * @generated from field: string state = 2;
+   */
+  state: string;
+
+  /**
+   * Why it is unknown: "no_service", "refused", "timeout", "too_large",
+   * "http_status", "invalid_answer", "failed", "unfinished"; null when found.
+   *
+   * @generated from field: optional string unknown_reason = 3;
+   */
+  unknownReason?: string | undefined;
+
+  /**
+   * The RDAP URL asked; null when none was.
+   *
+   * @generated from field: optional string rdap_url = 4;
+   */
+  rdapUrl?: string | undefined;
+
+  /**
+   * The registrar's name (the entity with the "registrar" role); null when none.
+   *
+   * @generated from field: optional string registrar = 5;
+   */
+  registrar?: string | undefined;
+
+  /**
+   * The "registration" event's date, ISO 8601 (UTC); null when none.
+   *
+   * @generated from field: optional string created = 6;
+   */
+  created?: string | undefined;
+
+  /**
+   * The "expiration" event's date, ISO 8601 (UTC); null when none.
+   *
+   * @generated from field: optional string expires = 7;
+   */
+  expires?: string | undefined;
+
+  /**
+   * The domain's status values as the registry wrote them ("client transfer
+   * prohibited", "server hold" ...), at most 16.
+   *
+   * @generated from field: repeated string status = 8;
+   */
+  status: string[];
+
+  /**
+   * True when a status is clientHold or serverHold: the registry keeps the
+   * domain out of DNS.
+   *
+   * @generated from field: bool suspended = 9;
+   */
+  suspended: boolean;
+};
+
+/**
+ * Describes the message sitediag.v1.Registration.
+ * Use `create(RegistrationSchema)` to create a new message.
+ */
+export const RegistrationSchema: GenMessage<Registration> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 15);
 
 /**
  * Both IP families of a diagnostic's first host. Evidence only: the verdict
@@ -814,7 +906,7 @@ export type FamilyComparison = Message<"sitediag.v1.FamilyComparison"> & {
  * Use `create(FamilyComparisonSchema)` to create a new message.
  */
 export const FamilyComparisonSchema: GenMessage<FamilyComparison> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 15);
+  messageDesc(file_sitediag_v1_diagnostics, 16);
 
 /**
  * One HTTP request of a diagnostic.
@@ -940,7 +1032,7 @@ export type RequestDetail = Message<"sitediag.v1.RequestDetail"> & {
  * Use `create(RequestDetailSchema)` to create a new message.
  */
 export const RequestDetailSchema: GenMessage<RequestDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 16);
+  messageDesc(file_sitediag_v1_diagnostics, 17);
 
 /**
  * How a host name resolved. Every text in it is a DNS server's writing (or
@@ -1029,6 +1121,25 @@ export type NameResolution = Message<"sitediag.v1.NameResolution"> & {
    * @generated from field: optional string rcode = 10;
    */
   rcode?: string | undefined;
+
+  /**
+   * What the resolver said of the name's DNSSEC, read with one more query
+   * (the DO bit set, to the same servers) for the diagnostic's first host
+   * only: "validated" (the answer had the AD flag), "unvalidated" (it had
+   * not: an unsigned zone or a resolver that does not validate), "bogus"
+   * (a failure with an Extended DNS Error saying validation failed),
+   * "unknown" (not asked, no answer, another failure, a hosts-file answer).
+   *
+   * @generated from field: string dnssec = 11;
+   */
+  dnssec: string;
+
+  /**
+   * The Extended DNS Errors (RFC 8914) of that answer, at most 4.
+   *
+   * @generated from field: repeated sitediag.v1.ExtendedDnsError extended_errors = 12;
+   */
+  extendedErrors: ExtendedDnsError[];
 };
 
 /**
@@ -1036,7 +1147,43 @@ export type NameResolution = Message<"sitediag.v1.NameResolution"> & {
  * Use `create(NameResolutionSchema)` to create a new message.
  */
 export const NameResolutionSchema: GenMessage<NameResolution> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 17);
+  messageDesc(file_sitediag_v1_diagnostics, 18);
+
+/**
+ * One Extended DNS Error (RFC 8914) a resolver attached to its answer.
+ *
+ * @generated from message sitediag.v1.ExtendedDnsError
+ */
+export type ExtendedDnsError = Message<"sitediag.v1.ExtendedDnsError"> & {
+  /**
+   * The INFO-CODE (6: DNSSEC Bogus, 15: Blocked, 22: No Reachable Authority ...).
+   *
+   * @generated from field: int32 info_code = 1;
+   */
+  infoCode: number;
+
+  /**
+   * The code's name in IANA's registry; empty for a code it does not name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The EXTRA-TEXT, control characters replaced by U+FFFD, at most 160
+   * characters; empty when none.
+   *
+   * @generated from field: string extra_text = 3;
+   */
+  extraText: string;
+};
+
+/**
+ * Describes the message sitediag.v1.ExtendedDnsError.
+ * Use `create(ExtendedDnsErrorSchema)` to create a new message.
+ */
+export const ExtendedDnsErrorSchema: GenMessage<ExtendedDnsError> = /*@__PURE__*/
+  messageDesc(file_sitediag_v1_diagnostics, 19);
 
 /**
  * Who answered a lookup.
@@ -1073,7 +1220,7 @@ export type NameResolutionSource = Message<"sitediag.v1.NameResolutionSource"> &
  * Use `create(NameResolutionSourceSchema)` to create a new message.
  */
 export const NameResolutionSourceSchema: GenMessage<NameResolutionSource> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 18);
+  messageDesc(file_sitediag_v1_diagnostics, 20);
 
 /**
  * One A or AAAA record of an answer.
@@ -1109,7 +1256,7 @@ export type NameResolutionAnswer = Message<"sitediag.v1.NameResolutionAnswer"> &
  * Use `create(NameResolutionAnswerSchema)` to create a new message.
  */
 export const NameResolutionAnswerSchema: GenMessage<NameResolutionAnswer> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 19);
+  messageDesc(file_sitediag_v1_diagnostics, 21);
 
 /**
  * What an HTTPS answer says about its transport. Read by total parsers from
@@ -1149,7 +1296,7 @@ export type TransportSecurity = Message<"sitediag.v1.TransportSecurity"> & {
  * Use `create(TransportSecuritySchema)` to create a new message.
  */
 export const TransportSecuritySchema: GenMessage<TransportSecurity> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 20);
+  messageDesc(file_sitediag_v1_diagnostics, 22);
 
 /**
  * A Strict-Transport-Security policy.
@@ -1184,7 +1331,7 @@ export type HstsPolicy = Message<"sitediag.v1.HstsPolicy"> & {
  * Use `create(HstsPolicySchema)` to create a new message.
  */
 export const HstsPolicySchema: GenMessage<HstsPolicy> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 21);
+  messageDesc(file_sitediag_v1_diagnostics, 23);
 
 /**
  * One header field of a response.
@@ -1212,7 +1359,7 @@ export type HeaderField = Message<"sitediag.v1.HeaderField"> & {
  * Use `create(HeaderFieldSchema)` to create a new message.
  */
 export const HeaderFieldSchema: GenMessage<HeaderField> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 22);
+  messageDesc(file_sitediag_v1_diagnostics, 24);
 
 /**
  * Milliseconds, multiples of 0.1 ms; null for a phase that did not happen
@@ -1290,7 +1437,7 @@ export type RequestTimings = Message<"sitediag.v1.RequestTimings"> & {
  * Use `create(RequestTimingsSchema)` to create a new message.
  */
 export const RequestTimingsSchema: GenMessage<RequestTimings> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 23);
+  messageDesc(file_sitediag_v1_diagnostics, 25);
 
 /**
  * The TLS session of an HTTPS request and the server's leaf certificate.
@@ -1366,7 +1513,7 @@ export type TlsDetail = Message<"sitediag.v1.TlsDetail"> & {
  * Use `create(TlsDetailSchema)` to create a new message.
  */
 export const TlsDetailSchema: GenMessage<TlsDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 24);
+  messageDesc(file_sitediag_v1_diagnostics, 26);
 
 /**
  * One certificate of a chain. Text is escaped (control characters and bidi overrides read
@@ -1479,7 +1626,7 @@ export type ChainCertificate = Message<"sitediag.v1.ChainCertificate"> & {
  * Use `create(ChainCertificateSchema)` to create a new message.
  */
 export const ChainCertificateSchema: GenMessage<ChainCertificate> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 25);
+  messageDesc(file_sitediag_v1_diagnostics, 27);
 
 /**
  * The verdict on a chain, and the link it fell at.
@@ -1524,7 +1671,7 @@ export type ChainVerification = Message<"sitediag.v1.ChainVerification"> & {
  * Use `create(ChainVerificationSchema)` to create a new message.
  */
 export const ChainVerificationSchema: GenMessage<ChainVerification> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 26);
+  messageDesc(file_sitediag_v1_diagnostics, 28);
 
 /**
  * A certificate as people read it.
@@ -1601,7 +1748,7 @@ export type Certificate = Message<"sitediag.v1.Certificate"> & {
  * Use `create(CertificateSchema)` to create a new message.
  */
 export const CertificateSchema: GenMessage<Certificate> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 27);
+  messageDesc(file_sitediag_v1_diagnostics, 29);
 
 /**
  * Why a request got no response.
@@ -1650,7 +1797,7 @@ export type RequestFailure = Message<"sitediag.v1.RequestFailure"> & {
  * Use `create(RequestFailureSchema)` to create a new message.
  */
 export const RequestFailureSchema: GenMessage<RequestFailure> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 28);
+  messageDesc(file_sitediag_v1_diagnostics, 30);
 
 /**
  * Which proxy or CDN answered, and what its answer means.
@@ -1678,7 +1825,7 @@ export type ProxyDetail = Message<"sitediag.v1.ProxyDetail"> & {
  * Use `create(ProxyDetailSchema)` to create a new message.
  */
 export const ProxyDetailSchema: GenMessage<ProxyDetail> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 29);
+  messageDesc(file_sitediag_v1_diagnostics, 31);
 
 /**
  * A client-side redirect that was reported, not followed (spec 4.2.4).
@@ -1713,7 +1860,7 @@ export type ClientRedirect = Message<"sitediag.v1.ClientRedirect"> & {
  * Use `create(ClientRedirectSchema)` to create a new message.
  */
 export const ClientRedirectSchema: GenMessage<ClientRedirect> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 30);
+  messageDesc(file_sitediag_v1_diagnostics, 32);
 
 /**
  * A stapled OCSP answer (RFC 6960, RFC 6066 status_request), read from at
@@ -1816,7 +1963,7 @@ export type StapledOcsp = Message<"sitediag.v1.StapledOcsp"> & {
  * Use `create(StapledOcspSchema)` to create a new message.
  */
 export const StapledOcspSchema: GenMessage<StapledOcsp> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 31);
+  messageDesc(file_sitediag_v1_diagnostics, 33);
 
 /**
  * A site check from several vantages: the verdict over them, and one entry per vantage asked.
@@ -1844,7 +1991,7 @@ export type VantageSiteChecks = Message<"sitediag.v1.VantageSiteChecks"> & {
  * Use `create(VantageSiteChecksSchema)` to create a new message.
  */
 export const VantageSiteChecksSchema: GenMessage<VantageSiteChecks> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 32);
+  messageDesc(file_sitediag_v1_diagnostics, 34);
 
 /**
  * A redirect trace from several vantages.
@@ -1872,7 +2019,7 @@ export type VantageTraces = Message<"sitediag.v1.VantageTraces"> & {
  * Use `create(VantageTracesSchema)` to create a new message.
  */
 export const VantageTracesSchema: GenMessage<VantageTraces> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 33);
+  messageDesc(file_sitediag_v1_diagnostics, 35);
 
 /**
  * One vantage's part of a site check.
@@ -1901,7 +2048,7 @@ export type VantageSiteCheck = Message<"sitediag.v1.VantageSiteCheck"> & {
  * Use `create(VantageSiteCheckSchema)` to create a new message.
  */
 export const VantageSiteCheckSchema: GenMessage<VantageSiteCheck> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 34);
+  messageDesc(file_sitediag_v1_diagnostics, 36);
 
 /**
  * One vantage's part of a redirect trace.
@@ -1930,7 +2077,7 @@ export type VantageTrace = Message<"sitediag.v1.VantageTrace"> & {
  * Use `create(VantageTraceSchema)` to create a new message.
  */
 export const VantageTraceSchema: GenMessage<VantageTrace> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 35);
+  messageDesc(file_sitediag_v1_diagnostics, 37);
 
 /**
  * A vantage and how its part of a call ended.
@@ -1995,7 +2142,7 @@ export type VantageOrigin = Message<"sitediag.v1.VantageOrigin"> & {
  * Use `create(VantageOriginSchema)` to create a new message.
  */
 export const VantageOriginSchema: GenMessage<VantageOrigin> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 36);
+  messageDesc(file_sitediag_v1_diagnostics, 38);
 
 /**
  * Input of VantageCheckSite: CheckSiteRequest's fields, vantages required.
@@ -2030,7 +2177,7 @@ export type VantageCheckSiteRequest = Message<"sitediag.v1.VantageCheckSiteReque
  * Use `create(VantageCheckSiteRequestSchema)` to create a new message.
  */
 export const VantageCheckSiteRequestSchema: GenMessage<VantageCheckSiteRequest> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 37);
+  messageDesc(file_sitediag_v1_diagnostics, 39);
 
 /**
  * Input of VantageTraceRedirects: TraceRedirectsRequest's fields, vantages required.
@@ -2065,7 +2212,7 @@ export type VantageTraceRedirectsRequest = Message<"sitediag.v1.VantageTraceRedi
  * Use `create(VantageTraceRedirectsRequestSchema)` to create a new message.
  */
 export const VantageTraceRedirectsRequestSchema: GenMessage<VantageTraceRedirectsRequest> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 38);
+  messageDesc(file_sitediag_v1_diagnostics, 40);
 
 /**
  * One message of VantageCheckSite: a vantage's entry as it arrives, or, last, the verdict.
@@ -2093,7 +2240,7 @@ export type VantageCheckSiteResponse = Message<"sitediag.v1.VantageCheckSiteResp
  * Use `create(VantageCheckSiteResponseSchema)` to create a new message.
  */
 export const VantageCheckSiteResponseSchema: GenMessage<VantageCheckSiteResponse> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 39);
+  messageDesc(file_sitediag_v1_diagnostics, 41);
 
 /**
  * One message of VantageTraceRedirects: a vantage's entry as it arrives, or, last, the verdict.
@@ -2121,7 +2268,7 @@ export type VantageTraceRedirectsResponse = Message<"sitediag.v1.VantageTraceRed
  * Use `create(VantageTraceRedirectsResponseSchema)` to create a new message.
  */
 export const VantageTraceRedirectsResponseSchema: GenMessage<VantageTraceRedirectsResponse> = /*@__PURE__*/
-  messageDesc(file_sitediag_v1_diagnostics, 40);
+  messageDesc(file_sitediag_v1_diagnostics, 42);
 
 /**
  * Outcome of a site check.
