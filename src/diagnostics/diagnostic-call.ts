@@ -113,6 +113,10 @@ export interface DiagnosticLimits {
   readonly tracePorts: readonly number[];
   /** certificate_expires_soon under this many days left (SITEDIAG_CERT_EXPIRY_WARN_DAYS); DEFAULT_CERT_EXPIRY_WARN_DAYS when unset. */
   readonly certExpiryWarnDays?: number;
+  /** domain_expires_soon under this many days left (SITEDIAG_DOMAIN_EXPIRY_WARN_DAYS); DEFAULT_DOMAIN_EXPIRY_WARN_DAYS when unset. */
+  readonly domainExpiryWarnDays?: number;
+  /** The RDAP bootstrap registry (SITEDIAG_RDAP_BOOTSTRAP_FILE); the shipped snapshot when unset. */
+  readonly rdapBootstrapFile?: string;
 }
 
 /** What a diagnostic needs from the world: the prober, and the limits in force. */
@@ -128,5 +132,7 @@ export function limitsOf(env: DiagnosticLimits): DiagnosticLimits {
     traceTotalTimeoutMs: env.traceTotalTimeoutMs,
     tracePorts: env.tracePorts,
     ...(env.certExpiryWarnDays === undefined ? {} : { certExpiryWarnDays: env.certExpiryWarnDays }),
+    ...(env.domainExpiryWarnDays === undefined ? {} : { domainExpiryWarnDays: env.domainExpiryWarnDays }),
+    ...(env.rdapBootstrapFile === undefined ? {} : { rdapBootstrapFile: env.rdapBootstrapFile }),
   };
 }

@@ -1,3 +1,4 @@
+import type { Registration } from "../registration/registration-lookup.js";
 import { failureCode } from "../failures.js";
 import type { FailureStage } from "../failures.js";
 import type { ProbeFailure } from "../probe/failure.js";
@@ -30,6 +31,8 @@ export interface DiagnosticDetails {
    * of evidence adds its own: one spread where the details are built.
    */
   readonly warnings: readonly EvidenceWarning[];
+  /** The first host's domain registration (RDAP, src/registration/); absent or null when none was looked up (an IP-literal host). */
+  readonly registration?: Registration | null;
 }
 
 /**

@@ -90,6 +90,9 @@ export const TRACE_WARNINGS = {
   families_disagree: "The first request got a different status or certificate over IPv4 than over IPv6 (only with details)",
   certificate_revoked: "A server stapled an OCSP answer saying its own certificate is revoked",
   certificate_expires_soon: "A certificate of the chain expires in fewer days than the configured threshold (14 by default); with details, any certificate of its chain, named",
+  domain_expires_soon: "The first host's domain registration (RDAP) expires in fewer days than the configured threshold (30 by default) (only with details)",
+  domain_expired: "The first host's domain registration (RDAP) has expired (only with details)",
+  domain_on_hold: "The first host's domain is on clientHold or serverHold: its registry keeps it out of DNS (only with details)",
 } as const;
 
 export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
@@ -132,6 +135,9 @@ export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarn
   certificate_revoked: "problem",
   // Still valid, so visitors see nothing yet; renewal has failed or is late.
   certificate_expires_soon: "warning",
+  domain_expires_soon: "warning",
+  domain_expired: "problem",
+  domain_on_hold: "problem",
   head_refused_get_used: "info",
   host_changed: "info",
 };

@@ -1,3 +1,5 @@
+import { lookUpRegistration, registrationWithin } from "../registration/registration-lookup.js";
+import { DEFAULT_DOMAIN_EXPIRY_WARN_DAYS, registrationWarnings } from "../registration/registration-warnings.js";
 import type { AbortWatch } from "../probe/clock.js";
 import { REDIRECT_TRACE } from "../limits.js";
 import { failureCode, outcomeCause, refusalCause } from "../failures.js";
@@ -43,6 +45,8 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
     const next = budget.nextRequestTimeoutMs();
     if (next !== null) family.evidence = startFamilyRequest(env.prober, first, { timeoutMs: next.timeoutMs, ports, signal: budget.signal });
   };
+  // With details, the first host's registration (src/registration/): asked beside the chain, awaited only a short grace past it.
+  const registering = options.details === true ? lookUpRegistration(env.prober, parsed.url.hostname, env.rdapBootstrapFile) : null;
   try {
     const report = options.details === true && options.report === true;
     const resolutions = options.details === true ? createResolutionBook() : null;
@@ -54,7 +58,9 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     const evidence = family.evidence === null ? null : await family.evidence;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
-    const noticed = [...walk.warnings, ...(extra?.warning === undefined || extra.warning === null ? [] : [extra.warning]), ...(evidence?.warnings ?? [])];
+    const registration = registering === null ? null : await registrationWithin(registering);
+    const registered = registrationWarnings(registration, env.domainExpiryWarnDays ?? DEFAULT_DOMAIN_EXPIRY_WARN_DAYS);
+    const noticed = [...walk.warnings, ...(extra?.warning === undefined || extra.warning === null ? [] : [extra.warning]), ...(evidence?.warnings ?? []), ...registered];
     // The reason the walk stopped, when it stopped early, is always the last warning.
     const warnings = [...orderWarnings([...noticed, ...chainWarnings(chain, ending), ...hstsWarnings(parsed.url, chain, ending, walk.lastResponse)]), ...(walk.stopReason === null ? [] : [walk.stopReason])];
     const details: DiagnosticDetails | undefined =
@@ -66,7 +72,8 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
             clientRedirect: extra?.clientRedirect ?? null,
             resolutions: resolutions?.list() ?? [],
             families: evidence?.comparison ?? null,
-            warnings: [...(evidence?.warnings ?? [])],
+            warnings: [...(evidence?.warnings ?? []), ...registered],
+            registration,
           }
         : undefined;
     return {

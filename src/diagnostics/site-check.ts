@@ -10,6 +10,8 @@ import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
 import { type FamilyEvidence, startFamilyRequest, withFamilyEvidence } from "./family-comparison.js";
 import { createResolutionBook, resolutionOf } from "./name-resolutions.js";
 import { siteCheckWarnings } from "./site-check-warnings.js";
+import { lookUpRegistration, type PendingRegistration, registrationWithin } from "../registration/registration-lookup.js";
+import { withRegistration } from "../registration/registration-details.js";
 import { isRedirectStatus } from "./redirect-chain.js";
 import {
   NO_ADDRESS_REASON,
@@ -40,19 +42,23 @@ const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
  * redirect-check). Throws only when the prober breaks.
  */
 export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortWatch, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
-  const family: FamilyStart = { evidence: null };
+  const family: FamilyStart = { evidence: null, registration: null };
   const outcome = await checkRequests(raw, env, signal, options, family);
   // Awaited whatever the outcome, so no request of the check outlives it; it ends with the same signal.
   const evidence = family.evidence === null ? null : await family.evidence;
   // The caller left while the other family's request was out: as anywhere else in the check, nobody is there for the result.
   if (family.evidence !== null && signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
   if (outcome.kind !== "result" || outcome.result.details === undefined) return outcome;
-  return { kind: "result", result: Object.assign({}, outcome.result, { details: withFamilyEvidence(outcome.result.details, evidence) }) };
+  // The registry's answer if it came by now (or within a short grace): never the check's own time.
+  const registration = family.registration === null ? null : await registrationWithin(family.registration);
+  const details = withRegistration(withFamilyEvidence(outcome.result.details, evidence), registration, env.domainExpiryWarnDays);
+  return { kind: "result", result: Object.assign({}, outcome.result, { details }) };
 }
 
-/** The other family's request, once the first request has picked a family (details only). */
+/** What runs beside the check's requests (details only): the other family's request, once the first picked one; the first host's registration lookup. */
 interface FamilyStart {
   evidence: Promise<FamilyEvidence | null> | null;
+  registration: PendingRegistration | null;
 }
 
 async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch | undefined, options: SiteCheckOptions, family: FamilyStart): Promise<SiteCheckOutcome> {
@@ -66,6 +72,8 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
   let url = start.url;
   // The connection the last redirect kept for this check's next request, as a browser reuses it.
   let reuse: ConnectionHandle | null = null;
+  // The input passed the policy's screen: its domain's registration is asked beside the requests (src/registration/).
+  if (details) family.registration = lookUpRegistration(env.prober, url.hostname, env.rdapBootstrapFile);
   for (let request = 1; ; request += 1) {
     const cookie = cookies.header(url);
     const outcome = await env.prober.hop({

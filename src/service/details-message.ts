@@ -12,6 +12,7 @@ import {
   NameResolutionAnswerSchema,
   ExtendedDnsErrorSchema,
   NameResolutionSchema,
+  RegistrationSchema,
   NameResolutionSourceSchema,
   ProxyDetailSchema,
   RequestDetailSchema,
@@ -25,6 +26,7 @@ import {
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticDetails, EvidenceWarning, FamilyComparison, RequestRecord, TlsRecord } from "../diagnostics/diagnostic-details.js";
 import { type NameResolution, QUESTION_TYPES } from "../probe/name-resolution.js";
+import type { Registration } from "../registration/registration-lookup.js";
 
 /** The diagnostics' details as the public `Details` message; nulls become unset fields. */
 export function detailsMessage(details: DiagnosticDetails): Details {
@@ -36,6 +38,23 @@ export function detailsMessage(details: DiagnosticDetails): Details {
     families: details.families === null ? undefined : familiesMessage(details.families),
     warnings: details.warnings.map(warningMessage),
     resolutions: details.resolutions.map(nameResolutionMessage),
+    registration: details.registration === undefined || details.registration === null ? undefined : registrationMessage(details.registration),
+  });
+}
+
+function registrationMessage(registration: Registration) {
+  if (registration.state === "unknown") {
+    return create(RegistrationSchema, { domain: registration.domain, state: "unknown", unknownReason: registration.unknownReason, rdapUrl: registration.rdapUrl ?? undefined });
+  }
+  return create(RegistrationSchema, {
+    domain: registration.domain,
+    state: "found",
+    rdapUrl: registration.rdapUrl,
+    registrar: registration.registrar ?? undefined,
+    created: registration.created ?? undefined,
+    expires: registration.expires ?? undefined,
+    status: [...registration.status],
+    suspended: registration.suspended,
   });
 }
 
