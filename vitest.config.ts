@@ -59,6 +59,7 @@ const THREADED = [
   "test/diagnostics/redirect-trace-details.test.ts",
   "test/diagnostics/name-resolution-details.test.ts",
   "test/diagnostics/dnssec-details.test.ts",
+  "test/diagnostics/registration-details.test.ts",
   "test/diagnostics/check-cookies.test.ts",
   // A stapled OCSP reading is read on the probe thread and crosses with the hop's tls.
   "test/diagnostics/stapled-ocsp-details.test.ts",

@@ -11,6 +11,7 @@ import { clearRegistrationCache, lookUpRegistration, type Registration, registra
 import { registrationWarnings } from "../../src/registration/registration-warnings.js";
 import { startHttpTargets, type HttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
+import { rdapDomain } from "../fixtures/rdap-answers.js";
 import { loopbackProber } from "../fixtures/test-env.js";
 
 // The domain's registration: one RDAP lookup over the check's own prober, bounded, cached, refused where the policy says.
@@ -18,20 +19,6 @@ let rdap: HttpTargets;
 let prober: Prober;
 let dir: string;
 let bootstrap: string;
-
-export function rdapDomain(domain: string, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    objectClassName: "domain",
-    ldhName: domain,
-    status: ["client transfer prohibited"],
-    events: [
-      { eventAction: "registration", eventDate: "2001-02-03T04:05:06Z" },
-      { eventAction: "expiration", eventDate: new Date(Date.now() + 10 * 86_400_000 + 3_600_000).toISOString() },
-    ],
-    entities: [{ objectClassName: "entity", roles: ["registrar"], vcardArray: ["vcard", [["version", {}, "text", "4.0"], ["fn", {}, "text", "Example Registrar, Inc."]]] }],
-    ...extra,
-  });
-}
 
 beforeAll(async () => {
   const pki = await getTestPki();
