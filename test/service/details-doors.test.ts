@@ -120,6 +120,8 @@ describe("details through REST", () => {
       families: null,
       warnings: [],
       resolutions: [],
+      // An IP-address host has no registrable domain: no RDAP lookup.
+      registration: null,
     });
   });
 
@@ -154,6 +156,8 @@ describe("details through REST", () => {
       families: null,
       warnings: [],
       resolutions: [],
+      // An IP-address host has no registrable domain: no RDAP lookup.
+      registration: null,
     });
   });
 
