@@ -29,6 +29,7 @@ const SLOW = [
   "test/web/page-families.test.ts",
   "test/web/page-revocation.test.ts",
   "test/web/page-name-resolution.test.ts",
+  "test/web/page-dnssec-registration.test.ts",
   "test/web/page-vantages.test.ts",
   "test/web/page-vantages-regions.test.ts",
   "test/web/page-chain.test.ts",

@@ -6,6 +6,7 @@ import { renderCertificates } from "./certificates.js";
 import { renderFamilies } from "./families.js";
 import { renderDnssec } from "./dnssec.js";
 import { renderNameResolution } from "./name-resolution.js";
+import { renderRegistration } from "./registration.js";
 import { renderResponseHeaders } from "./response-headers.js";
 import { renderRevocation } from "./revocation.js";
 import { renderTransportSecurity } from "./transport-security.js";
@@ -24,7 +25,7 @@ export function renderRequests(details: Details | undefined, hops?: number): HTM
   if (details === undefined || details.requests.length === 0) {
     return h("p", { class: "note" }, "This answer carries no per-request details (timings, certificates).");
   }
-  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderRevocation(details.requests), renderTransportSecurity(details.requests), renderFamilies(details), renderNameResolution(details), renderDnssec(details));
+  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderRevocation(details.requests), renderTransportSecurity(details.requests), renderFamilies(details), renderNameResolution(details), renderDnssec(details), renderRegistration(details));
 }
 
 /**
