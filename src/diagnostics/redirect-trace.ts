@@ -73,7 +73,7 @@ export async function traceRedirects(raw: string, env: DiagnosticEnv, signal?: A
             resolutions: resolutions?.list() ?? [],
             families: evidence?.comparison ?? null,
             warnings: [...(evidence?.warnings ?? []), ...registered],
-            registration,
+            ...(registration === null ? {} : { registration }),
           }
         : undefined;
     return {
