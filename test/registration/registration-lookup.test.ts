@@ -96,6 +96,28 @@ describe("hostile registries", () => {
     expect(await pending.answer).toMatchObject({ state: "unknown", unknownReason: "timeout" });
   });
 
+  it("a body that never ends: read only until the lookup's own 3 s, then unknown, never a cut answer taken as whole", async () => {
+    const pki = await getTestPki();
+    const dribbling: Server = createServer({ ...pki.valid }, (_request, response) => {
+      response.writeHead(200, { "content-type": "application/rdap+json", "content-length": "100000" });
+      response.write('{"objectClassName":"domain","status":["active"');
+    });
+    dribbling.listen(0, "127.0.0.1");
+    await new Promise((resolve) => dribbling.once("listening", resolve));
+    const { port } = dribbling.address() as AddressInfo;
+    const file = join(dir, "dribbling.json");
+    writeFileSync(file, JSON.stringify({ services: [[["test"], [`https://127.0.0.1:${port}/`]]] }));
+    try {
+      const pending = lookUpRegistration(prober, "dribble.test", file);
+      if (pending === null) throw new Error("no domain");
+      expect(await registrationWithin(pending, 50)).toMatchObject({ state: "unknown", unknownReason: "unfinished" });
+      expect(await pending.answer).toMatchObject({ state: "unknown", unknownReason: "invalid_answer" });
+    } finally {
+      dribbling.closeAllConnections();
+      await new Promise((resolve) => dribbling.close(resolve));
+    }
+  });
+
   it("a slow answer is still read when it comes within the lookup's time", async () => {
     rdap.route("/rdap/domain/slow.test", { kind: "delayed", delayMs: 300, then: { kind: "respond", status: 200, body: rdapDomain("slow.test") } });
     expect(await lookUp("slow.test")).toMatchObject({ state: "found" });
