@@ -31,6 +31,7 @@ const SLOW = [
   "test/web/page-addresses.test.ts",
   "test/web/page-revocation.test.ts",
   "test/web/page-name-resolution.test.ts",
+  "test/web/page-dnssec-registration.test.ts",
   "test/web/page-vantages.test.ts",
   "test/web/page-vantages-regions.test.ts",
   "test/web/page-chain.test.ts",
@@ -64,6 +65,8 @@ const THREADED = [
   "test/diagnostics/site-check-details.test.ts",
   "test/diagnostics/redirect-trace-details.test.ts",
   "test/diagnostics/name-resolution-details.test.ts",
+  "test/diagnostics/dnssec-details.test.ts",
+  "test/diagnostics/registration-details.test.ts",
   "test/diagnostics/check-cookies.test.ts",
   // A stapled OCSP reading is read on the probe thread and crosses with the hop's tls.
   "test/diagnostics/stapled-ocsp-details.test.ts",

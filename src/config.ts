@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { CREDITS, REDIRECT_TRACE, SITE_CHECK } from "./limits.js";
 import { DEFAULT_CERT_EXPIRY_WARN_DAYS } from "./diagnostics/certificate-expiry.js";
+import { DEFAULT_DOMAIN_EXPIRY_WARN_DAYS } from "./registration/registration-warnings.js";
 
 /** Everything the service reads from its environment, parsed and validated once. */
 export interface Config {
@@ -51,6 +52,10 @@ export interface Config {
   readonly reuseConnections: boolean;
   /** SITEDIAG_CERT_EXPIRY_WARN_DAYS: warn certificate_expires_soon when a certificate has fewer whole days left (0: never). */
   readonly certExpiryWarnDays: number;
+  /** SITEDIAG_DOMAIN_EXPIRY_WARN_DAYS: warn domain_expires_soon when the registration (RDAP, details) has fewer whole days left (0: never). */
+  readonly domainExpiryWarnDays: number;
+  /** SITEDIAG_RDAP_BOOTSTRAP_FILE: an IANA dns.json to use instead of the shipped snapshot; undefined for the snapshot. */
+  readonly rdapBootstrapFile: string | undefined;
   /** The port's own limits on what a caller may send and hold (SITEDIAG_MAX_REQUEST_BYTES ...). */
   readonly intake: IntakeLimits;
   /** The vantage this instance belongs to (SITEDIAG_VANTAGE, SITEDIAG_VANTAGE_LABEL, SITEDIAG_VANTAGE_LOCATION, SITEDIAG_VANTAGE_MAX_JOBS). */
@@ -150,6 +155,8 @@ export function loadConfig(env: Environment = process.env): Config {
     maxResponseHeadBytes: integer(env, "SITEDIAG_MAX_RESPONSE_HEAD_BYTES", 256 * 1024, 16 * 1024, 16 * 1024 * 1024),
     reuseConnections: flag(env, "SITEDIAG_REUSE_CONNECTIONS", true),
     certExpiryWarnDays: integer(env, "SITEDIAG_CERT_EXPIRY_WARN_DAYS", DEFAULT_CERT_EXPIRY_WARN_DAYS, 0, 3_650),
+    domainExpiryWarnDays: integer(env, "SITEDIAG_DOMAIN_EXPIRY_WARN_DAYS", DEFAULT_DOMAIN_EXPIRY_WARN_DAYS, 0, 3_650),
+    rdapBootstrapFile: optionalText(env, "SITEDIAG_RDAP_BOOTSTRAP_FILE"),
     intake: {
       maxRequestBytes: integer(env, "SITEDIAG_MAX_REQUEST_BYTES", DEFAULT_INTAKE.maxRequestBytes, 1_024, 16 * 1024 * 1024),
       requestTimeoutMs: integer(env, "SITEDIAG_REQUEST_TIMEOUT_MS", DEFAULT_INTAKE.requestTimeoutMs, 100, 600_000),

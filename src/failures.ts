@@ -92,6 +92,11 @@ export const CAUSES: Readonly<Record<string, CauseInfo>> = {
   EAI_AGAIN: { stage: "dns", code: "dns_temporary_failure", reason: "DNS lookup failed: temporary failure in name resolution" },
   EBADRESP: { stage: "dns", code: "dns_malformed_answer", reason: "DNS lookup failed: the name server sent a malformed answer" },
   ETIMEOUT: { stage: "dns", code: "dns_timeout", reason: "DNS lookup timed out", timedOut: true },
+  // A failure the resolver explained with an Extended DNS Error (RFC 8914), read only with details (src/probe/extended-dns-error.ts).
+  EDE_DNSSEC_BOGUS: { stage: "dns", code: "dns_dnssec_bogus", reason: "DNS lookup failed: DNSSEC validation failed (the answer is bogus)" },
+  EDE_DNSSEC_SIGNATURE_TIME: { stage: "dns", code: "dns_dnssec_signature_expired", reason: "DNS lookup failed: DNSSEC validation failed (a signature has expired or is not yet valid)" },
+  EDE_BLOCKED: { stage: "dns", code: "dns_blocked", reason: "DNS lookup failed: the resolver blocked the name by its own policy" },
+  EDE_NO_REACHABLE_AUTHORITY: { stage: "dns", code: "dns_authority_unreachable", reason: "DNS lookup failed: the resolver could not reach the name's own servers" },
   // Connection.
   ECONNREFUSED: { stage: "connect", code: "connect_refused", reason: "Connection refused" },
   "connect:ECONNRESET": { stage: "connect", code: "connect_reset", reason: "Connection reset while connecting" },

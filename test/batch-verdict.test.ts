@@ -109,6 +109,19 @@ describe("the batch verdict", () => {
     expect(traceVerdict(trace({ finalStatus: 200, chainStatus: ChainStatus.HEALTHY, warnings }))).toMatchObject({ verdict: "PASS" });
   });
 
+  it("judges issue 40's evidence by its severity: a domain on hold or expired fails a row, one expiring soon passes; a DNSSEC-bogus down check fails by its code", () => {
+    const held = { code: "domain_on_hold", message: "The domain a.test is on hold (server hold): its registry keeps it out of DNS", severity: WarningSeverity.PROBLEM };
+    const expired = { code: "domain_expired", message: "The registration of a.test expired on 2020-01-01", severity: WarningSeverity.PROBLEM };
+    const soon = { code: "domain_expires_soon", message: "The registration of a.test expires on 2026-12-09, in 10 days", severity: WarningSeverity.WARNING };
+    const up = (warnings: (typeof soon)[]) => create(CheckSitesResponseSchema, { outcome: { case: "result", value: { status: SiteStatus.UP, statusCode: 200, statusText: "OK", details: { warnings } } } });
+    expect(checkVerdict(up([soon]))).toEqual({ verdict: "PASS", code: "", reason: "" });
+    expect(checkVerdict(up([soon, held]))).toEqual({ verdict: "FAIL", code: "domain_on_hold", reason: held.message });
+    expect(traceVerdict(trace({ finalStatus: 200, chainStatus: ChainStatus.HEALTHY, warnings: [soon, expired] }))).toEqual({ verdict: "FAIL", code: "domain_expired", reason: expired.message });
+    expect(traceVerdict(trace({ finalStatus: 200, chainStatus: ChainStatus.HEALTHY, warnings: [soon] }))).toMatchObject({ verdict: "PASS" });
+    const bogus = create(CheckSitesResponseSchema, { outcome: { case: "result", value: { status: SiteStatus.DOWN, reason: "DNS lookup failed: DNSSEC validation failed (the answer is bogus)", details: { code: "dns_dnssec_bogus" } } } });
+    expect(checkVerdict(bogus)).toMatchObject({ verdict: "FAIL", code: "dns_dnssec_bogus" });
+  });
+
   it("writes one CSV for every report, a formula made inert", () => {
     const record = traceRecord(trace({ finalUrl: "http://a.test/new", finalStatus: 200, chainStatus: ChainStatus.REDIRECTS_DETECTED, chain: [{ hop: 1, url: "http://a.test/old", status: 301 }, { hop: 2, url: "http://a.test/new", status: 200 }] }), undefined);
     // index counts from 1, as the table's # does (issue 39: the CSV counted from 0).

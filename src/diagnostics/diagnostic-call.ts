@@ -116,6 +116,10 @@ export interface DiagnosticLimits {
   readonly tracePorts: readonly number[];
   /** certificate_expires_soon under this many days left (SITEDIAG_CERT_EXPIRY_WARN_DAYS); DEFAULT_CERT_EXPIRY_WARN_DAYS when unset. */
   readonly certExpiryWarnDays?: number;
+  /** domain_expires_soon under this many days left (SITEDIAG_DOMAIN_EXPIRY_WARN_DAYS); DEFAULT_DOMAIN_EXPIRY_WARN_DAYS when unset. */
+  readonly domainExpiryWarnDays?: number;
+  /** The RDAP bootstrap registry (SITEDIAG_RDAP_BOOTSTRAP_FILE); the shipped snapshot when unset. */
+  readonly rdapBootstrapFile?: string;
 }
 
 /** What a diagnostic needs from the world: the prober, and the limits in force. */
@@ -131,6 +135,8 @@ export function limitsOf(env: DiagnosticLimits): DiagnosticLimits {
     traceTotalTimeoutMs: env.traceTotalTimeoutMs,
     tracePorts: env.tracePorts,
     ...(env.certExpiryWarnDays === undefined ? {} : { certExpiryWarnDays: env.certExpiryWarnDays }),
+    ...(env.domainExpiryWarnDays === undefined ? {} : { domainExpiryWarnDays: env.domainExpiryWarnDays }),
+    ...(env.rdapBootstrapFile === undefined ? {} : { rdapBootstrapFile: env.rdapBootstrapFile }),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Registration } from "../registration/registration-lookup.js";
 import { failureCode } from "../failures.js";
 import type { FailureStage } from "../failures.js";
 import type { ProbeFailure } from "../probe/failure.js";
@@ -38,6 +39,8 @@ export interface DiagnosticDetails {
   readonly warnings: readonly EvidenceWarning[];
   /** What the final page tells search engines (search-signals.ts); null when it was no 2xx answer. */
   readonly search: SearchSignals | null;
+  /** The first host's domain registration (RDAP, src/registration/); absent or null when none was looked up (an IP-literal host). */
+  readonly registration?: Registration | null;
 }
 
 /** What one address gave the first request. */

@@ -48,7 +48,12 @@ export function resolutionOf(outcome: HopOutcome | null): NameResolution | undef
   return undefined;
 }
 
-/** Everything a lookup said but its TTLs and its time. Bounded fields (name-resolution.ts), so a bounded key. */
+/**
+ * Everything a lookup said but its TTLs, its time and its DNSSEC reading.
+ * Bounded fields (name-resolution.ts), so a bounded key. The reading is asked
+ * for the first request only (dnssec-query.ts): a later lookup that said the
+ * same points at the first one's entry, which has it.
+ */
 function sameAnswerKey(resolution: NameResolution): string {
   const { name, source, cnameChain, cnameChainEnd, answers, answersOmitted, code, rcode } = resolution;
   return JSON.stringify([name, source, cnameChain, cnameChainEnd, answers.map(({ address }) => address), answersOmitted, code, rcode]);

@@ -47,13 +47,13 @@ export type HopAttempt =
  * for one more request to this URL (the GET of the final page that details
  * make), and each response's header fields are kept for details.
  */
-export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string, reuse: ConnectionHandle | null = null, keepFinal = false): Promise<HopAttempt> {
-  const head = await send(prober, url, "HEAD", ports, budget, cookie, reuse, keepFinal);
+export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string, reuse: ConnectionHandle | null = null, keepFinal = false, readDnssec = false): Promise<HopAttempt> {
+  const head = await send(prober, url, "HEAD", ports, budget, cookie, reuse, keepFinal, readDnssec);
   if (head.kind !== "sent") return { kind: "out-of-time", headNote: null, head: null };
   if (!needsGet(head.outcome, budget)) return settle(head.outcome, "HEAD", head.timeoutMs, head.limitedByBudget, null, null, budget);
 
   const headNote = describeHead(head.outcome);
-  const get = await send(prober, url, "GET", ports, budget, cookie, null, keepFinal);
+  const get = await send(prober, url, "GET", ports, budget, cookie, null, keepFinal, false);
   if (get.kind !== "sent") return { kind: "out-of-time", headNote, head: head.outcome };
   return settle(get.outcome, "GET", get.timeoutMs, get.limitedByBudget, headNote, head.outcome, budget);
 }
@@ -71,6 +71,7 @@ async function send(
   cookie: string | undefined,
   reuse: ConnectionHandle | null,
   keepFinal: boolean,
+  readDnssec: boolean,
 ): Promise<Sent> {
   const next = budget.nextRequestTimeoutMs();
   if (next === null) return { kind: "out-of-time" };
@@ -84,6 +85,7 @@ async function send(
     ...(reuse === null ? {} : { reuse }),
     // Details' own: the final page is read once more, each response's header fields are kept, each name's CNAME chain asked.
     ...(keepFinal ? { keepAfterAnswer: true, captureHead: true, describeResolution: true } : {}),
+    ...(readDnssec ? { readDnssec: true } : {}),
   });
   budget.recordRequest(requestTenths(outcome));
   return { kind: "sent", outcome, ...next };

@@ -98,6 +98,9 @@ export const TRACE_WARNINGS = {
   canonical_elsewhere: "The final page names another URL as its canonical (link element or Link header) (only with details)",
   redirect_to_home: "A URL with a path was redirected to a site's root, which search engines treat as a soft 404 (only with details)",
   soft_404_suspected: "The final page answers 200 but its title or first heading says not found (only with details)",
+  domain_expires_soon: "The first host's domain registration (RDAP) expires in fewer days than the configured threshold (30 by default) (only with details)",
+  domain_expired: "The first host's domain registration (RDAP) has expired (only with details)",
+  domain_on_hold: "The first host's domain is on clientHold or serverHold: its registry keeps it out of DNS (only with details)",
 } as const;
 
 export type TraceWarningCode = keyof typeof TRACE_WARNINGS;
@@ -147,6 +150,9 @@ export const TRACE_WARNING_SEVERITY: Readonly<Record<TraceWarningCode, TraceWarn
   certificate_revoked: "problem",
   // Still valid, so visitors see nothing yet; renewal has failed or is late.
   certificate_expires_soon: "warning",
+  domain_expires_soon: "warning",
+  domain_expired: "problem",
+  domain_on_hold: "problem",
   head_refused_get_used: "info",
   host_changed: "info",
   // What the final page tells search engines (issue 39): it works for visitors and costs the page its place in search.

@@ -1,3 +1,5 @@
+import { lookUpRegistration, registrationWithin } from "../registration/registration-lookup.js";
+import { DEFAULT_DOMAIN_EXPIRY_WARN_DAYS, registrationWarnings } from "../registration/registration-warnings.js";
 import type { AbortWatch } from "../probe/clock.js";
 import { REDIRECT_TRACE } from "../limits.js";
 import { failureCode, outcomeCause, refusalCause } from "../failures.js";
@@ -46,6 +48,8 @@ export async function traceRedirects(raw: string, callerEnv: DiagnosticEnv, sign
     const next = budget.nextRequestTimeoutMs();
     if (next !== null) family.evidence = firstHostEvidence(env.prober, first, { timeoutMs: next.timeoutMs, ports, signal: budget.signal });
   };
+  // With details, the first host's registration (src/registration/): asked beside the chain, awaited only a short grace past it.
+  const registering = options.details === true ? lookUpRegistration(env.prober, parsed.url.hostname, env.rdapBootstrapFile) : null;
   try {
     const report = options.details === true && options.report === true;
     const resolutions = options.details === true ? createResolutionBook() : null;
@@ -59,7 +63,9 @@ export async function traceRedirects(raw: string, callerEnv: DiagnosticEnv, sign
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     const search = extra === null ? null : searchOf(extra, parsed.url, chain);
     const searchWarnings = search === null ? [] : searchWarningTexts(search.signals, search.url).map(({ code, message }) => traceWarning(code, message, search.hop));
-    const noticed = [...walk.warnings, ...(extra?.warning === undefined || extra.warning === null ? [] : [extra.warning]), ...(evidence?.warnings ?? []), ...searchWarnings];
+    const registration = registering === null ? null : await registrationWithin(registering);
+    const registered = registrationWarnings(registration, env.domainExpiryWarnDays ?? DEFAULT_DOMAIN_EXPIRY_WARN_DAYS);
+    const noticed = [...walk.warnings, ...(extra?.warning === undefined || extra.warning === null ? [] : [extra.warning]), ...(evidence?.warnings ?? []), ...searchWarnings, ...registered];
     // The reason the walk stopped, when it stopped early, is always the last warning.
     const warnings = [...orderWarnings([...noticed, ...chainWarnings(chain, ending), ...hstsWarnings(parsed.url, chain, ending, walk.lastResponse)]), ...(walk.stopReason === null ? [] : [walk.stopReason])];
     const details: DiagnosticDetails | undefined =
@@ -73,8 +79,9 @@ export async function traceRedirects(raw: string, callerEnv: DiagnosticEnv, sign
             families: evidence?.families ?? null,
             addresses: evidence?.addresses ?? null,
             tlsVersions: evidence?.tlsVersions ?? null,
-            warnings: [...(evidence?.warnings ?? []), ...searchWarnings],
+            warnings: [...(evidence?.warnings ?? []), ...searchWarnings, ...registered],
             search: search?.signals ?? null,
+            ...(registration === null ? {} : { registration }),
           }
         : undefined;
     return {
@@ -161,7 +168,8 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
   for (let position = 1; ; position++) {
     visited.set(visitKey(target, cookie), target.href);
     // With details, the final page is asked once more (lookForClientRedirect): its connection is kept for that, as a browser would.
-    const attempt = await attemptHop(env.prober, target, ports, budget, cookie, reuse, withRecords);
+    // The first host's DNSSEC is read too (details only): its HEAD asks, a GET sent in its place finds the same entry.
+    const attempt = await attemptHop(env.prober, target, ports, budget, cookie, reuse, withRecords, withRecords && position === 1);
     if (attempt.kind === "response") cookies.take(target, attempt.response);
     if (position === 1 && (attempt.kind === "response" || attempt.kind === "failure")) keep.onFirst?.({ url: target, method: attempt.method, outcome: attempt });
     // Our capacity failed it (a probe thread died): no verdict on the chain, and nothing is sent again.

@@ -12,6 +12,8 @@ import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
 import { firstHostEvidence, type FirstHostEvidence, withFirstHostEvidence } from "./first-host-evidence.js";
 import { createResolutionBook, resolutionOf } from "./name-resolutions.js";
 import { siteCheckWarnings } from "./site-check-warnings.js";
+import { lookUpRegistration, type PendingRegistration, registrationWithin } from "../registration/registration-lookup.js";
+import { withRegistration } from "../registration/registration-details.js";
 import { isRedirectStatus } from "./redirect-chain.js";
 import {
   NO_ADDRESS_REASON,
@@ -42,19 +44,23 @@ const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
  * redirect-check). Throws only when the prober breaks.
  */
 export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortWatch, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
-  const family: FamilyStart = { evidence: null };
+  const family: FamilyStart = { evidence: null, registration: null };
   const outcome = await checkRequests(raw, speakingAs(env, options), signal, options, family);
   // Awaited whatever the outcome, so no request of the check outlives it; it ends with the same signal.
   const evidence = family.evidence === null ? null : await family.evidence;
   // The caller left while the other family's request was out: as anywhere else in the check, nobody is there for the result.
   if (family.evidence !== null && signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };
   if (outcome.kind !== "result" || outcome.result.details === undefined) return outcome;
-  return { kind: "result", result: Object.assign({}, outcome.result, { details: withFirstHostEvidence(outcome.result.details, evidence) }) };
+  // The registry's answer if it came by now (or within a short grace): never the check's own time.
+  const registration = family.registration === null ? null : await registrationWithin(family.registration);
+  const details = withRegistration(withFirstHostEvidence(outcome.result.details, evidence), registration, env.domainExpiryWarnDays);
+  return { kind: "result", result: Object.assign({}, outcome.result, { details }) };
 }
 
-/** The other family's, every address's and the TLS versions' requests, once the first request has ended (details only). */
+/** What runs beside the check's requests (details only): the other family's, every address's and the TLS versions' requests, once the first request has ended; the first host's registration lookup. */
 interface FamilyStart {
   evidence: Promise<FirstHostEvidence> | null;
+  registration: PendingRegistration | null;
 }
 
 async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch | undefined, options: SiteCheckOptions, family: FamilyStart): Promise<SiteCheckOutcome> {
@@ -68,6 +74,8 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
   let url = start.url;
   // The connection the last redirect kept for this check's next request, as a browser reuses it.
   let reuse: ConnectionHandle | null = null;
+  // The input passed the policy's screen: its domain's registration is asked beside the requests (src/registration/).
+  if (details) family.registration = lookUpRegistration(env.prober, url.hostname, env.rdapBootstrapFile);
   for (let request = 1; ; request += 1) {
     const cookie = cookies.header(url);
     const outcome = await env.prober.hop({
@@ -83,6 +91,8 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
       ...(request === 1 && options.timeoutsFrom !== undefined ? { askedAt: options.timeoutsFrom } : {}),
       // Which GET is the last is known only from its status, so each reads a bounded prefix.
       ...(details ? { bodyPrefixBytes: MAX_CLIENT_REDIRECT_BODY_BYTES, captureHead: true, describeResolution: true } : {}),
+      // The first host's DNSSEC state and Extended DNS Errors: one more query, details only (src/probe/dnssec-query.ts).
+      ...(details && request === 1 ? { readDnssec: true } : {}),
     });
     // Whoever gave the signal has gone: there is nobody to tell the result to.
     if (signal?.aborted === true) return { kind: "cancelled", reason: signal.reason };

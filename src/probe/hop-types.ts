@@ -98,6 +98,13 @@ export interface HopRequest {
   readonly describeResolution?: boolean;
   /** The User-Agent to send instead of the prober's own (a crawler's, issue 39); the prober's when undefined. */
   readonly userAgent?: string;
+  /**
+   * With describeResolution, for a diagnostic's first host: the name's DNSSEC
+   * state and Extended DNS Errors read with one more query, the DO bit set,
+   * to the same servers (dnssec-query.ts); a DNS failure they explain is
+   * named by them (src/failures.ts, the EDE_ rows).
+   */
+  readonly readDnssec?: boolean;
 }
 
 /**

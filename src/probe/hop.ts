@@ -19,7 +19,8 @@ import type { DefectReporter } from "./defect-log.js";
 import { closeConnection, type ConnectionKeeper, type Keepable, type KeptOrigin, type OpenConnection } from "./http/kept-connections.js";
 import type { Resolver, ResolvedAddress } from "./resolver.js";
 import { NO_CNAME_WALK } from "./cname-chain.js";
-import { hasChainToWalk, withResolution } from "./hop-resolution.js";
+import { explainedByExtendedErrors, hasChainToWalk, withResolution } from "./hop-resolution.js";
+import { DNSSEC_NOT_READ } from "./dnssec-query.js";
 import { effectivePort, hostOf, screenUrl } from "./policy/target-policy.js";
 
 /**
@@ -112,8 +113,12 @@ async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTra
   // Details' CNAME chain: asked now the DNS phase is over, beside the dial, so none of its time is in the hop's.
   const described = request.describeResolution === true;
   const chain = described && hasChainToWalk(resolution) ? deps.resolver.cnameChain(host, signal) : null;
+  const dnssec = described && request.readDnssec === true && hasChainToWalk(resolution) ? deps.resolver.dnssec(host, signal) : null;
   const outcome = resolution.ok ? await fetchResolved(request, deps, trace, signal, host, resolution.addresses) : failure(trace, { code: resolution.code }, signal.aborted);
-  return described ? withResolution(outcome, trace, host, resolution, chain === null ? NO_CNAME_WALK : await chain) : outcome;
+  if (!described) return outcome;
+  const reading = dnssec === null ? DNSSEC_NOT_READ : await dnssec;
+  const explained = resolution.ok ? outcome : explainedByExtendedErrors(outcome, resolution.code, reading);
+  return withResolution(explained, trace, host, resolution, chain === null ? NO_CNAME_WALK : await chain, reading);
 }
 
 async function fetchResolved(request: HopRequest, deps: HopDeps, trace: HopTrace, signal: AbortWatch, host: string, addresses: readonly ResolvedAddress[]): Promise<HopOutcome> {

@@ -10,6 +10,8 @@
  */
 import { type CnameChain, type CnameChainEnd, MAX_CNAME_LINKS, NO_CNAME_WALK } from "./cname-chain.js";
 import { shownText } from "./connect/certificate-text.js";
+import type { DnssecReading, DnssecState } from "./dnssec-query.js";
+import type { ExtendedDnsError } from "./extended-dns-error.js";
 import type { AnsweredRecord, Resolution, ResolverSource } from "./resolver.js";
 
 /** Records kept of each family: more than any real site's, and 500 A records cost no more than these. */
@@ -38,6 +40,10 @@ export interface NameResolution {
   readonly code: string | null;
   /** On failure, the server's response code (NXDOMAIN, SERVFAIL, REFUSED, NOERROR for no data ...); null when no server said (a timeout) or it resolved. */
   readonly rcode: string | null;
+  /** What the resolver said of the name's DNSSEC (dnssec-query.ts): asked for a diagnostic's first host only; "unknown" for every other, and for a hosts-file answer. */
+  readonly dnssec: DnssecState;
+  /** The Extended DNS Errors of that answer (RFC 8914), at most 4, texts bounded and escaped; [] when none or not asked. */
+  readonly extendedErrors: readonly ExtendedDnsError[];
 }
 
 /**
@@ -45,7 +51,7 @@ export interface NameResolution {
  * failed with when the lookup failed; `timeMs` the request's DNS phase.
  * Null for a lookup that shows nothing (cancelled before any answer).
  */
-export function nameResolutionOf(host: string, resolution: Resolution, chain: CnameChain, timeMs: number, failureCode: string | null): NameResolution | null {
+export function nameResolutionOf(host: string, resolution: Resolution, chain: CnameChain, dnssec: DnssecReading, timeMs: number, failureCode: string | null): NameResolution | null {
   const evidence = resolution.ok ? resolution.evidence : "evidence" in resolution ? resolution.evidence : undefined;
   if (evidence === undefined) return null;
   const v4 = evidence.records.filter(({ family }) => family === 4);
@@ -62,6 +68,8 @@ export function nameResolutionOf(host: string, resolution: Resolution, chain: Cn
     timeMs,
     code: resolution.ok ? null : failureCode,
     rcode: resolution.ok ? null : evidence.rcode,
+    dnssec: evidence.source.kind === "hosts_file" ? "unknown" : dnssec.state,
+    extendedErrors: evidence.source.kind === "hosts_file" ? [] : dnssec.extendedErrors.map((error) => Object.assign({}, error)),
   };
 }
 

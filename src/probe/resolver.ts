@@ -3,6 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import { isIP } from "node:net";
 import type { AbortWatch } from "./clock.js";
 import { type CnameChain, walkCnameChain } from "./cname-chain.js";
+import { type DnssecReading, readDnssec } from "./dnssec-query.js";
 
 /** What resolving a target name gives: the contract between the resolver, the hosts file and the hop. */
 export interface ResolvedAddress {
@@ -49,6 +50,8 @@ export interface Resolver {
    * DNS, asked of the same servers (cname-chain.ts: extra queries, bounded).
    */
   cnameChain(host: string, signal: AbortWatch): Promise<CnameChain>;
+  /** For details only: the name's DNSSEC state and Extended DNS Errors, asked of the same servers with the DO bit (dnssec-query.ts: one extra query, bounded). */
+  dnssec(host: string, signal: AbortWatch): Promise<DnssecReading>;
 }
 
 export interface ResolverOptions {
@@ -76,6 +79,7 @@ export function createResolver(options: ResolverOptions): Resolver {
       return raceAbort(lookup(host, options.servers, hosts, options.hostsFile, signal), signal, options.servers);
     },
     cnameChain: (host, signal) => walkCnameChain(host, options.servers, signal),
+    dnssec: (host, signal) => readDnssec(host, options.servers, signal),
   };
 }
 

@@ -34,6 +34,8 @@ export function diagnosticRunnerFromConfig(config: Config, ca: string | undefine
     traceTotalTimeoutMs: config.traceTotalTimeoutMs,
     tracePorts: config.tracePorts,
     certExpiryWarnDays: config.certExpiryWarnDays,
+    domainExpiryWarnDays: config.domainExpiryWarnDays,
+    ...(config.rdapBootstrapFile === undefined ? {} : { rdapBootstrapFile: config.rdapBootstrapFile }),
   };
   const proberOptions: ProberOptions = {
     allowCidrs: config.allowCidrs,

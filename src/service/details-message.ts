@@ -12,7 +12,9 @@ import {
   HeaderFieldSchema,
   HstsPolicySchema,
   NameResolutionAnswerSchema,
+  ExtendedDnsErrorSchema,
   NameResolutionSchema,
+  RegistrationSchema,
   NameResolutionSourceSchema,
   ProxyDetailSchema,
   RequestDetailSchema,
@@ -31,6 +33,7 @@ import { type NameResolution, QUESTION_TYPES } from "../probe/name-resolution.js
 import type { AddressSurvey } from "../diagnostics/address-survey.js";
 import type { TlsVersionSurvey } from "../diagnostics/tls-version-survey.js";
 import { searchMessage } from "./search-message.js";
+import type { Registration } from "../registration/registration-lookup.js";
 
 /** The diagnostics' details as the public `Details` message; nulls become unset fields. */
 export function detailsMessage(details: DiagnosticDetails): Details {
@@ -46,6 +49,7 @@ export function detailsMessage(details: DiagnosticDetails): Details {
     tlsVersions: details.tlsVersions === null ? undefined : tlsVersionsMessage(details.tlsVersions),
     // A vantage of an older version sends details without search.
     search: details.search === null || details.search === undefined ? undefined : searchMessage(details.search),
+    registration: details.registration === undefined || details.registration === null ? undefined : registrationMessage(details.registration),
   });
 }
 
@@ -91,6 +95,22 @@ function tlsVersionsMessage(survey: TlsVersionSurvey) {
         tlsMs: attempt.tlsMs ?? undefined,
       }),
     ),
+  });
+}
+
+function registrationMessage(registration: Registration) {
+  if (registration.state === "unknown") {
+    return create(RegistrationSchema, { domain: registration.domain, state: "unknown", unknownReason: registration.unknownReason, rdapUrl: registration.rdapUrl ?? undefined });
+  }
+  return create(RegistrationSchema, {
+    domain: registration.domain,
+    state: "found",
+    rdapUrl: registration.rdapUrl,
+    registrar: registration.registrar ?? undefined,
+    created: registration.created ?? undefined,
+    expires: registration.expires ?? undefined,
+    status: [...registration.status],
+    suspended: registration.suspended,
   });
 }
 
@@ -200,5 +220,7 @@ function nameResolutionMessage(resolution: NameResolution) {
     timeMs: resolution.timeMs,
     code: resolution.code ?? undefined,
     rcode: resolution.rcode ?? undefined,
+    dnssec: resolution.dnssec,
+    extendedErrors: resolution.extendedErrors.map((error) => create(ExtendedDnsErrorSchema, error)),
   });
 }

@@ -19,6 +19,8 @@ beforeAll(async () => {
   dns.answer("www.cli.test", { cname: "edge.cli.test", ttl: 600 });
   dns.answer("edge.cli.test", { a: ["127.0.0.1"], ttl: 45 });
   dns.answer("gone.cli.test", "nxdomain");
+  dns.answer("signed.cli.test", { a: ["127.0.0.1"], ad: true });
+  dns.answer("bogus.cli.test", { rcode: "servfail", ede: [{ code: 6, text: "sig \u001b[2J\u202e expired" }] });
   dns.answer("odd.cli.test", { cname: "a\u001b[2J\u202eb.cli.test" });
   dns.answer("a\u001b[2J\u202eb.cli.test", { a: ["127.0.0.1"] });
   dir = mkdtempSync(join(tmpdir(), "sitediag-cli-dns-"));
@@ -67,5 +69,18 @@ describe("sitediag trace", () => {
     expect(code).not.toBe(0);
     expect(stdout).toMatch(/^ {2}dns {2}www\.cli\.test → edge\.cli\.test: 127\.0\.0\.1 \(ttl 45\); .+ {2}\(hop 1\)$/m);
     expect(stdout).toMatch(new RegExp(`^ {2}dns {2}gone\\.cli\\.test: NXDOMAIN \\(dns_no_such_host\\); ${MS} from ${escapeRegExp(dns.server)} {2}\\(hop 2\\)$`, "m"));
+  });
+});
+
+describe("the first host's DNSSEC under its dns line", () => {
+  it("validated, and a bogus one with its Extended DNS Error, no terminal escape reaching the terminal", async () => {
+    const signed = await runDiagnose(checkCommand, [named("signed.cli.test", "/end")], env());
+    expect(signed.stdout).toMatch(/^ {2}dns {2}signed\.cli\.test: .+\n {2}dnssec {2}signed\.cli\.test: validated \(the resolver set AD\)$/m);
+    const bogus = await runDiagnose(checkCommand, [named("bogus.cli.test", "/end")], env());
+    expect(bogus.code).not.toBe(0);
+    expect(bogus.stdout).toMatch(/^ {2}dnssec {2}bogus\.cli\.test: bogus; Extended DNS Error 6 DNSSEC Bogus "sig \ufffd\[2J\ufffd expired"$/m);
+    expect(bogus.stdout).toContain("dns_dnssec_bogus");
+    expect(bogus.stdout).not.toContain("\u001b[2J");
+    expect(bogus.stdout).not.toContain("\u202e");
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DNSSEC_NOT_READ } from "../../src/probe/dnssec-query.js";
 import { CNAME_WALK_MS, MAX_CNAME_LINKS, walkCnameChain } from "../../src/probe/cname-chain.js";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
 import { MAX_ANSWERS_PER_FAMILY, type NameResolution, nameResolutionOf } from "../../src/probe/name-resolution.js";
@@ -64,6 +65,9 @@ describe("what a name resolved to", () => {
       timeMs: outcome.response.timings.dnsMs,
       code: null,
       rcode: null,
+      // Not the first host's: no DO query asked (test/probe/dnssec-query.test.ts).
+      dnssec: "unknown",
+      extendedErrors: [],
     });
     expect(outcome.response.timings.dnsMs).not.toBeNull();
   });
@@ -227,6 +231,7 @@ describe("the record is total and bounded whatever it is handed", () => {
         },
       },
       { links: Array.from({ length: 12 }, () => `\u202e${"y".repeat(1_000)}`), end: "too_long" },
+      DNSSEC_NOT_READ,
       1.5,
       null,
     );

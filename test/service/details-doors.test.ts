@@ -123,6 +123,8 @@ describe("details through REST", () => {
       warnings: [],
       resolutions: [],
       search: { noindex: null, canonical: null, redirectToHome: false, soft404: null, bodyRead: true },
+      // An IP-address host has no registrable domain: no RDAP lookup.
+      registration: null,
     });
   });
 
@@ -161,6 +163,8 @@ describe("details through REST", () => {
       resolutions: [],
       // No answer: nothing for search engines.
       search: null,
+      // An IP-address host has no registrable domain: no RDAP lookup.
+      registration: null,
     });
   });
 

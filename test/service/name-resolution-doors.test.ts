@@ -26,6 +26,7 @@ beforeAll(async () => {
   dns.answer("edge.doors.test", { a: ["127.0.0.1"], ttl: 45 });
   dns.answer("gone.doors.test", "nxdomain");
   dns.answer("refusing.doors.test", "refused");
+  dns.answer("bogus.doors.test", { rcode: "servfail", ede: [{ code: 6, text: "sig \u001b[2J expired" }] });
   // Hostile: a 200-link CNAME loop, 500 A records, a target past 255 bytes with odd bytes.
   for (let i = 0; i < 200; i++) dns.answer(`l${i}.ring.doors.test`, { cname: `l${(i + 1) % 200}.ring.doors.test` });
   dns.answer("many.doors.test", { a: ["127.0.0.1", ...Array.from({ length: 499 }, (_, i) => `127.0.${1 + (i >> 8)}.${i & 255}`)], ttl: 4_294_967_295 });
@@ -76,6 +77,8 @@ describe("resolutions through REST", () => {
         timeMs: "number",
         code: null,
         rcode: null,
+        dnssec: "unvalidated",
+        extendedErrors: [],
       },
       {
         name: "listed.doors.test",
@@ -88,6 +91,8 @@ describe("resolutions through REST", () => {
         timeMs: "number",
         code: null,
         rcode: null,
+        dnssec: "unknown",
+        extendedErrors: [],
       },
     ]);
     const first = (details["requests"] as JsonObject[])[0]?.["timings"] as JsonObject;
@@ -140,6 +145,18 @@ describe("hostile answers through REST: bounded, escaped, valid against the docu
       // eslint-disable-next-line no-control-regex
       expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
     }
+  });
+});
+
+describe("DNSSEC and Extended DNS Errors through REST and Connect", () => {
+  it("SERVFAIL with EDE 6: dns_dnssec_bogus, dnssec bogus, the error with its escaped text; Connect the same", async () => {
+    const details = await rest("is-site-down", named("bogus.doors.test", "/"));
+    expect(details["code"]).toBe("dns_dnssec_bogus");
+    expect((details["resolutions"] as JsonObject[])[0]).toMatchObject({ dnssec: "bogus", rcode: "SERVFAIL", code: "dns_dnssec_bogus", extendedErrors: [{ infoCode: 6, name: "DNSSEC Bogus", extraText: "sig \ufffd[2J expired" }] });
+    const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
+    const check = renderMessage(CheckSiteResponseSchema, await client.checkSite({ url: named("bogus.doors.test", "/"), details: true }));
+    expect(timeless(check["details"] as JsonObject)).toEqual(timeless(details));
+    expect(check["reason"]).toBe('DNS lookup failed: DNSSEC validation failed (the answer is bogus) (Extended DNS Error 6 DNSSEC Bogus: "sig \ufffd[2J expired")');
   });
 });
 

@@ -6,7 +6,9 @@ import { renderCertificates } from "./certificates.js";
 import { renderFamilies } from "./families.js";
 import { renderAddresses } from "./addresses.js";
 import { renderTlsVersions } from "./tls-versions.js";
+import { renderDnssec } from "./dnssec.js";
 import { renderNameResolution } from "./name-resolution.js";
+import { renderRegistration } from "./registration.js";
 import { renderResponseHeaders } from "./response-headers.js";
 import { renderRevocation } from "./revocation.js";
 import { renderSearch } from "./search-signals.js";
@@ -26,7 +28,7 @@ export function renderRequests(details: Details | undefined, hops?: number): HTM
   if (details === undefined || details.requests.length === 0) {
     return h("p", { class: "note" }, "This answer carries no per-request details (timings, certificates).");
   }
-  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderRevocation(details.requests), renderTransportSecurity(details.requests), renderFamilies(details), renderAddresses(details), renderTlsVersions(details), renderNameResolution(details), renderSearch(details));
+  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderRevocation(details.requests), renderTransportSecurity(details.requests), renderFamilies(details), renderAddresses(details), renderTlsVersions(details), renderNameResolution(details), renderDnssec(details), renderRegistration(details), renderSearch(details));
 }
 
 /**

@@ -10,6 +10,7 @@ import { addressLines } from "./address-lines.js";
 import { tlsVersionLines } from "./tls-version-lines.js";
 import { evidenceWarningLines, problemWarnings, SEVERITY_PAINT } from "./evidence-warning-lines.js";
 import { revocationLines } from "./revocation-lines.js";
+import { registrationLines } from "./registration-lines.js";
 import { resolutionLines } from "./resolution-lines.js";
 import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, headRow, headsBefore, isChainPosition, missingPhaseCells, phaseCells, timeCell, urlCell } from "./request-lines.js";
 import { type Paint, textTable } from "./terminal-text.js";
@@ -39,7 +40,7 @@ export function renderSiteCheck(result: SiteCheckResult, paint: Paint): string {
   const tone = problems > 0 ? paint.bad : gate !== null ? paint.warn : result.status === "up" ? paint.good : paint.bad;
   const verdict = tone(paint.strong(headline));
   const requests = result.details?.requests ?? [];
-  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${certificateLines(requests, "request", paint)}${revocationLines(requests, "request", paint)}${transportLines(requests, "request", paint)}${resolutionLines(result.details, requests, "request", paint)}${familyLines(result.details, requests[0], true, paint)}${addressLines(result.details, paint)}${tlsVersionLines(result.details, paint)}${evidenceWarningLines(result.details?.warnings ?? [], paint)}`;
+  return `${verdict}  ${result.requestedUrl}\n${siteSummary(result, paint)}\n${requestTable(requests, paint)}${certificateLines(requests, "request", paint)}${revocationLines(requests, "request", paint)}${transportLines(requests, "request", paint)}${resolutionLines(result.details, requests, "request", paint)}${registrationLines(result.details, paint)}${familyLines(result.details, requests[0], true, paint)}${addressLines(result.details, paint)}${tlsVersionLines(result.details, paint)}${evidenceWarningLines(result.details?.warnings ?? [], paint)}`;
 }
 
 /** A check the CLI exits 0 for: up, and no warning of severity problem in its evidence (a revoked certificate), the rule a batch row follows too. */
@@ -115,7 +116,7 @@ export function renderTrace(result: RedirectTraceResult, paint: Paint): string {
   const problems = HEALTHY_CHAINS.has(result.chainStatus) ? result.warnings.filter((warning) => warning.severity === "problem").length : 0;
   const headline = problems === 0 ? wording : `${wording}, ${problems} problem${problems === 1 ? "" : "s"}`;
   const verdict = paint.strong(traceIsHealthy(result) ? paint.good(headline) : paint.bad(headline));
-  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint, headsBefore(result.details?.requests ?? []))}${certificateLines(positions, "hop", paint)}${revocationLines(positions, "hop", paint)}${transportLines(positions, "hop", paint)}${resolutionLines(result.details, positions, "hop", paint)}${familyLines(result.details, positions[0], false, paint)}${addressLines(result.details, paint)}${tlsVersionLines(result.details, paint)}${warningLines(result, paint)}`;
+  return `${verdict}  ${result.input}\n${traceSummary(result, paint)}\n${hopTable(result.chain, positions, paint, headsBefore(result.details?.requests ?? []))}${certificateLines(positions, "hop", paint)}${revocationLines(positions, "hop", paint)}${transportLines(positions, "hop", paint)}${resolutionLines(result.details, positions, "hop", paint)}${registrationLines(result.details, paint)}${familyLines(result.details, positions[0], false, paint)}${addressLines(result.details, paint)}${tlsVersionLines(result.details, paint)}${warningLines(result, paint)}`;
 }
 
 function traceSummary(result: RedirectTraceResult, paint: Paint): string {
