@@ -75,7 +75,7 @@ describe("REST rendering of a site check", () => {
     const detailed = create(CheckSiteResponseSchema, { requestedUrl: "http://127.0.0.1/", status: SiteStatus.UP, details: create(DetailsSchema, {}) });
     const data = renderMessage(CheckSiteResponseSchema, detailed);
     expect(Object.keys(data)).toEqual([...SITE_CHECK_FIELDS, "details"]);
-    expect(data.details).toEqual({ code: null, requests: [], proxy: null, clientRedirect: null, resolutions: [], families: null, warnings: [], search: null, addresses: null, tlsVersions: null });
+    expect(data.details).toEqual({ code: null, requests: [], proxy: null, clientRedirect: null, resolutions: [], families: null, warnings: [], search: null, addresses: null, tlsVersions: null, registration: null });
   });
 
   it("refuses to show an enum value that has no REST string instead of inventing one", () => {
