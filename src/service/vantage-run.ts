@@ -135,6 +135,8 @@ export const VERDICTS: Readonly<Record<VantageVerdictId, VantageVerdict>> = {
   down_in_some: VantageVerdict.DOWN_IN_SOME,
   blocked_in_some: VantageVerdict.BLOCKED_IN_SOME,
   unavailable: VantageVerdict.UNAVAILABLE,
+  up_where_answered: VantageVerdict.UP_WHERE_ANSWERED,
+  down_where_answered: VantageVerdict.DOWN_WHERE_ANSWERED,
 };
 
 /** Entries in the order of their vantages' names, as the answer lists them. */

@@ -94,7 +94,7 @@ describe("is-site-down with vantages=all on one instance", () => {
     const { status, body } = await rest("is-site-down", { url: targets.url("/home"), vantages: "local,ap-south" });
     expect(status).toBe(200);
     const vantages = (body.data as JsonObject).vantages as JsonObject;
-    expect(vantages.verdict).toBe("up_everywhere");
+    expect(vantages.verdict).toBe("up_where_answered");
     expect((vantages.entries as JsonObject[]).map((entry) => entry.vantage)).toEqual([
       { name: "ap-south", label: null, location: null, state: "unavailable", elapsedMs: 0, code: "no_live_instance", reason: expect.stringContaining("No instance") as string },
       expect.objectContaining({ name: "local", state: "done" }) as JsonObject,
@@ -215,7 +215,7 @@ describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () =
     expect((await used()) - before).toBe(2);
     const traced = [];
     for await (const message of client.vantageTraceRedirects({ url, vantages: ["local,nowhere"] }, { headers: { "x-api-key": service.key } })) traced.push(message);
-    expect(traced.map((message) => message.entry?.vantage?.name ?? message.verdict)).toEqual(["nowhere", "local", VantageVerdict.UP_EVERYWHERE]);
+    expect(traced.map((message) => message.entry?.vantage?.name ?? message.verdict)).toEqual(["nowhere", "local", VantageVerdict.UP_WHERE_ANSWERED]);
     expect((await used()) - before).toBe(2 + 5);
   });
 
@@ -239,7 +239,7 @@ describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () =
     const unary = await rest("is-site-down", { url, vantages: "local" });
     const unaryEntry = (((unary.body.data as JsonObject).vantages as JsonObject).entries as JsonObject[])[0];
     expect(timeless(local)).toEqual(timeless(unaryEntry));
-    expect(lines[2]?.data).toEqual({ entry: null, verdict: "up_everywhere" });
+    expect(lines[2]?.data).toEqual({ entry: null, verdict: "up_where_answered" });
   });
 
   it("naming no vantage is a 400 before any charge", async () => {

@@ -300,7 +300,7 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
       body: JSON.stringify({ url: targets.url("/ok", { hostname: "site.test" }), vantages: ["us-east", "eu-west"] }),
     });
     const lines = (await response.text()).trimEnd().split("\n").map((line) => (JSON.parse(line) as JsonObject).data as JsonObject);
-    expect(lines.map((line) => (line.entry === null ? line.verdict : ((line.entry as JsonObject).vantage as JsonObject).state))).toEqual(["unavailable", "done", "up_everywhere"]);
+    expect(lines.map((line) => (line.entry === null ? line.verdict : ((line.entry as JsonObject).vantage as JsonObject).state))).toEqual(["unavailable", "done", "up_where_answered"]);
     expect(((lines[0]?.entry as JsonObject).vantage as JsonObject).code).toBe("no_live_instance");
     expect((await used()) - before).toBe(10 + 2);
   }, 90_000);

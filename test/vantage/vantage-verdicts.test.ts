@@ -130,7 +130,8 @@ describe("a vantage that does not answer by the deadline", () => {
     expect(states(entries)).toEqual({ "ap-south": "unavailable", "eu-west": "done", "us-east": "done" });
     expect(entries[0]?.vantage).toMatchObject({ code: "deadline", state: "unavailable" });
     expect(entries[0]?.data).toBeNull();
-    expect(verdict).toBe("up_everywhere");
+    // Up where it was seen, never "everywhere": one region said nothing.
+    expect(verdict).toBe("up_where_answered");
     // At the deadline, not at the vantage's own DNS timeout (6 s a request): the answer came when it was due.
     expect(took).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
     expect(Number((entries[0]?.vantage as JsonObject).elapsedMs)).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
@@ -139,12 +140,12 @@ describe("a vantage that does not answer by the deadline", () => {
 });
 
 describe("a vantage whose own policy refuses the target", () => {
-  it("is refused, charged (it judged the target), and left out of the verdict", async () => {
+  it("is refused, charged (it judged the target), and left out of the verdict: up only where answered", async () => {
     const before = await used();
     const { verdict, entries } = await fromVantages("fine.test", "eu-west,policed");
     expect(states(entries)).toEqual({ "eu-west": "done", policed: "refused" });
     expect(entries[1]?.vantage).toMatchObject({ code: "input_resolves_non_public", reason: expect.stringContaining("127.0.0.1") as string });
-    expect(verdict).toBe("up_everywhere");
+    expect(verdict).toBe("up_where_answered");
     expect((await used()) - before).toBe(2 * 2);
   });
 });
@@ -160,7 +161,7 @@ describe("the streaming door", () => {
     expect(received.map((message) => message.name ?? "verdict").slice(0, 2).sort()).toEqual(["eu-west", "us-east"]);
     expect(received.slice(2).map((message) => [message.name, message.state, message.verdict])).toEqual([
       ["ap-south", VantageState.UNAVAILABLE, undefined],
-      [undefined, undefined, VantageVerdict.UP_EVERYWHERE],
+      [undefined, undefined, VantageVerdict.UP_WHERE_ANSWERED],
     ]);
     // Streamed, not held back: the answering two were in hand while the third was still out (it ends at the deadline).
     const [first, second, held] = received;

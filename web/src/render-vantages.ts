@@ -7,7 +7,7 @@ import {
   VantageState,
   VantageVerdict,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { type ChainStatusName, siteCheckReading, traceReading, type VantageReading, type VantageVerdictId, verdictNeedsALook } from "../../src/vantage/vantage-verdict.js";
+import { type ChainStatusName, siteCheckReading, traceReading, type VantageReading, type VantageVerdictId, verdictTone } from "../../src/vantage/vantage-verdict.js";
 import { CHAIN_STATUS_TEXT } from "./chain-status.js";
 import { h } from "./dom.js";
 import { formatWholeMs } from "./format.js";
@@ -26,7 +26,12 @@ const VERDICT: Readonly<Record<VantageVerdict, { readonly id: VantageVerdictId |
   [VantageVerdict.DOWN_IN_SOME]: { id: "down_in_some", words: "Down in some regions" },
   [VantageVerdict.BLOCKED_IN_SOME]: { id: "blocked_in_some", words: "Blocked in some regions" },
   [VantageVerdict.UNAVAILABLE]: { id: "unavailable", words: "No region answered" },
+  [VantageVerdict.UP_WHERE_ANSWERED]: { id: "up_where_answered", words: "Up where answered" },
+  [VantageVerdict.DOWN_WHERE_ANSWERED]: { id: "down_where_answered", words: "Down where answered" },
 };
+
+/** The verdict box's class by the rule's tone: green only for up everywhere, amber where the picture is not whole. */
+const TONE_CLASS = { good: "up", bad: "down", unsure: "gated" } as const;
 
 const CHAIN_IDS: Readonly<Record<ChainStatus, ChainStatusName>> = {
   [ChainStatus.UNSPECIFIED]: "request_failed",
@@ -58,7 +63,7 @@ export function renderVantages(
   target: string,
 ): HTMLElement {
   const verdict = VERDICT[answer.verdict];
-  const look = verdict.id === "unknown" || verdictNeedsALook(verdict.id);
+  const tone = verdict.id === "unknown" ? "gated" : TONE_CLASS[verdictTone(verdict.id)];
   const entries = answer.entries.map((entry): Entry => (kind === "check" ? { kind, vantage: entry.vantage, data: entry.data as CheckSiteResponse | undefined } : { kind, vantage: entry.vantage, data: entry.data as TraceRedirectsResponse | undefined }));
   const answered = entries.filter((entry) => entry.data !== undefined).length;
   return h(
@@ -67,9 +72,10 @@ export function renderVantages(
     h("h2", {}, kind === "check" ? "Is it down, from every region?" : "Where does it redirect, from every region?"),
     h(
       "div",
-      { class: `verdict ${look ? "down" : "up"}`, "data-verdict": verdict.id },
+      { class: `verdict ${tone}`, "data-verdict": verdict.id },
       h("span", { class: "verdict-word" }, verdict.words),
       h("p", { class: "reason" }, `${target}: ${answered} of ${entries.length} region${entries.length === 1 ? "" : "s"} answered`),
+      silentLine(entries),
     ),
     h("div", { class: "vantage-rows" }, ...entries.map(vantageRow)),
   );
@@ -94,6 +100,13 @@ function vantageRow(entry: Entry): HTMLElement {
   );
   const body = entry.data === undefined ? h("p", { class: "note" }, origin?.reason ?? "No answer from this region.") : entry.kind === "check" ? renderCheck(entry.data) : renderTrace(entry.data);
   return h("details", { class: "vantage", "data-vantage": origin?.name ?? "" }, summary, h("div", { class: "vantage-body" }, body));
+}
+
+/** The regions that said nothing about the target, named: the open question of the answer. */
+function silentLine(entries: readonly Entry[]): HTMLElement | null {
+  const silent = entries.filter((entry) => entry.data === undefined).map((entry) => `${entry.vantage?.label ?? entry.vantage?.name ?? "?"} (${entry.vantage?.state === VantageState.REFUSED ? "refused" : "no answer"})`);
+  if (silent.length === 0) return null;
+  return h("p", { class: "silent" }, `Not seen from: ${silent.join(", ")}`);
 }
 
 function readingOf(entry: Entry): VantageReading | undefined {

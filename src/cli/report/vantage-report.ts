@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { formatWholeMs } from "../../diagnostics/timing-text.js";
-import { type VantageVerdictId, verdictNeedsALook } from "../../vantage/vantage-verdict.js";
+import { type VantageVerdictId, verdictTone } from "../../vantage/vantage-verdict.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
 // `sitediag check --vantages` and `trace --vantages` for people: one row per
@@ -20,11 +20,13 @@ export function renderVantages(target: string, vantages: JsonObject, kind: "site
   const entries = Array.isArray(vantages.entries) ? vantages.entries.filter(isObject) : [];
   const rows = [["VANTAGE", "STATE", "ANSWER", "STATUS", "TIME", "REASON"].map((heading) => paint.dim(heading))];
   const states = new Map<string, number>();
+  const silent: string[] = [];
   for (const entry of entries) {
     const vantage = isObject(entry.vantage) ? entry.vantage : {};
     const data = isObject(entry.data) ? entry.data : undefined;
     const state = text(vantage.state);
     states.set(state, (states.get(state) ?? 0) + 1);
+    if (state !== "done") silent.push(text(vantage.name));
     const answer = data === undefined ? "-" : kind === "site-check" ? text(data.status) : text(data.chainStatus);
     const status = data === undefined ? null : kind === "site-check" ? data.statusCode : data.finalStatus;
     const time = data === undefined ? vantage.elapsedMs : kind === "site-check" ? (data.responseTime ?? vantage.elapsedMs) : data.totalTimeMs;
@@ -39,9 +41,12 @@ export function renderVantages(target: string, vantages: JsonObject, kind: "site
     ]);
   }
   const verdict = text(vantages.verdict) as VantageVerdictId;
-  const painted = verdictNeedsALook(verdict) ? paint.bad(paint.strong(verdict)) : paint.good(paint.strong(verdict));
+  const tone = verdictTone(verdict);
+  const painted = (tone === "good" ? paint.good : tone === "bad" ? paint.bad : paint.warn)(paint.strong(verdict));
   const counts = [...states.entries()].map(([state, count]) => `${count} ${state}`).join(", ");
-  return `${textTable(rows, "")}${painted}  ${clean(target)}  (${entries.length} vantage${entries.length === 1 ? "" : "s"}: ${counts})\n`;
+  // The regions with nothing to say about the target, named on the verdict's own line: the open question.
+  const notSeen = silent.length === 0 ? "" : `; not seen from ${silent.join(", ")}`;
+  return `${textTable(rows, "")}${painted}  ${clean(target)}  (${entries.length} vantage${entries.length === 1 ? "" : "s"}: ${counts}${notSeen})\n`;
 }
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
