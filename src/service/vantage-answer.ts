@@ -21,6 +21,7 @@ import { siteCheckReading, traceReading, vantageVerdict } from "../vantage/vanta
 import { callOf } from "./call.js";
 import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
+import { vantageDifferences } from "./vantage-differences.js";
 import { byName, partsFromVantages, type VantageDeadlines, type VantagePart, vantagesAsked, VERDICTS } from "./vantage-run.js";
 
 /** What the service runs a call from several vantages with. */
@@ -46,7 +47,11 @@ export function createVantageCheckSite(service: VantageService): Handler<CheckSi
     const entries = parts.map((part) => create(VantageSiteCheckSchema, { vantage: part.origin, data: part.result === undefined ? undefined : siteCheckMessage(part.result) }));
     return create(CheckSiteResponseSchema, {
       requestedUrl: request.url,
-      vantages: create(VantageSiteChecksSchema, { verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))], entries }),
+      vantages: create(VantageSiteChecksSchema, {
+        verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))],
+        entries,
+        differences: vantageDifferences(entries.flatMap((entry) => (entry.data === undefined ? [] : [{ name: entry.vantage?.name ?? "", kind: "site-check" as const, data: entry.data }]))),
+      }),
     });
   };
 }
@@ -61,7 +66,11 @@ export function createVantageTrace(service: VantageService): Handler<TraceRedire
     const entries = parts.map((part) => create(VantageTraceSchema, { vantage: part.origin, data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result) }));
     return create(TraceRedirectsResponseSchema, {
       input: request.url,
-      vantages: create(VantageTracesSchema, { verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))], entries }),
+      vantages: create(VantageTracesSchema, {
+        verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))],
+        entries,
+        differences: vantageDifferences(entries.flatMap((entry) => (entry.data === undefined ? [] : [{ name: entry.vantage?.name ?? "", kind: "trace" as const, data: entry.data }]))),
+      }),
     });
   };
 }

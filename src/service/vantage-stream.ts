@@ -18,6 +18,7 @@ import { callOf } from "./call.js";
 import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 import { refuseUnreadableInput, type VantageService } from "./vantage-answer.js";
+import { type AnsweredData, vantageDifferences } from "./vantage-differences.js";
 import { partsFromVantages, vantagesAsked, VERDICTS } from "./vantage-run.js";
 
 // The streaming doors of a call from several vantages: each vantage's entry
@@ -31,13 +32,15 @@ export function createVantageCheckSiteStream(service: VantageService) {
     const names = await namesOf(request.vantages, service, request.url, false, context);
     const options = { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom };
     const readings: (VantageReading | undefined)[] = [];
+    const answered: AnsweredData[] = [];
     const job = { kind: "site-check" as const, raw: request.url, options };
     for await (const part of partsFromVantages<typeof job, SiteCheckResult>(service.fanout, job, names, service.deadlines, context, siteCheckReading)) {
       readings.push(part.reading);
       const entry = create(VantageSiteCheckSchema, { vantage: part.origin, data: part.result === undefined ? undefined : siteCheckMessage(part.result) });
+      if (entry.data !== undefined) answered.push({ name: part.origin.name, kind: "site-check", data: entry.data });
       yield create(VantageCheckSiteResponseSchema, { entry });
     }
-    yield create(VantageCheckSiteResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)] });
+    yield create(VantageCheckSiteResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)], differences: vantageDifferences(byName(answered)) });
   };
 }
 
@@ -47,13 +50,20 @@ export function createVantageTraceStream(service: VantageService) {
     const names = await namesOf(request.vantages, service, request.url, true, context);
     const job = { kind: "trace" as const, raw: request.url, options: { details: request.details === true } };
     const readings: (VantageReading | undefined)[] = [];
+    const answered: AnsweredData[] = [];
     for await (const part of partsFromVantages<typeof job, RedirectTraceResult>(service.fanout, job, names, service.deadlines, context, traceReading)) {
       readings.push(part.reading);
       const entry = create(VantageTraceSchema, { vantage: part.origin, data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result) });
+      if (entry.data !== undefined) answered.push({ name: part.origin.name, kind: "trace", data: entry.data });
       yield create(VantageTraceRedirectsResponseSchema, { entry });
     }
-    yield create(VantageTraceRedirectsResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)] });
+    yield create(VantageTraceRedirectsResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)], differences: vantageDifferences(byName(answered)) });
   };
+}
+
+/** Answers in the order of their vantages' names, as the unary answer's differences list them. */
+function byName(answers: readonly AnsweredData[]): AnsweredData[] {
+  return [...answers].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The vantages resolved; these methods have no plain form, so naming none is the list's own 400. */

@@ -73,6 +73,7 @@ describe("is-site-down with vantages=all on one instance", () => {
           vantages: {
             verdict: "up_everywhere",
             entries: [{ vantage: { name: "local", label: null, location: null, state: "done", elapsedMs: 0, code: null, reason: null }, data: plain.body.data }],
+            differences: null,
           },
         },
         meta: { tool: "is-site-down", version: "v1" },
@@ -231,7 +232,7 @@ describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () =
     const lines = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line) as JsonObject);
     expect(lines).toHaveLength(3);
     for (const line of lines) expect(line).toMatchObject({ ok: true, meta: { tool: "is-site-down", version: "v1" } });
-    expect(lines.map((line) => Object.keys(line.data as JsonObject))).toEqual([["entry", "verdict"], ["entry", "verdict"], ["entry", "verdict"]]);
+    expect(lines.map((line) => Object.keys(line.data as JsonObject))).toEqual([["entry", "verdict", "differences"], ["entry", "verdict", "differences"], ["entry", "verdict", "differences"]]);
     expect(((lines[0]?.data as JsonObject).entry as JsonObject).vantage).toMatchObject({ name: "ap-south", state: "unavailable" });
     const local = (lines[1]?.data as JsonObject).entry as JsonObject;
     expect(local.vantage).toMatchObject({ name: "local", state: "done" });
@@ -239,7 +240,7 @@ describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () =
     const unary = await rest("is-site-down", { url, vantages: "local" });
     const unaryEntry = (((unary.body.data as JsonObject).vantages as JsonObject).entries as JsonObject[])[0];
     expect(timeless(local)).toEqual(timeless(unaryEntry));
-    expect(lines[2]?.data).toEqual({ entry: null, verdict: "up_where_answered" });
+    expect(lines[2]?.data).toEqual({ entry: null, verdict: "up_where_answered", differences: null });
   });
 
   it("naming no vantage is a 400 before any charge", async () => {

@@ -199,7 +199,15 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
       ["eu-west", "up"],
       ["us-east", "up"],
     ]);
-    expect(lines[3]).toEqual({ entry: null, verdict: "down_in_some" });
+    expect(lines[3]).toMatchObject({ entry: null, verdict: "down_in_some" });
+    // What differs, with the verdict: ap-south failed at DNS where the others did not.
+    expect((lines[3]?.differences as JsonObject[]).find((difference) => difference.aspect === "failed_stage")).toEqual({
+      aspect: "failed_stage",
+      values: [
+        { value: "dns", vantages: ["ap-south"] },
+        { value: "none", vantages: ["eu-west", "us-east"] },
+      ],
+    });
     const client = createClient(DiagnosticsService, transports.grpc());
     const messages = [];
     for await (const message of client.vantageTraceRedirects({ url: targets.url("/start", { hostname: "gate.test" }), vantages: ["all"] }, { headers: { "x-api-key": key.secret } })) messages.push(message);

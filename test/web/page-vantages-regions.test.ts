@@ -87,7 +87,12 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
     const south = page.locator('#result details.vantage[data-vantage="ap-south"]');
     expect(await south.locator(".vantage-word").innerText()).toBe("DOWN");
     expect(await south.locator(".vantage-name").innerText()).toBe("AP South Mumbai, IN");
-    expect(await south.locator(".vantage-reason").innerText()).toBe("DNS lookup failed: no such host");
+    expect(await south.locator(".vantage-reason").innerText()).toContain("DNS lookup failed: no such host");
+    expect(await south.locator(".vantage-code").innerText()).toBe("dns_no_such_host");
+    // Above the rows, what differs between the regions, as the service computed it.
+    const differs = await page.locator("#result .vantages > .differences").innerText();
+    expect(differs).toMatch(/^What differs: addresses: ap-south NXDOMAIN; eu-west, us-east 127\.0\.0\.1 · resolver: /);
+    expect(differs).toContain("failed stage: ap-south dns; eu-west, us-east none");
     for (const name of ["eu-west", "us-east"]) {
       const row = page.locator(`#result details.vantage[data-vantage="${name}"]`);
       expect(await row.locator(".vantage-word").innerText()).toBe("UP");
@@ -103,13 +108,14 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
     await page.screenshot({ path: join(process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : dir, "page-vantages.png"), fullPage: true });
   });
 
-  it("a challenge in one region: blocked in some regions, that row BLOCKED at 403", async () => {
+  it("a challenge in one region: blocked in some regions, that row CHALLENGED at 403 with the provider's sentence", async () => {
     const page = await open();
     await fromEverywhere(page, targets.url("/b", { hostname: "gate.test" }), "Is it down?");
     await expect.poll(() => page.locator("#result .vantages > .verdict .verdict-word").innerText()).toBe("Blocked in some regions");
     const east = page.locator('#result details.vantage[data-vantage="us-east"]');
-    expect(await east.locator(".vantage-word").innerText()).toBe("BLOCKED");
     expect(await east.locator(".vantage-status").innerText()).toBe("403");
+    expect(await east.locator(".vantage-word").innerText()).toBe("CHALLENGED");
+    expect(await east.locator(".vantage-reason").innerText()).toBe("Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't");
     expect(await page.locator('#result details.vantage[data-vantage="ap-south"] .vantage-word').innerText()).toBe("UP");
   });
 

@@ -1,6 +1,14 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, createHandlerContext } from "@connectrpc/connect";
-import { CheckSiteRequestSchema, CheckSiteResponseSchema, DiagnosticsService, TraceRedirectsRequestSchema, TraceRedirectsResponseSchema } from "../../../gen/sitediag/v1/diagnostics_pb.js";
+import {
+  CheckSiteRequestSchema,
+  CheckSiteResponseSchema,
+  DiagnosticsService,
+  TraceRedirectsRequestSchema,
+  TraceRedirectsResponseSchema,
+  type VantageSiteChecks,
+  type VantageTraces,
+} from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { startingUrlText } from "../../diagnostics/starting-url.js";
 import type { PolicyRefusal } from "../../failures.js";
 import { restData } from "../../server/rest/vantage-data.js";
@@ -63,14 +71,21 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   const method = kind === "site-check" ? DiagnosticsService.method.checkSite : DiagnosticsService.method.traceRedirects;
   const context = createHandlerContext({ service: DiagnosticsService, method, protocolName: "cli", requestMethod: "GET", url: "", requestSignal: signal });
   let data: JsonObject;
+  let answer: VantageSiteChecks | VantageTraces | undefined;
+  // The table always reads each answer's details (a proxy's words, the addresses that differ); --json has them only when asked, as the API.
+  const details = args.details || !args.json;
   try {
     if (kind === "site-check") {
       // A person's bare domain starts at https://, as in a plain check.
-      const request = create(CheckSiteRequestSchema, { url: startingUrlText(args.target), details: args.details, vantages: [list] });
-      data = restData(CheckSiteResponseSchema, await createVantageCheckSite(service)(request, context));
+      const request = create(CheckSiteRequestSchema, { url: startingUrlText(args.target), details, vantages: [list] });
+      const response = await createVantageCheckSite(service)(request, context);
+      answer = response.vantages;
+      data = restData(CheckSiteResponseSchema, response);
     } else {
-      const request = create(TraceRedirectsRequestSchema, { url: args.target, details: args.details, vantages: [list] });
-      data = restData(TraceRedirectsResponseSchema, await createVantageTrace(service)(request, context));
+      const request = create(TraceRedirectsRequestSchema, { url: args.target, details, vantages: [list] });
+      const response = await createVantageTrace(service)(request, context);
+      answer = response.vantages;
+      data = restData(TraceRedirectsResponseSchema, response);
     }
   } catch (error) {
     if (signal.aborted) return reportInterrupted(io);
@@ -87,7 +102,7 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   // Only `all` can come back empty: an empty table would hide that nothing ran anywhere.
   if (entries.length === 0) io.stderr.write("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
   if (args.json) io.stdout.write(`${JSON.stringify(data)}\n`);
-  else if (entries.length > 0) io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), vantages, kind, paint));
+  else if (entries.length > 0 && answer !== undefined) io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), answer, paint));
   if (entries.length > 0 && entries.every((entry) => (entry.vantage as JsonObject | undefined)?.state === "refused")) return EXIT.badInput;
   return verdictNeedsALook(vantages.verdict as VantageVerdictId) ? EXIT.broken : EXIT.healthy;
 }
