@@ -18,7 +18,7 @@ import {
 // (unavailable, refused) saw nothing and are left out.
 
 /** One answered vantage's data, by its name. */
-export type AnsweredData = { readonly name: string } & (
+export type AnsweredData = { readonly name: string; readonly version?: string | undefined } & (
   | { readonly kind: "site-check"; readonly data: CheckSiteResponse }
   | { readonly kind: "trace"; readonly data: TraceRedirectsResponse }
 );
@@ -43,6 +43,8 @@ const ASPECTS: readonly Aspect[] = [
     aspect: (kind) => (kind === "site-check" ? "failed_stage" : "chain_status"),
     read: (answer) => (answer.kind === "site-check" ? stageText(answer.data.failedStage) : chainText(answer.data.chainStatus)),
   },
+  // Regions on different builds can read the same answer apart: the warning every reader shows.
+  { aspect: () => "version", read: (answer) => answer.version },
 ];
 
 /** The differences over `answers` (name order kept from the caller); empty when they all agree, or fewer than two answered. */

@@ -19,7 +19,7 @@ import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 import { refuseUnreadableInput, type VantageService } from "./vantage-answer.js";
 import { type AnsweredData, vantageDifferences } from "./vantage-differences.js";
-import { partsFromVantages, vantagesAsked, VERDICTS } from "./vantage-run.js";
+import { partsFromVantages, vantagesAsked, type VantagesAsked, VERDICTS } from "./vantage-run.js";
 
 // The streaming doors of a call from several vantages: each vantage's entry
 // as it arrives (arrival order, each naming its vantage), then the verdict
@@ -37,7 +37,7 @@ export function createVantageCheckSiteStream(service: VantageService) {
     for await (const part of partsFromVantages<typeof job, SiteCheckResult>(service.fanout, job, names, service.deadlines, context, siteCheckReading)) {
       readings.push(part.reading);
       const entry = create(VantageSiteCheckSchema, { vantage: part.origin, data: part.result === undefined ? undefined : siteCheckMessage(part.result) });
-      if (entry.data !== undefined) answered.push({ name: part.origin.name, kind: "site-check", data: entry.data });
+      if (entry.data !== undefined) answered.push({ name: part.origin.name, version: part.origin.version, kind: "site-check", data: entry.data });
       yield create(VantageCheckSiteResponseSchema, { entry });
     }
     yield create(VantageCheckSiteResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)], differences: vantageDifferences(byName(answered)) });
@@ -54,7 +54,7 @@ export function createVantageTraceStream(service: VantageService) {
     for await (const part of partsFromVantages<typeof job, RedirectTraceResult>(service.fanout, job, names, service.deadlines, context, traceReading)) {
       readings.push(part.reading);
       const entry = create(VantageTraceSchema, { vantage: part.origin, data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result) });
-      if (entry.data !== undefined) answered.push({ name: part.origin.name, kind: "trace", data: entry.data });
+      if (entry.data !== undefined) answered.push({ name: part.origin.name, version: part.origin.version, kind: "trace", data: entry.data });
       yield create(VantageTraceRedirectsResponseSchema, { entry });
     }
     yield create(VantageTraceRedirectsResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)], differences: vantageDifferences(byName(answered)) });
@@ -67,9 +67,9 @@ function byName(answers: readonly AnsweredData[]): AnsweredData[] {
 }
 
 /** The vantages resolved; these methods have no plain form, so naming none is the list's own 400. */
-async function namesOf(elements: readonly string[], service: VantageService, raw: string, allowBareDomain: boolean, context: HandlerContext): Promise<readonly string[]> {
+async function namesOf(elements: readonly string[], service: VantageService, raw: string, allowBareDomain: boolean, context: HandlerContext): Promise<VantagesAsked> {
   if (elements.length === 0) throw new ConnectError(vantageListCause("VANTAGES_SYNTAX").reason, Code.InvalidArgument);
-  const names = await vantagesAsked(elements, service.fanout);
-  refuseUnreadableInput(raw, { allowBareDomain }, names.length, context);
-  return names;
+  const asked = await vantagesAsked(elements, service.fanout, context);
+  refuseUnreadableInput(raw, { allowBareDomain }, asked.names.length, context);
+  return asked;
 }

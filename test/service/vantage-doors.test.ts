@@ -72,7 +72,7 @@ describe("is-site-down with vantages=all on one instance", () => {
           requestedUrl: url,
           vantages: {
             verdict: "up_everywhere",
-            entries: [{ vantage: { name: "local", label: null, location: null, state: "done", elapsedMs: 0, code: null, reason: null }, data: plain.body.data }],
+            entries: [{ vantage: { name: "local", label: null, location: null, state: "done", elapsedMs: 0, code: null, reason: null, version: null, lastSeen: null }, data: plain.body.data }],
             differences: null,
           },
         },
@@ -97,7 +97,7 @@ describe("is-site-down with vantages=all on one instance", () => {
     const vantages = (body.data as JsonObject).vantages as JsonObject;
     expect(vantages.verdict).toBe("up_where_answered");
     expect((vantages.entries as JsonObject[]).map((entry) => entry.vantage)).toEqual([
-      { name: "ap-south", label: null, location: null, state: "unavailable", elapsedMs: 0, code: "no_live_instance", reason: expect.stringContaining("No instance") as string },
+      { name: "ap-south", label: null, location: null, state: "unavailable", elapsedMs: 0, code: "no_live_instance", reason: expect.stringContaining("No instance") as string, version: null, lastSeen: null },
       expect.objectContaining({ name: "local", state: "done" }) as JsonObject,
     ]);
     expect((vantages.entries as JsonObject[])[0]?.data).toBeNull();

@@ -294,10 +294,12 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     expect(metrics).toMatch(/^sitediag_vantage_unavailable_total\{[^}]*vantage="us-east"[^}]*\} 1$/m);
   }, 90_000);
 
-  it("once the killed vantage's heartbeat has expired: all is the two left, priced so; naming it on the streaming door is its unavailable at once, refunded", async () => {
+  it("once the killed vantage's heartbeat has expired: all still names it, unavailable at once with when it was last seen, priced by the two left; naming it on the streaming door is its unavailable at once, refunded", async () => {
     await eventually(async () => {
       const body = await restBody("is-site-down", { url: targets.url("/ok"), vantages: "all" });
-      return (((body.data as JsonObject).vantages as JsonObject).entries as JsonObject[]).length === 2 ? true : undefined;
+      const entries = ((body.data as JsonObject).vantages as JsonObject).entries as JsonObject[];
+      const gone = entries.find((entry) => (entry.vantage as JsonObject).name === "us-east")?.vantage as JsonObject | undefined;
+      return entries.length === 3 && typeof gone?.lastSeen === "string" && gone.code === "no_live_instance" ? true : undefined;
     });
     const before = await used();
     await restBody("redirect-check", { url: targets.url("/ok"), vantages: "all" });

@@ -69,6 +69,7 @@ export function renderVantages(
       h("p", { class: "reason" }, `${target}: ${answered} of ${entries.length} region${entries.length === 1 ? "" : "s"} answered`),
       silentLine(entries),
     ),
+    buildsWarning(answer.differences),
     differencesLine(answer.differences),
     h("div", { class: "vantage-rows" }, ...entries.map(vantageRow)),
   );
@@ -104,6 +105,14 @@ function differencesLine(differences: readonly VantageDifference[]): HTMLElement
   return h("p", { class: "differences" }, h("strong", {}, "What differs: "), parts.join(" · "));
 }
 
+/** Regions on different builds can read the same URL apart: said plainly, above what differs. */
+function buildsWarning(differences: readonly VantageDifference[]): HTMLElement | null {
+  const builds = differences.find((difference) => difference.aspect === "version");
+  if (builds === undefined) return null;
+  const which = builds.values.map((value) => `${value.vantages.join(", ")} ${value.value}`).join("; ");
+  return h("p", { class: "builds warning" }, `The regions that answered run different builds (${which}): their answers may differ for that reason alone.`);
+}
+
 const ASPECT_WORDS: Readonly<Record<string, string>> = {
   addresses: "addresses",
   resolver: "resolver",
@@ -112,6 +121,7 @@ const ASPECT_WORDS: Readonly<Record<string, string>> = {
   certificate: "certificate",
   failed_stage: "failed stage",
   chain_status: "chain status",
+  version: "build",
 };
 
 /** The regions that said nothing about the target, named: the open question of the answer. */

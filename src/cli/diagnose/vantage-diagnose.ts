@@ -20,7 +20,7 @@ import type { VantageFanout } from "../../vantage/vantage-fanout.js";
 import { verdictNeedsALook, type VantageVerdictId } from "../../vantage/vantage-verdict.js";
 import { readVantageList } from "../../vantage-list.js";
 import type { CommandIo } from "../command.js";
-import { renderVantages } from "../report/vantage-report.js";
+import { buildsWarning, renderVantages } from "../report/vantage-report.js";
 import { type DiagnoseRun, EXIT, reportInterrupted, reportRefusal } from "./diagnose-command.js";
 
 /**
@@ -63,11 +63,12 @@ export async function diagnoseFromVantages(kind: "site-check" | "trace", list: s
 async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace", list: string, run: DiagnoseRun, io: CommandIo): Promise<number> {
   const { args, paint, signal } = run;
   // Membership is read before any job is sent; when the store fails it there, nothing has been checked.
-  const alive = () =>
-    fanout.alive().catch((error: unknown) => {
-      throw new StoreFailure(error instanceof Error ? error.message : String(error), { cause: error });
-    });
-  const service = { fanout: Object.assign({}, fanout, { alive }), deadlines: vantageDeadlinesFor(io.config) };
+  const storeFailure = (error: unknown) => {
+    throw new StoreFailure(error instanceof Error ? error.message : String(error), { cause: error });
+  };
+  const alive = () => fanout.alive().catch(storeFailure);
+  const known = () => fanout.known().catch(storeFailure);
+  const service = { fanout: Object.assign({}, fanout, { alive, known }), deadlines: vantageDeadlinesFor(io.config) };
   const method = kind === "site-check" ? DiagnosticsService.method.checkSite : DiagnosticsService.method.traceRedirects;
   const context = createHandlerContext({ service: DiagnosticsService, method, protocolName: "cli", requestMethod: "GET", url: "", requestSignal: signal });
   let data: JsonObject;
@@ -101,6 +102,8 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   const entries = Array.isArray(vantages.entries) ? (vantages.entries as JsonObject[]) : [];
   // Only `all` can come back empty: an empty table would hide that nothing ran anywhere.
   if (entries.length === 0) io.stderr.write("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
+  const builds = answer?.differences.find((difference) => difference.aspect === "version");
+  if (builds !== undefined) io.stderr.write(`sitediag: warning: ${buildsWarning(builds)}\n`);
   if (args.json) io.stdout.write(`${JSON.stringify(data)}\n`);
   else if (entries.length > 0 && answer !== undefined) io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), answer, paint));
   if (entries.length > 0 && entries.every((entry) => (entry.vantage as JsonObject | undefined)?.state === "refused")) return EXIT.badInput;

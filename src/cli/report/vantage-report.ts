@@ -41,6 +41,12 @@ export function renderVantages(target: string, vantages: VantageSiteChecks | Van
   return `${differencesLine(vantages.differences, paint)}${textTable(rows, "")}${painted}  ${clean(target)}  (${count} vantage${count === 1 ? "" : "s"}: ${counts}${notSeen})\n`;
 }
 
+/** The warning when the vantages that answered run different builds: the same URL may read apart for that reason alone. */
+export function buildsWarning(difference: VantageDifference): string {
+  const builds = difference.values.map((value) => `${value.vantages.join(", ")} ${value.value}`).join("; ");
+  return clean(`the vantages that answered run different builds (${builds}): their answers may differ for that reason alone`);
+}
+
 /** The one line of what differs between the regions that answered, above the rows; nothing when they agree. */
 export function differencesLine(differences: readonly VantageDifference[], paint: Paint): string {
   if (differences.length === 0) return "";
