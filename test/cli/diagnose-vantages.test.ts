@@ -41,6 +41,16 @@ describe("sitediag check --vantages", () => {
     expect(lines[2]).toBe(`up_everywhere  ${targets.url("/old")}  (1 vantage: 1 done)`);
   });
 
+  it("on the SQLite store it says that only this machine was asked; its help says what all means with each store", async () => {
+    const { stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/old")], ALLOW);
+    expect(stderr).toBe('sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n');
+    for (const command of [checkCommand, traceCommand]) {
+      const help = (await runDiagnose(command, ["--help"], ALLOW)).stdout.replace(/\s+/g, " ");
+      expect(help).toContain("SITEDIAG_STORE on Redis: the deployment's vantages; all is every one seen within SITEDIAG_VANTAGE_FORGET_AFTER");
+      expect(help).toContain('The SQLite store (the default): one vantage, this machine, "local"');
+    }
+  });
+
   it("a down site from the one vantage that answered, another unavailable: down_where_answered naming the silent one, exit 1", async () => {
     const { code, stdout } = await runDiagnose(checkCommand, ["--vantages=local,eu-west", targets.url("/broken")], ALLOW);
     expect(code).toBe(1);

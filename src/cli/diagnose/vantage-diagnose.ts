@@ -102,6 +102,8 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   const entries = Array.isArray(vantages.entries) ? (vantages.entries as JsonObject[]) : [];
   // Only `all` can come back empty: an empty table would hide that nothing ran anywhere.
   if (entries.length === 0) io.stderr.write("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
+  // On the SQLite store nothing but this machine was asked, whatever the list said: never let a table pass for regions.
+  if (io.config.store.kind === "sqlite") io.stderr.write('sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n');
   const builds = answer?.differences.find((difference) => difference.aspect === "version");
   if (builds !== undefined) io.stderr.write(`sitediag: warning: ${buildsWarning(builds)}\n`);
   if (args.json) io.stdout.write(`${JSON.stringify(data)}\n`);
