@@ -1,3 +1,4 @@
+import { VERSION } from "./package-info.js";
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { CREDITS, REDIRECT_TRACE, SITE_CHECK } from "./limits.js";
@@ -70,6 +71,10 @@ export interface VantageSettings {
   readonly location: string | undefined;
   /** Jobs of other instances this one runs at once as a worker of its vantage. */
   readonly maxJobs: number;
+  /** SITEDIAG_VANTAGE_FORGET_AFTER: a vantage silent this long is forgotten (ms); until then `all` asks it and it is answered unavailable at once. */
+  readonly forgetAfterMs: number;
+  /** The build this instance announces: the package version, or SITEDIAG_VANTAGE_VERSION (a region on another build, in tests). */
+  readonly version: string;
 }
 
 /**
@@ -170,6 +175,8 @@ export function loadConfig(env: Environment = process.env): Config {
       label: boundedText(env, "SITEDIAG_VANTAGE_LABEL", 100),
       location: boundedText(env, "SITEDIAG_VANTAGE_LOCATION", 100),
       maxJobs: integer(env, "SITEDIAG_VANTAGE_MAX_JOBS", 64, 1, 10_000),
+      forgetAfterMs: duration(env, "SITEDIAG_VANTAGE_FORGET_AFTER", 86_400_000, 10_000, 90 * 86_400_000),
+      version: versionText(env, "SITEDIAG_VANTAGE_VERSION"),
     },
   };
 }
@@ -178,6 +185,25 @@ export function loadConfig(env: Environment = process.env): Config {
 function vantageName(env: Environment, name: string): string {
   const value = text(env, name, "local");
   if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(value)) throw new ConfigError(name, `expected 1 to 32 lower-case letters, digits or '-' (not first), got "${value}"`);
+  return value;
+}
+
+/** A duration: whole seconds, or a number with s, m, h or d (`24h`, `90s`); ms between `min` and `max`. */
+function duration(env: Environment, name: string, fallbackMs: number, minMs: number, maxMs: number): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallbackMs;
+  const match = /^(\d{1,9})([smhd]?)$/.exec(value);
+  const unit = { "": 1_000, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match?.[2] ?? ""] ?? 1_000;
+  const ms = match === null ? Number.NaN : Number(match[1]) * unit;
+  if (!(ms >= minMs && ms <= maxMs)) throw new ConfigError(name, `expected a duration such as 24h, 30m or 90s, from ${minMs / 1_000} s to ${maxMs / 86_400_000} days, got "${value}"`);
+  return ms;
+}
+
+/** The build an instance announces to the others: the package's own unless overridden. */
+function versionText(env: Environment, name: string): string {
+  const value = raw(env, name);
+  if (value === undefined) return VERSION;
+  if (!/^[0-9A-Za-z.+_-]{1,64}$/.test(value)) throw new ConfigError(name, `expected 1 to 64 letters, digits, '.', '+', '_' or '-', got "${value}"`);
   return value;
 }
 

@@ -1,3 +1,4 @@
+import type { StoreHint } from "./store-hint.js";
 import { API_KEY_HEADER, generateApiKey, generateKeyId } from "./api-key.js";
 import type { AccessStore, KeyRecord } from "./store.js";
 
@@ -54,14 +55,14 @@ export interface FirstKeyOutput {
  * it does nothing. The key is printed here and nowhere else; it never reaches
  * the log.
  */
-export async function ensureFirstKey(store: AccessStore, output: FirstKeyOutput, baseUrl: string, cli = "sitediag"): Promise<IssuedKey | undefined> {
+export async function ensureFirstKey(store: AccessStore, output: FirstKeyOutput, baseUrl: string, cli = "sitediag", hint?: StoreHint): Promise<IssuedKey | undefined> {
   if ((await store.countKeys()) > 0) return undefined;
   const issued = await issueKey(store, FIRST_KEY_NAME, { onlyIfEmpty: true });
   if (issued === undefined) return undefined;
   const base = baseUrl.replace(/\/+$/, "");
   output.write(
     [
-      `sitediag: this store had no API keys, so one was created (${issued.record.id}, "${issued.record.name}").`,
+      `sitediag: this store${hint === undefined ? "" : ` (${hint.where})`} had no API keys, so one was created (${issued.record.id}, "${issued.record.name}").`,
       `It is shown only this once; keep it somewhere safe:`,
       ``,
       `  ${issued.secret}`,
@@ -71,7 +72,10 @@ export async function ensureFirstKey(store: AccessStore, output: FirstKeyOutput,
       `Call the API with it (put the site to check in place of <site>):`,
       `  curl -H '${API_KEY_HEADER}: ${issued.secret}' '${base}/api/v1/is-site-down?url=https://<site>/'`,
       // `cli` is how this very process was started (a clone has no `sitediag` on PATH).
-      `More keys: ${cli} keys create   (list: ${cli} keys list, revoke: ${cli} keys revoke ID)`,
+      // With the store named: an unset SITEDIAG_STORE in another shell is the local SQLite file, not this service's store.
+      hint === undefined
+        ? `More keys: ${cli} keys create   (list: ${cli} keys list, revoke: ${cli} keys revoke ID)`
+        : `More keys, in this same store: ${hint.env} ${cli} keys create   (list: keys list, revoke: keys revoke ID, with the same SITEDIAG_STORE)`,
       ``,
     ].join("\n"),
   );

@@ -33,15 +33,19 @@ the proxy that answered and a client-side redirect, if any.
               sitediag's own (browser, the default), as the API's user_agent=,
               to see a site that redirects or blocks by User-Agent
   --vantages  the check from each vantage named (or all), as the API's vantages=:
-              one row per vantage and the verdict over them. Run from here, the
-              one vantage is this machine, "local"; another name is unavailable
+              one row per vantage and the verdict over them. SITEDIAG_STORE on
+              Redis: the deployment's vantages; all is every one seen within
+              SITEDIAG_VANTAGE_FORGET_AFTER (a silent one is its row's
+              unavailable at once). The SQLite store (the default): one vantage,
+              this machine, "local"; another name is unavailable
   -h, --help  show this help
 
 exit status: 0 up (also CHALLENGED / BLOCKED: a proxy's challenge or block answered,
                which the API counts as up), 1 down, or up with a warning of
                severity problem (certificate_revoked), 2 bad input or a refused target;
-             with --vantages: 0 up_everywhere, 1 any other verdict, 2 bad input
-               or a target every vantage refused
+             with --vantages: 0 up_everywhere (every vantage asked answered), 1 any
+               other verdict (up_where_answered too), 2 bad input or a target every
+               vantage refused
 `;
 
 /** `sitediag check URL`: is-site-down, run directly. */

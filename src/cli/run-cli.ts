@@ -5,11 +5,12 @@ import { closest } from "./arguments.js";
 import { checkCommand } from "./check.js";
 import { type Command, type CommandIo, EXIT_OK, EXIT_USAGE } from "./command.js";
 import { keysCommand } from "./keys.js";
+import { vantagesCommand } from "./vantages.js";
 import { serveCommand } from "./serve.js";
 import { traceCommand } from "./trace.js";
 
 /** Every subcommand of the `sitediag` bin, in the order `sitediag --help` lists them. Add new ones here. */
-export const COMMANDS: readonly Command[] = [serveCommand, keysCommand, checkCommand, traceCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, keysCommand, checkCommand, traceCommand, vantagesCommand];
 
 /** What the process offers the CLI; CommandIo minus the configuration, which runCli loads. */
 export type ProcessIo = Omit<CommandIo, "config" | "env"> & { readonly env: Environment };

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from "node:cluster";
 import { ensureFirstKey } from "../access/issue-key.js";
+import { storeHint } from "../access/store-hint.js";
 import { isWorkerMessage, type ListeningMessage, type StopMessage } from "../server/ops/cluster-messages.js";
 import { createMetricsAnswerer } from "../server/ops/cluster-metrics.js";
 import { VERSION } from "../package-info.js";
@@ -63,7 +64,7 @@ export async function serveCluster(io: CommandIo): Promise<number> {
       const pids = [...live.values()].map((entry) => entry.worker.process.pid).join(", ");
       io.stdout.write(`sitediag ${VERSION} listening on ${message.url} (REST, Connect, gRPC, gRPC-Web; store: ${message.store}; ${count} workers: ${pids})\n`);
       if (message.metricsUrl !== null) io.stdout.write(`sitediag metrics on ${message.metricsUrl}/metrics (all workers)\n`);
-      await ensureFirstKey(store, io.stderr, message.url, selfCommand()).catch((error: unknown) => {
+      await ensureFirstKey(store, io.stderr, message.url, selfCommand(), storeHint(io.config.store)).catch((error: unknown) => {
         io.stderr.write(`sitediag: could not create a first API key: ${messageOf(error)}\n`);
       });
       // The workers have their own connections; the primary needs none while serving.

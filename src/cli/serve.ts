@@ -1,5 +1,6 @@
 import cluster from "node:cluster";
 import { ensureFirstKey } from "../access/issue-key.js";
+import { storeHint } from "../access/store-hint.js";
 import type { AccessStore } from "../access/store.js";
 import { createLogger, type Logger } from "../observability/logger.js";
 import { createMetrics, type Metrics } from "../observability/metrics.js";
@@ -62,7 +63,7 @@ const SINGLE_PROCESS: ServeRole = {
   announce: async (io, server, store) => {
     io.stdout.write(`sitediag ${VERSION} listening on ${server.url} (REST, Connect, gRPC, gRPC-Web; store: ${store.kind})\n`);
     if (server.metricsUrl !== undefined) io.stdout.write(`sitediag metrics on ${server.metricsUrl}/metrics\n`);
-    await ensureFirstKey(store, io.stderr, server.url, selfCommand()).catch((error: unknown) => {
+    await ensureFirstKey(store, io.stderr, server.url, selfCommand(), storeHint(io.config.store)).catch((error: unknown) => {
       io.stderr.write(`sitediag: could not create a first API key: ${messageOf(error)}\n`);
     });
   },

@@ -54,8 +54,12 @@ row to that many redirects at most; a longer chain fails as chain_too_long.
                   user_agent=, to every row with --batch: a site that redirects
                   or blocks by User-Agent shows it
   --vantages      the trace from each vantage named (or all), as the API's
-                  vantages=: one row per vantage and the verdict over them. Run
-                  from here, the one vantage is this machine, "local"
+                  vantages=: one row per vantage and the verdict over them.
+                  SITEDIAG_STORE on Redis: the deployment's vantages; all is
+                  every one seen within SITEDIAG_VANTAGE_FORGET_AFTER (a silent
+                  one is its row's unavailable at once). The SQLite store (the
+                  default): one vantage, this machine, "local"; another name is
+                  unavailable
   -h, --help      show this help
 
 exit status: 0 Healthy or Redirects detected with no problem warning (every row passes,
@@ -63,8 +67,9 @@ exit status: 0 Healthy or Redirects detected with no problem warning (every row 
              1 any other chain status, or a problem warning such as an https -> http
                downgrade or a final 4xx/5xx (any row fails, with --batch),
              2 bad input or a refused target;
-             with --vantages: 0 up_everywhere, 1 any other verdict, 2 bad input
-               or a target every vantage refused
+             with --vantages: 0 up_everywhere (every vantage asked answered), 1 any
+               other verdict (up_where_answered too), 2 bad input or a target every
+               vantage refused
 `;
 
 /** `sitediag trace URL`: redirect-check, run directly; `--batch FILE` for many. */

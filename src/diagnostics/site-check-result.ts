@@ -85,10 +85,26 @@ export function tooManyRedirectsReason(maxRequests: number): string {
   return `Too many redirects: still redirecting after ${maxRequests} requests`;
 }
 
+/** A timeout this much short of the allowance (or 5% of it) was not ours: timers and clocks differ by less. */
+const EARLY_MARGIN_MS = 100;
+
+/** Who gives up before the check's own timeout, by stage. */
+const GAVE_UP_FIRST: Readonly<Record<ProbeFailure["stage"], string>> = {
+  dns: "the resolver gave up",
+  connect: "the connection attempt gave up",
+  tls: "the handshake gave up",
+  http: "the exchange gave up",
+};
+
 export function failureReason(failure: ProbeFailure, timeoutMs: number): string {
   // The probe knows the phase a deadline cut short; only the diagnostic knows the timeout it set.
-  if (failure.timedOut) return `Timed out after ${formatDuration(timeoutMs)} ${TIMEOUT_WAITS[failure.stage]}`;
-  return failure.reason;
+  if (!failure.timedOut) return failure.reason;
+  // Ended before the time allowed: a limit of its own gave up first (the resolver's, at about 5 s of silence).
+  // The reason says the time it had, never the allowance it did not reach ("5031 ms, Timed out after 6 s" was).
+  if (failure.elapsedMs < timeoutMs - Math.max(EARLY_MARGIN_MS, timeoutMs / 20)) {
+    return `Timed out after ${formatDuration(Math.round(failure.elapsedMs))} ${TIMEOUT_WAITS[failure.stage]} (${GAVE_UP_FIRST[failure.stage]} before the ${formatDuration(timeoutMs)} allowed)`;
+  }
+  return `Timed out after ${formatDuration(timeoutMs)} ${TIMEOUT_WAITS[failure.stage]}`;
 }
 
 export function redirectRefusalReason(rule: RefusalRule): string {

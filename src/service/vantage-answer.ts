@@ -21,6 +21,7 @@ import { siteCheckReading, traceReading, vantageVerdict } from "../vantage/vanta
 import { callOf } from "./call.js";
 import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
+import { vantageDifferences } from "./vantage-differences.js";
 import { byName, partsFromVantages, type VantageDeadlines, type VantagePart, vantagesAsked, VERDICTS } from "./vantage-run.js";
 import { userAgentOption } from "../user-agent-option.js";
 
@@ -40,14 +41,18 @@ type Handler<I, O> = (request: I, context: HandlerContext) => Promise<O>;
  */
 export function createVantageCheckSite(service: VantageService): Handler<CheckSiteRequest, CheckSiteResponse> {
   return async (request, context) => {
-    const names = await vantagesAsked(request.vantages, service.fanout);
-    refuseUnreadableInput(request.url, { allowBareDomain: false }, names.length, context);
+    const asked = await vantagesAsked(request.vantages, service.fanout, context);
+    refuseUnreadableInput(request.url, { allowBareDomain: false }, asked.names.length, context);
     const options = Object.assign({ details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom }, userAgentOption(request.userAgent));
-    const parts = await allOf(partsFromVantages<{ kind: "site-check"; raw: string; options: typeof options }, SiteCheckResult>(service.fanout, { kind: "site-check", raw: request.url, options }, names, service.deadlines, context, siteCheckReading));
+    const parts = await allOf(partsFromVantages<{ kind: "site-check"; raw: string; options: typeof options }, SiteCheckResult>(service.fanout, { kind: "site-check", raw: request.url, options }, asked, service.deadlines, context, siteCheckReading));
     const entries = parts.map((part) => create(VantageSiteCheckSchema, { vantage: part.origin, data: part.result === undefined ? undefined : siteCheckMessage(part.result) }));
     return create(CheckSiteResponseSchema, {
       requestedUrl: request.url,
-      vantages: create(VantageSiteChecksSchema, { verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))], entries }),
+      vantages: create(VantageSiteChecksSchema, {
+        verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))],
+        entries,
+        differences: vantageDifferences(entries.flatMap((entry) => (entry.data === undefined ? [] : [{ name: entry.vantage?.name ?? "", version: entry.vantage?.version, kind: "site-check" as const, data: entry.data }]))),
+      }),
     });
   };
 }
@@ -55,14 +60,18 @@ export function createVantageCheckSite(service: VantageService): Handler<CheckSi
 /** TraceRedirects with `vantages`, alike: the top-level fields stay unset but input. */
 export function createVantageTrace(service: VantageService): Handler<TraceRedirectsRequest, TraceRedirectsResponse> {
   return async (request, context) => {
-    const names = await vantagesAsked(request.vantages, service.fanout);
-    refuseUnreadableInput(request.url, { allowBareDomain: true }, names.length, context);
+    const asked = await vantagesAsked(request.vantages, service.fanout, context);
+    refuseUnreadableInput(request.url, { allowBareDomain: true }, asked.names.length, context);
     const options = Object.assign({ details: request.details === true }, userAgentOption(request.userAgent));
-    const parts = await allOf(partsFromVantages<{ kind: "trace"; raw: string; options: typeof options }, RedirectTraceResult>(service.fanout, { kind: "trace", raw: request.url, options }, names, service.deadlines, context, traceReading));
+    const parts = await allOf(partsFromVantages<{ kind: "trace"; raw: string; options: typeof options }, RedirectTraceResult>(service.fanout, { kind: "trace", raw: request.url, options }, asked, service.deadlines, context, traceReading));
     const entries = parts.map((part) => create(VantageTraceSchema, { vantage: part.origin, data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result) }));
     return create(TraceRedirectsResponseSchema, {
       input: request.url,
-      vantages: create(VantageTracesSchema, { verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))], entries }),
+      vantages: create(VantageTracesSchema, {
+        verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))],
+        entries,
+        differences: vantageDifferences(entries.flatMap((entry) => (entry.data === undefined ? [] : [{ name: entry.vantage?.name ?? "", version: entry.vantage?.version, kind: "trace" as const, data: entry.data }]))),
+      }),
     });
   };
 }

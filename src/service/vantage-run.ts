@@ -5,7 +5,8 @@ import { callRefundKey } from "../access/call-price.js";
 import type { DiagnosticOutcome } from "../diagnostics/diagnostic-call.js";
 import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
 import { sharedClockMs } from "../probe/clock.js";
-import type { VantageFanout, VantageJob, VantageOutcomeOf } from "../vantage/vantage-fanout.js";
+import type { KnownVantage, VantageFanout, VantageJob, VantageOutcomeOf } from "../vantage/vantage-fanout.js";
+import { silentVantagesKey } from "../vantage/vantage-plan.js";
 import type { VantageReading, VantageVerdictId } from "../vantage/vantage-verdict.js";
 import { readVantageList } from "../vantage-list.js";
 import { callOf } from "./call.js";
@@ -57,18 +58,27 @@ const UNAVAILABLE_REASONS: Readonly<Record<string, string>> = {
  * rule (the access layer refuses it before the charge; a handler called
  * without that layer refuses it here).
  */
-export async function vantagesAsked(elements: readonly string[], fanout: Pick<VantageFanout, "alive">): Promise<readonly string[]> {
+export async function vantagesAsked(elements: readonly string[], fanout: Pick<VantageFanout, "known">, context: HandlerContext): Promise<VantagesAsked> {
   const list = readVantageList(elements);
   switch (list.kind) {
     case "none":
-      return [];
+      return { names: [], silent: [] };
     case "problem":
       throw new ConnectError(list.problem.reason, Code.InvalidArgument);
-    case "all":
-      return (await fanout.alive()).map((vantage) => vantage.name);
+    case "all": {
+      const known = await fanout.known();
+      return { names: known.filter((vantage) => vantage.live).map((vantage) => vantage.info.name), silent: known.filter((vantage) => !vantage.live) };
+    }
     case "names":
-      return list.names;
+      // The planner resolved `all` to these live names, and left the silent ones beside them.
+      return { names: list.names, silent: context.values.get(silentVantagesKey) };
   }
+}
+
+/** The vantages a call runs on (live, priced), and those `all` knows but are silent now (answered unavailable at once, free). */
+export interface VantagesAsked {
+  readonly names: readonly string[];
+  readonly silent: readonly KnownVantage[];
 }
 
 /**
@@ -81,7 +91,7 @@ export async function vantagesAsked(elements: readonly string[], fanout: Pick<Va
 export async function* partsFromVantages<J extends VantageJob, R>(
   fanout: VantageFanout,
   job: J,
-  names: readonly string[],
+  asked: VantagesAsked,
   deadlines: VantageDeadlines,
   context: HandlerContext,
   read: (result: R) => VantageReading,
@@ -89,10 +99,18 @@ export async function* partsFromVantages<J extends VantageJob, R>(
   const from = callOf(context)?.timeoutsFrom ?? sharedClockMs();
   const deadline = from + (job.kind === "site-check" ? deadlines.siteCheckMs : deadlines.traceMs);
   const refund = context.values.get(callRefundKey);
+  const { names } = asked;
+  for (const vantage of asked.silent) {
+    // Known, silent now: nothing to wait for, and nothing was charged for it.
+    const named = { name: vantage.info.name, label: vantage.info.label, location: vantage.info.location, elapsedMs: 0, version: vantage.info.version };
+    const lastSeen = new Date(vantage.lastSeen).toISOString();
+    const origin = create(VantageOriginSchema, Object.assign({}, named, { state: VantageState.UNAVAILABLE, code: "no_live_instance", lastSeen, reason: `No instance of this vantage has been seen since ${lastSeen}; nothing is known about the target from there` }));
+    yield { origin, result: undefined, reading: undefined };
+  }
   let told = 0;
   for await (const entry of fanout.run(job, names, deadline, context.signal)) {
     told += 1;
-    const named = { name: entry.vantage.name, label: entry.vantage.label, location: entry.vantage.location, elapsedMs: entry.elapsedMs };
+    const named = { name: entry.vantage.name, label: entry.vantage.label, location: entry.vantage.location, elapsedMs: entry.elapsedMs, version: entry.vantage.version };
     if (entry.state === "unavailable") {
       refund?.unit();
       yield unavailable(named, entry.reason);
@@ -123,7 +141,7 @@ export async function* partsFromVantages<J extends VantageJob, R>(
   if (context.signal.aborted || told < names.length) throw new ConnectError("the call was canceled before every vantage answered", Code.Canceled);
 }
 
-function unavailable(named: { name: string; label: string | undefined; location: string | undefined; elapsedMs: number }, code: string): VantagePart<never> {
+function unavailable(named: { name: string; label: string | undefined; location: string | undefined; elapsedMs: number; version: string | undefined }, code: string): VantagePart<never> {
   const origin = create(VantageOriginSchema, Object.assign({}, named, { state: VantageState.UNAVAILABLE, code, reason: UNAVAILABLE_REASONS[code] ?? UNAVAILABLE_REASONS.engine_error }));
   return { origin, result: undefined, reading: undefined };
 }
@@ -135,6 +153,8 @@ export const VERDICTS: Readonly<Record<VantageVerdictId, VantageVerdict>> = {
   down_in_some: VantageVerdict.DOWN_IN_SOME,
   blocked_in_some: VantageVerdict.BLOCKED_IN_SOME,
   unavailable: VantageVerdict.UNAVAILABLE,
+  up_where_answered: VantageVerdict.UP_WHERE_ANSWERED,
+  down_where_answered: VantageVerdict.DOWN_WHERE_ANSWERED,
 };
 
 /** Entries in the order of their vantages' names, as the answer lists them. */

@@ -18,7 +18,8 @@ import { callOf } from "./call.js";
 import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 import { refuseUnreadableInput, type VantageService } from "./vantage-answer.js";
-import { partsFromVantages, vantagesAsked, VERDICTS } from "./vantage-run.js";
+import { type AnsweredData, vantageDifferences } from "./vantage-differences.js";
+import { partsFromVantages, vantagesAsked, type VantagesAsked, VERDICTS } from "./vantage-run.js";
 import { userAgentOption } from "../user-agent-option.js";
 
 // The streaming doors of a call from several vantages: each vantage's entry
@@ -32,13 +33,15 @@ export function createVantageCheckSiteStream(service: VantageService) {
     const names = await namesOf(request.vantages, service, request.url, false, context);
     const options = Object.assign({ details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom }, userAgentOption(request.userAgent));
     const readings: (VantageReading | undefined)[] = [];
+    const answered: AnsweredData[] = [];
     const job = { kind: "site-check" as const, raw: request.url, options };
     for await (const part of partsFromVantages<typeof job, SiteCheckResult>(service.fanout, job, names, service.deadlines, context, siteCheckReading)) {
       readings.push(part.reading);
       const entry = create(VantageSiteCheckSchema, { vantage: part.origin, data: part.result === undefined ? undefined : siteCheckMessage(part.result) });
+      if (entry.data !== undefined) answered.push({ name: part.origin.name, version: part.origin.version, kind: "site-check", data: entry.data });
       yield create(VantageCheckSiteResponseSchema, { entry });
     }
-    yield create(VantageCheckSiteResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)] });
+    yield create(VantageCheckSiteResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)], differences: vantageDifferences(byName(answered)) });
   };
 }
 
@@ -48,19 +51,26 @@ export function createVantageTraceStream(service: VantageService) {
     const names = await namesOf(request.vantages, service, request.url, true, context);
     const job = { kind: "trace" as const, raw: request.url, options: Object.assign({ details: request.details === true }, userAgentOption(request.userAgent)) };
     const readings: (VantageReading | undefined)[] = [];
+    const answered: AnsweredData[] = [];
     for await (const part of partsFromVantages<typeof job, RedirectTraceResult>(service.fanout, job, names, service.deadlines, context, traceReading)) {
       readings.push(part.reading);
       const entry = create(VantageTraceSchema, { vantage: part.origin, data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result) });
+      if (entry.data !== undefined) answered.push({ name: part.origin.name, version: part.origin.version, kind: "trace", data: entry.data });
       yield create(VantageTraceRedirectsResponseSchema, { entry });
     }
-    yield create(VantageTraceRedirectsResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)] });
+    yield create(VantageTraceRedirectsResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)], differences: vantageDifferences(byName(answered)) });
   };
 }
 
+/** Answers in the order of their vantages' names, as the unary answer's differences list them. */
+function byName(answers: readonly AnsweredData[]): AnsweredData[] {
+  return [...answers].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 /** The vantages resolved; these methods have no plain form, so naming none is the list's own 400. */
-async function namesOf(elements: readonly string[], service: VantageService, raw: string, allowBareDomain: boolean, context: HandlerContext): Promise<readonly string[]> {
+async function namesOf(elements: readonly string[], service: VantageService, raw: string, allowBareDomain: boolean, context: HandlerContext): Promise<VantagesAsked> {
   if (elements.length === 0) throw new ConnectError(vantageListCause("VANTAGES_SYNTAX").reason, Code.InvalidArgument);
-  const names = await vantagesAsked(elements, service.fanout);
-  refuseUnreadableInput(raw, { allowBareDomain }, names.length, context);
-  return names;
+  const asked = await vantagesAsked(elements, service.fanout, context);
+  refuseUnreadableInput(raw, { allowBareDomain }, asked.names.length, context);
+  return asked;
 }

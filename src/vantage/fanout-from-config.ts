@@ -20,9 +20,10 @@ export async function redisFanoutFromConfig(
   const { createRedisFanout } = await import("./redis-fanout.js");
   return createRedisFanout({
     location: store,
-    self: { name: vantage.name, label: vantage.label, location: vantage.location },
+    self: { name: vantage.name, label: vantage.label, location: vantage.location, version: vantage.version },
     runner,
     maxJobs: vantage.maxJobs,
+    timing: { forgetAfterMs: vantage.forgetAfterMs },
     registry,
     onTrouble,
   });
@@ -39,5 +40,5 @@ export async function redisAskerFromConfig(config: Config, onTrouble: (error: un
   const { store, vantage } = config;
   if (store.kind === "sqlite") return undefined;
   const { createRedisFanout } = await import("./redis-fanout.js");
-  return createRedisFanout({ location: store, self: { name: vantage.name, label: vantage.label, location: vantage.location }, maxJobs: vantage.maxJobs, onTrouble });
+  return createRedisFanout({ location: store, self: { name: vantage.name, label: vantage.label, location: vantage.location, version: vantage.version }, maxJobs: vantage.maxJobs, timing: { forgetAfterMs: vantage.forgetAfterMs }, onTrouble });
 }

@@ -30,6 +30,8 @@ export function createLocalFanout(self: LocalVantage, others: readonly LocalVant
   return {
     self: self.info,
     alive: () => Promise.resolve(closed ? [] : infos),
+    // Its members live and die with this process: every one known is live.
+    known: () => Promise.resolve(closed ? [] : infos.map((info) => ({ info, live: true, lastSeen: Date.now(), instances: [] }))),
     run: <J extends VantageJob>(job: J, vantages: readonly string[], deadline: number, signal: AbortWatch | undefined) =>
       fanOut(job, vantages.map((name) => members.get(name) ?? { name }), deadline, signal, () => closed),
     close: () => {

@@ -7,7 +7,7 @@ import { openReplyInbox } from "./reply-inbox.js";
 import { vantageKeys } from "./vantage-keys.js";
 import { createVantageMetrics, type VantageMetrics } from "./vantage-metrics.js";
 import { connectRedis, disconnect, messageOf, whenReady, type RedisClient, type VantageRedisLocation } from "./vantage-redis.js";
-import { vantageRegistry } from "./vantage-registry.js";
+import { clockOffsetFromRedis, vantageRegistry } from "./vantage-registry.js";
 import { startVantageWorker, type VantageWorker } from "./vantage-worker.js";
 import type { VantageEntry, VantageFanout, VantageInfo, VantageJob, VantageOutcomeOf } from "./vantage-fanout.js";
 
@@ -23,9 +23,11 @@ export interface FanoutTiming {
   readonly blockMs: number;
   /** Expiry of answers not read (ms). */
   readonly replyTtlMs: number;
+  /** A vantage silent this long is forgotten: `all` no longer asks it (SITEDIAG_VANTAGE_FORGET_AFTER). */
+  readonly forgetAfterMs: number;
 }
 
-export const DEFAULT_TIMING: FanoutTiming = { beatMs: 1_000, expiryMs: 5_000, claimIdleMs: 2_000, blockMs: 5_000, replyTtlMs: 60_000 };
+export const DEFAULT_TIMING: FanoutTiming = { beatMs: 1_000, expiryMs: 5_000, claimIdleMs: 2_000, blockMs: 5_000, replyTtlMs: 60_000, forgetAfterMs: 86_400_000 };
 
 export interface RedisFanoutOptions {
   /** The store's Redis (SITEDIAG_STORE). */
@@ -50,6 +52,10 @@ export interface RedisFanoutOptions {
 export interface RedisFanout extends VantageFanout {
   /** Whether this instance's vantage stream (or, dispatching only, the Redis) answers now: /readyz. */
   ready(): Promise<boolean>;
+  /** Forgets every instance of a vantage (`sitediag vantages forget`); how many were forgotten. */
+  forget(name: string): Promise<number>;
+  /** This process's clock minus the Redis server's (ms), measured now. */
+  clockOffset(): Promise<number>;
 }
 
 const COMMAND_TIMEOUT_MS = 2_000;
@@ -117,6 +123,9 @@ export async function createRedisFanout(options: RedisFanoutOptions): Promise<Re
   return {
     self,
     alive,
+    known: () => registry.known(),
+    forget: (name) => registry.forget(name),
+    clockOffset: () => clockOffsetFromRedis(redis),
     run: <J extends VantageJob>(job: J, vantages: readonly string[], deadline: number, signal: AbortWatch | undefined) =>
       fanOut<J>({ redis, keys, inbox, alive: aliveForRun, metrics, instance, jobsMaxLen: options.jobsMaxLen ?? JOBS_MAX_LEN, trouble }, job, vantages, deadline, signal),
     ready: () =>

@@ -16,6 +16,28 @@ export interface VantageInfo {
   readonly label?: string | undefined;
   /** Where it stands, free text ("Frankfurt, DE"); absent when not set. */
   readonly location?: string | undefined;
+  /** The build its newest instance runs (the package version, or SITEDIAG_VANTAGE_VERSION); absent when not announced. */
+  readonly version?: string | undefined;
+}
+
+/** One instance of a vantage, as its own heartbeat left it. */
+export interface KnownInstance {
+  readonly id: string;
+  /** Epoch ms of its last heartbeat, by its own clock. */
+  readonly lastSeen: number;
+  readonly live: boolean;
+  readonly version: string | undefined;
+  /** Its clock minus the Redis server's at its last heartbeat (ms); undefined when not known. */
+  readonly clockOffsetMs: number | undefined;
+}
+
+/** A vantage seen within the retention window (SITEDIAG_VANTAGE_FORGET_AFTER), live or not. */
+export interface KnownVantage {
+  readonly info: VantageInfo;
+  readonly live: boolean;
+  /** Epoch ms of the newest heartbeat of any of its instances. */
+  readonly lastSeen: number;
+  readonly instances: readonly KnownInstance[];
 }
 
 /**
@@ -47,6 +69,8 @@ export interface VantageFanout {
   readonly self: VantageInfo;
   /** The vantages with a live instance now (their own heartbeats), sorted by name; always holds `self` while this instance serves. */
   alive(): Promise<readonly VantageInfo[]>;
+  /** Every vantage seen within the retention window, live or not, sorted by name: what `all` asks. */
+  known(): Promise<readonly KnownVantage[]>;
   /**
    * Sends `job` once to each of `vantages` (names, deduplicated by the
    * caller) and yields each vantage's entry as it arrives, exactly one per

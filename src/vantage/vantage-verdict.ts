@@ -3,7 +3,14 @@
 // here, so "down in some" means the same thing wherever it is shown.
 
 /** The verdict over the vantages of one call (docs/vantages.md, "Verdicts and costs"). */
-export type VantageVerdictId = "up_everywhere" | "down_everywhere" | "down_in_some" | "blocked_in_some" | "unavailable";
+export type VantageVerdictId =
+  | "up_everywhere"
+  | "down_everywhere"
+  | "down_in_some"
+  | "blocked_in_some"
+  | "unavailable"
+  | "up_where_answered"
+  | "down_where_answered";
 
 /** How one vantage's part of a call ended. */
 export type VantageStateId = "done" | "unavailable" | "refused";
@@ -46,12 +53,17 @@ export function traceReading(result: { readonly chainStatus: ChainStatusName; re
 /**
  * The verdict over a call's entries, given each one's reading (undefined for
  * an entry that has none: unavailable or refused, which say nothing about the
- * target). Only the entries that answered count:
- * - none answered: `unavailable`;
- * - all down: `down_everywhere`; some down: `down_in_some`;
- * - none down, some blocked while others are up: `blocked_in_some`;
- * - otherwise (all up, or the same refusal everywhere, which the contract
- *   counts as up): `up_everywhere`.
+ * target). A verdict never claims more than was seen: "everywhere" only when
+ * every vantage asked has a reading. The whole table (docs/vantages.md):
+ *
+ *   readings of those that answered       every one answered    some did not
+ *   none                                  -                     unavailable
+ *   all up (or all the same 403/451)      up_everywhere         up_where_answered
+ *   all down                              down_everywhere       down_where_answered
+ *   some down, the others up or blocked   down_in_some          down_in_some
+ *   none down, some blocked, some up      blocked_in_some       blocked_in_some
+ *
+ * "In some" is true whoever else was silent; the entries name the silent ones.
  */
 export function vantageVerdict(readings: readonly (VantageReading | undefined)[]): VantageVerdictId {
   let up = 0;
@@ -62,13 +74,39 @@ export function vantageVerdict(readings: readonly (VantageReading | undefined)[]
     else if (reading === "down") down += 1;
     else if (reading === "blocked") blocked += 1;
   }
-  if (up + down + blocked === 0) return "unavailable";
-  if (down > 0) return up + blocked === 0 ? "down_everywhere" : "down_in_some";
+  const answered = up + down + blocked;
+  if (answered === 0) return "unavailable";
+  const everyOne = answered === readings.length;
+  if (down > 0) {
+    if (up + blocked > 0) return "down_in_some";
+    return everyOne ? "down_everywhere" : "down_where_answered";
+  }
   if (blocked > 0 && up > 0) return "blocked_in_some";
-  return "up_everywhere";
+  return everyOne ? "up_everywhere" : "up_where_answered";
 }
 
-/** Whether a verdict is a reason to look (the CLI's exit status, the page's colour): anything but up everywhere. */
+/** Whether a verdict is a reason to look (the CLI's exit status): anything but up everywhere. */
 export function verdictNeedsALook(verdict: VantageVerdictId): boolean {
   return verdict !== "up_everywhere";
+}
+
+/**
+ * How a verdict is shown (the page's colour, the CLI's paint): `good` only
+ * for up everywhere; `bad` where some vantage read down; `unsure` (amber)
+ * where none read down but the picture is not whole: a block in some, or
+ * vantages that did not answer.
+ */
+export function verdictTone(verdict: VantageVerdictId): "good" | "bad" | "unsure" {
+  switch (verdict) {
+    case "up_everywhere":
+      return "good";
+    case "down_everywhere":
+    case "down_in_some":
+    case "down_where_answered":
+      return "bad";
+    case "blocked_in_some":
+    case "up_where_answered":
+    case "unavailable":
+      return "unsure";
+  }
 }

@@ -92,12 +92,14 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     expect(stderr).toBe("");
     expect(code).toBe(1);
     const lines = stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^VANTAGE\s+STATE\s+ANSWER\s+STATUS\s+TIME\s+REASON$/);
-    expect(lines[1]).toMatch(/^ap-south\s+done\s+down\s+-\s+\d+ ms\s+\S/);
-    expect(lines[2]).toMatch(/^eu-west\s+done\s+up\s+200\s+\d+ ms$/);
-    expect(lines[3]).toMatch(/^us-east\s+done\s+up\s+200\s+\d+ ms$/);
-    expect(lines[4]).toBe(`down_in_some  ${url}  (3 vantages: 3 done)`);
-    expect(lines).toHaveLength(5);
+    // What differs first: the addresses each region resolved, and from which resolver.
+    expect(lines[0]).toMatch(/^differs: addresses \(ap-south NXDOMAIN; eu-west, us-east 127\.0\.0\.1\), resolver \(/);
+    expect(lines[1]).toMatch(/^VANTAGE\s+STATE\s+ANSWER\s+STATUS\s+TIME\s+CODE\s+REASON$/);
+    expect(lines[2]).toMatch(/^ap-south\s+done\s+DOWN\s+-\s+\d+ ms\s+dns_no_such_host\s+DNS lookup failed/);
+    expect(lines[3]).toMatch(/^eu-west\s+done\s+UP\s+200\s+\d+ ms$/);
+    expect(lines[4]).toMatch(/^us-east\s+done\s+UP\s+200\s+\d+ ms$/);
+    expect(lines[5]).toBe(`down_in_some  ${url}  (3 vantages: 3 done)`);
+    expect(lines).toHaveLength(6);
     expectNoTraceOfTheCommand(before, await footprint(admin));
   }, 60_000);
 
@@ -117,10 +119,12 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     expect(stderr).toBe("");
     expect(code).toBe(1);
     const lines = stdout.trimEnd().split("\n");
-    expect(lines[1]).toMatch(/^eu-west\s+done\s+Healthy\s+200\s+\d+ ms$/);
-    expect(lines[2]).toMatch(/^us-east\s+done\s+\S.*\s+403\s+\d+ ms/);
-    expect(lines[3]).toBe(`blocked_in_some  ${url}  (2 vantages: 2 done)`);
-    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^differs: addresses \(eu-west 127\.0\.0\.1; us-east 127\.0\.0\.2\), resolver \(.*\), status \(eu-west 200; us-east 403\)/);
+    expect(lines[2]).toMatch(/^eu-west\s+done\s+UP\s+200\s+\d+ ms$/);
+    // The challenge in the words a single trace uses: CHALLENGED and Cloudflare's sentence, never a bare status.
+    expect(lines[3]).toMatch(/^us-east\s+done\s+CHALLENGED\s+403\s+\d+ ms\s+final_status_error\s+Reachable, but a Cloudflare challenge answered/);
+    expect(lines[4]).toBe(`blocked_in_some  ${url}  (2 vantages: 2 done)`);
+    expect(lines).toHaveLength(5);
     expectNoTraceOfTheCommand(before, await footprint(admin));
   }, 60_000);
 
@@ -147,7 +151,7 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
       expect(stderr).toBe("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
       const json = await runDiagnose(checkCommand, ["--json", "--vantages", "all", targets.url("/ok")], { SITEDIAG_STORE: empty.url() });
       expect(json.code).toBe(1);
-      expect(JSON.parse(json.stdout)).toEqual({ requestedUrl: targets.url("/ok"), vantages: { verdict: "unavailable", entries: [] } });
+      expect(JSON.parse(json.stdout)).toEqual({ requestedUrl: targets.url("/ok"), vantages: { verdict: "unavailable", entries: [], differences: null } });
     } finally {
       await empty.close();
     }

@@ -1,10 +1,12 @@
-import type { JsonObject } from "@bufbuild/protobuf";
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { SiteStatus, VantageSiteChecksSchema, VantageState, VantageVerdict } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand } from "../../src/cli/check.js";
 import { traceCommand } from "../../src/cli/trace.js";
 import { renderVantages } from "../../src/cli/report/vantage-report.js";
 import { createPaint } from "../../src/cli/report/terminal-text.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { CLOUDFLARE_CHALLENGE } from "../fixtures/proxy-answers.js";
 import { runDiagnose } from "./cli-io.js";
 
 // `sitediag check --vantages` / `trace --vantages`: run from the command line
@@ -20,6 +22,7 @@ beforeAll(async () => {
       "/new": { kind: "respond", status: 200 },
       "/broken": { kind: "respond", status: 503 },
       "/hang": { kind: "hang" },
+      "/challenge": CLOUDFLARE_CHALLENGE,
     },
   });
 });
@@ -33,18 +36,27 @@ describe("sitediag check --vantages", () => {
     const { code, stdout } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/old")], ALLOW);
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^VANTAGE\s+STATE\s+ANSWER\s+STATUS\s+TIME\s+REASON$/);
-    expect(lines[1]).toMatch(/^local\s+done\s+up\s+200\s+\d+ ms$/);
+    expect(lines[0]).toMatch(/^VANTAGE\s+STATE\s+ANSWER\s+STATUS\s+TIME\s+CODE\s+REASON$/);
+    expect(lines[1]).toMatch(/^local\s+done\s+UP\s+200\s+\d+ ms$/);
     expect(lines[2]).toBe(`up_everywhere  ${targets.url("/old")}  (1 vantage: 1 done)`);
   });
 
-  it("a down site from the one vantage that answered, another unavailable: down_everywhere, exit 1", async () => {
+  it("on the SQLite store it says that only this machine was asked; its help says what all means with each store", async () => {
+    const { stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/old")], ALLOW);
+    expect(stderr).toBe('sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n');
+    for (const command of [checkCommand, traceCommand]) {
+      const help = (await runDiagnose(command, ["--help"], ALLOW)).stdout.replace(/\s+/g, " ");
+      expect(help).toContain("SITEDIAG_STORE on Redis: the deployment's vantages; all is every one seen within SITEDIAG_VANTAGE_FORGET_AFTER");
+      expect(help).toContain('The SQLite store (the default): one vantage, this machine, "local"');
+    }
+  });
+
+  it("a down site from the one vantage that answered, another unavailable: down_where_answered naming the silent one, exit 1", async () => {
     const { code, stdout } = await runDiagnose(checkCommand, ["--vantages=local,eu-west", targets.url("/broken")], ALLOW);
     expect(code).toBe(1);
-    expect(stdout).toMatch(/^eu-west\s+unavailable\s+-\s+-\s+0 ms\s+No instance of this vantage is live/m);
-    expect(stdout).toMatch(/^local\s+done\s+down\s+503\s+\d+ ms\s+Server returned 503 Service Unavailable$/m);
-    expect(stdout).toContain("down_everywhere");
-    expect(stdout).toContain("(2 vantages: 1 unavailable, 1 done)");
+    expect(stdout).toMatch(/^eu-west\s+unavailable\s+-\s+-\s+0 ms\s+no_live_instance\s+No instance of this vantage is live/m);
+    expect(stdout).toMatch(/^local\s+done\s+DOWN\s+503\s+\d+ ms\s+http_server_error\s+Server returned 503 Service Unavailable$/m);
+    expect(stdout).toContain(`down_where_answered  ${targets.url("/broken")}  (2 vantages: 1 unavailable, 1 done; not seen from eu-west)`);
   });
 
   it("--json prints the API's data object, entries and verdict", async () => {
@@ -66,8 +78,20 @@ describe("sitediag check --vantages", () => {
   it("a target this vantage refuses: its row says so, and the exit is a refusal's, 2", async () => {
     const { code, stdout } = await runDiagnose(checkCommand, ["--vantages", "all", "http://10.0.0.1/"], ALLOW);
     expect(code).toBe(2);
-    expect(stdout).toMatch(/^local\s+refused\s+-\s+-\s+\d+ ms\s+Target 10\.0\.0\.1 is not a public address/m);
-    expect(stdout).toContain("unavailable  http://10.0.0.1/");
+    expect(stdout).toMatch(/^local\s+refused\s+-\s+-\s+\d+ ms\s+input_non_public_address\s+Target 10\.0\.0\.1 is not a public address/m);
+    expect(stdout).toContain("unavailable  http://10.0.0.1/  (1 vantage: 1 refused; not seen from local)");
+  });
+
+  it("a proxy's challenge: the row says CHALLENGED with the provider's sentence, as a single check does", async () => {
+    const { code, stdout } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/challenge")], ALLOW);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^local\s+done\s+CHALLENGED\s+403\s+\d+ ms\s+Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't$/m);
+  });
+
+  it("--json without --details is the API's answer without details; the table asked for them", async () => {
+    const { stdout } = await runDiagnose(checkCommand, ["--json", "--vantages", "all", targets.url("/challenge")], ALLOW);
+    const entry = (((JSON.parse(stdout) as JsonObject).vantages as JsonObject).entries as JsonObject[])[0];
+    expect(Object.keys(entry?.data as JsonObject)).not.toContain("details");
   });
 
   it("a stop signal interrupts it, exit 130", async () => {
@@ -81,20 +105,39 @@ describe("sitediag trace --vantages", () => {
   it("one row per vantage with the chain status and the final status", async () => {
     const { code, stdout } = await runDiagnose(traceCommand, ["--vantages", "all", targets.url("/old")], { ...ALLOW, SITEDIAG_TRACE_PORTS: String(targets.httpPort) });
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^local\s+done\s+Redirects detected\s+200\s+\d+ ms$/m);
+    expect(stdout).toMatch(/^local\s+done\s+UP\s+200\s+\d+ ms$/m);
     expect(stdout).toContain("up_everywhere");
+  });
+
+  it("a 503 at the end of the chain: DOWN with final_status_error and the answer in words, never a bare 'Healthy 503'", async () => {
+    const { code, stdout } = await runDiagnose(traceCommand, ["--vantages", "all", targets.url("/broken")], { ...ALLOW, SITEDIAG_TRACE_PORTS: String(targets.httpPort) });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^local\s+done\s+DOWN\s+503\s+\d+ ms\s+final_status_error\s+The final URL answers 503 Service Unavailable$/m);
+    expect(stdout).toContain("down_everywhere");
   });
 });
 
 describe("the vantage table", () => {
+  const site = (reason: string) =>
+    create(VantageSiteChecksSchema, {
+      verdict: VantageVerdict.DOWN_IN_SOME,
+      entries: [
+        { vantage: { name: "ap-south", state: VantageState.DONE, elapsedMs: 3 }, data: { requestedUrl: "http://a.test/", status: SiteStatus.DOWN, statusCode: 503, responseTime: 3, reason } },
+        { vantage: { name: "eu-west", state: VantageState.DONE, elapsedMs: 2 }, data: { requestedUrl: "http://a.test/", status: SiteStatus.UP, statusCode: 200, responseTime: 2 } },
+      ],
+      differences: [{ aspect: "status", values: [{ value: "503", vantages: ["ap-south"] }, { value: "200", vantages: ["eu-west"] }] }],
+    });
+
   it("shows a control character a target's words carry as its escape, never as itself", () => {
-    const vantages = {
-      verdict: "down_everywhere",
-      entries: [{ vantage: { name: "local", state: "done", elapsedMs: 3 }, data: { status: "down", statusCode: 503, responseTime: 3, reason: "Server returned 503 \u001b[2Jgone\u0007" } }],
-    };
-    const text = renderVantages("http://a.test/\u001b]0;x", vantages, "site-check", createPaint(false));
+    const text = renderVantages("http://a.test/\u001b]0;x", site("Server returned 503 \u001b[2Jgone\u0007"), createPaint(false));
     expect(text.includes("\u001b") || text.includes("\u0007")).toBe(false);
     expect(text).toContain("Server returned 503 \\x1b[2Jgone\\x07");
     expect(text).toContain("http://a.test/\\x1b]0;x");
+  });
+
+  it("puts the one line of what differs above the rows", () => {
+    const lines = renderVantages("http://a.test/", site("Server returned 503"), createPaint(false)).split("\n");
+    expect(lines[0]).toBe("differs: status (ap-south 503; eu-west 200)");
+    expect(lines[1]).toMatch(/^VANTAGE/);
   });
 });

@@ -15,7 +15,8 @@ import { describeFailure, type ProbeFailure } from "../../src/probe/failure.js";
 
 /** A failure as the probe reports it for this code met in this phase (or cut short there). */
 function failure(phase: FailureStage, code: string, aborted = false): ProbeFailure {
-  return describeFailure({ phase, code, aborted, elapsedMs: 1, remoteAddress: null });
+  // Cut short by the check's own timeout (6 s in these cases), it had all of it.
+  return describeFailure({ phase, code, aborted, elapsedMs: aborted ? 6_000 : 1, remoteAddress: null });
 }
 
 describe("site check reasons", () => {
@@ -35,10 +36,17 @@ describe("site check reasons", () => {
     expect(failureReason(failure("tls", "ERR_TLS_HANDSHAKE_TIMEOUT", true), 6_000)).toBe("Timed out after 6 s during the TLS handshake");
   });
 
+  it("a timeout that came before the time allowed says the time it had, never the allowance (the resolver's own limit)", () => {
+    const early: ProbeFailure = Object.assign({}, failure("dns", "ETIMEOUT"), { elapsedMs: 5_031 });
+    expect(failureReason(early, 6_000)).toBe("Timed out after 5 s resolving the host name (the resolver gave up before the 6 s allowed)");
+    const ours: ProbeFailure = Object.assign({}, failure("dns", "ETIMEOUT", true), { elapsedMs: 6_004 });
+    expect(failureReason(ours, 6_000)).toBe("Timed out after 6 s resolving the host name");
+  });
+
   it("shows the probe's own sentence for every failure but a timeout", () => {
     const own: ProbeFailure = { stage: "connect", cause: "EWHATEVER", timedOut: false, reason: "the probe's sentence", elapsedMs: 1, remoteAddress: null };
     expect(failureReason(own, 6_000)).toBe("the probe's sentence");
-    expect(failureReason({ ...own, timedOut: true }, 6_000)).toBe("Timed out after 6 s connecting to the server");
+    expect(failureReason({ ...own, timedOut: true, elapsedMs: 6_000 }, 6_000)).toBe("Timed out after 6 s connecting to the server");
   });
 
   it("reads the same code by its stage", () => {

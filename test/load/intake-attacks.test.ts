@@ -227,7 +227,7 @@ describe("bad credentials and secrets", () => {
 
   it("the first key went to stderr for the person, never into the JSON log on stdout", () => {
     expect(service.stderr()).toContain(key);
-    expect(service.stderr()).toMatch(/More keys: .+ keys create/);
+    expect(service.stderr()).toMatch(/More keys, in this same store: SITEDIAG_STORE=.+ keys create/);
     expect(service.stdout()).not.toContain(key);
   });
 });

@@ -72,7 +72,8 @@ describe("is-site-down with vantages=all on one instance", () => {
           requestedUrl: url,
           vantages: {
             verdict: "up_everywhere",
-            entries: [{ vantage: { name: "local", label: null, location: null, state: "done", elapsedMs: 0, code: null, reason: null }, data: plain.body.data }],
+            entries: [{ vantage: { name: "local", label: null, location: null, state: "done", elapsedMs: 0, code: null, reason: null, version: null, lastSeen: null }, data: plain.body.data }],
+            differences: null,
           },
         },
         meta: { tool: "is-site-down", version: "v1" },
@@ -94,9 +95,9 @@ describe("is-site-down with vantages=all on one instance", () => {
     const { status, body } = await rest("is-site-down", { url: targets.url("/home"), vantages: "local,ap-south" });
     expect(status).toBe(200);
     const vantages = (body.data as JsonObject).vantages as JsonObject;
-    expect(vantages.verdict).toBe("up_everywhere");
+    expect(vantages.verdict).toBe("up_where_answered");
     expect((vantages.entries as JsonObject[]).map((entry) => entry.vantage)).toEqual([
-      { name: "ap-south", label: null, location: null, state: "unavailable", elapsedMs: 0, code: "no_live_instance", reason: expect.stringContaining("No instance") as string },
+      { name: "ap-south", label: null, location: null, state: "unavailable", elapsedMs: 0, code: "no_live_instance", reason: expect.stringContaining("No instance") as string, version: null, lastSeen: null },
       expect.objectContaining({ name: "local", state: "done" }) as JsonObject,
     ]);
     expect((vantages.entries as JsonObject[])[0]?.data).toBeNull();
@@ -215,7 +216,7 @@ describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () =
     expect((await used()) - before).toBe(2);
     const traced = [];
     for await (const message of client.vantageTraceRedirects({ url, vantages: ["local,nowhere"] }, { headers: { "x-api-key": service.key } })) traced.push(message);
-    expect(traced.map((message) => message.entry?.vantage?.name ?? message.verdict)).toEqual(["nowhere", "local", VantageVerdict.UP_EVERYWHERE]);
+    expect(traced.map((message) => message.entry?.vantage?.name ?? message.verdict)).toEqual(["nowhere", "local", VantageVerdict.UP_WHERE_ANSWERED]);
     expect((await used()) - before).toBe(2 + 5);
   });
 
@@ -231,7 +232,7 @@ describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () =
     const lines = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line) as JsonObject);
     expect(lines).toHaveLength(3);
     for (const line of lines) expect(line).toMatchObject({ ok: true, meta: { tool: "is-site-down", version: "v1" } });
-    expect(lines.map((line) => Object.keys(line.data as JsonObject))).toEqual([["entry", "verdict"], ["entry", "verdict"], ["entry", "verdict"]]);
+    expect(lines.map((line) => Object.keys(line.data as JsonObject))).toEqual([["entry", "verdict", "differences"], ["entry", "verdict", "differences"], ["entry", "verdict", "differences"]]);
     expect(((lines[0]?.data as JsonObject).entry as JsonObject).vantage).toMatchObject({ name: "ap-south", state: "unavailable" });
     const local = (lines[1]?.data as JsonObject).entry as JsonObject;
     expect(local.vantage).toMatchObject({ name: "local", state: "done" });
@@ -239,7 +240,7 @@ describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () =
     const unary = await rest("is-site-down", { url, vantages: "local" });
     const unaryEntry = (((unary.body.data as JsonObject).vantages as JsonObject).entries as JsonObject[])[0];
     expect(timeless(local)).toEqual(timeless(unaryEntry));
-    expect(lines[2]?.data).toEqual({ entry: null, verdict: "up_everywhere" });
+    expect(lines[2]?.data).toEqual({ entry: null, verdict: "up_where_answered", differences: null });
   });
 
   it("naming no vantage is a 400 before any charge", async () => {

@@ -13,7 +13,7 @@ import { collect, eventually, type ServeProcess, startServe } from "./vantage-ri
 const availability = redisAvailability();
 const PASSWORD = "vantage-test-password";
 /** The user docs/vantages.md creates: the sitediag keys only, no dangerous commands. */
-const ACL = ["resetkeys", "~sitediag:*", "~{sitediag:*", "resetchannels", "-@all", "+@read", "+@write", "+@stream", "+@scripting", "+@connection", "+@keyspace", "-@dangerous", "+info"];
+const ACL = ["resetkeys", "~sitediag:*", "~{sitediag:*", "resetchannels", "-@all", "+@read", "+@write", "+@stream", "+@scripting", "+@connection", "+@keyspace", "-@dangerous", "+info", "+time"];
 
 describe.skipIf(!availability.available)("vantages as `sitediag serve` processes on one Redis", () => {
   let redis: RedisServerFixture;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { siteCheckReading, traceReading, type VantageReading, vantageVerdict, verdictNeedsALook } from "../../src/vantage/vantage-verdict.js";
+import { siteCheckReading, traceReading, type VantageReading, vantageVerdict, verdictNeedsALook, verdictTone } from "../../src/vantage/vantage-verdict.js";
 
 describe("the verdict over a call's vantages", () => {
   const U = "up";
@@ -17,10 +17,17 @@ describe("the verdict over a call's vantages", () => {
     [[U, U, B], "blocked_in_some"],
     // The same refusal everywhere is the site's answer, which the contract counts as up.
     [[B, B], "up_everywhere"],
-    // Entries without an answer (unavailable, refused) say nothing about the target.
-    [[U, none], "up_everywhere"],
-    [[D, none, none], "down_everywhere"],
+    // Entries without an answer (unavailable, refused) say nothing about the target: never "everywhere" with one.
+    [[U, none], "up_where_answered"],
+    [[U, U, none], "up_where_answered"],
+    [[B, B, none], "up_where_answered"],
+    [[D, none, none], "down_where_answered"],
+    [[D, D, none], "down_where_answered"],
+    [[U, D, none], "down_in_some"],
+    [[B, D, none], "down_in_some"],
+    [[U, B, none], "blocked_in_some"],
     [[none, none], "unavailable"],
+    [[none], "unavailable"],
     [[], "unavailable"],
   ])("%j is %s", (readings, verdict) => {
     expect(vantageVerdict(readings)).toBe(verdict);
@@ -28,7 +35,19 @@ describe("the verdict over a call's vantages", () => {
 
   it("only up everywhere needs no look", () => {
     expect(verdictNeedsALook("up_everywhere")).toBe(false);
-    for (const verdict of ["down_everywhere", "down_in_some", "blocked_in_some", "unavailable"] as const) expect(verdictNeedsALook(verdict)).toBe(true);
+    for (const verdict of ["down_everywhere", "down_in_some", "blocked_in_some", "unavailable", "up_where_answered", "down_where_answered"] as const) expect(verdictNeedsALook(verdict)).toBe(true);
+  });
+
+  it.each([
+    ["up_everywhere", "good"],
+    ["up_where_answered", "unsure"],
+    ["blocked_in_some", "unsure"],
+    ["unavailable", "unsure"],
+    ["down_in_some", "bad"],
+    ["down_everywhere", "bad"],
+    ["down_where_answered", "bad"],
+  ] as const)("%s is shown %s: green only when every vantage answered up", (verdict, tone) => {
+    expect(verdictTone(verdict)).toBe(tone);
   });
 });
 

@@ -103,6 +103,32 @@ describe("the verdict over three vantages that see the target differently", () =
     expect(entries[1]?.vantage).toMatchObject({ label: "Vantage eu-west", location: "eu-west on loopback" });
   });
 
+  it("what differs between them, computed by the service: the addresses and resolver each used (with details), status, final URL, failed stage", async () => {
+    const url = `http://site.test:${targets.httpPort}/`;
+    const response = await fetch(`${service.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: ASKED, details: "true" }).toString()}`, { headers: { "x-api-key": service.key } });
+    const { differences } = ((await response.json()) as { data: { vantages: { differences: { aspect: string; values: { value: string; vantages: string[] }[] }[] } } }).data.vantages;
+    const byAspect = Object.fromEntries(differences.map((difference) => [difference.aspect, difference.values]));
+    expect(Object.keys(byAspect)).toEqual(["addresses", "resolver", "status", "final_url", "failed_stage"]);
+    expect(byAspect.addresses).toEqual([
+      { value: "NXDOMAIN", vantages: ["ap-south"] },
+      { value: "127.0.0.1", vantages: ["eu-west", "us-east"] },
+    ]);
+    expect(byAspect.resolver?.map((value) => value.value)).toEqual(NAMES.slice().sort().map((name) => `configured ${dns.get(name)?.server ?? ""}`));
+    expect(byAspect.failed_stage).toEqual([
+      { value: "dns", vantages: ["ap-south"] },
+      { value: "none", vantages: ["eu-west", "us-east"] },
+    ]);
+    // The same on the streaming door's last message.
+    const streamed = await fetch(`${service.url}/api/v1/vantages/is-site-down`, { method: "POST", headers: { "x-api-key": service.key, "content-type": "application/json" }, body: JSON.stringify({ url, vantages: [ASKED], details: true }) });
+    const last = (await streamed.text()).trimEnd().split("\n").map((line) => (JSON.parse(line) as { data: JsonObject }).data).at(-1);
+    expect(last?.differences).toEqual(differences);
+  });
+
+  it("nothing differs where all agree: differences null", async () => {
+    const response = await fetch(`${service.url}/api/v1/is-site-down?${new URLSearchParams({ url: `http://fine.test:${targets.httpPort}/`, vantages: ASKED }).toString()}`, { headers: { "x-api-key": service.key } });
+    expect(((await response.json()) as { data: { vantages: JsonObject } }).data.vantages.differences).toBeNull();
+  });
+
   it("a challenge page from one, up from the others: blocked_in_some", async () => {
     const { verdict, entries } = await fromVantages("shop.test", ASKED);
     expect(verdict).toBe("blocked_in_some");
@@ -130,7 +156,8 @@ describe("a vantage that does not answer by the deadline", () => {
     expect(states(entries)).toEqual({ "ap-south": "unavailable", "eu-west": "done", "us-east": "done" });
     expect(entries[0]?.vantage).toMatchObject({ code: "deadline", state: "unavailable" });
     expect(entries[0]?.data).toBeNull();
-    expect(verdict).toBe("up_everywhere");
+    // Up where it was seen, never "everywhere": one region said nothing.
+    expect(verdict).toBe("up_where_answered");
     // At the deadline, not at the vantage's own DNS timeout (6 s a request): the answer came when it was due.
     expect(took).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
     expect(Number((entries[0]?.vantage as JsonObject).elapsedMs)).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
@@ -139,12 +166,12 @@ describe("a vantage that does not answer by the deadline", () => {
 });
 
 describe("a vantage whose own policy refuses the target", () => {
-  it("is refused, charged (it judged the target), and left out of the verdict", async () => {
+  it("is refused, charged (it judged the target), and left out of the verdict: up only where answered", async () => {
     const before = await used();
     const { verdict, entries } = await fromVantages("fine.test", "eu-west,policed");
     expect(states(entries)).toEqual({ "eu-west": "done", policed: "refused" });
     expect(entries[1]?.vantage).toMatchObject({ code: "input_resolves_non_public", reason: expect.stringContaining("127.0.0.1") as string });
-    expect(verdict).toBe("up_everywhere");
+    expect(verdict).toBe("up_where_answered");
     expect((await used()) - before).toBe(2 * 2);
   });
 });
@@ -160,7 +187,7 @@ describe("the streaming door", () => {
     expect(received.map((message) => message.name ?? "verdict").slice(0, 2).sort()).toEqual(["eu-west", "us-east"]);
     expect(received.slice(2).map((message) => [message.name, message.state, message.verdict])).toEqual([
       ["ap-south", VantageState.UNAVAILABLE, undefined],
-      [undefined, undefined, VantageVerdict.UP_EVERYWHERE],
+      [undefined, undefined, VantageVerdict.UP_WHERE_ANSWERED],
     ]);
     // Streamed, not held back: the answering two were in hand while the third was still out (it ends at the deadline).
     const [first, second, held] = received;

@@ -10,11 +10,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { redisAvailability } from "../../testkit/redis-server.js";
 import { startThreeVantages, type ThreeVantages } from "../vantage/three-vantages.js";
+import { eventually } from "../vantage/vantage-rig.js";
 import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
 import { askOnPage } from "./page-rig.js";
 
@@ -87,7 +89,12 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
     const south = page.locator('#result details.vantage[data-vantage="ap-south"]');
     expect(await south.locator(".vantage-word").innerText()).toBe("DOWN");
     expect(await south.locator(".vantage-name").innerText()).toBe("AP South Mumbai, IN");
-    expect(await south.locator(".vantage-reason").innerText()).toBe("DNS lookup failed: no such host");
+    expect(await south.locator(".vantage-reason").innerText()).toContain("DNS lookup failed: no such host");
+    expect(await south.locator(".vantage-code").innerText()).toBe("dns_no_such_host");
+    // Above the rows, what differs between the regions, as the service computed it.
+    const differs = await page.locator("#result .vantages > .differences").innerText();
+    expect(differs).toMatch(/^What differs: addresses: ap-south NXDOMAIN; eu-west, us-east 127\.0\.0\.1 · resolver: /);
+    expect(differs).toContain("failed stage: ap-south dns; eu-west, us-east none");
     for (const name of ["eu-west", "us-east"]) {
       const row = page.locator(`#result details.vantage[data-vantage="${name}"]`);
       expect(await row.locator(".vantage-word").innerText()).toBe("UP");
@@ -103,15 +110,42 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
     await page.screenshot({ path: join(process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : dir, "page-vantages.png"), fullPage: true });
   });
 
-  it("a challenge in one region: blocked in some regions, that row BLOCKED at 403", async () => {
+  it("a challenge in one region: blocked in some regions, that row CHALLENGED at 403 with the provider's sentence", async () => {
     const page = await open();
     await fromEverywhere(page, targets.url("/b", { hostname: "gate.test" }), "Is it down?");
     await expect.poll(() => page.locator("#result .vantages > .verdict .verdict-word").innerText()).toBe("Blocked in some regions");
     const east = page.locator('#result details.vantage[data-vantage="us-east"]');
-    expect(await east.locator(".vantage-word").innerText()).toBe("BLOCKED");
     expect(await east.locator(".vantage-status").innerText()).toBe("403");
+    expect(await east.locator(".vantage-word").innerText()).toBe("CHALLENGED");
+    expect(await east.locator(".vantage-reason").innerText()).toBe("Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't");
     expect(await page.locator('#result details.vantage[data-vantage="ap-south"] .vantage-word').innerText()).toBe("UP");
   });
+
+  it("a frozen region (SIGSTOP): amber 'Up where answered', naming the region not seen from, its row unavailable with when it was last seen", async () => {
+    const south = rig.serves.get("ap-south");
+    const admin = new Redis(rig.redis.url());
+    try {
+      south?.child.kill("SIGSTOP");
+      // Asked only once its heartbeat has expired (5 s): `all` then answers it unavailable at once.
+      await eventually(async () => {
+        const scores = (await admin.zrange("{sitediag:vantages}:seen", 0, -1, "WITHSCORES")).filter((_, index, all) => index % 2 === 1 && (all[index - 1] ?? "").startsWith('["ap-south"'));
+        return scores.length > 0 && scores.every((score) => Number(score) < Date.now() - 5_500) ? true : undefined;
+      }, 30_000);
+      const page = await open();
+      await fromEverywhere(page, targets.url("/b"), "Is it down?");
+      await expect.poll(() => page.locator("#result .vantages > .verdict .verdict-word").innerText()).toBe("Up where answered");
+      const verdict = page.locator("#result .vantages > .verdict");
+      expect(await verdict.getAttribute("class")).toBe("verdict gated");
+      expect(await verdict.locator(".reason").innerText()).toBe(`${targets.url("/b")}: 2 of 3 regions answered`);
+      expect(await verdict.locator(".silent").innerText()).toBe("Not seen from: AP South (no answer)");
+      const row = page.locator('#result details.vantage[data-vantage="ap-south"]');
+      expect(await row.locator(".vantage-word").innerText()).toBe("UNAVAILABLE");
+      expect(await row.locator(".vantage-reason").innerText()).toMatch(/^No instance of this vantage has been seen since \d{4}-/);
+    } finally {
+      south?.child.kill("SIGCONT");
+      admin.disconnect();
+    }
+  }, 90_000);
 
   it("a trace from three regions: each row's chain status, the hops inside", async () => {
     const page = await open();

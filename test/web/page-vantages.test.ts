@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { CLOUDFLARE_CHALLENGE } from "../fixtures/proxy-answers.js";
 import { chromiumAvailability } from "./chromium.js";
 import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
 
@@ -27,6 +28,7 @@ describe.skipIf(!chromium.available)("the page from every region, in Chromium", 
         "/a": { kind: "redirect", status: 301, location: "/b" },
         "/b": { kind: "respond", status: 200, body: "landed" },
         "/broken": { kind: "respond", status: 503 },
+        "/challenge": CLOUDFLARE_CHALLENGE,
       },
     });
     rig = await startPageRig("page-vantages", { SITEDIAG_TRACE_PORTS: String(targets.httpPort) });
@@ -72,7 +74,16 @@ describe.skipIf(!chromium.available)("the page from every region, in Chromium", 
     const row = page.locator('#result details.vantage[data-vantage="local"]');
     expect(await row.locator(".vantage-word").innerText()).toBe("DOWN");
     expect(await row.locator(".vantage-status").innerText()).toBe("503");
-    expect(await row.locator(".vantage-reason").innerText()).toBe("Server returned 503 Service Unavailable");
+    expect(await row.locator(".vantage-reason").innerText()).toContain("Server returned 503 Service Unavailable");
+    expect(await row.locator(".vantage-code").innerText()).toBe("http_server_error");
+  });
+
+  it("a proxy's challenge: the row says CHALLENGED with the provider's sentence, as a single check does", async () => {
+    const page = await rig.open();
+    await fromEverywhere(page, targets.url("/challenge"), "Is it down?");
+    const row = page.locator('#result details.vantage[data-vantage="local"]');
+    await expect.poll(() => row.locator(".vantage-word").innerText()).toBe("CHALLENGED");
+    expect(await row.locator(".vantage-reason").innerText()).toBe("Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't");
   });
 
   it("a trace from every region: the chain status and final status in the row, the hops inside", async () => {

@@ -1,13 +1,13 @@
 import {
-  ChainStatus,
   type CheckSiteResponse,
-  SiteStatus,
   type TraceRedirectsResponse,
+  type VantageDifference,
   type VantageOrigin,
   VantageState,
   VantageVerdict,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { type ChainStatusName, siteCheckReading, traceReading, type VantageReading, type VantageVerdictId, verdictNeedsALook } from "../../src/vantage/vantage-verdict.js";
+import { siteCheckRowWords, traceRowWords, type VantageRowWords } from "../../src/vantage/vantage-row.js";
+import { type VantageVerdictId, verdictTone } from "../../src/vantage/vantage-verdict.js";
 import { CHAIN_STATUS_TEXT } from "./chain-status.js";
 import { h } from "./dom.js";
 import { formatWholeMs } from "./format.js";
@@ -26,19 +26,12 @@ const VERDICT: Readonly<Record<VantageVerdict, { readonly id: VantageVerdictId |
   [VantageVerdict.DOWN_IN_SOME]: { id: "down_in_some", words: "Down in some regions" },
   [VantageVerdict.BLOCKED_IN_SOME]: { id: "blocked_in_some", words: "Blocked in some regions" },
   [VantageVerdict.UNAVAILABLE]: { id: "unavailable", words: "No region answered" },
+  [VantageVerdict.UP_WHERE_ANSWERED]: { id: "up_where_answered", words: "Up where answered" },
+  [VantageVerdict.DOWN_WHERE_ANSWERED]: { id: "down_where_answered", words: "Down where answered" },
 };
 
-const CHAIN_IDS: Readonly<Record<ChainStatus, ChainStatusName>> = {
-  [ChainStatus.UNSPECIFIED]: "request_failed",
-  [ChainStatus.HEALTHY]: "healthy",
-  [ChainStatus.REDIRECTS_DETECTED]: "redirects_detected",
-  [ChainStatus.REDIRECT_LOOP]: "redirect_loop",
-  [ChainStatus.TOO_MANY_REDIRECTS]: "too_many_redirects",
-  [ChainStatus.REQUEST_FAILED]: "request_failed",
-  [ChainStatus.TIMEOUT]: "timeout",
-};
-
-const READING_WORDS: Readonly<Record<VantageReading, string>> = { up: "UP", down: "DOWN", blocked: "BLOCKED" };
+/** The verdict box's class by the rule's tone: green only for up everywhere, amber where the picture is not whole. */
+const TONE_CLASS = { good: "up", bad: "down", unsure: "gated" } as const;
 
 /** The verdict in words, lower case, for the status line ("down in some regions"). */
 export function vantagesSummary(verdict: VantageVerdict): string {
@@ -54,11 +47,15 @@ type Entry = { readonly vantage: VantageOrigin | undefined } & (
 /** An answer from several vantages: `vantages` of a CheckSite or TraceRedirects response. */
 export function renderVantages(
   kind: "check" | "trace",
-  answer: { readonly verdict: VantageVerdict; readonly entries: readonly { readonly vantage?: VantageOrigin | undefined; readonly data?: CheckSiteResponse | TraceRedirectsResponse | undefined }[] },
+  answer: {
+    readonly verdict: VantageVerdict;
+    readonly entries: readonly { readonly vantage?: VantageOrigin | undefined; readonly data?: CheckSiteResponse | TraceRedirectsResponse | undefined }[];
+    readonly differences: readonly VantageDifference[];
+  },
   target: string,
 ): HTMLElement {
   const verdict = VERDICT[answer.verdict];
-  const look = verdict.id === "unknown" || verdictNeedsALook(verdict.id);
+  const tone = verdict.id === "unknown" ? "gated" : TONE_CLASS[verdictTone(verdict.id)];
   const entries = answer.entries.map((entry): Entry => (kind === "check" ? { kind, vantage: entry.vantage, data: entry.data as CheckSiteResponse | undefined } : { kind, vantage: entry.vantage, data: entry.data as TraceRedirectsResponse | undefined }));
   const answered = entries.filter((entry) => entry.data !== undefined).length;
   return h(
@@ -67,10 +64,13 @@ export function renderVantages(
     h("h2", {}, kind === "check" ? "Is it down, from every region?" : "Where does it redirect, from every region?"),
     h(
       "div",
-      { class: `verdict ${look ? "down" : "up"}`, "data-verdict": verdict.id },
+      { class: `verdict ${tone}`, "data-verdict": verdict.id },
       h("span", { class: "verdict-word" }, verdict.words),
       h("p", { class: "reason" }, `${target}: ${answered} of ${entries.length} region${entries.length === 1 ? "" : "s"} answered`),
+      silentLine(entries),
     ),
+    buildsWarning(answer.differences),
+    differencesLine(answer.differences),
     h("div", { class: "vantage-rows" }, ...entries.map(vantageRow)),
   );
 }
@@ -78,31 +78,62 @@ export function renderVantages(
 function vantageRow(entry: Entry): HTMLElement {
   const origin = entry.vantage;
   const name = origin?.label ?? origin?.name ?? "?";
-  const reading = readingOf(entry);
-  const word = reading === undefined ? stateWord(origin?.state) : READING_WORDS[reading];
+  const words = wordsOf(entry);
+  const word = words === undefined ? stateWord(origin?.state) : words.word;
   const status = entry.data === undefined ? "–" : entry.kind === "check" ? String(entry.data.statusCode ?? "–") : `${CHAIN_STATUS_TEXT[entry.data.chainStatus]}, ${entry.data.finalStatus ?? "–"}`;
   const time = entry.data === undefined ? formatWholeMs(origin?.elapsedMs ?? 0) : formatWholeMs(entry.kind === "check" ? (entry.data.responseTime ?? origin?.elapsedMs ?? 0) : entry.data.totalTimeMs);
-  const reason = entry.data === undefined ? (origin?.reason ?? "") : entry.kind === "check" ? (entry.data.reason ?? "") : "";
+  // The same words as a single answer: the reason, and its code beside it.
+  const reason = words === undefined ? (origin?.reason ?? "") : (words.reason ?? "");
+  const code = words === undefined ? (origin?.code ?? null) : words.code;
   const summary = h(
     "summary",
     {},
-    h("span", { class: `vantage-word ${reading ?? "none"}` }, word),
+    h("span", { class: `vantage-word ${words?.reading ?? "none"}` }, word),
     h("span", { class: "vantage-name" }, name, origin?.location === undefined ? null : h("span", { class: "vantage-location" }, ` ${origin.location}`)),
     h("span", { class: "vantage-status" }, status),
     h("span", { class: "vantage-time" }, time),
-    h("span", { class: "vantage-reason" }, reason),
+    h("span", { class: "vantage-reason" }, reason, code === null ? null : h("code", { class: "vantage-code" }, code)),
   );
   const body = entry.data === undefined ? h("p", { class: "note" }, origin?.reason ?? "No answer from this region.") : entry.kind === "check" ? renderCheck(entry.data) : renderTrace(entry.data);
   return h("details", { class: "vantage", "data-vantage": origin?.name ?? "" }, summary, h("div", { class: "vantage-body" }, body));
 }
 
-function readingOf(entry: Entry): VantageReading | undefined {
+/** What differs between the regions that answered, computed by the service: one line above the rows. */
+function differencesLine(differences: readonly VantageDifference[]): HTMLElement | null {
+  if (differences.length === 0) return null;
+  const parts = differences.map((difference) => `${ASPECT_WORDS[difference.aspect] ?? difference.aspect}: ${difference.values.map((value) => `${value.vantages.join(", ")} ${value.value}`).join("; ")}`);
+  return h("p", { class: "differences" }, h("strong", {}, "What differs: "), parts.join(" · "));
+}
+
+/** Regions on different builds can read the same URL apart: said plainly, above what differs. */
+function buildsWarning(differences: readonly VantageDifference[]): HTMLElement | null {
+  const builds = differences.find((difference) => difference.aspect === "version");
+  if (builds === undefined) return null;
+  const which = builds.values.map((value) => `${value.vantages.join(", ")} ${value.value}`).join("; ");
+  return h("p", { class: "builds warning" }, `The regions that answered run different builds (${which}): their answers may differ for that reason alone.`);
+}
+
+const ASPECT_WORDS: Readonly<Record<string, string>> = {
+  addresses: "addresses",
+  resolver: "resolver",
+  status: "status",
+  final_url: "final URL",
+  certificate: "certificate",
+  failed_stage: "failed stage",
+  chain_status: "chain status",
+  version: "build",
+};
+
+/** The regions that said nothing about the target, named: the open question of the answer. */
+function silentLine(entries: readonly Entry[]): HTMLElement | null {
+  const silent = entries.filter((entry) => entry.data === undefined).map((entry) => `${entry.vantage?.label ?? entry.vantage?.name ?? "?"} (${entry.vantage?.state === VantageState.REFUSED ? "refused" : "no answer"})`);
+  if (silent.length === 0) return null;
+  return h("p", { class: "silent" }, `Not seen from: ${silent.join(", ")}`);
+}
+
+function wordsOf(entry: Entry): VantageRowWords | undefined {
   if (entry.data === undefined) return undefined;
-  if (entry.kind === "check") {
-    const data = entry.data;
-    return siteCheckReading({ status: data.status === SiteStatus.UP ? "up" : "down", statusCode: data.statusCode ?? null, proxyBlocked: data.proxyBlocked });
-  }
-  return traceReading({ chainStatus: CHAIN_IDS[entry.data.chainStatus], finalStatus: entry.data.finalStatus ?? null });
+  return entry.kind === "check" ? siteCheckRowWords(entry.data) : traceRowWords(entry.data);
 }
 
 function stateWord(state: VantageState | undefined): string {

@@ -1,6 +1,14 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, createHandlerContext } from "@connectrpc/connect";
-import { CheckSiteRequestSchema, CheckSiteResponseSchema, DiagnosticsService, TraceRedirectsRequestSchema, TraceRedirectsResponseSchema } from "../../../gen/sitediag/v1/diagnostics_pb.js";
+import {
+  CheckSiteRequestSchema,
+  CheckSiteResponseSchema,
+  DiagnosticsService,
+  TraceRedirectsRequestSchema,
+  TraceRedirectsResponseSchema,
+  type VantageSiteChecks,
+  type VantageTraces,
+} from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { startingUrlText } from "../../diagnostics/starting-url.js";
 import type { PolicyRefusal } from "../../failures.js";
 import { restData } from "../../server/rest/vantage-data.js";
@@ -13,7 +21,7 @@ import { verdictNeedsALook, type VantageVerdictId } from "../../vantage/vantage-
 import { readVantageList } from "../../vantage-list.js";
 import type { CommandIo } from "../command.js";
 import { jsonText } from "../report/terminal-safe.js";
-import { renderVantages } from "../report/vantage-report.js";
+import { buildsWarning, renderVantages } from "../report/vantage-report.js";
 import { type DiagnoseRun, EXIT, reportInterrupted, reportRefusal } from "./diagnose-command.js";
 import { userAgentValue } from "../../user-agent-option.js";
 
@@ -57,22 +65,30 @@ export async function diagnoseFromVantages(kind: "site-check" | "trace", list: s
 async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace", list: string, run: DiagnoseRun, io: CommandIo): Promise<number> {
   const { args, paint, signal } = run;
   // Membership is read before any job is sent; when the store fails it there, nothing has been checked.
-  const alive = () =>
-    fanout.alive().catch((error: unknown) => {
-      throw new StoreFailure(error instanceof Error ? error.message : String(error), { cause: error });
-    });
-  const service = { fanout: Object.assign({}, fanout, { alive }), deadlines: vantageDeadlinesFor(io.config) };
+  const storeFailure = (error: unknown) => {
+    throw new StoreFailure(error instanceof Error ? error.message : String(error), { cause: error });
+  };
+  const alive = () => fanout.alive().catch(storeFailure);
+  const known = () => fanout.known().catch(storeFailure);
+  const service = { fanout: Object.assign({}, fanout, { alive, known }), deadlines: vantageDeadlinesFor(io.config) };
   const method = kind === "site-check" ? DiagnosticsService.method.checkSite : DiagnosticsService.method.traceRedirects;
   const context = createHandlerContext({ service: DiagnosticsService, method, protocolName: "cli", requestMethod: "GET", url: "", requestSignal: signal });
   let data: JsonObject;
+  let answer: VantageSiteChecks | VantageTraces | undefined;
+  // The table always reads each answer's details (a proxy's words, the addresses that differ); --json has them only when asked, as the API.
+  const details = args.details || !args.json;
   try {
     if (kind === "site-check") {
       // A person's bare domain starts at https://, as in a plain check.
-      const request = create(CheckSiteRequestSchema, { url: startingUrlText(args.target), details: args.details, vantages: [list], userAgent: userAgentValue(args.userAgent) });
-      data = restData(CheckSiteResponseSchema, await createVantageCheckSite(service)(request, context));
+      const request = create(CheckSiteRequestSchema, { url: startingUrlText(args.target), details, vantages: [list], userAgent: userAgentValue(args.userAgent) });
+      const response = await createVantageCheckSite(service)(request, context);
+      answer = response.vantages;
+      data = restData(CheckSiteResponseSchema, response);
     } else {
-      const request = create(TraceRedirectsRequestSchema, { url: args.target, details: args.details, vantages: [list], userAgent: userAgentValue(args.userAgent) });
-      data = restData(TraceRedirectsResponseSchema, await createVantageTrace(service)(request, context));
+      const request = create(TraceRedirectsRequestSchema, { url: args.target, details, vantages: [list], userAgent: userAgentValue(args.userAgent) });
+      const response = await createVantageTrace(service)(request, context);
+      answer = response.vantages;
+      data = restData(TraceRedirectsResponseSchema, response);
     }
   } catch (error) {
     if (signal.aborted) return reportInterrupted(io);
@@ -88,8 +104,12 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   const entries = Array.isArray(vantages.entries) ? (vantages.entries as JsonObject[]) : [];
   // Only `all` can come back empty: an empty table would hide that nothing ran anywhere.
   if (entries.length === 0) io.stderr.write("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
+  // On the SQLite store nothing but this machine was asked, whatever the list said: never let a table pass for regions.
+  if (io.config.store.kind === "sqlite") io.stderr.write('sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n');
+  const builds = answer?.differences.find((difference) => difference.aspect === "version");
+  if (builds !== undefined) io.stderr.write(`sitediag: warning: ${buildsWarning(builds)}\n`);
   if (args.json) io.stdout.write(`${jsonText(data)}\n`);
-  else if (entries.length > 0) io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), vantages, kind, paint));
+  else if (entries.length > 0 && answer !== undefined) io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), answer, paint));
   if (entries.length > 0 && entries.every((entry) => (entry.vantage as JsonObject | undefined)?.state === "refused")) return EXIT.badInput;
   return verdictNeedsALook(vantages.verdict as VantageVerdictId) ? EXIT.broken : EXIT.healthy;
 }
