@@ -118,8 +118,8 @@ export default defineConfig({
           sequence: { groupOrder: GROUPS.quick.groupOrder },
         },
       },
-      { test: { ...shared, name: "slow", include: SLOW, exclude: LOAD, globalSetup: ["test/web/built-page.ts"], maxWorkers: GROUPS.slow.maxWorkers, sequence: { groupOrder: GROUPS.slow.groupOrder } } },
-      { test: { ...shared, name: "load", include: LOAD, maxWorkers: GROUPS.alone.maxWorkers, sequence: { groupOrder: GROUPS.alone.groupOrder } } },
+      { test: { ...shared, name: "slow", include: SLOW, exclude: LOAD, globalSetup: ["test/fixtures/build-once.ts"], maxWorkers: GROUPS.slow.maxWorkers, sequence: { groupOrder: GROUPS.slow.groupOrder } } },
+      { test: { ...shared, name: "load", include: LOAD, globalSetup: ["test/fixtures/build-once.ts"], maxWorkers: GROUPS.alone.maxWorkers, sequence: { groupOrder: GROUPS.alone.groupOrder } } },
     ],
   },
 });

@@ -7,6 +7,7 @@ import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-c
 import { redisAvailability } from "../../testkit/redis-server.js";
 import { until } from "../fixtures/until.js";
 import { newKey } from "./store-harness.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 // Two real `sitediag serve` processes on one Redis Cluster (three masters, each
 // with a replica): between them one exact budget, and a failover of the master
@@ -16,7 +17,7 @@ const availability = redisAvailability();
 const DAY = { windowSeconds: 86_400 };
 
 function serve(env: Record<string, string>): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
+  const child = spawn(process.execPath, sitediagArgs("serve"), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", ...env },
     stdio: ["ignore", "pipe", "pipe"],

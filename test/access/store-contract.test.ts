@@ -282,6 +282,7 @@ const WORKER = fileURLToPath(new URL("./charge-worker.ts", import.meta.url));
 /** Starts the workers, waits until each has its store open, then releases them together. */
 async function runWorkers(count: number, job: object): Promise<Tally[]> {
   const workers = Array.from({ length: count }, () => {
+    // Through tsx: the worker is test code, which the build leaves out.
     const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
       env: { ...process.env, SITEDIAG_WORKER_JOB: JSON.stringify(job) },
       stdio: ["pipe", "pipe", "pipe"],
