@@ -59,9 +59,19 @@ describe.skipIf(!availability.available)("sitediag on a Redis Cluster", () => {
     const store = await openStore({ kind: "redis-cluster", nodes: cluster.nodes, password: undefined });
     const key = await newKey(store, "shared");
     await store.setKeyBudget(key.record.id, 100);
-    const statuses = await Promise.all(Array.from({ length: 80 }, (_, index) => check(urls[index % 2] ?? "", key.secret)));
-    expect(statuses.filter((status) => status === 200)).toHaveLength(50);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+    // A 503 is an instance turning a call away for its own load (a busy machine: nothing charged, the answer says
+    // so); the client calls again, as the 503's Retry-After asks, until each of the 80 calls is a verdict or a 429.
+    const answered: number[] = [];
+    let waiting = 80;
+    for (let round = 0; waiting > 0 && round < 20; round++) {
+      const statuses = await Promise.all(Array.from({ length: waiting }, (_, index) => check(urls[index % 2] ?? "", key.secret)));
+      answered.push(...statuses.filter((status) => status !== 503));
+      waiting = 80 - answered.length;
+      if (waiting > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    expect(answered).toHaveLength(80);
+    expect(answered.filter((status) => status === 200)).toHaveLength(50);
+    expect(answered.filter((status) => status === 429)).toHaveLength(30);
     expect((await store.usage(key.record.id, { budget, ...DAY })).used).toBe(100);
     await store.close();
   }, 60_000);
