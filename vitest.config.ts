@@ -76,6 +76,9 @@ const shared = {
   pool: "forks",
   testTimeout: 30_000,
   hookTimeout: 60_000,
+  // expect.poll gives up after 1 s by default: on a busy machine one look into a browser can take longer than that.
+  // What is polled for still has to come; the test's own timeout bounds the wait.
+  expect: { poll: { timeout: 20_000 } },
 } as const;
 
 /**

@@ -29,7 +29,8 @@ export async function startServeProcess(env: Readonly<Record<string, string>>, e
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
   const exit = once(child, "exit").then(([code]) => code as number | null);
-  const deadline = Date.now() + 20_000;
+  // Bounded by the hook's 60 s, not a guess of how long a start takes: on a busy machine it has taken over 20 s.
+  const deadline = Date.now() + 55_000;
   for (;;) {
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
     const key = /^\s+(sd_\w+)$/m.exec(err)?.[1];
