@@ -41,6 +41,19 @@ export default tseslint.config(
     },
   },
   {
+    // Rules that need the types (each file's tsconfig: tsconfig.json, or web/tsconfig.json for the page): a
+    // promise nobody awaits or catches loses its rejection, one handed where a callback's result is ignored
+    // (an event listener, forEach) runs unchecked, and a switch over a union must name every member, so a
+    // member added later is a compile-time finding where it is handled, not a silent default.
+    files: ["**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/switch-exhaustiveness-check": "error",
+    },
+  },
+  {
     // Header maps are keyed by names the target chose, everywhere in src/.
     files: ["src/**/*.ts"],
     rules: { "no-restricted-syntax": ["error", ...HEADER_MAP_RULES] },

@@ -85,6 +85,9 @@ const shared = {
   pool: "forks",
   testTimeout: 30_000,
   hookTimeout: 60_000,
+  // expect.poll gives up after 1 s by default: on a busy machine one look into a browser can take longer than that.
+  // What is polled for still has to come; the test's own timeout bounds the wait.
+  expect: { poll: { timeout: 20_000 } },
 } as const;
 
 /**
@@ -127,8 +130,8 @@ export default defineConfig({
           sequence: { groupOrder: GROUPS.quick.groupOrder },
         },
       },
-      { test: { ...shared, name: "slow", include: SLOW, exclude: LOAD, globalSetup: ["test/web/built-page.ts"], maxWorkers: GROUPS.slow.maxWorkers, sequence: { groupOrder: GROUPS.slow.groupOrder } } },
-      { test: { ...shared, name: "load", include: LOAD, maxWorkers: GROUPS.alone.maxWorkers, sequence: { groupOrder: GROUPS.alone.groupOrder } } },
+      { test: { ...shared, name: "slow", include: SLOW, exclude: LOAD, globalSetup: ["test/fixtures/build-once.ts"], maxWorkers: GROUPS.slow.maxWorkers, sequence: { groupOrder: GROUPS.slow.groupOrder } } },
+      { test: { ...shared, name: "load", include: LOAD, globalSetup: ["test/fixtures/build-once.ts"], maxWorkers: GROUPS.alone.maxWorkers, sequence: { groupOrder: GROUPS.alone.groupOrder } } },
     ],
   },
 });

@@ -3,7 +3,7 @@ import type { CorsPolicy } from "./door/cors-policy.js";
 import { answerDefect, errorBody, metaFor, methodNotAllowed, sendEmpty, sendJson } from "./door/json-answer.js";
 import { RequestAbortedError } from "./door/request-body.js";
 import { refusedLongTarget } from "./door/request-refusals.js";
-import { pathOf, type RouteTable } from "./door/route-table.js";
+import type { RouteTable } from "./door/route-table.js";
 import { answerProbe } from "./ops/plain-routes.js";
 import { createRestAdapter } from "./rest/rest-adapter.js";
 import type { LocalCalls } from "./rest/local-calls.js";
@@ -52,7 +52,7 @@ export function createHttpHandler(options: HttpHandlerOptions): DoorHandler {
   return (request, response, arrival) => {
     if (refusedLongTarget(request, response, options.maxUrlBytes, routes.toolOf, cors)) return;
     if (options.closing() && request.httpVersionMajor === 1) response.setHeader("connection", "close");
-    const path = pathOf(request.url ?? "/");
+    const { path } = arrival.target;
     const method = request.method ?? "GET";
     const headers = cors.simpleHeaders();
     const route = routes.routeOf(path);

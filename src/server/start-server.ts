@@ -6,6 +6,7 @@ import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { createDiagnosticsService } from "../service/diagnostics-service.js";
 import type { VantageService } from "../service/vantage-answer.js";
 import { type Admission, arrivalNow, type DoorHandler } from "./door/call.js";
+import { requestTargetOf } from "./door/request-target.js";
 import { createCorsPolicy } from "./door/cors-policy.js";
 import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./door/dual-protocol-listener.js";
 import { createRouteTable, type PlainHttpRoute, type RouteTable } from "./door/route-table.js";
@@ -126,7 +127,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     maxRequestBytes: limits.maxRequestBytes,
     maxUrlBytes: limits.maxUrlBytes,
   });
-  const handler = options.wrapHandler?.(door, routes) ?? ((request, response) => door(request, response, arrivalNow()));
+  const handler = options.wrapHandler?.(door, routes) ?? ((request, response) => door(request, response, arrivalNow(requestTargetOf(request.url ?? "/"))));
   const listener = await listenDualProtocol(Object.assign({}, limits, {
     host: options.config.host,
     port: options.config.port,

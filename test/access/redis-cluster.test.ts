@@ -7,6 +7,7 @@ import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-c
 import { redisAvailability } from "../../testkit/redis-server.js";
 import { until } from "../fixtures/until.js";
 import { newKey } from "./store-harness.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 // Two real `sitediag serve` processes on one Redis Cluster (three masters, each
 // with a replica): between them one exact budget, and a failover of the master
@@ -16,7 +17,7 @@ const availability = redisAvailability();
 const DAY = { windowSeconds: 86_400 };
 
 function serve(env: Record<string, string>): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
+  const child = spawn(process.execPath, sitediagArgs("serve"), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -58,9 +59,19 @@ describe.skipIf(!availability.available)("sitediag on a Redis Cluster", () => {
     const store = await openStore({ kind: "redis-cluster", nodes: cluster.nodes, password: undefined });
     const key = await newKey(store, "shared");
     await store.setKeyBudget(key.record.id, 100);
-    const statuses = await Promise.all(Array.from({ length: 80 }, (_, index) => check(urls[index % 2] ?? "", key.secret)));
-    expect(statuses.filter((status) => status === 200)).toHaveLength(50);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+    // A 503 is an instance turning a call away for its own load (a busy machine: nothing charged, the answer says
+    // so); the client calls again, as the 503's Retry-After asks, until each of the 80 calls is a verdict or a 429.
+    const answered: number[] = [];
+    let waiting = 80;
+    for (let round = 0; waiting > 0 && round < 20; round++) {
+      const statuses = await Promise.all(Array.from({ length: waiting }, (_, index) => check(urls[index % 2] ?? "", key.secret)));
+      answered.push(...statuses.filter((status) => status !== 503));
+      waiting = 80 - answered.length;
+      if (waiting > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    expect(answered).toHaveLength(80);
+    expect(answered.filter((status) => status === 200)).toHaveLength(50);
+    expect(answered.filter((status) => status === 429)).toHaveLength(30);
     expect((await store.usage(key.record.id, { budget, ...DAY })).used).toBe(100);
     await store.close();
   }, 60_000);

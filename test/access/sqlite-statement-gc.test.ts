@@ -9,6 +9,7 @@ describe("SQLite driver on the running Node line", () => {
   // outside a JS context hit `Assertion failed: (env) != nullptr` and killed
   // the process (vitest saw two test files' workers die).
   it("survives statements collected by the garbage collector between turns", () => {
+    // Through tsx: the worker is test code, which the build leaves out.
     const child = spawnSync(process.execPath, ["--import", "tsx", WORKER], { encoding: "utf8", timeout: 60_000 });
     expect(child.stderr).not.toContain("Assertion failed");
     expect(child.signal).toBeNull();

@@ -135,17 +135,22 @@ describe.each(kinds)("AccessStore contract on $kind", ({ skip, create }) => {
   it.skipIf(skip)("admits exactly 150 is-site-down calls of 300 credits; the 151st is refused and records nothing", async () => {
     await fresh();
     const key = await newKey(store);
+    const started = Date.now();
     for (let i = 1; i <= 150; i++) {
       const outcome = await store.charge(key.digest, 2, DAY);
       expect(outcome.kind).toBe("admitted");
       if (outcome.kind === "admitted") expect(outcome.usage).toMatchObject({ used: 2 * i, remaining: 300 - 2 * i });
     }
     const refused = await store.charge(key.digest, 2, DAY);
+    // Every charge was stamped since `started`: the oldest frees a day after its stamp, so in just under a day less
+    // the time the charges took (measured: on a busy machine, 150 round trips can take seconds), rounded up.
+    const took = Math.ceil((Date.now() - started) / 1_000);
     expect(refused).toMatchObject({ kind: "rejected", keyId: key.record.id, usage: { used: 300, remaining: 0 } });
     if (refused.kind !== "rejected") return;
-    // Nothing ages out for a day: the oldest charge frees in (just under) 86400 s, which rounds up to 86400.
-    expect(refused.retryAfterSeconds).toBe(86_400);
-    expect(refused.usage.resetSeconds).toBe(86_400);
+    for (const seconds of [refused.retryAfterSeconds, refused.usage.resetSeconds]) {
+      expect(seconds).toBeLessThanOrEqual(86_400);
+      expect(seconds).toBeGreaterThanOrEqual(86_400 - took);
+    }
     expect((await store.usage(key.record.id, DAY)).used).toBe(300);
   });
 
@@ -196,10 +201,18 @@ describe.each(kinds)("AccessStore contract on $kind", ({ skip, create }) => {
     const old = await store.charge(key.digest, 2, window);
     if (old.kind !== "admitted") throw new Error("not admitted");
     await sleepUntil(Date.now() + 1_200);
+    const chargedAt = Date.now();
     expect((await store.charge(key.digest, 4, window)).kind).toBe("admitted");
     await store.refund(old.receipt, 2);
-    expect((await store.usage(key.record.id, window)).used).toBe(4);
-    expect((await store.charge(key.digest, 1, window)).kind).toBe("rejected");
+    const used = (await store.usage(key.record.id, window)).used;
+    const rejected = (await store.charge(key.digest, 1, window)).kind;
+    // The 4 counts for a second from its stamp: what is read after that (a busy machine) says nothing of the refund.
+    if (Date.now() < chargedAt + 1_000) {
+      expect(used).toBe(4);
+      expect(rejected).toBe("rejected");
+    } else {
+      expect(used).toBeLessThanOrEqual(4);
+    }
   }, 15_000);
 
   it.skipIf(skip)("keeps one budget per key", async () => {
@@ -282,6 +295,7 @@ const WORKER = fileURLToPath(new URL("./charge-worker.ts", import.meta.url));
 /** Starts the workers, waits until each has its store open, then releases them together. */
 async function runWorkers(count: number, job: object): Promise<Tally[]> {
   const workers = Array.from({ length: count }, () => {
+    // Through tsx: the worker is test code, which the build leaves out.
     const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
       env: { ...process.env, SITEDIAG_WORKER_JOB: JSON.stringify(job) },
       stdio: ["pipe", "pipe", "pipe"],

@@ -24,6 +24,15 @@ export interface StoreUnderTest {
 
 let counter = 0;
 
+/**
+ * What these stores are tested for is what they admit and record, not how long
+ * Redis may take: that is the outage tests' (redis-outage*.test.ts, which set
+ * their own). A machine running two suites at once can hold a command past the
+ * 2 s default, and a contract test would then see a store outage that is only
+ * the machine's.
+ */
+const PATIENT = { commandTimeoutMs: 20_000, connectTimeoutMs: 20_000 } as const;
+
 export function sqliteStoreUnderTest(): StoreUnderTest {
   const dir = mkdtempSync(join(tmpdir(), "sitediag-store-"));
   // A nested path proves the directory is created.
@@ -40,7 +49,7 @@ export function redisStoreUnderTest(server: RedisServerFixture): StoreUnderTest 
   counter += 1;
   const keyPrefix = `test-${process.pid}-${counter}:`;
   const location: StoreLocation = { kind: "redis", url: server.url() };
-  return storeUnderTest(location, { keyPrefix }, async () => {
+  return storeUnderTest(location, { keyPrefix, ...PATIENT }, async () => {
     const redis = new Redis(server.url());
     try {
       const parts: string[] = [];
@@ -62,7 +71,7 @@ export function redisClusterStoreUnderTest(cluster: RedisClusterFixture): StoreU
   counter += 1;
   const keyPrefix = `test-${process.pid}-${counter}:`;
   const location: StoreLocation = { kind: "redis-cluster", nodes: cluster.nodes, password: undefined };
-  return storeUnderTest(location, { keyPrefix }, async () => {
+  return storeUnderTest(location, { keyPrefix, ...PATIENT }, async () => {
     const client = new Cluster(cluster.nodes.map(({ host, port }) => ({ host, port })));
     try {
       const parts: string[] = [];

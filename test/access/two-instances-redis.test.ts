@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
 import { until } from "../fixtures/until.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 // Two real `sitediag serve` processes behind an imaginary load balancer share one
 // Redis: between them they must admit exactly the budget, not a budget each.
@@ -16,7 +17,7 @@ interface Instance {
 }
 
 function sitediag(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  return spawn(process.execPath, sitediagArgs(...args), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],

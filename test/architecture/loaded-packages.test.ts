@@ -10,7 +10,10 @@ import { describe, expect, it } from "vitest";
  * the service has two: the main thread and each probe thread. A deployment on
  * SQLite with the probe's own HTTP exchange needs neither package, so neither
  * may be loaded by the commands, the prober, or a SQLite store. Run in a
- * child process: this test process has loaded plenty of its own.
+ * child process: this test process has loaded plenty of its own. The child
+ * loads the sources through tsx, not dist/: this is a fast-project test, and
+ * only the slow and load projects build (test/fixtures/build-once.ts); the
+ * modules a file imports are the same either way.
  */
 const CHILD = `
 import { createRequire } from "node:module";

@@ -14,8 +14,7 @@ import { issueKey } from "../../src/access/issue-key.js";
 import { openStore } from "../../src/access/open-store.js";
 import { EXIT_READER_GONE } from "../../src/cli/run-cli.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-
-const MAIN = join(import.meta.dirname, "..", "..", "src", "main.ts");
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 describe("a reader that closes stdout early", () => {
   let dir: string;
@@ -43,7 +42,7 @@ describe("a reader that closes stdout early", () => {
 
   /** Runs `sitediag argv` with `stdin`; the reader takes `lines` lines of stdout (0: none) and closes the pipe. */
   async function readThenClose(argv: readonly string[], lines: number, stdin = "") {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...argv], { env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, sitediagArgs(...argv), { env, stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = once(child, "exit");

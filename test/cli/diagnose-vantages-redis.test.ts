@@ -10,6 +10,7 @@ import { redisAvailability, startRedisServer } from "../../testkit/redis-server.
 import { runDiagnose } from "./cli-io.js";
 import { eventually } from "../vantage/vantage-rig.js";
 import { startThreeVantages, type ThreeVantages, VANTAGE_NAMES } from "../vantage/three-vantages.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 // `sitediag check --vantages` / `trace --vantages` as a process, with
 // SITEDIAG_STORE naming the Redis of a three-vantage deployment (three real
@@ -30,7 +31,7 @@ function sitediag(args: readonly string[], env: Readonly<Record<string, string>>
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ["--import", "tsx", "src/main.ts", ...args],
+      sitediagArgs(...args),
       { cwd: ROOT, env: { PATH: process.env.PATH ?? "", SITEDIAG_HOSTS_FILE: "/dev/null", SITEDIAG_PROBE_THREADS: "0", ...env } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : null;

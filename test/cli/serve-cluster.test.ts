@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { until } from "../fixtures/until.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -36,7 +37,7 @@ function startCluster(env: Record<string, string>): Cluster {
   const out: string[] = [];
   const err: string[] = [];
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("SITEDIAG_")));
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
+  const child = spawn(process.execPath, sitediagArgs("serve"), {
     cwd: ROOT,
     env: { ...inherited, HOST: "127.0.0.1", PORT: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -59,7 +60,7 @@ function callPids(stdout: string): Set<number> {
 }
 
 async function createKey(storePath: string): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "keys", "create", "--name", "second"], {
+  const child = spawn(process.execPath, sitediagArgs("keys", "create", "--name", "second"), {
     cwd: ROOT,
     env: { ...process.env, SITEDIAG_STORE: `sqlite:${storePath}` },
     stdio: ["ignore", "pipe", "inherit"],
@@ -88,7 +89,7 @@ describe("SITEDIAG_WORKERS", () => {
 });
 
 /**
- * A primary and two workers, each loading the sources through tsx with a probe thread of its own, boot in a few
+ * A primary and two workers, each loading the built JavaScript with a probe thread of its own, boot in a few
  * seconds alone and in well over 20 on a machine running another test suite beside this one (CI's Node lines).
  */
 const BOOT_MS = 90_000;

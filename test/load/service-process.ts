@@ -1,10 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { join } from "node:path";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
-const MAIN = join(import.meta.dirname, "..", "..", "src", "main.ts");
-
-/** `sitediag serve` as its own process (through tsx, no build needed), so a test can signal or kill it. */
+/** `sitediag serve` as its own process (this run's build, as `npm start` runs it), so a test can signal or kill it. */
 export interface ServeProcess {
   readonly child: ChildProcess;
   readonly url: string;
@@ -21,7 +19,7 @@ export interface ServeProcess {
  * command is appended to and exec'd by (e.g. unshare into a mount namespace).
  */
 export async function startServeProcess(env: Readonly<Record<string, string>>, expectFirstKey: boolean, wrap: readonly string[] = []): Promise<ServeProcess> {
-  const command = [...wrap, process.execPath, "--import", "tsx", MAIN, "serve"];
+  const command = [...wrap, process.execPath, ...sitediagArgs("serve")];
   const child = spawn(command[0] ?? process.execPath, command.slice(1), {
     env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -31,7 +29,8 @@ export async function startServeProcess(env: Readonly<Record<string, string>>, e
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
   const exit = once(child, "exit").then(([code]) => code as number | null);
-  const deadline = Date.now() + 20_000;
+  // Bounded by the hook's 60 s, not a guess of how long a start takes: on a busy machine it has taken over 20 s.
+  const deadline = Date.now() + 55_000;
   for (;;) {
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
     const key = /^\s+(sd_\w+)$/m.exec(err)?.[1];

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { until } from "../fixtures/until.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 function connects(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -32,7 +33,7 @@ describe("graceful shutdown of a real `sitediag serve` process", () => {
   });
 
   it("on SIGTERM refuses new connections, finishes the check in flight with 200, and exits 0", async () => {
-    const process_ = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
+    const process_ = spawn(process.execPath, sitediagArgs("serve"), {
       cwd: join(import.meta.dirname, "../.."),
       env: {
         PATH: process.env.PATH,

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import type { VantageEntry, VantageFanout, VantageJob, VantageOutcomeOf } from "../../src/vantage/vantage-fanout.js";
 import { until } from "../fixtures/until.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 // Real `sitediag serve` processes as workers of their vantages, and the
 // helpers the vantage tests share.
@@ -18,7 +19,7 @@ export interface ServeProcess {
 
 /** `sitediag serve` on loopback port 0 with `env` (on top of a bare PATH), once it says it listens. */
 export async function startServe(env: Readonly<Record<string, string>>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
+  const child = spawn(process.execPath, sitediagArgs("serve"), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: "0", SITEDIAG_PROBE_THREADS: "0", SITEDIAG_HOSTS_FILE: "/dev/null", ...env },
     stdio: ["ignore", "pipe", "pipe"],

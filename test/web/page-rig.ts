@@ -11,7 +11,7 @@ import { launchChromium, loopbackOnlyContext } from "./chromium.js";
 /**
  * What every browser test file stands on: `sitediag serve` as its own
  * process, as `npm start` runs it (the page it serves is built once for the
- * project: built-page.ts), on a SQLite store in a temp dir, trusting the test
+ * run: test/fixtures/build-once.ts), on a SQLite store in a temp dir, trusting the test
  * CA, sending every name to a closed loopback port (the targets are IP
  * literals; a name never leaves the machine); its first key; and Chromium,
  * whose pages may reach loopback only.

@@ -20,6 +20,7 @@ import { getTestPki } from "../fixtures/test-ca.js";
 import { type ServeProcess } from "../load/service-process.js";
 import { chromiumAvailability } from "./chromium.js";
 import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 const chromium = chromiumAvailability();
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -164,7 +165,7 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
 
   it("says when the credits run out (429), with when to try again, and what is left", async () => {
     // A key of its own with room for one check (2 credits) and not a second.
-    const created = await promisify(execFile)(process.execPath, ["--import", "tsx", join(ROOT, "src", "main.ts"), "keys", "create", "--name", "small", "--budget", "3"], {
+    const created = await promisify(execFile)(process.execPath, sitediagArgs("keys", "create", "--name", "small", "--budget", "3"), {
       env: { PATH: process.env.PATH ?? "", SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}` },
     });
     const small = created.stdout.trim();

@@ -42,6 +42,17 @@ export function problemOf(error: unknown): { readonly problem: Problem; readonly
     case Code.Unknown:
     case Code.Internal:
       return { problem: { title: "The service failed to answer", detail: said, httpStatus: 500 }, credits };
+    // The rest as they came; so is a code this page does not know (a newer server's).
+    case Code.Canceled:
+    case Code.DeadlineExceeded:
+    case Code.NotFound:
+    case Code.AlreadyExists:
+    case Code.PermissionDenied:
+    case Code.FailedPrecondition:
+    case Code.Aborted:
+    case Code.OutOfRange:
+    case Code.Unimplemented:
+    case Code.DataLoss:
     default:
       return { problem: { title: `The call failed (${Code[connectError.code]})`, detail: said, httpStatus: 0 }, credits };
   }

@@ -224,7 +224,8 @@ function notAStatusLine(view: Uint8Array, from: number, complete: boolean): Prob
       return new ProbeProtocolError("HTTP_09_RESPONSE", "the answer is text with no status line");
     case "not_http":
       return new ProbeProtocolError("HTTP_PARSE_ERROR", "the answer is another protocol's or not text, not a status line");
-    default:
+    case "status_line":
+    case "undecided":
       return undefined;
   }
 }

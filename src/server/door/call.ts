@@ -4,6 +4,7 @@ import type { Overload } from "../../probe/overload.js";
 import { sharedClockMs } from "../../probe/clock.js";
 import { type Call, callKey, type CallReport, type Door } from "../../service/call.js";
 import type { NodeRequest, NodeResponse } from "./json-answer.js";
+import type { RequestTarget } from "./request-target.js";
 import type { DiagnosticRoute } from "./route-table.js";
 
 export type { Call, Door } from "../../service/call.js";
@@ -12,15 +13,17 @@ export type { Call, Door } from "../../service/call.js";
 export interface Arrival {
   /** The request id, "" when no observer gave one. */
   readonly id: string;
+  /** Its target, read once on arrival. */
+  readonly target: RequestTarget;
   /** On the shared clock: a call's timeouts start here, unless it waited for a turn. */
   readonly arrivedAt: number;
   /** Where the call's outcome is told, for the observer's log line and request metric. */
   readonly report: CallReport;
 }
 
-/** A request arriving now; `overloaded` is told of each overload answer of its call (nobody, by default). */
-export function arrivalNow(id = "", overloaded: (overload: Overload) => void = ignore): Arrival {
-  return { id, arrivedAt: sharedClockMs(), report: { outcome: undefined, target: null, overloaded } };
+/** A request for `target` arriving now; `overloaded` is told of each overload answer of its call (nobody, by default). */
+export function arrivalNow(target: RequestTarget, id = "", overloaded: (overload: Overload) => void = ignore): Arrival {
+  return { id, target, arrivedAt: sharedClockMs(), report: { outcome: undefined, target: null, overloaded } };
 }
 
 function ignore(): void {}

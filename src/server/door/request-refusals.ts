@@ -78,6 +78,7 @@ function refusalFor(code: string | undefined, maxHeaderBytes: number): ParserRef
       };
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return { status: 408, reason: "Request Timeout", code: "deadline_exceeded", message: "the request was not received in time" };
+    case undefined:
     default:
       return { status: 400, reason: "Bad Request", code: "invalid_argument", message: "the request is not valid HTTP/1.1" };
   }

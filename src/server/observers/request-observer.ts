@@ -3,7 +3,8 @@ import { codeFromHttpStatus, codeToString } from "@connectrpc/connect/protocol-c
 import { arrivalNow, type Door, type DoorHandler, rpcDoorOf } from "../door/call.js";
 import type { NodeRequestHandler } from "../door/dual-protocol-listener.js";
 import type { NodeRequest } from "../door/json-answer.js";
-import { pathOf, type RouteTable } from "../door/route-table.js";
+import { requestTargetOf } from "../door/request-target.js";
+import type { RouteTable } from "../door/route-table.js";
 import type { Logger } from "../../observability/logger.js";
 import type { Metrics } from "../../observability/metrics.js";
 import { hostOf, redactUrl, REQUEST_ID_HEADER, requestIdFrom } from "../../observability/redaction.js";
@@ -28,10 +29,10 @@ const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
  */
 export function observeRequests(serve: DoorHandler, routes: RouteTable, deps: RequestObserverDeps): NodeRequestHandler {
   return (request, response) => {
-    const target = request.url ?? "/";
-    const path = pathOf(target);
+    const target = requestTargetOf(request.url ?? "/");
+    const { path } = target;
     const { door, operation } = diagnosticOf(routes, path, request);
-    const arrival = arrivalNow(requestIdFrom(request.headers[REQUEST_ID_HEADER]), (overload) => {
+    const arrival = arrivalNow(target, requestIdFrom(request.headers[REQUEST_ID_HEADER]), (overload) => {
       if (operation !== undefined) deps.metrics.overloadAnswers.inc({ operation, why: overload.why });
     });
     const startedAt = process.hrtime.bigint();
@@ -55,7 +56,7 @@ export function observeRequests(serve: DoorHandler, routes: RouteTable, deps: Re
         durationMs: Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000,
         targetHost: report.target === null ? null : hostOf(report.target),
         method: request.method,
-        url: redactUrl(target),
+        url: redactUrl(target.raw),
         httpVersion: request.httpVersion,
       };
       deps.logger[level](line, finished ? "request" : "request abandoned by the client");

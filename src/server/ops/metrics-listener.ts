@@ -3,7 +3,7 @@ import type net from "node:net";
 import type { Metrics } from "../../observability/metrics.js";
 import { baseUrlOf } from "../door/dual-protocol-listener.js";
 import { errorBody, metaFor, sendJson } from "../door/json-answer.js";
-import { pathOf } from "../door/route-table.js";
+import { requestTargetOf } from "../door/request-target.js";
 import { METRICS_PATH, sendExposition } from "./plain-routes.js";
 
 export interface MetricsListener {
@@ -24,7 +24,8 @@ export async function listenForMetrics(options: {
   readonly onDefect: (error: unknown) => void;
 }): Promise<MetricsListener> {
   const server = http.createServer({ headersTimeout: 10_000, keepAliveTimeout: 5_000, requestTimeout: 30_000 }, (request, response) => {
-    const path = pathOf(request.url ?? "/");
+    // A port of its own, with no Arrival: its one reading of the target.
+    const { path } = requestTargetOf(request.url ?? "/");
     if (path !== METRICS_PATH) return sendJson(response, 404, errorBody("not_found", `only ${METRICS_PATH} is served on this port`, metaFor(null)));
     if (request.method !== "GET" && request.method !== "HEAD") {
       return sendJson(response, 405, errorBody("unimplemented", "use GET", metaFor(null)), new Headers({ allow: "GET, HEAD" }));

@@ -56,9 +56,8 @@ export interface RestAdapterOptions {
 export function createRestAdapter(options: RestAdapterOptions): RestAdapter {
   const { calls, onDefect, admission } = options;
   return async (route, diagnostic, request, response, headers, arrival) => {
-    const url = new URL(request.url ?? "/", "http://localhost");
     const meta = metaFor(route.tool);
-    const keys = url.searchParams.getAll(API_KEY_PARAMETER);
+    const keys = arrival.target.query.getAll(API_KEY_PARAMETER);
     if (keys.length > 1) {
       // Which key to charge would be a guess; nothing is charged.
       const message = `query parameter ${API_KEY_PARAMETER} was given ${keys.length} times; give it once`;
@@ -72,7 +71,7 @@ export function createRestAdapter(options: RestAdapterOptions): RestAdapter {
     // all, and like every other malformed key it is refused as a missing one.
     if (!callHeaders.has(API_KEY_HEADER) && presented !== null && HEADER_SAFE.test(presented)) callHeaders.set(API_KEY_HEADER, presented);
     // A bad parameter goes on the Call: the service rejects it after the charge, as the contract has it.
-    const query = route.verb === "GET" ? messageFromQuery(route.method.input, url.searchParams, [API_KEY_PARAMETER]) : undefined;
+    const query = route.verb === "GET" ? messageFromQuery(route.method.input, arrival.target.query, [API_KEY_PARAMETER]) : undefined;
 
     const intake = await takeIn(admission, arrival, response, "rest", diagnostic, presented, query?.problem);
     if (!intake.ok) {

@@ -163,7 +163,11 @@ function renderScalar(type: ScalarType, value: unknown): JsonValue {
       return value === true;
     case ScalarType.STRING:
       return typeof value === "string" ? value : String(value);
-    default:
+    case ScalarType.INT32:
+    case ScalarType.UINT32:
+    case ScalarType.SINT32:
+    case ScalarType.FIXED32:
+    case ScalarType.SFIXED32:
       return Number(value);
   }
 }

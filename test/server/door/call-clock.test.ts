@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdmission, createInflightLimit } from "../../../src/server/admission/admission.js";
 import { createProbeQueue } from "../../../src/server/admission/probe-queue.js";
 import { type Arrival, arrivalNow, takeIn } from "../../../src/server/door/call.js";
+import { requestTargetOf } from "../../../src/server/door/request-target.js";
 import { LATE_START_GRACE_MS } from "../../../src/probe/overload.js";
 import { sharedClockMs } from "../../../src/probe/clock.js";
 import { type HttpTargets, startHttpTargets } from "../../fixtures/http-targets.js";
@@ -71,7 +72,7 @@ describe("admission", () => {
     const manual = manualLoad();
     const admission = createAdmission(createInflightLimit({ max: 10 }), () => Promise.resolve(null), createProbeQueue({ load: manual.load, max: 10, maxWaitMs: 60_000 }));
     const arrivedAt = sharedClockMs() - 5_000;
-    const arrival = (): Arrival => Object.assign(arrivalNow("r"), { arrivedAt });
+    const arrival = (): Arrival => Object.assign(arrivalNow(requestTargetOf("/"), "r"), { arrivedAt });
     const response = () => new ServerResponse(new IncomingMessage(new Socket()));
     const route = { operation: "CheckSite", tool: "is-site-down", weight: 1 };
 

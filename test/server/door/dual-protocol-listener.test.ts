@@ -15,12 +15,15 @@ function rawExchange(port: number, chunks: Buffer[]): Promise<string> {
     socket.on("data", (data) => (received += data.toString("latin1")));
     socket.on("close", () => resolve(received));
     socket.on("error", reject);
-    socket.on("connect", async () => {
-      // One byte at a time with pauses: the sniffer must wait for enough bytes to decide.
-      for (const chunk of chunks) {
-        socket.write(chunk);
-        await new Promise((wait) => setTimeout(wait, 5));
-      }
+    socket.on("connect", () => {
+      // One byte at a time with pauses: the sniffer must wait for enough bytes to decide. A write after the
+      // server closed fails through the socket's error event, which rejects.
+      void (async () => {
+        for (const chunk of chunks) {
+          socket.write(chunk);
+          await new Promise((wait) => setTimeout(wait, 5));
+        }
+      })();
     });
   });
 }
