@@ -15,8 +15,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
-const MAIN = join(import.meta.dirname, "..", "..", "src", "main.ts");
 
 let dir: string;
 let targets: HttpTargets;
@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 async function sitediag(...argv: string[]): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...argv], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, sitediagArgs(...argv), { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, type ReceivedRequest, type TargetRoute, startHttpTargets } from "../fixtures/http-targets.js";
 import { CRAWLER_USER_AGENTS } from "../../src/user-agents.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 // `sitediag check|trace` as a person runs them (a child process through
 // src/main.ts): what the final page tells search engines, and --user-agent (issue 39).
@@ -46,7 +47,7 @@ function sitediag(args: readonly string[]): Promise<{ code: number; stdout: stri
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "src/main.ts", ...args],
+      sitediagArgs(...args),
       {
         cwd: join(import.meta.dirname, "../.."),
         env: { PATH: process.env.PATH, NO_COLOR: "1", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_TRACE_PORTS: String(targets.httpPort) },

@@ -10,11 +10,10 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
+import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
-const MAIN = join(import.meta.dirname, "..", "..", "src", "main.ts");
 
 /** CSI 2J (clear the screen), OSC 0;owned ST (retitle the window), as obs-text bytes. */
 const HOSTILE_VALUE = Buffer.from([0x61, 0x9b, 0x32, 0x4a, 0x62, 0x9d, 0x30, 0x3b, 0x6f, 0x77, 0x6e, 0x65, 0x64, 0x9c, 0x63]);
@@ -49,7 +48,7 @@ const url = (path: string) => `http://127.0.0.1:${target.port}${path}`;
 
 /** Runs `sitediag argv` as a process with `stdin`; its stdout as the bytes a terminal would get, decoded as UTF-8. */
 async function sitediag(argv: readonly string[], stdin = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...argv], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, sitediagArgs(...argv), { env, stdio: ["pipe", "pipe", "pipe"] });
   const out: Buffer[] = [];
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
@@ -60,7 +59,7 @@ async function sitediag(argv: readonly string[], stdin = ""): Promise<{ code: nu
   return { code, stdout: Buffer.concat(out).toString("utf8"), stderr };
 }
 
-// Each test starts one to three processes that load the sources through tsx: seconds each on a loaded machine.
+// Each test starts one to three processes of the built sitediag: seconds each on a loaded machine.
 describe("what a target sent, printed by the CLI", { timeout: 120_000 }, () => {
   it("check --headers: the header value and the reason phrase shown escaped, no control character written", async () => {
     const run = await sitediag(["check", "--headers", url("/")]);
