@@ -1,7 +1,7 @@
 import { VERSION } from "./package-info.js";
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
-import { CREDITS, REDIRECT_TRACE, SITE_CHECK } from "./limits.js";
+import { CREDITS, REDIRECT_TRACE, SITE_CHECK } from "./shared/limits.js";
 import { DEFAULT_CERT_EXPIRY_WARN_DAYS } from "./diagnostics/certificate-expiry.js";
 import { DEFAULT_DOMAIN_EXPIRY_WARN_DAYS } from "./registration/registration-warnings.js";
 

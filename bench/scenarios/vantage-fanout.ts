@@ -1,7 +1,7 @@
 import { loadConfig } from "../../src/config.js";
 import { sharedClockMs } from "../../src/probe/clock.js";
 import { diagnosticRunnerFromConfig } from "../../src/runner/runner-from-config.js";
-import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis-fanout.js";
+import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis/redis-fanout.js";
 import type { VantageEntry } from "../../src/vantage/vantage-fanout.js";
 import { redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
 import { processTreeCpuMicros } from "../process-cpu.js";

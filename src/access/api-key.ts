@@ -13,7 +13,7 @@ const CHECKSUM_LENGTH = 6;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
 
-export { API_KEY_HEADER, API_KEY_QUERY_PARAMETER } from "../credential-names.js";
+export { API_KEY_HEADER, API_KEY_QUERY_PARAMETER } from "../shared/credential-names.js";
 
 /** A freshly generated key: the secret (shown once) and what may be stored. */
 export interface GeneratedKey {

@@ -9,11 +9,11 @@ import {
   VantageCheckSiteRequestSchema,
   VantageTraceRedirectsRequestSchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { batchSizeProblem } from "../batch.js";
-import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
-import { readVantageList } from "../vantage-list.js";
-import { userAgentCause } from "../failures.js";
-import { isKnownUserAgent } from "../user-agent-option.js";
+import { batchSizeProblem } from "../shared/batch.js";
+import { REDIRECT_TRACE, SITE_CHECK } from "../shared/limits.js";
+import { readVantageList } from "../shared/vantage-list.js";
+import { userAgentCause } from "../shared/failures.js";
+import { isKnownUserAgent } from "../shared/user-agent-option.js";
 
 /**
  * What a call costs, or why it has no price (a batch outside the size rule is

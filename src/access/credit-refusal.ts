@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
-import { waitUntilWords, waitWords } from "../wait-words.js";
+import { REDIRECT_TRACE, SITE_CHECK } from "../shared/limits.js";
+import { waitUntilWords, waitWords } from "../shared/wait-words.js";
 import type { Usage } from "./credit-log.js";
 import type { Price } from "./call-price.js";
 import { usageHeaders } from "./usage-headers.js";

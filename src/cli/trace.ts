@@ -8,7 +8,7 @@ import { renderTrace, traceIsHealthy } from "./report/diagnostic-report.js";
 import { diagnoseFromVantages } from "./diagnose/vantage-diagnose.js";
 import { headerLines, traceLabels } from "./report/request-lines.js";
 import { jsonText, terminalSafe } from "./report/terminal-safe.js";
-import { userAgentOptionOf } from "../user-agent-option.js";
+import { userAgentOptionOf } from "../shared/user-agent-option.js";
 import { userAgentLine } from "./report/user-agent-line.js";
 
 const HELP = `usage: sitediag trace [--json] URL

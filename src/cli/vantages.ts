@@ -1,5 +1,4 @@
-import { redisAskerFromConfig } from "../vantage/fanout-from-config.js";
-import type { RedisFanout } from "../vantage/redis-fanout.js";
+import { type RedisFanout, redisAskerFromConfig } from "../vantage/fanout-from-config.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
 import { textTable } from "./report/terminal-text.js";
 

@@ -6,7 +6,7 @@
  * for details only: the verdict and every contract field stay what the first
  * request saw.
  */
-import { failureCode, type PolicyRefusal } from "../failures.js";
+import { failureCode, type PolicyRefusal } from "../shared/failures.js";
 import type { AddressAttempt, AddressSurvey } from "./diagnostic-details.js";
 import type { HopOutcome, Prober } from "../probe/hop-types.js";
 import type { NameResolution } from "../probe/name-resolution.js";

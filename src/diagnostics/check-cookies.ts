@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { type Cookie, CookieJar, MemoryCookieStore } from "tough-cookie";
-import { CHECK_COOKIES } from "../limits.js";
+import { CHECK_COOKIES } from "../shared/limits.js";
 import type { HopResponse } from "../probe/hop-types.js";
 
 /**

@@ -1,10 +1,10 @@
-import { MAX_URL_LENGTH } from "../limits.js";
-import { refusal } from "../failures.js";
+import { MAX_URL_LENGTH } from "../shared/limits.js";
+import { refusal } from "../shared/failures.js";
 import type { Prober } from "../probe/hop-types.js";
 import type { Overload } from "../probe/overload.js";
-import type { PolicyRefusal } from "../failures.js";
+import type { PolicyRefusal } from "../shared/failures.js";
 import { hasScheme, startingUrlText } from "./starting-url.js";
-import { crawlerUserAgent, type UserAgentId } from "../user-agents.js";
+import { crawlerUserAgent, type UserAgentId } from "../shared/user-agents.js";
 
 // What a caller gives each diagnostic beyond its input, and what it gets back:
 // plain data both ways, so a call and its outcome can cross to a diagnostic thread as they are.
@@ -27,7 +27,7 @@ interface CallOptions {
    * tables). The service never asks: it renders none of it.
    */
   readonly report?: boolean;
-  /** Whose User-Agent every request sends (src/user-agents.ts); `browser`, sitediag's own, when undefined. */
+  /** Whose User-Agent every request sends (src/shared/user-agents.ts); `browser`, sitediag's own, when undefined. */
   readonly userAgent?: UserAgentId | undefined;
 }
 
@@ -99,7 +99,7 @@ export function parseTargetInput(raw: string, rules: InputRules): ParsedInput {
   return { ok: true, url };
 }
 
-/** The refusal of the row `key` of the one table (src/failures.ts), worded with `reason` where the row needs specifics. */
+/** The refusal of the row `key` of the one table (src/shared/failures.ts), worded with `reason` where the row needs specifics. */
 function refuse(key: `INPUT_${string}`, reason?: string): ParsedInput {
   return { ok: false, refusal: refusal(key, reason) };
 }

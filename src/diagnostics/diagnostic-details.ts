@@ -1,10 +1,10 @@
 import type { Registration } from "../registration/registration-lookup.js";
-import { failureCode } from "../failures.js";
-import type { FailureStage } from "../failures.js";
+import { failureCode } from "../shared/failures.js";
+import type { FailureStage } from "../shared/failures.js";
 import type { ProbeFailure } from "../probe/failure.js";
 import type { CapturedHead } from "../probe/http/head-capture.js";
 import type { ChainCertificate, HopFailureTrace, HopOutcome, HopResponse, HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
-import type { PolicyRefusal } from "../failures.js";
+import type { PolicyRefusal } from "../shared/failures.js";
 import type { NameResolution } from "../probe/name-resolution.js";
 import type { ProxyKind } from "./proxy-providers.js";
 import { type TransportSecurity, transportSecurityOf } from "./transport-security.js";
@@ -18,7 +18,7 @@ import type { SearchSignals } from "./search-signals.js";
  * data; the service renders it as the `Details` message.
  */
 export interface DiagnosticDetails {
-  /** Stable code (src/failures.ts) of how the diagnostic ended badly; null when it did not. */
+  /** Stable code (src/shared/failures.ts) of how the diagnostic ended badly; null when it did not. */
   readonly code: string | null;
   readonly requests: readonly RequestRecord[];
   readonly proxy: ProxyMatch | null;

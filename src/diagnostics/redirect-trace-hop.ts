@@ -2,7 +2,7 @@ import type { ProbeFailure } from "../probe/failure.js";
 import type { ConnectionHandle, HopFailureTrace, HopOutcome, HopResponse, PortRule, Prober } from "../probe/hop-types.js";
 import type { Overload } from "../probe/overload.js";
 import type { NameResolution } from "../probe/name-resolution.js";
-import type { PolicyRefusal } from "../failures.js";
+import type { PolicyRefusal } from "../shared/failures.js";
 import type { TraceBudget } from "./redirect-trace-budget.js";
 import { requestTenths } from "./diagnostic-details.js";
 

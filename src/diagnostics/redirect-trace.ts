@@ -1,8 +1,8 @@
 import { lookUpRegistration, registrationWithin } from "../registration/registration-lookup.js";
 import { DEFAULT_DOMAIN_EXPIRY_WARN_DAYS, registrationWarnings } from "../registration/registration-warnings.js";
 import type { AbortWatch } from "../probe/clock.js";
-import { REDIRECT_TRACE } from "../limits.js";
-import { failureCode, outcomeCause, refusalCause } from "../failures.js";
+import { REDIRECT_TRACE } from "../shared/limits.js";
+import { failureCode, outcomeCause, refusalCause } from "../shared/failures.js";
 import { lateStart } from "../probe/overload.js";
 import type { ConnectionHandle, HopResponse, PortRule } from "../probe/hop-types.js";
 import { cookieKey, createCheckCookies } from "./check-cookies.js";
@@ -117,7 +117,7 @@ type Walk =
       readonly warnings: readonly TraceWarning[];
       /** Why the walk stopped before a final response; null when it reached one. */
       readonly stopReason: TraceWarning | null;
-      /** The stable code of how the walk ended badly (src/failures.ts); null when it ended well. */
+      /** The stable code of how the walk ended badly (src/shared/failures.ts); null when it ended well. */
       readonly code: string | null;
       /** One per position that sent a request, in order: what answered it, or how it failed (with a report, also the position it stopped at). */
       readonly records: readonly RequestRecord[];

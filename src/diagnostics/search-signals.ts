@@ -4,7 +4,7 @@
  * bounded body prefix details read (MAX_CLIENT_REDIRECT_BODY_BYTES), never
  * from a request of its own. Total: any page, any bytes, gives a value.
  */
-import { MAX_URL_LENGTH } from "../limits.js";
+import { MAX_URL_LENGTH } from "../shared/limits.js";
 import type { HeaderMap } from "../probe/http/header-map.js";
 import { headerValue } from "../probe/http/header-map.js";
 import { headerCanonical, headerNoindex } from "./search-headers.js";

@@ -1,7 +1,7 @@
-import { causeInfo, outcomeCause, refusalCause } from "../failures.js";
-import type { FailureStage } from "../failures.js";
+import { causeInfo, outcomeCause, refusalCause } from "../shared/failures.js";
+import type { FailureStage } from "../shared/failures.js";
 import type { ProbeFailure } from "../probe/failure.js";
-import type { RefusalRule } from "../failures.js";
+import type { RefusalRule } from "../shared/failures.js";
 import type { DiagnosticDetails } from "./diagnostic-details.js";
 import type { DiagnosticOutcome } from "./diagnostic-call.js";
 

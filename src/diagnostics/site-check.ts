@@ -1,11 +1,11 @@
 import type { AbortWatch } from "../probe/clock.js";
-import { SITE_CHECK } from "../limits.js";
+import { SITE_CHECK } from "../shared/limits.js";
 import { createCheckCookies } from "./check-cookies.js";
 import type { ConnectionHandle, HopOutcome, HopResponse, PortRule } from "../probe/hop-types.js";
 import { type DiagnosticEnv, parseTargetInput, type SiteCheckOptions, speakingAs } from "./diagnostic-call.js";
 import { searchSignals, searchWarningTexts } from "./search-signals.js";
 import { TRACE_WARNING_SEVERITY } from "./redirect-trace-result.js";
-import { failureCode, outcomeCause, refusalCause, type FailureStage, type PolicyRefusal } from "../failures.js";
+import { failureCode, outcomeCause, refusalCause, type FailureStage, type PolicyRefusal } from "../shared/failures.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
 import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, requestTenths, stoppedRecord, wholeMs } from "./diagnostic-details.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";

@@ -1,5 +1,5 @@
 import { type DestinationStream, type Logger, pino } from "pino";
-import { API_KEY_HEADER, API_KEY_QUERY_PARAMETER } from "../credential-names.js";
+import { API_KEY_HEADER, API_KEY_QUERY_PARAMETER } from "../shared/credential-names.js";
 import type { LogLevel } from "../config.js";
 import { REDACTED } from "./redaction.js";
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { API_KEY_QUERY_PARAMETER } from "../credential-names.js";
+import { API_KEY_QUERY_PARAMETER } from "../shared/credential-names.js";
 
 /** What replaces a secret in anything logged. */
 export const REDACTED = "[REDACTED]";

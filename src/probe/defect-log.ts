@@ -9,7 +9,7 @@
  */
 import { hostname } from "node:os";
 import { threadId } from "node:worker_threads";
-import type { FailureStage } from "../failures.js";
+import type { FailureStage } from "../shared/failures.js";
 
 /** What the hop knows of the defect when it ends. */
 export interface HopDefect {

@@ -93,7 +93,7 @@ export function saysBogus(errors: readonly ExtendedDnsError[]): boolean {
 }
 
 /**
- * The failure table's key (src/failures.ts) for a lookup a server failed with
+ * The failure table's key (src/shared/failures.ts) for a lookup a server failed with
  * these errors: the first error a row names decides; null when none does (the
  * lookup keeps its own code, the errors only added to its reason).
  */

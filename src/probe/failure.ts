@@ -1,9 +1,9 @@
 /**
  * How a hop fails: the failure value the diagnostics decide from, the errors
  * the probe raises itself, and naming a failure from what was thrown and the
- * phase the hop had reached (its code and sentence are rows of src/failures.ts).
+ * phase the hop had reached (its code and sentence are rows of src/shared/failures.ts).
  */
-import { CAUSES, causeInfo, type FailureStage } from "../failures.js";
+import { CAUSES, causeInfo, type FailureStage } from "../shared/failures.js";
 
 /**
  * Why a hop produced no usable response. A value, never a string parsed later:
@@ -26,7 +26,7 @@ export interface ProbeFailure {
 /**
  * A failure the probe names itself while speaking HTTP (a head too large, a
  * malformed head, two Locations that disagree). Its `code` is a CAUSES key
- * (src/failures.ts): the failure's stage and sentence come from that table, never from here.
+ * (src/shared/failures.ts): the failure's stage and sentence come from that table, never from here.
  */
 export class ProbeProtocolError extends Error {
   constructor(

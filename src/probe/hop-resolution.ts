@@ -1,4 +1,4 @@
-import { causeInfo, failureCode } from "../failures.js";
+import { causeInfo, failureCode } from "../shared/failures.js";
 import type { CnameChain } from "./cname-chain.js";
 import type { DnssecReading } from "./dnssec-query.js";
 import { extendedErrorCause, extendedErrorsText } from "./extended-dns-error.js";

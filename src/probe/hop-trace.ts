@@ -1,4 +1,4 @@
-import type { FailureStage } from "../failures.js";
+import type { FailureStage } from "../shared/failures.js";
 import type { TlsDetail } from "./hop-types.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { AbortWatch } from "./clock.js";
 import type { CapturedHead } from "./http/head-capture.js";
 import type { HeaderMap } from "./http/header-map.js";
-import type { PolicyRefusal } from "../failures.js";
+import type { PolicyRefusal } from "../shared/failures.js";
 import type { ProbeFailure } from "./failure.js";
 import type { Overload } from "./overload.js";
 import type { StapledOcsp } from "./connect/stapled-ocsp.js";
@@ -102,7 +102,7 @@ export interface HopRequest {
    * With describeResolution, for a diagnostic's first host: the name's DNSSEC
    * state and Extended DNS Errors read with one more query, the DO bit set,
    * to the same servers (dnssec-query.ts); a DNS failure they explain is
-   * named by them (src/failures.ts, the EDE_ rows).
+   * named by them (src/shared/failures.ts, the EDE_ rows).
    */
   readonly readDnssec?: boolean;
 }
@@ -135,7 +135,7 @@ export interface HopTimings {
 /**
  * The server's leaf certificate, as people read it; kept also when verification failed.
  * Text fields have control characters and bidi overrides replaced by U+FFFD and
- * at most CERTIFICATE_TEXT.maxChars characters (src/limits.ts).
+ * at most CERTIFICATE_TEXT.maxChars characters (src/shared/limits.ts).
  */
 export interface PeerCertificate {
   /** Common name of the subject; "" when it has none. */
@@ -389,7 +389,7 @@ export interface TlsVersionAttempt {
   readonly cipher: string | null;
   /** What the server chose in ALPN (we offer h2 and http/1.1); null when it chose nothing or the handshake did not complete. */
   readonly alpn: string | null;
-  /** The failure table's code (src/failures.ts); null when accepted. */
+  /** The failure table's code (src/shared/failures.ts); null when accepted. */
   readonly code: string | null;
   /** OpenSSL's or the system's own code (ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION, ECONNRESET, ...); null when accepted. */
   readonly cause: string | null;

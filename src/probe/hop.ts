@@ -4,7 +4,7 @@ import type { SecureContext, TLSSocket } from "node:tls";
 import { refusedAddressDetail, type AddressPolicy } from "./policy/address-policy.js";
 import { openPinned, type PinnedConnection } from "./connect/connector.js";
 import { isRedirectStatus, MAX_BODY_PREFIX_BYTES, type ExchangeRequest, type Exchanged } from "./http/exchange-types.js";
-import { causeInfo, refusal } from "../failures.js";
+import { causeInfo, refusal } from "../shared/failures.js";
 import { describeFailure, errorCodeOf, isDefect } from "./failure.js";
 import { exchangeHttp1 } from "./http/http1-exchange.js";
 import { exchangeHttp2, openHttp2Session } from "./http/http2-exchange.js";
@@ -31,7 +31,7 @@ import { effectivePort, hostOf, screenUrl } from "./policy/target-policy.js";
  */
 export const DEFAULT_MAX_RESPONSE_HEAD_BYTES = 256 * 1024;
 
-/** The CAUSES key of a defect of ours met inside a hop (src/failures.ts, code internal_probe_error). */
+/** The CAUSES key of a defect of ours met inside a hop (src/shared/failures.ts, code internal_probe_error). */
 const INTERNAL_PROBE_ERROR = "INTERNAL_PROBE_ERROR";
 
 export interface HopDeps {

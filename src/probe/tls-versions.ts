@@ -8,7 +8,7 @@
  */
 import { isIP } from "node:net";
 import { createSecureContext, type SecureContext } from "node:tls";
-import { causeInfo, type FailureStage, failureCode, refusal, type PolicyRefusal } from "../failures.js";
+import { causeInfo, type FailureStage, failureCode, refusal, type PolicyRefusal } from "../shared/failures.js";
 
 import { refusedAddressDetail } from "./policy/address-policy.js";
 import { openPinned } from "./connect/connector.js";

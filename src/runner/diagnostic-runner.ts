@@ -2,7 +2,7 @@ import type { DiagnosticLimits, SiteCheckOptions, TraceOptions } from "../diagno
 import type { RedirectTraceOutcome } from "../diagnostics/redirect-trace-result.js";
 import type { SiteCheckOutcome } from "../diagnostics/site-check-result.js";
 import type { AbortWatch } from "../probe/clock.js";
-import type { FailureStage } from "../failures.js";
+import type { FailureStage } from "../shared/failures.js";
 import type { ProbeLoad } from "./probe-threads.js";
 
 /**

@@ -1,4 +1,4 @@
-import { type Admission, type DoorHandler } from "./door/call.js";
+import { type Admission, type DoorHandler } from "./door/call-intake.js";
 import type { CorsPolicy } from "./door/cors-policy.js";
 import { answerDefect, errorBody, metaFor, methodNotAllowed, sendEmpty, sendJson } from "./door/json-answer.js";
 import { RequestAbortedError } from "./door/request-body.js";

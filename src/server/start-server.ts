@@ -5,7 +5,7 @@ import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { createDiagnosticsService } from "../service/diagnostics-service.js";
 import type { VantageService } from "../service/vantage-answer.js";
-import { type Admission, arrivalNow, type DoorHandler } from "./door/call.js";
+import { type Admission, arrivalNow, type DoorHandler } from "./door/call-intake.js";
 import { requestTargetOf } from "./door/request-target.js";
 import { createCorsPolicy } from "./door/cors-policy.js";
 import { baseUrlOf, type ConnectionLimits, listenDualProtocol, type NodeRequestHandler } from "./door/dual-protocol-listener.js";

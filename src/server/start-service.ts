@@ -19,7 +19,7 @@ import { loadPageFiles, pageRoutes } from "./ops/page.js";
 import { type ServerLimits, startServer } from "./start-server.js";
 import type { VantageFanout } from "../vantage/vantage-fanout.js";
 import { createLocalFanout, LOCAL_VANTAGE } from "../vantage/local-fanout.js";
-import { createVantagePlanner } from "../vantage/vantage-plan.js";
+import { createVantagePlanner } from "../service/vantage-plan.js";
 import { type VantageDeadlines, vantageDeadlinesFor } from "../service/vantage-run.js";
 
 export interface ServiceDeps {

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
 import { type BatchItemError, BatchItemErrorSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { PolicyRefusal } from "../failures.js";
+import type { PolicyRefusal } from "../shared/failures.js";
 
 /**
  * Runs `work` for every item with at most `concurrency` running at once, and
@@ -61,7 +61,7 @@ export async function* completionOrder<I, O>(
   }
 }
 
-export { batchSizeProblem } from "../batch.js";
+export { batchSizeProblem } from "../shared/batch.js";
 
 /** An item's error as the stream carries it: the Connect code name and the message, as the error envelope has them. */
 export function itemError(error: ConnectError): BatchItemError {

@@ -13,14 +13,14 @@ import {
   SiteStatus,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
-import type { FailureStage } from "../failures.js";
-import { BATCH } from "../limits.js";
+import type { FailureStage } from "../shared/failures.js";
+import { BATCH } from "../shared/limits.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { asItemError, batchSizeProblem, completionOrder } from "./batch-stream.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
 import { callOf } from "./call.js";
-import { userAgentOption } from "../user-agent-option.js";
+import { userAgentOption } from "../shared/user-agent-option.js";
 
 const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
   dns: FailedStage.DNS,

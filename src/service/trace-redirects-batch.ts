@@ -9,12 +9,12 @@ import {
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { RedirectTraceOutcome, TraceOptions } from "../diagnostics/redirect-trace.js";
 import { judgeExpectation } from "../diagnostics/redirect-chain.js";
-import { BATCH, REDIRECT_TRACE } from "../limits.js";
+import { BATCH, REDIRECT_TRACE } from "../shared/limits.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { overloadAnswer } from "./diagnostic-answer.js";
 import { asItemError, batchSizeProblem, completionOrder, itemError, refusedItemError } from "./batch-stream.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
-import { userAgentOption } from "../user-agent-option.js";
+import { userAgentOption } from "../shared/user-agent-option.js";
 
 /**
  * The TraceRedirectsBatch RPC: every item traced as TraceRedirects traces

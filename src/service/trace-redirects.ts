@@ -16,7 +16,7 @@ import { rest_value } from "../../gen/sitediag/v1/options_pb.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
 import { answerDiagnostic } from "./diagnostic-answer.js";
 import { detailsMessage } from "./details-message.js";
-import { userAgentOption } from "../user-agent-option.js";
+import { userAgentOption } from "../shared/user-agent-option.js";
 
 /** The TraceRedirects RPC: validate the input, run the trace, map the result to the message. */
 export function createTraceRedirectsHandler(runner: DiagnosticRunner) {

@@ -17,13 +17,13 @@ import { type InputRules, parseTargetInput } from "../diagnostics/diagnostic-cal
 import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
 import type { RedirectTraceResult } from "../diagnostics/redirect-trace-result.js";
 import type { VantageFanout } from "../vantage/vantage-fanout.js";
-import { siteCheckReading, traceReading, vantageVerdict } from "../vantage/vantage-verdict.js";
+import { siteCheckReading, traceReading, vantageVerdict } from "../shared/vantage-verdict.js";
 import { callOf } from "./call.js";
 import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 import { vantageDifferences } from "./vantage-differences.js";
 import { byName, partsFromVantages, type VantageDeadlines, type VantagePart, vantagesAsked, VERDICTS } from "./vantage-run.js";
-import { userAgentOption } from "../user-agent-option.js";
+import { userAgentOption } from "../shared/user-agent-option.js";
 
 /** What the service runs a call from several vantages with. */
 export interface VantageService {

@@ -3,12 +3,12 @@ import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { type VantageOrigin, VantageOriginSchema, VantageState, VantageVerdict } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { callRefundKey } from "../access/call-price.js";
 import type { DiagnosticOutcome } from "../diagnostics/diagnostic-call.js";
-import { REDIRECT_TRACE, SITE_CHECK } from "../limits.js";
+import { REDIRECT_TRACE, SITE_CHECK } from "../shared/limits.js";
 import { sharedClockMs } from "../probe/clock.js";
 import type { KnownVantage, VantageFanout, VantageJob, VantageOutcomeOf } from "../vantage/vantage-fanout.js";
-import { silentVantagesKey } from "../vantage/vantage-plan.js";
-import type { VantageReading, VantageVerdictId } from "../vantage/vantage-verdict.js";
-import { readVantageList } from "../vantage-list.js";
+import { silentVantagesKey } from "./vantage-plan.js";
+import type { VantageReading, VantageVerdictId } from "../shared/vantage-verdict.js";
+import { readVantageList } from "../shared/vantage-list.js";
 import { callOf } from "./call.js";
 
 /**

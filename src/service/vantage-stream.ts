@@ -12,15 +12,15 @@ import {
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { RedirectTraceResult } from "../diagnostics/redirect-trace-result.js";
 import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
-import { vantageListCause } from "../failures.js";
-import { siteCheckReading, traceReading, type VantageReading, vantageVerdict } from "../vantage/vantage-verdict.js";
+import { vantageListCause } from "../shared/failures.js";
+import { siteCheckReading, traceReading, type VantageReading, vantageVerdict } from "../shared/vantage-verdict.js";
 import { callOf } from "./call.js";
 import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 import { refuseUnreadableInput, type VantageService } from "./vantage-answer.js";
 import { type AnsweredData, vantageDifferences } from "./vantage-differences.js";
 import { partsFromVantages, vantagesAsked, type VantagesAsked, VERDICTS } from "./vantage-run.js";
-import { userAgentOption } from "../user-agent-option.js";
+import { userAgentOption } from "../shared/user-agent-option.js";
 
 // The streaming doors of a call from several vantages: each vantage's entry
 // as it arrives (arrival order, each naming its vantage), then the verdict

@@ -1,7 +1,10 @@
 import type { Registry } from "prom-client";
 import type { Config } from "../config.js";
 import type { DiagnosticRunner } from "../runner/diagnostic-runner.js";
-import type { RedisFanout } from "./redis-fanout.js";
+import type { RedisFanout } from "./redis/redis-fanout.js";
+
+// The engine is reached only through this file (the layer test): what the CLI holds of it is named here.
+export type { RedisFanout };
 
 /**
  * The vantage engine of a `serve` on a Redis store: a worker of its vantage
@@ -17,7 +20,7 @@ export async function redisFanoutFromConfig(
 ): Promise<RedisFanout | undefined> {
   const { store, vantage } = config;
   if (store.kind === "sqlite") return undefined;
-  const { createRedisFanout } = await import("./redis-fanout.js");
+  const { createRedisFanout } = await import("./redis/redis-fanout.js");
   return createRedisFanout({
     location: store,
     self: { name: vantage.name, label: vantage.label, location: vantage.location, version: vantage.version },
@@ -39,6 +42,6 @@ export async function redisFanoutFromConfig(
 export async function redisAskerFromConfig(config: Config, onTrouble: (error: unknown, where: string) => void): Promise<RedisFanout | undefined> {
   const { store, vantage } = config;
   if (store.kind === "sqlite") return undefined;
-  const { createRedisFanout } = await import("./redis-fanout.js");
+  const { createRedisFanout } = await import("./redis/redis-fanout.js");
   return createRedisFanout({ location: store, self: { name: vantage.name, label: vantage.label, location: vantage.location, version: vantage.version }, maxJobs: vantage.maxJobs, timing: { forgetAfterMs: vantage.forgetAfterMs }, onTrouble });
 }

@@ -1,6 +1,6 @@
 import { ChainStatus, type CheckSiteResponse, SiteStatus, type TraceRedirectsResponse, WarningSeverity } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { proxyVerdict } from "../diagnostics/proxy-verdict.js";
-import { type ChainStatusName, siteCheckReading, traceReading, type VantageReading } from "./vantage-verdict.js";
+import { type ChainStatusName, siteCheckReading, traceReading, type VantageReading } from "../shared/vantage-verdict.js";
 
 // What one vantage's row says, in the words a single answer uses: the word
 // (UP, DOWN, or the amber CHALLENGED / BLOCKED of a proxy's gate), why, and

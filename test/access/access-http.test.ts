@@ -7,7 +7,7 @@ import type { AccessStore } from "../../src/access/store.js";
 import { USAGE_HEADER_NAMES } from "../../src/access/usage-headers.js";
 import { startHttpTargets, type HttpTargets } from "../fixtures/http-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 
 const UNAUTHENTICATED = "a valid API key is required in the x-api-key header or the api_key query parameter";
 

@@ -2,8 +2,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/access/api-key.js";
 import type { AccessStore } from "../../src/access/store.js";
-import { accessClient } from "./access-router.js";
-import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+import { accessClient } from "../fixtures/access-router.js";
+import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 
 const config = { creditBudget: 300, creditWindowSeconds: 86_400 };
 const USAGE_HEADERS = ["ratelimit-policy", "ratelimit", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-used", "x-ratelimit-reset"];

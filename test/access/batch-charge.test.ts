@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CheckSitesRequestSchema, DiagnosticsService, TraceRedirectsBatchRequestSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { priceOf } from "../../src/access/call-price.js";
 import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
-import { newKey, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+import { newKey, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 
 const redis = redisAvailability();
 let redisServer: RedisServerFixture | undefined;

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Charge } from "../../src/access/credit-log.js";
 import type { AccessStore } from "../../src/access/store.js";
 import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
-import { newKey, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+import { newKey, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 
 // White-box checks of how the stores keep a key's window: a running total of
 // credits beside a log that holds only charges inside the window, kept equal

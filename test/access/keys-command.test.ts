@@ -4,7 +4,7 @@ import { ensureFirstKey } from "../../src/access/issue-key.js";
 import type { AccessStore } from "../../src/access/store.js";
 import { keysCommand } from "../../src/cli/keys.js";
 import { loadConfig } from "../../src/config.js";
-import { sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+import { sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 import { parseTargetInput } from "../../src/diagnostics/diagnostic-call.js";
 
 function buffer() {

@@ -6,7 +6,7 @@ import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js"
 import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
 import { redisAvailability } from "../../testkit/redis-server.js";
 import { until } from "../fixtures/until.js";
-import { newKey } from "./store-harness.js";
+import { newKey } from "../fixtures/store-harness.js";
 import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 // Two real `sitediag serve` processes on one Redis Cluster (three masters, each

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/access/open-store.js";
 import { StoreUnavailableError, type AccessStore } from "../../src/access/store.js";
 import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
-import { accessClient } from "./access-router.js";
-import { newKey } from "./store-harness.js";
+import { accessClient } from "../fixtures/access-router.js";
+import { newKey } from "../fixtures/store-harness.js";
 
 const redis = redisAvailability();
 const policy = { budget: 300, windowSeconds: 86_400 };

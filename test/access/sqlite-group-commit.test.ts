@@ -1,7 +1,7 @@
 import { Database } from "../../src/access/sqlite-store.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/access/store.js";
-import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 
 // Charges asked for in one turn of the loop share one SQLite transaction:
 // decided in the order they were asked, exactly, and all or nothing.

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-const WORKER = fileURLToPath(new URL("./sqlite-statement-gc-worker.ts", import.meta.url));
+const WORKER = fileURLToPath(new URL("../fixtures/sqlite-statement-gc-worker.ts", import.meta.url));
 
 describe("SQLite driver on the running Node line", () => {
   // Regression: with better-sqlite3 12 on Node 24.19+, collecting a Statement

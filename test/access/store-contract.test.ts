@@ -7,7 +7,7 @@ import { issueKey } from "../../src/access/issue-key.js";
 import type { AccessStore } from "../../src/access/store.js";
 import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
 import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
-import { newKey, redisClusterStoreUnderTest, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+import { newKey, redisClusterStoreUnderTest, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 
 const redis = redisAvailability();
 let redisServer: RedisServerFixture | undefined;
@@ -290,7 +290,7 @@ interface Tally {
   unauthenticated: number;
 }
 
-const WORKER = fileURLToPath(new URL("./charge-worker.ts", import.meta.url));
+const WORKER = fileURLToPath(new URL("../fixtures/charge-worker.ts", import.meta.url));
 
 /** Starts the workers, waits until each has its store open, then releases them together. */
 async function runWorkers(count: number, job: object): Promise<Tally[]> {

@@ -8,12 +8,12 @@ import { USAGE_HEADER_NAMES } from "../../src/access/usage-headers.js";
 import { loadConfig } from "../../src/config.js";
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
 import { createLocalFanout, LOCAL_VANTAGE } from "../../src/vantage/local-fanout.js";
-import { createVantagePlanner } from "../../src/vantage/vantage-plan.js";
+import { createVantagePlanner } from "../../src/service/vantage-plan.js";
 import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
 import { createTestEnv, runnerOf, type TestEnv } from "../fixtures/test-env.js";
-import { newKey, redisClusterStoreUnderTest, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "./store-harness.js";
+import { newKey, redisClusterStoreUnderTest, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 
 // A call from several vantages is charged up front for every vantage named,
 // in one atomic charge, and each vantage that ends unavailable is given back

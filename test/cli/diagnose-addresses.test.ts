@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand } from "../../src/cli/check.js";
 import { traceCommand } from "../../src/cli/trace.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { runDiagnose } from "./cli-io.js";
+import { runDiagnose } from "../fixtures/cli-io.js";
 
 // A hosts file names multi.test on 127.0.0.1, 127.0.0.3 and 127.0.0.4: servers listen on .1 and .4, nothing on .3.
 let dir: string;

@@ -6,7 +6,7 @@ import { checkCommand } from "../../src/cli/check.js";
 import { traceCommand } from "../../src/cli/trace.js";
 import { getChainPki } from "../fixtures/chain-certificates.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { runDiagnose } from "./cli-io.js";
+import { runDiagnose } from "../fixtures/cli-io.js";
 
 // The chain under the certificate line, the failing link named, and certificate_expires_soon, in the CLI.
 let dir: string;

@@ -8,7 +8,7 @@ import { type FamilyTargets, startFamilyTargets } from "../fixtures/family-targe
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getOcspFixture, startStaplingTarget, type StaplingTarget } from "../fixtures/ocsp-staples.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { runDiagnose } from "./cli-io.js";
+import { runDiagnose } from "../fixtures/cli-io.js";
 
 // `sitediag check` lists every evidence warning of details.warnings once, as a
 // trace lists its warnings, and a problem among them on an up site shows in

@@ -11,7 +11,7 @@ import { oddCertificate } from "../fixtures/odd-certificates.js";
 import { seededRandom } from "../fixtures/seeded-random.js";
 import { CLOUDFLARE_BAD_GATEWAY, CLOUDFLARE_CHALLENGE } from "../fixtures/proxy-answers.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { type DiagnoseRunOptions, escapeRegExp, runDiagnose, stopOnceRequested } from "./cli-io.js";
+import { type DiagnoseRunOptions, escapeRegExp, runDiagnose, stopOnceRequested } from "../fixtures/cli-io.js";
 
 const LOOPBACK = "127.0.0.0/8,::1/128";
 const ANSI = "\u001b[";

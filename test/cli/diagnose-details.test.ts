@@ -5,7 +5,7 @@ import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js"
 import { withoutClock } from "../fixtures/clock-free.js";
 import { startTestService } from "../fixtures/service-harness.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { escapeRegExp, runDiagnose } from "./cli-io.js";
+import { escapeRegExp, runDiagnose } from "../fixtures/cli-io.js";
 
 const ENV = { SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8,::1/128" };
 

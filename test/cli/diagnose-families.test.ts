@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand } from "../../src/cli/check.js";
 import { traceCommand } from "../../src/cli/trace.js";
 import { type FamilyTargets, startFamilyTargets } from "../fixtures/family-targets.js";
-import { runDiagnose } from "./cli-io.js";
+import { runDiagnose } from "../fixtures/cli-io.js";
 
 // A hosts file names dual.test on 127.0.0.1 and ::1; each family has its own server on one port.
 let dir: string;

@@ -6,7 +6,7 @@ import { checkCommand } from "../../src/cli/check.js";
 import { traceCommand } from "../../src/cli/trace.js";
 import { getOcspFixture, type OcspFixture, startStaplingTarget, type StaplingTarget } from "../fixtures/ocsp-staples.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { runDiagnose } from "./cli-io.js";
+import { runDiagnose } from "../fixtures/cli-io.js";
 
 // The stapled OCSP answer on a line beside the certificate, in `check` and `trace`.
 let fixture: OcspFixture;

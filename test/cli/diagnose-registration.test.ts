@@ -9,7 +9,7 @@ import { startHttpTargets, type HttpTargets } from "../fixtures/http-targets.js"
 import { rdapDomain } from "../fixtures/rdap-answers.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
-import { runDiagnose } from "./cli-io.js";
+import { runDiagnose } from "../fixtures/cli-io.js";
 
 // The report's domain line: the first host's registration (RDAP), under the dns lines; its warnings with the others.
 let dns: DnsServer;

@@ -6,7 +6,7 @@ import { checkCommand } from "../../src/cli/check.js";
 import { traceCommand } from "../../src/cli/trace.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
-import { escapeRegExp, runDiagnose } from "./cli-io.js";
+import { escapeRegExp, runDiagnose } from "../fixtures/cli-io.js";
 
 // The report's dns lines: one per lookup of details.resolutions, naming the rows that used it.
 let dns: DnsServer;

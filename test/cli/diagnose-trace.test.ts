@@ -8,7 +8,7 @@ import { withoutClock } from "../fixtures/clock-free.js";
 import { startTestService } from "../fixtures/service-harness.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 import { routeChain, startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";
-import { type DiagnoseRunOptions, escapeRegExp, runDiagnose, stopOnceRequested } from "./cli-io.js";
+import { type DiagnoseRunOptions, escapeRegExp, runDiagnose, stopOnceRequested } from "../fixtures/cli-io.js";
 
 const LOOPBACK = "127.0.0.0/8,::1/128";
 const ANSI = "\u001b[";

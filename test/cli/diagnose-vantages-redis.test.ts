@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { checkCommand } from "../../src/cli/check.js";
 import { redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
-import { runDiagnose } from "./cli-io.js";
-import { eventually } from "../vantage/vantage-rig.js";
-import { startThreeVantages, type ThreeVantages, VANTAGE_NAMES } from "../vantage/three-vantages.js";
+import { runDiagnose } from "../fixtures/cli-io.js";
+import { eventually } from "../fixtures/vantage-rig.js";
+import { startThreeVantages, type ThreeVantages, VANTAGE_NAMES } from "../fixtures/three-vantages.js";
 import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 // `sitediag check --vantages` / `trace --vantages` as a process, with

@@ -7,7 +7,7 @@ import { renderVantages } from "../../src/cli/report/vantage-report.js";
 import { createPaint } from "../../src/cli/report/terminal-text.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { CLOUDFLARE_CHALLENGE } from "../fixtures/proxy-answers.js";
-import { runDiagnose } from "./cli-io.js";
+import { runDiagnose } from "../fixtures/cli-io.js";
 
 // `sitediag check --vantages` / `trace --vantages`: run from the command line
 // there is no engine, so the one vantage is this machine, `local`.

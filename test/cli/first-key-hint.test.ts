@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/access/open-store.js";
 import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
-import { type ServeProcess, startServeProcess } from "../load/service-process.js";
+import { type ServeProcess, startServeProcess } from "../fixtures/service-process.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 

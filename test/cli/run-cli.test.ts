@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/run-cli.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { VERSION } from "../../src/package-info.js";
-import { createCliIo } from "./cli-io.js";
+import { createCliIo } from "../fixtures/cli-io.js";
 
 describe("sitediag command dispatch", () => {
   it("lists every registered command on --help and exits 0", async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, type ReceivedRequest, type TargetRoute, startHttpTargets } from "../fixtures/http-targets.js";
-import { CRAWLER_USER_AGENTS } from "../../src/user-agents.js";
+import { CRAWLER_USER_AGENTS } from "../../src/shared/user-agents.js";
 import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 // `sitediag check|trace` as a person runs them (a child process through

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/run-cli.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { createCliIo } from "./cli-io.js";
+import { createCliIo } from "../fixtures/cli-io.js";
 import { until } from "../fixtures/until.js";
 
 describe("sitediag serve", () => {

@@ -6,7 +6,7 @@ import { parseBatchFile } from "../../src/cli/diagnose/batch-trace.js";
 import { parseBatch } from "../../web/src/batch-input.js";
 import { traceCommand } from "../../src/cli/trace.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { runDiagnose } from "./cli-io.js";
+import { runDiagnose } from "../fixtures/cli-io.js";
 
 describe("parseBatchFile", () => {
   it("reads url[,expected] rows, a header, comments, blank lines and quoted fields", () => {

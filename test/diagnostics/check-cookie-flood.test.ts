@@ -2,7 +2,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-call.js";
-import { CHECK_COOKIES, REDIRECT_TRACE } from "../../src/limits.js";
+import { CHECK_COOKIES, REDIRECT_TRACE } from "../../src/shared/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cookieKey } from "../../src/diagnostics/check-cookies.js";
-import { CHECK_COOKIES } from "../../src/limits.js";
+import { CHECK_COOKIES } from "../../src/shared/limits.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, type ReceivedRequest, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";

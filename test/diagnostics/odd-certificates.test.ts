@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticDetails } from "../../src/diagnostics/diagnostic-details.js";
-import { CERTIFICATE_TEXT } from "../../src/limits.js";
+import { CERTIFICATE_TEXT } from "../../src/shared/limits.js";
 import { CHAIN_LIMITS } from "../../src/probe/connect/chain-certificate.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type OddCertificate, oddCertificates } from "../fixtures/odd-certificates.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DiagnosticEnv } from "../../src/diagnostics/diagnostic-call.js";
-import { MAX_URL_LENGTH } from "../../src/limits.js";
+import { MAX_URL_LENGTH } from "../../src/shared/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { closedLoopbackPort } from "../fixtures/http-targets.js";
 import { startTraceTarget, type TraceTarget } from "../fixtures/trace-targets.js";

@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REDIRECT_TRACE } from "../../src/limits.js";
+import { REDIRECT_TRACE } from "../../src/shared/limits.js";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
 import { sharedClockMs } from "../../src/probe/clock.js";

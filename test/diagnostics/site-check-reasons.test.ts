@@ -10,7 +10,7 @@ import {
   serverErrorReason,
   tooManyRedirectsReason,
 } from "../../src/diagnostics/site-check-result.js";
-import { CAUSES, STAGE_FALLBACKS, type FailureStage } from "../../src/failures.js";
+import { CAUSES, STAGE_FALLBACKS, type FailureStage } from "../../src/shared/failures.js";
 import { describeFailure, type ProbeFailure } from "../../src/probe/failure.js";
 
 /** A failure as the probe reports it for this code met in this phase (or cut short there). */

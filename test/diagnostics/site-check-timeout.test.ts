@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { SITE_CHECK } from "../../src/limits.js";
+import { SITE_CHECK } from "../../src/shared/limits.js";
 import { LATE_START_GRACE_MS } from "../../src/probe/overload.js";
 import { sharedClockMs } from "../../src/probe/clock.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";

@@ -6,8 +6,8 @@ import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { seededRandom as prng } from "../fixtures/seeded-random.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type AccessTestService, startTestService } from "../fixtures/service-harness.js";
-import { bounded } from "./bounded-calls.js";
-import { HTTP2_GOAWAY, http2FrameTypes, parseHttp1, rawExchange, type RawReply } from "./raw-exchange.js";
+import { bounded } from "../fixtures/bounded-calls.js";
+import { HTTP2_GOAWAY, http2FrameTypes, parseHttp1, rawExchange, type RawReply } from "../fixtures/raw-exchange.js";
 
 /** The REST envelope ({ok, error: {code, message}}) or, on the Connect door, Connect's error ({code, message}). */
 interface Envelope {

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sampleValue } from "../observability/prometheus-text.js";
-import { callDoor, type Door, type DoorAnswer, DOORS, type Framing, type Protocol } from "./door-calls.js";
-import { healthzMs, rssMiB, watchPeakRss } from "./process-memory.js";
-import { type ServeProcess, startServeProcess } from "./service-process.js";
+import { sampleValue } from "../fixtures/prometheus-text.js";
+import { callDoor, type Door, type DoorAnswer, DOORS, type Framing, type Protocol } from "../fixtures/door-calls.js";
+import { healthzMs, rssMiB, watchPeakRss } from "../fixtures/process-memory.js";
+import { type ServeProcess, startServeProcess } from "../fixtures/service-process.js";
 
 /**
  * Issue 28, item 5: an answer written before the request body was all read

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../fixtures/until.js";
-import { sampleValue } from "../observability/prometheus-text.js";
-import { healthzMs, watchPeakRss } from "./process-memory.js";
-import { connectRawHttp2, RST_CANCEL, RST_REFUSED_STREAM } from "./raw-http2.js";
-import { type ServeProcess, startServeProcess } from "./service-process.js";
+import { sampleValue } from "../fixtures/prometheus-text.js";
+import { healthzMs, watchPeakRss } from "../fixtures/process-memory.js";
+import { connectRawHttp2, RST_CANCEL, RST_REFUSED_STREAM } from "../fixtures/raw-http2.js";
+import { type ServeProcess, startServeProcess } from "../fixtures/service-process.js";
 
 /**
  * HTTP/2 and connection limits of a real `sitediag serve`, attacked with

@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, constants as zlib } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envelope, gzipBomb, unknownFields } from "./grpc-frames.js";
-import { rawExchange } from "./raw-exchange.js";
-import { healthzMs, watchPeakRss } from "./process-memory.js";
-import { type ServeProcess, startServeProcess } from "./service-process.js";
+import { envelope, gzipBomb, unknownFields } from "../fixtures/grpc-frames.js";
+import { rawExchange } from "../fixtures/raw-exchange.js";
+import { healthzMs, watchPeakRss } from "../fixtures/process-memory.js";
+import { type ServeProcess, startServeProcess } from "../fixtures/service-process.js";
 
 /**
  * The attacks of issue 17 against a real `sitediag serve`, each bounded in

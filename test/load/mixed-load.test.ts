@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type AccessTestService, startTestService } from "../fixtures/service-harness.js";
-import { bounded } from "./bounded-calls.js";
+import { bounded } from "../fixtures/bounded-calls.js";
 
 const REQUESTS = 2_000;
 const CONCURRENCY = 50;

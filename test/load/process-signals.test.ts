@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueKey } from "../../src/access/issue-key.js";
 import { openStore } from "../../src/access/open-store.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type ServeProcess, startServeProcess } from "./service-process.js";
+import { type ServeProcess, startServeProcess } from "../fixtures/service-process.js";
 
 const SLOW_MS = 1_500;
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { type ServeProcess, startServeProcess } from "./service-process.js";
+import { type ServeProcess, startServeProcess } from "../fixtures/service-process.js";
 
 /**
  * The default resolver (no SITEDIAG_DNS_SERVERS), end to end: `serve` runs in

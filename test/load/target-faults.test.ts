@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { bounded } from "./bounded-calls.js";
+import { bounded } from "../fixtures/bounded-calls.js";
 
 const CHECKS = 200;
 const CONCURRENCY = 50;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
-import { createResponseValidator } from "./response-validator.js";
+import { createResponseValidator } from "../fixtures/response-validator.js";
 
 type Json = Record<string, unknown>;
 

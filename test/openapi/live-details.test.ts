@@ -3,7 +3,7 @@ import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
 import { closedLoopbackPort, startHttpTargets, type HttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { createResponseValidator, type ResponseValidator } from "./response-validator.js";
+import { createResponseValidator, type ResponseValidator } from "../fixtures/response-validator.js";
 
 // Responses with details=true from the running server, validated against the
 // schema the document gives: every field of `details` as it really comes.

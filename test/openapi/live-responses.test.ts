@@ -9,7 +9,7 @@ import type { AccessStore } from "../../src/access/store.js";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
 import { startHttpTargets, type HttpTargets } from "../fixtures/http-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { createResponseValidator, type ResponseValidator } from "./response-validator.js";
+import { createResponseValidator, type ResponseValidator } from "../fixtures/response-validator.js";
 
 // Real responses of the running server (real router, access layer on a real
 // SQLite file, real diagnostics against loopback targets), each validated

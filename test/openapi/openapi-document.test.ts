@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { rest_null_when_empty, rest_omit_when_absent, rest_value } from "../../gen/sitediag/v1/options_pb.js";
-import { API_VERSION } from "../../src/limits.js";
+import { API_VERSION } from "../../src/shared/limits.js";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
 import { restRoutesOf } from "../../src/server/door/route-table.js";
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
-import { createResponseValidator, type ResponseValidator } from "./response-validator.js";
+import { createResponseValidator, type ResponseValidator } from "../fixtures/response-validator.js";
 
 // Bodies written from the spec's tables (§2.1-2.3, §7), not from the document,
 // so a document that drifted from the contract fails here. URLs are data only.

@@ -1,6 +1,6 @@
 import { errors } from "undici";
 import { describe, expect, it } from "vitest";
-import { CAUSES, STAGE_FALLBACKS } from "../../src/failures.js";
+import { CAUSES, STAGE_FALLBACKS } from "../../src/shared/failures.js";
 import { describeFailure, errorCodeOf, TIMEOUT_CAUSE } from "../../src/probe/failure.js";
 
 const facts = { aborted: false, elapsedMs: 12, remoteAddress: null };

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAddressPolicy } from "../../src/probe/policy/address-policy.js";
 import { createDeadline, now } from "../../src/probe/clock.js";
 import { defectLine, type HopDefect } from "../../src/probe/defect-log.js";
-import { failureCode } from "../../src/failures.js";
+import { failureCode } from "../../src/shared/failures.js";
 import { exchangeHttp1 } from "../../src/probe/http/http1-exchange.js";
 import { type HopDeps, runHop } from "../../src/probe/hop.js";
 import { startTrace } from "../../src/probe/hop-trace.js";

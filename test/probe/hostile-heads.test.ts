@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_RESPONSE_HEADER_FIELDS } from "../../src/probe/http/exchange-types.js";
-import { failureCode } from "../../src/failures.js";
+import { failureCode } from "../../src/shared/failures.js";
 import { headerValue } from "../../src/probe/http/header-map.js";
 import type { HopOutcome, HopResponse } from "../../src/probe/hop-types.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";

@@ -2,7 +2,7 @@ import http2 from "node:http2";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
-import { sampleValue } from "../observability/prometheus-text.js";
+import { sampleValue } from "../fixtures/prometheus-text.js";
 
 /**
  * A client that hangs up halfway through its body, on HTTP/1.1 (either

@@ -3,8 +3,8 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CheckSitesRequestSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
-import { envelope } from "../load/grpc-frames.js";
-import { sampleValue } from "../observability/prometheus-text.js";
+import { envelope } from "../fixtures/grpc-frames.js";
+import { sampleValue } from "../fixtures/prometheus-text.js";
 
 /**
  * A call refused for its body (too large) over HTTP/2 by a client that, like

@@ -3,7 +3,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { createGate } from "./gate-interceptor.js";
+import { createGate } from "../fixtures/gate-interceptor.js";
 
 describe("health and readiness", () => {
   let service: TestService;

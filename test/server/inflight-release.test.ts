@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueKey } from "../../src/access/issue-key.js";
 import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
-import { sampleValue } from "../observability/prometheus-text.js";
+import { sampleValue } from "../fixtures/prometheus-text.js";
 
 /**
  * A slot taken for a call goes back however the call ends, on every door:

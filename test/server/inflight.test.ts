@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
 import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
-import { sampleValue } from "../observability/prometheus-text.js";
+import { sampleValue } from "../fixtures/prometheus-text.js";
 import { until } from "../fixtures/until.js";
 
 describe("SITEDIAG_MAX_INFLIGHT", () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
-import { parseSamples, sampleValue } from "../observability/prometheus-text.js";
+import { parseSamples, sampleValue } from "../fixtures/prometheus-text.js";
 
 describe("GET /metrics", () => {
   let targets: HttpTargets;

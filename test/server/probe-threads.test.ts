@@ -8,7 +8,7 @@ import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
 import { until } from "../fixtures/until.js";
 import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
-import { sampleValue } from "../observability/prometheus-text.js";
+import { sampleValue } from "../fixtures/prometheus-text.js";
 import { manualLoad } from "../fixtures/manual-load.js";
 
 /** Scrapes /metrics until `read` finds what it waits for. */

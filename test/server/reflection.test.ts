@@ -13,7 +13,7 @@ import {
 import { ServerReflection as ReflectionV1Alpha } from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { createGate } from "./gate-interceptor.js";
+import { createGate } from "../fixtures/gate-interceptor.js";
 
 const run = promisify(execFile);
 const BUF = new URL("../../node_modules/.bin/buf", import.meta.url).pathname;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { createGate } from "./gate-interceptor.js";
+import { createGate } from "../fixtures/gate-interceptor.js";
 
 const SITE_CHECK_FIELDS = ["requestedUrl", "finalUrl", "status", "statusCode", "statusText", "responseTime", "reason", "failedStage", "redirectHops", "proxyBlocked"];
 const TRACE_FIELDS = ["input", "redirects", "finalUrl", "finalStatus", "totalTimeMs", "chainStatus", "chain", "warnings"];

@@ -2,10 +2,10 @@ import { Code, ConnectError, createClient, type Transport } from "@connectrpc/co
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainStatus, DiagnosticsService, SiteStatus } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import type { Door } from "../../src/server/door/call.js";
+import type { Door } from "../../src/server/door/call-intake.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { createGate } from "./gate-interceptor.js";
+import { createGate } from "../fixtures/gate-interceptor.js";
 
 describe("Connect, gRPC and gRPC-Web on the one port", () => {
   let targets: HttpTargets;

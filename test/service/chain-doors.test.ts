@@ -11,7 +11,7 @@ import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { getChainPki } from "../fixtures/chain-certificates.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { createResponseValidator } from "../openapi/response-validator.js";
+import { createResponseValidator } from "../fixtures/response-validator.js";
 
 // The whole chain under details, and certificate_expires_soon, on every door.
 let expiringSoon: HttpTargets;

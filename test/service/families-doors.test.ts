@@ -10,7 +10,7 @@ import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
 import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { type FamilyTargets, startFamilyTargets } from "../fixtures/family-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { createResponseValidator } from "../openapi/response-validator.js";
+import { createResponseValidator } from "../fixtures/response-validator.js";
 
 // Both IP families of the first host, under details, on every door: a hosts file names dual.test on 127.0.0.1 and ::1.
 let targets: FamilyTargets;

@@ -11,7 +11,7 @@ import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { startHttpTargets, type HttpTargets } from "../fixtures/http-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { createResponseValidator } from "../openapi/response-validator.js";
+import { createResponseValidator } from "../fixtures/response-validator.js";
 
 // details.resolutions and requests[].resolution on every door, valid against the OpenAPI document.
 let dns: DnsServer;

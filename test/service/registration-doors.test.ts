@@ -13,7 +13,7 @@ import { startHttpTargets, type HttpTargets } from "../fixtures/http-targets.js"
 import { rdapDomain } from "../fixtures/rdap-answers.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { createResponseValidator } from "../openapi/response-validator.js";
+import { createResponseValidator } from "../fixtures/response-validator.js";
 
 // details.registration on REST and Connect, valid against the OpenAPI document, from a service whose diagnostics run on a probe thread.
 let dns: DnsServer;

@@ -3,11 +3,11 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, UserAgent } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { traceVerdict, checkVerdict } from "../../src/batch-verdict.js";
+import { traceVerdict, checkVerdict } from "../../src/shared/batch-verdict.js";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
-import { CRAWLER_USER_AGENTS } from "../../src/user-agents.js";
+import { CRAWLER_USER_AGENTS } from "../../src/shared/user-agents.js";
 import { USER_AGENT } from "../../src/package-info.js";
-import { createResponseValidator } from "../openapi/response-validator.js";
+import { createResponseValidator } from "../fixtures/response-validator.js";
 import { type HttpTargets, type ReceivedRequest, type TargetRoute, startHttpTargets } from "../fixtures/http-targets.js";
 import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 

@@ -11,7 +11,7 @@ import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { getOcspFixture, type OcspFixture, startStaplingTarget, type StaplingTarget } from "../fixtures/ocsp-staples.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { createResponseValidator } from "../openapi/response-validator.js";
+import { createResponseValidator } from "../fixtures/response-validator.js";
 
 // The stapled OCSP answer under details.requests[].tls.ocsp, and certificate_revoked, on REST and Connect.
 let fixture: OcspFixture;

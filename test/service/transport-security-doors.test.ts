@@ -11,7 +11,7 @@ import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { type HttpTargets, startHttpTargets, type TargetRoute } from "../fixtures/http-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { createResponseValidator } from "../openapi/response-validator.js";
+import { createResponseValidator } from "../fixtures/response-validator.js";
 
 // Issue 32: each HTTPS answer's Strict-Transport-Security and Alt-Svc h3, under details, on every door.
 let targets: HttpTargets;

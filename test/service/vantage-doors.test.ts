@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService, VantageSiteChecksSchema, VantageTracesSchema, VantageVerdict } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
 import { renderMessage } from "../../src/server/rest/rest-render.js";
-import { createResponseValidator } from "../openapi/response-validator.js";
+import { createResponseValidator } from "../fixtures/response-validator.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type ServeTestService, startTestService } from "../fixtures/service-harness.js";
 

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand } from "../../src/cli/check.js";
 import { vantagesCommand } from "../../src/cli/vantages.js";
 import { VERSION } from "../../src/package-info.js";
-import { runDiagnose } from "../cli/cli-io.js";
+import { runDiagnose } from "../fixtures/cli-io.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { redisAvailability } from "../../testkit/redis-server.js";
-import { startThreeVantages, type ThreeVantages } from "./three-vantages.js";
-import { eventually } from "./vantage-rig.js";
+import { startThreeVantages, type ThreeVantages } from "../fixtures/three-vantages.js";
+import { eventually } from "../fixtures/vantage-rig.js";
 
 // Known regions, with three real `serve` processes on one Redis: `all` is
 // every vantage seen within the retention window, so a frozen (SIGSTOP) or

@@ -10,7 +10,7 @@ import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
 import { redisAvailability } from "../../testkit/redis-server.js";
-import { eventually, type ServeProcess, startServe } from "./vantage-rig.js";
+import { eventually, type ServeProcess, startServe } from "../fixtures/vantage-rig.js";
 
 // Three vantages as `sitediag serve` processes on one Redis Cluster, each
 // with its own DNS server: the keys' store and the vantage engine share the

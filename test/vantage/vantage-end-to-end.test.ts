@@ -8,10 +8,10 @@ import type { AccessStore } from "../../src/access/store.js";
 import { openApiDocumentJson } from "../../src/openapi/openapi-document.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { createResponseValidator } from "../openapi/response-validator.js";
+import { createResponseValidator } from "../fixtures/response-validator.js";
 import { redisAvailability } from "../../testkit/redis-server.js";
-import { startThreeVantages, type ThreeVantages, VANTAGE_NAMES } from "./three-vantages.js";
-import { eventually, type ServeProcess, startServe } from "./vantage-rig.js";
+import { startThreeVantages, type ThreeVantages, VANTAGE_NAMES } from "../fixtures/three-vantages.js";
+import { eventually, type ServeProcess, startServe } from "../fixtures/vantage-rig.js";
 
 // Issue 31 whole: three vantages, each a `sitediag serve` with its own DNS
 // server, on one Redis; the calls go to one of them through every door, and

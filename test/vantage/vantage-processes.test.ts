@@ -1,11 +1,11 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sharedClockMs } from "../../src/probe/clock.js";
-import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis-fanout.js";
+import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis/redis-fanout.js";
 import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
-import { collect, eventually, type ServeProcess, startServe } from "./vantage-rig.js";
+import { collect, eventually, type ServeProcess, startServe } from "../fixtures/vantage-rig.js";
 
 // Three vantages on loopback, each `sitediag serve` processes of their own
 // with their own DNS server, sharing one Redis as the user docs/vantages.md

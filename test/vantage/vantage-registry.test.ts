@@ -1,8 +1,8 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectRedis, disconnect, type RedisClient } from "../../src/vantage/vantage-redis.js";
-import { vantageKeys } from "../../src/vantage/vantage-keys.js";
-import { vantageRegistry } from "../../src/vantage/vantage-registry.js";
+import { connectRedis, disconnect, type RedisClient } from "../../src/vantage/redis/vantage-redis.js";
+import { vantageKeys } from "../../src/vantage/redis/vantage-keys.js";
+import { vantageRegistry } from "../../src/vantage/redis/vantage-registry.js";
 import { type RedisServerFixture, redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
 
 // Membership on a real Redis: live within the expiry, known (and asked by

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sharedClockMs } from "../../src/probe/clock.js";
-import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis-fanout.js";
+import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis/redis-fanout.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
 import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
 import { redisAvailability } from "../../testkit/redis-server.js";
-import { collect, eventually, type ServeProcess, startServe } from "./vantage-rig.js";
+import { collect, eventually, type ServeProcess, startServe } from "../fixtures/vantage-rig.js";
 
 // A vantage whose instance reaches the Redis only over TLS (rediss://), as
 // docs/vantages.md has regions do across the internet: its jobs and answers

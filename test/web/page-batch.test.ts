@@ -14,8 +14,8 @@ import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { chromiumAvailability } from "./chromium.js";
-import { type PageRig, startPageRig } from "./page-rig.js";
+import { chromiumAvailability } from "../fixtures/chromium.js";
+import { type PageRig, startPageRig } from "../fixtures/page-rig.js";
 
 const chromium = chromiumAvailability();
 const DOCS = join(import.meta.dirname, "..", "..", "docs");

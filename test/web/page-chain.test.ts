@@ -16,8 +16,8 @@ import { getChainPki } from "../fixtures/chain-certificates.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { oddCertificates } from "../fixtures/odd-certificates.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { chromiumAvailability } from "./chromium.js";
-import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
+import { chromiumAvailability } from "../fixtures/chromium.js";
+import { askOnPage, type PageRig, startPageRig } from "../fixtures/page-rig.js";
 
 const chromium = chromiumAvailability();
 const ROUTES = { "/": { kind: "respond", status: 200 } } as const;

@@ -17,8 +17,8 @@ import { type FamilyTargets, startFamilyTargets } from "../fixtures/family-targe
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getOcspFixture, startStaplingTarget, type StaplingTarget } from "../fixtures/ocsp-staples.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { chromiumAvailability } from "./chromium.js";
-import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
+import { chromiumAvailability } from "../fixtures/chromium.js";
+import { askOnPage, type PageRig, startPageRig } from "../fixtures/page-rig.js";
 
 const chromium = chromiumAvailability();
 const DOCS = join(import.meta.dirname, "..", "..", "docs");

@@ -9,7 +9,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { ChainStatus, CheckSitesResponseSchema, RequestDetailSchema, SiteStatus, TraceRedirectsBatchResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { addressFromHash, hashOf } from "../../web/src/address.js";
-import { toCsv } from "../../src/batch-verdict.js";
+import { toCsv } from "../../src/shared/batch-verdict.js";
 import { parseBatch } from "../../web/src/batch-input.js";
 import { checkRow, csvOf, notRunRow, traceRow, waitingRow } from "../../web/src/batch-rows.js";
 import { barLabel, barsOf, measuredMs } from "../../web/src/bars.js";

@@ -14,8 +14,8 @@ import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
-import { chromiumAvailability } from "./chromium.js";
-import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
+import { chromiumAvailability } from "../fixtures/chromium.js";
+import { askOnPage, type PageRig, startPageRig } from "../fixtures/page-rig.js";
 
 const chromium = chromiumAvailability();
 const DOCS = join(import.meta.dirname, "..", "..", "docs");

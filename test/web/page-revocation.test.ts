@@ -10,8 +10,8 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getOcspFixture, type OcspFixture, startStaplingTarget, type StaplingTarget } from "../fixtures/ocsp-staples.js";
-import { chromiumAvailability } from "./chromium.js";
-import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
+import { chromiumAvailability } from "../fixtures/chromium.js";
+import { askOnPage, type PageRig, startPageRig } from "../fixtures/page-rig.js";
 
 const chromium = chromiumAvailability();
 

@@ -15,10 +15,10 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { redisAvailability } from "../../testkit/redis-server.js";
-import { startThreeVantages, type ThreeVantages } from "../vantage/three-vantages.js";
-import { eventually } from "../vantage/vantage-rig.js";
-import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "./chromium.js";
-import { askOnPage } from "./page-rig.js";
+import { startThreeVantages, type ThreeVantages } from "../fixtures/three-vantages.js";
+import { eventually } from "../fixtures/vantage-rig.js";
+import { chromiumAvailability, launchChromium, loopbackOnlyContext } from "../fixtures/chromium.js";
+import { askOnPage } from "../fixtures/page-rig.js";
 
 const chromium = chromiumAvailability();
 const redisHere = redisAvailability();

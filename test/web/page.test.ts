@@ -17,9 +17,9 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { type ServeProcess } from "../load/service-process.js";
-import { chromiumAvailability } from "./chromium.js";
-import { askOnPage, type PageRig, startPageRig } from "./page-rig.js";
+import { type ServeProcess } from "../fixtures/service-process.js";
+import { chromiumAvailability } from "../fixtures/chromium.js";
+import { askOnPage, type PageRig, startPageRig } from "../fixtures/page-rig.js";
 import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
 const chromium = chromiumAvailability();

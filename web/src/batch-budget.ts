@@ -1,4 +1,4 @@
-import { REDIRECT_TRACE, SITE_CHECK } from "../../src/limits.js";
+import { REDIRECT_TRACE, SITE_CHECK } from "../../src/shared/limits.js";
 import type { Credits } from "./credits.js";
 import type { Operation } from "./service.js";
 

@@ -1,4 +1,4 @@
-import { type BatchLine, type BatchLineProblem, readBatchLines } from "../../src/batch.js";
+import { type BatchLine, type BatchLineProblem, readBatchLines } from "../../src/shared/batch.js";
 
 /** One line of a batch: a URL, and for a trace where its chain should end. */
 export type BatchEntry = BatchLine;

@@ -1,5 +1,5 @@
-import { redirectLimit } from "../../src/batch.js";
-import { failureCountText } from "../../src/batch-verdict.js";
+import { redirectLimit } from "../../src/shared/batch.js";
+import { failureCountText } from "../../src/shared/batch-verdict.js";
 import { overBudgetWords, rowsThatFit } from "./batch-budget.js";
 import { parseBatch } from "./batch-input.js";
 import { type BatchRow, csvOf, notRunRow, runsAgain, waitingRow } from "./batch-rows.js";
@@ -30,7 +30,7 @@ const COLUMNS = 7;
  * The Batch tab: paste URLs (or `url,expected` CSV), see what the batch
  * costs against the credits the last answer reported, watch the table fill
  * in as results stream in completion order, each row PASS or FAIL with its
- * reason and code (src/batch-verdict.ts, the CLI's rule too) and opening to
+ * reason and code (src/shared/batch-verdict.ts, the CLI's rule too) and opening to
  * its chain and waterfall; filter to failures, re-run only the rows that
  * need a look, download CSV. Rows a refusal or Stop left behind say NOT RUN.
  */

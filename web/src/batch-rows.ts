@@ -1,5 +1,5 @@
 import type { CheckSiteResponse, CheckSitesResponse, TraceRedirectsBatchResponse, TraceRedirectsResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { type BatchRecord, batchCsv, checkRecord, notRunRecord, refusedAtInput, traceRecord } from "../../src/batch-verdict.js";
+import { type BatchRecord, batchCsv, checkRecord, notRunRecord, refusedAtInput, traceRecord } from "../../src/shared/batch-verdict.js";
 import type { BatchEntry } from "./batch-input.js";
 
 /** What a finished row opens to: the item's own answer, drawn by the single-URL renderers. */
@@ -8,7 +8,7 @@ export type RowResult = { readonly kind: "check"; readonly value: CheckSiteRespo
 /**
  * One line of the batch table. Its record is what the table shows and the
  * CSV writes, judged by the batch verdict every report shares
- * (src/batch-verdict.ts); a row is waiting until its item streams in, and
+ * (src/shared/batch-verdict.ts); a row is waiting until its item streams in, and
  * NOT RUN when the batch was refused or stopped before it.
  */
 export interface BatchRow {
@@ -54,7 +54,7 @@ export function runsAgain(row: BatchRow, includeRefused: boolean): boolean {
   return needsLook(row) && (includeRefused || row.state !== "done" || !refusedAtInput(row.record.code));
 }
 
-/** The rows as a CSV file, in the order they were given (src/batch-verdict.ts writes the CLI's too). */
+/** The rows as a CSV file, in the order they were given (src/shared/batch-verdict.ts writes the CLI's too). */
 export function csvOf(rows: readonly BatchRow[]): string {
   return batchCsv(rows.map((row) => row.record));
 }

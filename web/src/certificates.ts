@@ -1,5 +1,5 @@
 import type { Certificate, RequestDetail, TlsDetail } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { causeInfo, STAGE_FALLBACK_CODES } from "../../src/failures.js";
+import { causeInfo, STAGE_FALLBACK_CODES } from "../../src/shared/failures.js";
 import { h, table } from "./dom.js";
 import { formatDate, hostOf } from "./format.js";
 import { renderChain } from "./certificate-chain.js";

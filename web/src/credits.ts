@@ -1,4 +1,4 @@
-import { REDIRECT_TRACE, SITE_CHECK } from "../../src/limits.js";
+import { REDIRECT_TRACE, SITE_CHECK } from "../../src/shared/limits.js";
 
 /** What the usage headers of an answer say (docs/credits.md). */
 export interface Credits {

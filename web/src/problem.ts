@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Credits, creditsOf } from "./credits.js";
-import { waitWords } from "../../src/wait-words.js";
+import { waitWords } from "../../src/shared/wait-words.js";
 import { formatDate } from "./format.js";
 
 /** An answer that is not a result, as the page explains it. */

@@ -7,7 +7,7 @@ import {
   VantageVerdict,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { siteCheckRowWords, traceRowWords, type VantageRowWords } from "../../src/vantage/vantage-row.js";
-import { type VantageVerdictId, verdictTone } from "../../src/vantage/vantage-verdict.js";
+import { type VantageVerdictId, verdictTone } from "../../src/shared/vantage-verdict.js";
 import { CHAIN_STATUS_TEXT } from "./chain-status.js";
 import { h } from "./dom.js";
 import { formatWholeMs } from "./format.js";
@@ -17,7 +17,7 @@ import { renderTrace } from "./render-trace.js";
 // "From every region": the verdict over the vantages on top, then one row per
 // vantage (its verdict, status, time and reason) that opens to the answer
 // from there, drawn as a single answer is (its chain and waterfall). Each
-// row's word is read by the one rule of src/vantage/vantage-verdict.ts.
+// row's word is read by the one rule of src/shared/vantage-verdict.ts.
 
 const VERDICT: Readonly<Record<VantageVerdict, { readonly id: VantageVerdictId | "unknown"; readonly words: string }>> = {
   [VantageVerdict.UNSPECIFIED]: { id: "unknown", words: "No verdict" },

@@ -1,17 +1,17 @@
 import { open } from "node:fs/promises";
-import { type BatchLine, type BatchLineProblem, readBatchLines, redirectLimit } from "../../batch.js";
+import { type BatchLine, type BatchLineProblem, readBatchLines, redirectLimit } from "../../shared/batch.js";
 import { TraceRedirectsResponseSchema, type TraceRedirectsBatchResponse } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { renderMessage } from "../../server/rest/rest-render.js";
 import { traceBatch } from "../../service/trace-redirects-batch.js";
 import type { CommandIo } from "../command.js";
-import { batchCsv, refusedAtInput, traceVerdict } from "../../batch-verdict.js";
+import { batchCsv, refusedAtInput, traceVerdict } from "../../shared/batch-verdict.js";
 import { flag, readArguments, text as textOption, usageProblem } from "../arguments.js";
-import { REDIRECT_TRACE } from "../../limits.js";
+import { REDIRECT_TRACE } from "../../shared/limits.js";
 import { batchRecords, renderBatchSummary, toLookAt } from "../report/batch-report.js";
 import { commandOf, EXIT, reportInterrupted, withDiagnosticRunner } from "./diagnose-command.js";
 import { createPaint, wantsColour } from "../report/terminal-text.js";
 import { jsonText, terminalSafe } from "../report/terminal-safe.js";
-import { userAgentFromText, userAgentOptionOf } from "../../user-agent-option.js";
+import { userAgentFromText, userAgentOptionOf } from "../../shared/user-agent-option.js";
 import { create } from "@bufbuild/protobuf";
 
 /**
@@ -20,7 +20,7 @@ import { create } from "@bufbuild/protobuf";
  * credits), eight at a time, as TraceRedirectsBatch traces them. On a
  * terminal, progress on stderr and a table at the end; with --json, one
  * NDJSON line per item as it completes; with --csv, the page's CSV at the
- * end. Exit 1 when any row fails the batch verdict (src/batch-verdict.ts:
+ * end. Exit 1 when any row fails the batch verdict (src/shared/batch-verdict.ts:
  * no result, a broken chain, an expectation not met, a final 4xx/5xx).
  */
 export async function runBatchTrace(argv: readonly string[], io: CommandIo, help: string): Promise<number> {
@@ -79,7 +79,7 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
   return withDiagnosticRunner(io, async (runner, signal) => {
     const items: TraceRedirectsBatchResponse[] = [];
     let failed = 0;
-    // Every row with details: the verdict reads what the final page tells search engines (src/search-verdict.ts); --json leaves details out, as before.
+    // Every row with details: the verdict reads what the final page tells search engines (src/shared/search-verdict.ts); --json leaves details out, as before.
     for await (const item of traceBatch(rows, runner, signal, Object.assign({ details: true }, userAgentOptionOf(userAgent.id)))) {
       items.push(item);
       if (json) io.stdout.write(`${jsonText(ndjsonLine(item))}\n`);

@@ -1,13 +1,13 @@
 import type { Overload } from "../../probe/overload.js";
-import type { PolicyRefusal } from "../../failures.js";
+import type { PolicyRefusal } from "../../shared/failures.js";
 import type { DiagnosticRunner } from "../../runner/diagnostic-runner.js";
 import { diagnosticRunnerFromConfig } from "../../runner/runner-from-config.js";
 import { flag, readArguments, text, usageProblem } from "../arguments.js";
 import { type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readConfiguredCa } from "../command.js";
 import { terminalText } from "../report/terminal-safe.js";
 import { createPaint, type Paint, wantsColour } from "../report/terminal-text.js";
-import type { UserAgentId } from "../../user-agents.js";
-import { userAgentFromText } from "../../user-agent-option.js";
+import type { UserAgentId } from "../../shared/user-agents.js";
+import { userAgentFromText } from "../../shared/user-agent-option.js";
 
 /** Exit codes of `sitediag check` and `sitediag trace`. */
 export const EXIT = {

@@ -10,20 +10,20 @@ import {
   type VantageTraces,
 } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { startingUrlText } from "../../diagnostics/starting-url.js";
-import type { PolicyRefusal } from "../../failures.js";
+import type { PolicyRefusal } from "../../shared/failures.js";
 import { restData } from "../../server/rest/vantage-data.js";
 import { createVantageCheckSite, createVantageTrace } from "../../service/vantage-answer.js";
 import { vantageDeadlinesFor } from "../../service/vantage-run.js";
 import { redisAskerFromConfig } from "../../vantage/fanout-from-config.js";
 import { createLocalFanout, LOCAL_VANTAGE } from "../../vantage/local-fanout.js";
 import type { VantageFanout } from "../../vantage/vantage-fanout.js";
-import { verdictNeedsALook, type VantageVerdictId } from "../../vantage/vantage-verdict.js";
-import { readVantageList } from "../../vantage-list.js";
+import { verdictNeedsALook, type VantageVerdictId } from "../../shared/vantage-verdict.js";
+import { readVantageList } from "../../shared/vantage-list.js";
 import type { CommandIo } from "../command.js";
 import { jsonText } from "../report/terminal-safe.js";
 import { buildsWarning, renderVantages } from "../report/vantage-report.js";
 import { type DiagnoseRun, EXIT, reportInterrupted, reportRefusal } from "./diagnose-command.js";
-import { userAgentValue } from "../../user-agent-option.js";
+import { userAgentValue } from "../../shared/user-agent-option.js";
 
 /**
  * `check --vantages LIST` and `trace --vantages LIST`: the diagnostic from

@@ -1,10 +1,10 @@
 import type { TraceRedirectsBatchResponse } from "../../../gen/sitediag/v1/diagnostics_pb.js";
-import type { BatchLine } from "../../batch.js";
-import { type BatchRecord, failureCountText, traceRecord } from "../../batch-verdict.js";
+import type { BatchLine } from "../../shared/batch.js";
+import { type BatchRecord, failureCountText, traceRecord } from "../../shared/batch-verdict.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
 // `sitediag trace --batch` for people: the verdict of every row by the rule
-// the page and both CSVs use (src/batch-verdict.ts).
+// the page and both CSVs use (src/shared/batch-verdict.ts).
 
 /** The records of the traced items in file order; `line` gives each row's line (its expected final URL, its limit) by index. */
 export function batchRecords(items: readonly TraceRedirectsBatchResponse[], line: (index: number) => Pick<BatchLine, "expectedFinalUrl" | "maxRedirects"> | undefined): BatchRecord[] {

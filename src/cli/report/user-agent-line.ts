@@ -1,5 +1,5 @@
-import type { UserAgentId } from "../../user-agents.js";
-import { crawlerUserAgent } from "../../user-agents.js";
+import type { UserAgentId } from "../../shared/user-agents.js";
+import { crawlerUserAgent } from "../../shared/user-agents.js";
 import type { Paint } from "./terminal-text.js";
 
 // The report's word on whose User-Agent the requests sent (--user-agent): a

@@ -2,7 +2,7 @@ import type { VantageDifference, VantageOrigin, VantageSiteChecks, VantageTraces
 import { VantageState, VantageVerdict } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { formatWholeMs } from "../../diagnostics/timing-text.js";
 import { siteCheckRowWords, traceRowWords, type VantageRowWords } from "../../vantage/vantage-row.js";
-import { type VantageVerdictId, verdictTone } from "../../vantage/vantage-verdict.js";
+import { type VantageVerdictId, verdictTone } from "../../shared/vantage-verdict.js";
 import { terminalText } from "./terminal-safe.js";
 import { type Paint, textTable } from "./terminal-text.js";
 

@@ -8,7 +8,7 @@
  * more than CERTIFICATE_TEXT lets an answer copy.
  */
 import type { X509Certificate } from "node:crypto";
-import { CERTIFICATE_TEXT } from "../../limits.js";
+import { CERTIFICATE_TEXT } from "../../shared/limits.js";
 
 type TextField = "subject" | "issuer" | "subjectAltName" | "validFrom" | "validTo" | "serialNumber" | "fingerprint256" | "infoAccess";
 

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
-import { refusal, type PolicyRefusal } from "../../failures.js";
-import { MAX_URL_LENGTH } from "../../limits.js";
+import { refusal, type PolicyRefusal } from "../../shared/failures.js";
+import { MAX_URL_LENGTH } from "../../shared/limits.js";
 import { refusedAddressDetail, type AddressPolicy } from "./address-policy.js";
 import type { PortRule } from "../hop-types.js";
 

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { KeyGate } from "../../access/key-gate.js";
 import { sharedClockMs } from "../../probe/clock.js";
-import type { Admission } from "../door/call.js";
+import type { Admission } from "../door/call-intake.js";
 import type { ProbeQueue } from "./probe-queue.js";
 
 /**

@@ -3,7 +3,7 @@ import type http2 from "node:http2";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Code, ConnectError } from "@connectrpc/connect";
 import { codeToHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
-import { API_VERSION } from "../../limits.js";
+import { API_VERSION } from "../../shared/limits.js";
 
 export type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;

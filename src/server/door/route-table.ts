@@ -1,7 +1,7 @@
 import { type DescService, getOption, hasOption } from "@bufbuild/protobuf";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { http } from "../../../gen/google/api/annotations_pb.js";
-import { BATCH } from "../../limits.js";
+import { BATCH } from "../../shared/limits.js";
 import type { CallRoute } from "../../service/call.js";
 import type { NodeRequest, NodeResponse } from "./json-answer.js";
 import { deriveRoutes, type RouteRule } from "./rest-route-rules.js";

@@ -1,6 +1,6 @@
 import { Code } from "@connectrpc/connect";
 import { codeFromHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
-import { arrivalNow, type Door, type DoorHandler, rpcDoorOf } from "../door/call.js";
+import { arrivalNow, type Door, type DoorHandler, rpcDoorOf } from "../door/call-intake.js";
 import type { NodeRequestHandler } from "../door/dual-protocol-listener.js";
 import type { NodeRequest } from "../door/json-answer.js";
 import { requestTargetOf } from "../door/request-target.js";

@@ -4,7 +4,7 @@ import type { CreditPolicy, Usage } from "../../access/credit-log.js";
 import { unauthenticated, unavailableIfStoreDown } from "../../access/key-gate.js";
 import type { AccessStore } from "../../access/store.js";
 import { usageHeaders } from "../../access/usage-headers.js";
-import { API_VERSION } from "../../limits.js";
+import { API_VERSION } from "../../shared/limits.js";
 import { answerDefect, errorBodyOf, httpStatusOf, methodNotAllowed, type NodeRequest, type NodeResponse, sendJson } from "../door/json-answer.js";
 import type { PlainHttpRoute } from "../door/route-table.js";
 

@@ -9,7 +9,7 @@ import {
   TraceRedirectsResponseSchema,
 } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { API_KEY_HEADER, API_KEY_QUERY_PARAMETER as API_KEY_PARAMETER } from "../../access/api-key.js";
-import { type Admission, type Arrival, callContextValues, takeIn } from "../door/call.js";
+import { type Admission, type Arrival, callContextValues, takeIn } from "../door/call-intake.js";
 import {
   errorBody,
   errorBodyOf,

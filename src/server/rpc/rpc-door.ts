@@ -2,7 +2,7 @@ import { Code, ConnectError, type ContextValues } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { API_KEY_HEADER } from "../../access/api-key.js";
-import { type Admission, type Arrival, callContextValues, rpcDoorOf, takeIn } from "../door/call.js";
+import { type Admission, type Arrival, callContextValues, rpcDoorOf, takeIn } from "../door/call-intake.js";
 import { answerDefect, type NodeRequest, type NodeResponse } from "../door/json-answer.js";
 import { requestBody } from "../door/request-body.js";
 import type { DiagnosticRoute } from "../door/route-table.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { altNameEntries, isoDate, nameLine, nameParts, shownText } from "../../../src/probe/connect/certificate-text.js";
-import { CERTIFICATE_TEXT } from "../../../src/limits.js";
+import { CERTIFICATE_TEXT } from "../../../src/shared/limits.js";
 
 /** The total readers of a certificate's fields (issue 28): a value for every input, never more than the limits. */
 describe("certificate text", () => {
