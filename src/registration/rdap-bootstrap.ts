@@ -1,6 +1,6 @@
 /**
  * IANA's RDAP bootstrap registry for domains (RFC 9224, dns.json): which RDAP
- * service answers for which top-level domain. The shipped snapshot
+ * service answers for which top-level domain. The shipped short list
  * (third_party/iana/rdap-dns.json) or SITEDIAG_RDAP_BOOTSTRAP_FILE, read once,
  * bounded: at most MAX_BOOTSTRAP_BYTES of file and MAX_BOOTSTRAP_NAMES names;
  * what lies past those bounds, or is not the format, is left out, never a throw.
