@@ -8,7 +8,8 @@ import tseslint from "typescript-eslint";
 // properties. Figures: docs/benchmarks.md, "Node 20's slow paths".
 const LEADING_SPREAD_RULE = {
   selector: "ObjectExpression > SpreadElement:first-child ~ *",
-  message: "On the hot path, an object literal that starts with a spread and goes on is slow on Node 20 (see docs/benchmarks.md): write Object.assign({}, a, { ... }), or put the properties before the spreads.",
+  message:
+    "On the hot path, an object literal that starts with a spread and goes on is slow on Node 20 (see docs/benchmarks.md): write Object.assign({}, a, { ... }), or put the properties before the spreads.",
 };
 
 // Header names are the target's choice: on an ordinary object a field named
@@ -18,13 +19,15 @@ const LEADING_SPREAD_RULE = {
 const HEADER_MAP_RULES = [
   {
     selector: "VariableDeclarator[id.name=/headers$/i][init.type='ObjectExpression']",
-    message: "A header map keyed by names a target chose must not be an object literal: a field named __proto__ or constructor would find Object.prototype's. Use headerMapOf() (src/probe/http/header-map.ts), Object.create(null), Object.fromEntries or a Map.",
+    message:
+      "A header map keyed by names a target chose must not be an object literal: a field named __proto__ or constructor would find Object.prototype's. Use headerMapOf() (src/probe/http/header-map.ts), Object.create(null), Object.fromEntries or a Map.",
   },
   {
     // A name held in an UPPER_CASE constant is our own (API_KEY_HEADER), not the target's.
     selector:
       "MemberExpression[computed=true][property.type!='Literal']:not([property.name=/^[A-Z][A-Z0-9_]*$/])[object.name=/^headers$/i], MemberExpression[computed=true][property.type!='Literal']:not([property.name=/^[A-Z][A-Z0-9_]*$/])[object.property.name=/^headers$/i]",
-    message: "headers[name] with a name from outside finds Object.prototype's members (constructor, __proto__) on an ordinary object, and a header map that crossed a thread is one: read with headerValue() (src/probe/http/header-map.ts, Object.hasOwn), or use a Map.",
+    message:
+      "headers[name] with a name from outside finds Object.prototype's members (constructor, __proto__) on an ordinary object, and a header map that crossed a thread is one: read with headerValue() (src/probe/http/header-map.ts, Object.hasOwn), or use a Map.",
   },
 ];
 

@@ -118,7 +118,17 @@ export default defineConfig({
       // loading the modules once per worker instead of once per file is what
       // brings the inner loop under 30 s. Each file still starts and closes
       // its own servers; none keeps global state.
-      { test: { ...shared, name: "fast", include: ["test/**/*.test.ts"], exclude: SLOW, isolate: false, maxWorkers: GROUPS.quick.maxWorkers, sequence: { groupOrder: GROUPS.quick.groupOrder } } },
+      {
+        test: {
+          ...shared,
+          name: "fast",
+          include: ["test/**/*.test.ts"],
+          exclude: SLOW,
+          isolate: false,
+          maxWorkers: GROUPS.quick.maxWorkers,
+          sequence: { groupOrder: GROUPS.quick.groupOrder },
+        },
+      },
       {
         test: {
           ...shared,
@@ -130,8 +140,27 @@ export default defineConfig({
           sequence: { groupOrder: GROUPS.quick.groupOrder },
         },
       },
-      { test: { ...shared, name: "slow", include: SLOW, exclude: LOAD, globalSetup: ["test/fixtures/build-once.ts"], maxWorkers: GROUPS.slow.maxWorkers, sequence: { groupOrder: GROUPS.slow.groupOrder } } },
-      { test: { ...shared, name: "load", include: LOAD, globalSetup: ["test/fixtures/build-once.ts"], maxWorkers: GROUPS.alone.maxWorkers, sequence: { groupOrder: GROUPS.alone.groupOrder } } },
+      {
+        test: {
+          ...shared,
+          name: "slow",
+          include: SLOW,
+          exclude: LOAD,
+          globalSetup: ["test/fixtures/build-once.ts"],
+          maxWorkers: GROUPS.slow.maxWorkers,
+          sequence: { groupOrder: GROUPS.slow.groupOrder },
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: "load",
+          include: LOAD,
+          globalSetup: ["test/fixtures/build-once.ts"],
+          maxWorkers: GROUPS.alone.maxWorkers,
+          sequence: { groupOrder: GROUPS.alone.groupOrder },
+        },
+      },
     ],
   },
 });

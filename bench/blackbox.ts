@@ -34,7 +34,14 @@ export function blackboxVersion(): string | null {
 export async function startBlackbox(dir: string, timeoutSeconds: number, version: string, caFile: string): Promise<Blackbox> {
   const config = join(dir, "blackbox.yml");
   const module = (method: string) =>
-    [`    prober: http`, `    timeout: ${timeoutSeconds}s`, `    http:`, `      method: ${method}`, `      follow_redirects: true`, `      preferred_ip_protocol: ip4`].join("\n");
+    [
+      `    prober: http`,
+      `    timeout: ${timeoutSeconds}s`,
+      `    http:`,
+      `      method: ${method}`,
+      `      follow_redirects: true`,
+      `      preferred_ip_protocol: ip4`,
+    ].join("\n");
   // The bench's CA as a private CA is trusted: beside the system's roots, in the module's TLS settings.
   const https = `${module("GET")}\n      tls_config:\n        ca_file: ${caFile}`;
   writeFileSync(config, `modules:\n  http_get:\n${module("GET")}\n  http_head:\n${module("HEAD")}\n  https_get:\n${https}\n`);

@@ -41,7 +41,8 @@ interface Run {
 
 const env = process.env;
 const tool = env.COMPARE_TOOL ?? "is-site-down";
-if (tool !== "is-site-down" && tool !== "redirect-check") throw new Error(`COMPARE_TOOL must be is-site-down or redirect-check, got "${tool}"`);
+if (tool !== "is-site-down" && tool !== "redirect-check")
+  throw new Error(`COMPARE_TOOL must be is-site-down or redirect-check, got "${tool}"`);
 const path = env.COMPARE_PATH ?? "/ok";
 const leaf = env.COMPARE_LEAF === undefined || env.COMPARE_LEAF === "" ? null : env.COMPARE_LEAF;
 if (leaf !== null && leaf !== "ecdsa" && leaf !== "rsa") throw new Error(`COMPARE_LEAF must be ecdsa or rsa, got "${leaf}"`);
@@ -69,22 +70,41 @@ try {
   const trust: Record<string, string> = leaf === null ? {} : { NODE_EXTRA_CA_CERTS: pki.caFile };
   for (const side of sides) {
     services.push(
-      await startService({ store: `sqlite:${join(dir, `${side.name}.db`)}`, tracePort: tlsPort ?? ports.http, main: side.main, nodeArgs: side.nodeArgs, extraEnv: { ...trust, ...side.env } }),
+      await startService({
+        store: `sqlite:${join(dir, `${side.name}.db`)}`,
+        tracePort: tlsPort ?? ports.http,
+        main: side.main,
+        nodeArgs: side.nodeArgs,
+        extraEnv: { ...trust, ...side.env },
+      }),
     );
   }
   const targetUrl = encodeURIComponent(tlsPort === null ? `http://127.0.0.1:${ports.http}${path}` : `https://127.0.0.1:${tlsPort}${path}`);
   const measure = async (service: ServiceProcess, durationSeconds: number): Promise<Run> => {
     const before = processTreeCpuMicros(service.child.pid);
-    const result = await runWrk({ url: `${service.url}/api/v1/${tool}?url=${targetUrl}`, headers: { "x-api-key": service.apiKey }, connections, durationSeconds });
+    const result = await runWrk({
+      url: `${service.url}/api/v1/${tool}?url=${targetUrl}`,
+      headers: { "x-api-key": service.apiKey },
+      connections,
+      durationSeconds,
+    });
     const cpu = processTreeCpuMicros(service.child.pid) - before;
     // A loaded machine makes a service answer a few checks with its overload 503; past 1% a run is no measurement.
-    if (result.requests === 0 || result.errors > result.requests / 100) throw new Error(`${service.url}: ${result.errors} errors in ${result.requests} requests`);
+    if (result.requests === 0 || result.errors > result.requests / 100)
+      throw new Error(`${service.url}: ${result.errors} errors in ${result.requests} requests`);
     if (result.errors > 0) console.log(`  (${service.url}: ${result.errors} errors or non-2xx answers in ${result.requests} requests)`);
     return { cpuPerCheckUs: cpu / result.requests, perSecond: result.perSecond };
   };
 
-  console.log(`bench:compare: ${tool} ${leaf === null ? "http" : `https (${leaf})`} ${path}, ${pairs} pairs of ${seconds} s runs at -c${connections}`);
-  for (const side of sides) console.log(`  ${side.name}: ${side.main ?? "this tree"} ${side.nodeArgs.join(" ")} ${Object.entries(side.env).map(([name, value]) => `${name}=${value}`).join(" ")}`);
+  console.log(
+    `bench:compare: ${tool} ${leaf === null ? "http" : `https (${leaf})`} ${path}, ${pairs} pairs of ${seconds} s runs at -c${connections}`,
+  );
+  for (const side of sides)
+    console.log(
+      `  ${side.name}: ${side.main ?? "this tree"} ${side.nodeArgs.join(" ")} ${Object.entries(side.env)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(" ")}`,
+    );
   for (const service of services) await measure(service, seconds);
   const runs: [Run, Run][] = [];
   for (let pair = 0; pair < pairs; pair++) {
@@ -93,10 +113,18 @@ try {
     const runA = await measure(a, seconds);
     const runB = await measure(b, seconds);
     runs.push([runA, runB]);
-    console.log(`  pair ${String(pair + 1).padStart(2)}: A ${runA.cpuPerCheckUs.toFixed(0)} us/check ${runA.perSecond.toFixed(0)}/s   B ${runB.cpuPerCheckUs.toFixed(0)} us/check ${runB.perSecond.toFixed(0)}/s`);
+    console.log(
+      `  pair ${String(pair + 1).padStart(2)}: A ${runA.cpuPerCheckUs.toFixed(0)} us/check ${runA.perSecond.toFixed(0)}/s   B ${runB.cpuPerCheckUs.toFixed(0)} us/check ${runB.perSecond.toFixed(0)}/s`,
+    );
   }
-  report("CPU per check (us)", runs.map(([a, b]) => [a.cpuPerCheckUs, b.cpuPerCheckUs]));
-  report("checks per second", runs.map(([a, b]) => [a.perSecond, b.perSecond]));
+  report(
+    "CPU per check (us)",
+    runs.map(([a, b]) => [a.cpuPerCheckUs, b.cpuPerCheckUs]),
+  );
+  report(
+    "checks per second",
+    runs.map(([a, b]) => [a.perSecond, b.perSecond]),
+  );
 } finally {
   for (const service of services) await service.stop();
   await target.stop();
@@ -109,7 +137,9 @@ function report(label: string, pairsOf: readonly (readonly [number, number])[]):
   const a = median(pairsOf.map(([value]) => value));
   const b = median(pairsOf.map(([, value]) => value));
   const quartile = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))] ?? Number.NaN;
-  console.log(`${label}: A ${round(a)}, B ${round(b)}; B/A by pair: median ${round(median(ratios), 3)}, middle half ${round(quartile(0.25), 3)}-${round(quartile(0.75), 3)}`);
+  console.log(
+    `${label}: A ${round(a)}, B ${round(b)}; B/A by pair: median ${round(median(ratios), 3)}, middle half ${round(quartile(0.25), 3)}-${round(quartile(0.75), 3)}`,
+  );
 }
 
 function whole(name: string, fallback: number): number {

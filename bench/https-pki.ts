@@ -24,18 +24,50 @@ export interface BenchPki {
  */
 export async function makeBenchPki(dir: string): Promise<BenchPki> {
   const at = (name: string) => join(dir, name);
-  writeFileSync(at("leaf.cnf"), "[ leaf ]\nbasicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature, keyEncipherment\nextendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1, DNS:localhost\n");
+  writeFileSync(
+    at("leaf.cnf"),
+    "[ leaf ]\nbasicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature, keyEncipherment\nextendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1, DNS:localhost\n",
+  );
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
   const rsa = ["-newkey", "rsa:2048", "-nodes"];
   await run("openssl", [
-    "req", "-x509", ...ec, "-keyout", at("ca.key"), "-out", at("ca.pem"), "-days", "30", "-subj", "/O=sitediag bench/CN=sitediag bench CA",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    at("ca.key"),
+    "-out",
+    at("ca.pem"),
+    "-days",
+    "30",
+    "-subj",
+    "/O=sitediag bench/CN=sitediag bench CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
   ]);
   const leaf = async (kind: LeafKind, key: readonly string[], serial: string) => {
     await run("openssl", ["req", "-new", ...key, "-keyout", at(`${kind}.key`), "-out", at(`${kind}.csr`), "-subj", "/CN=127.0.0.1"]);
     await run("openssl", [
-      "x509", "-req", "-in", at(`${kind}.csr`), "-CA", at("ca.pem"), "-CAkey", at("ca.key"), "-set_serial", serial,
-      "-days", "30", "-extfile", at("leaf.cnf"), "-extensions", "leaf", "-out", at(`${kind}.pem`),
+      "x509",
+      "-req",
+      "-in",
+      at(`${kind}.csr`),
+      "-CA",
+      at("ca.pem"),
+      "-CAkey",
+      at("ca.key"),
+      "-set_serial",
+      serial,
+      "-days",
+      "30",
+      "-extfile",
+      at("leaf.cnf"),
+      "-extensions",
+      "leaf",
+      "-out",
+      at(`${kind}.pem`),
     ]);
     return { keyFile: at(`${kind}.key`), certFile: at(`${kind}.pem`) };
   };

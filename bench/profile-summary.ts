@@ -38,7 +38,10 @@ profile.samples.forEach((id, index) => {
   add(byFile, file, micros);
 });
 
-for (const [title, table] of [["self time by function", byFunction], ["self time by file", byFile]] as const) {
+for (const [title, table] of [
+  ["self time by function", byFunction],
+  ["self time by file", byFile],
+] as const) {
   console.log(`\n${title} (of ${(total / 1e6).toFixed(1)} s sampled)`);
   for (const [name, micros] of [...table].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
     console.log(`${((100 * micros) / total).toFixed(1).padStart(5)}%  ${name}`);

@@ -46,13 +46,15 @@ try {
     `bench: sitediag ${VERSION}, blackbox_exporter ${stack.blackbox?.version ?? "not installed"}, ` +
       `${options.rounds} round(s) of ${options.durationSeconds} s at concurrency ${options.concurrency}, ${options.workers} worker(s)${options.quick ? " (quick)" : ""}`,
   );
-  for (const spec of THROUGHPUT_CASES.filter((item) => item.scenario <= 3)) await step(spec.scenario, () => runThroughput(stack, client, spec));
+  for (const spec of THROUGHPUT_CASES.filter((item) => item.scenario <= 3))
+    await step(spec.scenario, () => runThroughput(stack, client, spec));
   await step(4, () => runTimingFidelity(stack, client));
   await step(5, () => runInflightScale(stack));
   await step(6, () => runEndlessBody(stack));
   await step(7, () => runAccessPath(stack));
   await step(8, () => runProbeFloor(stack));
-  for (const spec of THROUGHPUT_CASES.filter((item) => item.scenario > 8)) await step(spec.scenario, () => runThroughput(stack, client, spec));
+  for (const spec of THROUGHPUT_CASES.filter((item) => item.scenario > 8))
+    await step(spec.scenario, () => runThroughput(stack, client, spec));
   await step(10, () => runVantageFanout(stack));
   await step(11, () => runHttps(stack, client));
 } finally {
@@ -74,4 +76,6 @@ const report = {
   figures: figures.map((figure) => ({ ...figure, ratio: ratio(figure) })),
 };
 writeFileSync(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
-console.error(`bench: ${((finishedAt.getTime() - startedAt.getTime()) / 1_000).toFixed(0)} s; figures written to bench/results/latest.json`);
+console.error(
+  `bench: ${((finishedAt.getTime() - startedAt.getTime()) / 1_000).toFixed(0)} s; figures written to bench/results/latest.json`,
+);

@@ -58,7 +58,9 @@ export async function startService(setup: ServiceSetup): Promise<ServiceProcess>
   const withAccess = setup.withAccess ?? true;
   const main = setup.main ?? MAIN;
   const apiKey = withAccess ? await createKey(main, env) : "";
-  const child = startChild(process.execPath, [...(setup.nodeArgs ?? []), withAccess ? main : BARE, ...(withAccess ? ["serve"] : [])], { env });
+  const child = startChild(process.execPath, [...(setup.nodeArgs ?? []), withAccess ? main : BARE, ...(withAccess ? ["serve"] : [])], {
+    env,
+  });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForOk(`${url}/readyz`, child);

@@ -13,7 +13,12 @@ export interface BenchStack {
   readonly options: BenchOptions;
   /** A directory for stores and configs, removed at the end. */
   readonly dir: string;
-  readonly target: { readonly ports: TargetPorts; url(path: string): string; httpsUrl(leaf: LeafKind, path: string): string; readonly silentUrl: string };
+  readonly target: {
+    readonly ports: TargetPorts;
+    url(path: string): string;
+    httpsUrl(leaf: LeafKind, path: string): string;
+    readonly silentUrl: string;
+  };
   /** The CA and leaves of the target's HTTPS ports. */
   readonly pki: BenchPki;
   /** `sitediag serve` on SQLite, shared by the throughput scenarios. */
@@ -89,7 +94,9 @@ export async function startStack(options: BenchOptions): Promise<BenchStack> {
 
 /** The target server (target-server.ts), serving HTTPS too with the leaves of `pki`. */
 export function startTarget(pki: BenchPki): BenchChild {
-  return startChild(process.execPath, [join(import.meta.dirname, "target-server.js")], { env: { ...process.env, BENCH_TARGET_TLS: JSON.stringify(pki.leaves) } });
+  return startChild(process.execPath, [join(import.meta.dirname, "target-server.js")], {
+    env: { ...process.env, BENCH_TARGET_TLS: JSON.stringify(pki.leaves) },
+  });
 }
 
 /** The ports the target server (target-server.ts) prints as its first line. */

@@ -107,7 +107,9 @@ function stream(response: ServerResponse): void {
 }
 
 function listen(server: Server, backlog: number): Promise<number> {
-  return new Promise((resolve) => server.listen({ host: "127.0.0.1", port: 0, backlog }, () => resolve((server.address() as AddressInfo).port)));
+  return new Promise((resolve) =>
+    server.listen({ host: "127.0.0.1", port: 0, backlog }, () => resolve((server.address() as AddressInfo).port)),
+  );
 }
 
 const http = createHttpServer({ keepAliveTimeout: 60_000 }, handle);
@@ -121,7 +123,10 @@ const silent = createTcpServer((socket) => {
 const https: Record<string, number> = {};
 const leaves = JSON.parse(process.env.BENCH_TARGET_TLS ?? "{}") as Record<string, { keyFile: string; certFile: string }>;
 for (const [kind, files] of Object.entries(leaves)) {
-  const server = createHttpsServer({ key: readFileSync(files.keyFile), cert: readFileSync(files.certFile), keepAliveTimeout: 60_000 }, handle);
+  const server = createHttpsServer(
+    { key: readFileSync(files.keyFile), cert: readFileSync(files.certFile), keepAliveTimeout: 60_000 },
+    handle,
+  );
   server.on("tlsClientError", () => undefined);
   https[kind] = await listen(server, 4_096);
 }

@@ -52,7 +52,19 @@ function script(): string {
 export async function runWrk(run: LoadRun): Promise<LoadResult> {
   const threads = Math.min(2, run.connections);
   // wrk's own timeout (2 s by default) would count a slow but correct answer as an error.
-  const args = ["-t", String(threads), "-c", String(run.connections), "-d", `${run.durationSeconds}s`, "--timeout", "30s", "-s", script(), run.url];
+  const args = [
+    "-t",
+    String(threads),
+    "-c",
+    String(run.connections),
+    "-d",
+    `${run.durationSeconds}s`,
+    "--timeout",
+    "30s",
+    "-s",
+    script(),
+    run.url,
+  ];
   const headers = Object.entries(run.headers ?? {})
     .map(([name, value]) => `${name}: ${value}`)
     .join("\n");

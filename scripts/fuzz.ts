@@ -24,7 +24,11 @@ for (let at = 0; at < args.length; at += 2) {
   const name = Object.hasOwn(OPTIONS, flag) ? OPTIONS[flag] : undefined;
   const value = inline ?? args[at + 1];
   if (name === undefined || value === undefined) {
-    console.error(`usage: npm run fuzz -- ${Object.keys(OPTIONS).map((option) => `[${option} VALUE]`).join(" ")}`);
+    console.error(
+      `usage: npm run fuzz -- ${Object.keys(OPTIONS)
+        .map((option) => `[${option} VALUE]`)
+        .join(" ")}`,
+    );
     process.exit(2);
   }
   if (inline !== undefined) at -= 1;

@@ -184,7 +184,8 @@ export function loadConfig(env: Environment = process.env): Config {
 /** A name callers type and Redis keys carry: short, and nothing a key or a URL query would have to escape. */
 function vantageName(env: Environment, name: string): string {
   const value = text(env, name, "local");
-  if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(value)) throw new ConfigError(name, `expected 1 to 32 lower-case letters, digits or '-' (not first), got "${value}"`);
+  if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(value))
+    throw new ConfigError(name, `expected 1 to 32 lower-case letters, digits or '-' (not first), got "${value}"`);
   return value;
 }
 
@@ -195,7 +196,11 @@ function duration(env: Environment, name: string, fallbackMs: number, minMs: num
   const match = /^(\d{1,9})([smhd]?)$/.exec(value);
   const unit = { "": 1_000, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match?.[2] ?? ""] ?? 1_000;
   const ms = match === null ? Number.NaN : Number(match[1]) * unit;
-  if (!(ms >= minMs && ms <= maxMs)) throw new ConfigError(name, `expected a duration such as 24h, 30m or 90s, from ${minMs / 1_000} s to ${maxMs / 86_400_000} days, got "${value}"`);
+  if (!(ms >= minMs && ms <= maxMs))
+    throw new ConfigError(
+      name,
+      `expected a duration such as 24h, 30m or 90s, from ${minMs / 1_000} s to ${maxMs / 86_400_000} days, got "${value}"`,
+    );
   return ms;
 }
 
@@ -203,13 +208,15 @@ function duration(env: Environment, name: string, fallbackMs: number, minMs: num
 function versionText(env: Environment, name: string): string {
   const value = raw(env, name);
   if (value === undefined) return VERSION;
-  if (!/^[0-9A-Za-z.+_-]{1,64}$/.test(value)) throw new ConfigError(name, `expected 1 to 64 letters, digits, '.', '+', '_' or '-', got "${value}"`);
+  if (!/^[0-9A-Za-z.+_-]{1,64}$/.test(value))
+    throw new ConfigError(name, `expected 1 to 64 letters, digits, '.', '+', '_' or '-', got "${value}"`);
   return value;
 }
 
 function boundedText(env: Environment, name: string, maxLength: number): string | undefined {
   const value = raw(env, name);
-  if (value !== undefined && value.length > maxLength) throw new ConfigError(name, `expected at most ${maxLength} characters, got ${value.length}`);
+  if (value !== undefined && value.length > maxLength)
+    throw new ConfigError(name, `expected at most ${maxLength} characters, got ${value.length}`);
   return value;
 }
 
@@ -321,7 +328,8 @@ function redisCluster(name: string, value: string): StoreLocation {
     .map((seed) => {
       const match = /^([^:[\]]+|\[[0-9a-fA-F:.]+\]):(\d+)$/.exec(seed.trim());
       const port = Number(match?.[2]);
-      if (match?.[1] === undefined || !(port >= 1 && port <= 65_535)) throw new ConfigError(name, `"${seed}" is not a host:port seed node in ${value}`);
+      if (match?.[1] === undefined || !(port >= 1 && port <= 65_535))
+        throw new ConfigError(name, `"${seed}" is not a host:port seed node in ${value}`);
       return { host: match[1].replace(/^\[|\]$/g, ""), port };
     });
   return { kind: "redis-cluster", nodes, password: password === "" ? undefined : password };
@@ -333,7 +341,8 @@ const MAX_WORKERS = 64;
 function workerCount(env: Environment, name: string): number {
   const value = raw(env, name);
   if (value === "auto") return Math.min(availableParallelism(), MAX_WORKERS);
-  if (value !== undefined && !/^\d+$/.test(value)) throw new ConfigError(name, `expected a number from 1 to ${MAX_WORKERS} or "auto", got "${value}"`);
+  if (value !== undefined && !/^\d+$/.test(value))
+    throw new ConfigError(name, `expected a number from 1 to ${MAX_WORKERS} or "auto", got "${value}"`);
   return integer(env, name, 1, 1, MAX_WORKERS);
 }
 

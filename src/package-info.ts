@@ -12,7 +12,14 @@ function readVersion(): string {
   for (const relative of ["../package.json", "../../package.json"]) {
     try {
       const parsed: unknown = JSON.parse(readFileSync(new URL(relative, import.meta.url), "utf8"));
-      if (typeof parsed === "object" && parsed !== null && "name" in parsed && parsed.name === "sitediag" && "version" in parsed && typeof parsed.version === "string") {
+      if (
+        typeof parsed === "object" &&
+        parsed !== null &&
+        "name" in parsed &&
+        parsed.name === "sitediag" &&
+        "version" in parsed &&
+        typeof parsed.version === "string"
+      ) {
         return parsed.version;
       }
     } catch {

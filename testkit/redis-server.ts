@@ -85,7 +85,6 @@ export async function startRedisServer(): Promise<RedisServerFixture> {
   };
 }
 
-
 async function waitForPong(port: number, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {

@@ -35,7 +35,8 @@ export async function runAccessPath(stack: BenchStack): Promise<Figure[]> {
       { label: "no access layer", service: await launch("bare", { withAccess: false }), serial: [], loaded: [] },
       { label: "SQLite", service: await launch("access-sqlite", {}), serial: [], loaded: [] },
     ];
-    if (redis !== null) variants.push({ label: "Redis", service: await launch("access-redis", { store: redis.url() }), serial: [], loaded: [] });
+    if (redis !== null)
+      variants.push({ label: "Redis", service: await launch("access-redis", { store: redis.url() }), serial: [], loaded: [] });
 
     const target = encodeURIComponent(stack.target.url("/ok"));
     const run = (variant: Variant, connections: number, duration: number) =>
@@ -59,7 +60,13 @@ export async function runAccessPath(stack: BenchStack): Promise<Figure[]> {
     const p50 = (variant: Variant) => median(variant.serial.map((result) => result.p50Ms));
     const figures: Figure[] = [];
     for (const variant of variants) {
-      figures.push({ scenario: 7, name: `access path, ${variant.label}: p50 at concurrency 1`, unit: "ms", sitediag: p50(variant), blackbox: null });
+      figures.push({
+        scenario: 7,
+        name: `access path, ${variant.label}: p50 at concurrency 1`,
+        unit: "ms",
+        sitediag: p50(variant),
+        blackbox: null,
+      });
       figures.push({
         scenario: 7,
         name: `access path, ${variant.label}: checks/s at concurrency ${options.concurrency}`,
@@ -69,7 +76,13 @@ export async function runAccessPath(stack: BenchStack): Promise<Figure[]> {
       });
     }
     for (const variant of variants.slice(1)) {
-      figures.push({ scenario: 7, name: `access path: added p50 latency, ${variant.label}`, unit: "ms", sitediag: p50(variant) - p50(bare), blackbox: null });
+      figures.push({
+        scenario: 7,
+        name: `access path: added p50 latency, ${variant.label}`,
+        unit: "ms",
+        sitediag: p50(variant) - p50(bare),
+        blackbox: null,
+      });
     }
     if (redis === null) console.warn("scenario 7: redis-server is not installed; the Redis variant was skipped");
     return figures;

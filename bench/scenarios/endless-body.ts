@@ -26,7 +26,9 @@ export async function runEndlessBody(stack: BenchStack): Promise<Figure[]> {
     for (let batch = 0; batch < batches; batch++) {
       times.push(
         await pooled(BATCH, BATCH, async () => {
-          const answer = await client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`, { "x-api-key": service.apiKey });
+          const answer = await client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`, {
+            "x-api-key": service.apiKey,
+          });
           const data = siteData(answer);
           if (data.status !== "up" || data.statusCode !== 200) throw new Error(`scenario 6: sitediag answered ${JSON.stringify(data)}`);
           return answer.elapsedMs;
@@ -61,7 +63,14 @@ export async function runEndlessBody(stack: BenchStack): Promise<Figure[]> {
         blackbox: blackboxRun === null ? null : blackboxRun.filter((run) => run.success).length,
       },
       { scenario: 6, name: "endless body: RSS after batch 1", unit: "MiB", sitediag: (rssAfter[0] ?? 0) / MIB, blackbox: null },
-      { scenario: 6, name: `endless body: RSS after batch ${batches}`, unit: "MiB", sitediag: (rssAfter[rssAfter.length - 1] ?? 0) / MIB, blackbox: null, goal: "flat" },
+      {
+        scenario: 6,
+        name: `endless body: RSS after batch ${batches}`,
+        unit: "MiB",
+        sitediag: (rssAfter[rssAfter.length - 1] ?? 0) / MIB,
+        blackbox: null,
+        goal: "flat",
+      },
     ];
   } finally {
     await service.stop();

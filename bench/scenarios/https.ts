@@ -47,11 +47,17 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
   const floor = await startFloor(stack.pki.caFile);
   try {
     const sides: Side[] = [
-      { name: "sitediag", pid: service.child.pid, url: (target) => `${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`, headers: { "x-api-key": service.apiKey } },
+      {
+        name: "sitediag",
+        pid: service.child.pid,
+        url: (target) => `${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`,
+        headers: { "x-api-key": service.apiKey },
+      },
       { name: "floor", pid: floor.child.pid, url: (target) => `${floor.url}/check?url=${encodeURIComponent(target)}`, headers: {} },
     ];
     const blackbox = stack.blackbox;
-    if (blackbox !== null) sides.push({ name: "blackbox", pid: blackbox.child.pid, url: (target) => blackbox.probeUrl("https_get", target), headers: {} });
+    if (blackbox !== null)
+      sides.push({ name: "blackbox", pid: blackbox.child.pid, url: (target) => blackbox.probeUrl("https_get", target), headers: {} });
     const figures: Figure[] = [];
     let first = true;
     for (const spec of CASES) {
@@ -59,7 +65,12 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
       await verify(client, spec, target, sides);
       const measure = async (side: Side, seconds: number): Promise<{ cpuUs: number; perSecond: number }> => {
         const before = processTreeCpuMicros(side.pid);
-        const result = await runWrk({ url: side.url(target), headers: side.headers, connections: options.concurrency, durationSeconds: seconds });
+        const result = await runWrk({
+          url: side.url(target),
+          headers: side.headers,
+          connections: options.concurrency,
+          durationSeconds: seconds,
+        });
         const spent = processTreeCpuMicros(side.pid) - before;
         if (result.errors > 0) console.warn(`scenario 11: ${side.name} had ${result.errors} errors or non-2xx answers on ${target}`);
         return { cpuUs: result.requests === 0 ? Infinity : spent / result.requests, perSecond: result.perSecond };
@@ -84,7 +95,10 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
         rounds: { sitediag: of("sitediag", pick), blackbox: of("blackbox", pick), floor: of("floor", pick) },
         ...(goal === undefined ? {} : { goal }),
       });
-      figures.push(figure("CPU per check", "us", (run) => run.cpuUs, "<= 1.0x blackbox"), figure("checks/s", "/s", (run) => run.perSecond));
+      figures.push(
+        figure("CPU per check", "us", (run) => run.cpuUs, "<= 1.0x blackbox"),
+        figure("checks/s", "/s", (run) => run.perSecond),
+      );
     }
     return figures;
   } finally {
@@ -99,10 +113,12 @@ async function verify(client: Client, spec: HttpsCase, target: string, sides: re
     const answer = await client.get(side.url(target), side.headers);
     if (side.name === "sitediag") {
       const data = siteData(answer);
-      if (data.status !== "up" || data.statusCode !== 200 || (data.redirectHops?.length ?? 0) !== spec.redirects) throw new Error(`scenario 11: sitediag answered ${JSON.stringify(data)} for ${target}`);
+      if (data.status !== "up" || data.statusCode !== 200 || (data.redirectHops?.length ?? 0) !== spec.redirects)
+        throw new Error(`scenario 11: sitediag answered ${JSON.stringify(data)} for ${target}`);
     } else if (side.name === "blackbox") {
       const probe = parseProbe(answer.body);
-      if (!probe.success || probe.statusCode !== 200 || probe.redirects !== spec.redirects) throw new Error(`scenario 11: blackbox probe answered ${JSON.stringify(probe)} for ${target}`);
+      if (!probe.success || probe.statusCode !== 200 || probe.redirects !== spec.redirects)
+        throw new Error(`scenario 11: blackbox probe answered ${JSON.stringify(probe)} for ${target}`);
     } else if (answer.status !== 200 || answer.body !== `{"status":200}`) {
       throw new Error(`scenario 11: the node:tls floor answered ${answer.status} ${answer.body} for ${target}`);
     }

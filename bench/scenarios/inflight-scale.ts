@@ -27,10 +27,15 @@ export async function runInflightScale(stack: BenchStack): Promise<Figure[]> {
   const count = stack.options.inflight;
   const service = await stack.startService("inflight");
   try {
-    await warmUp((client) => client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.url("/ok"))}`, { "x-api-key": service.apiKey }));
+    await warmUp((client) =>
+      client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.url("/ok"))}`, { "x-api-key": service.apiKey }),
+    );
     const sitediag = await measure(
       service.child.pid,
-      () => burst(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.silentUrl)}`, count, { "x-api-key": service.apiKey }),
+      () =>
+        burst(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.silentUrl)}`, count, {
+          "x-api-key": service.apiKey,
+        }),
       (answer) => {
         // A refusal (503) is an answer too, just not the expected one: counted, not thrown.
         const data = answer.status === 200 ? siteData(answer) : {};

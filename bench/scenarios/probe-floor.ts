@@ -25,7 +25,8 @@ export async function runProbeFloor(stack: BenchStack): Promise<Figure[]> {
   const prober = createProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [], userAgent: "sitediag-bench" });
   const hop = async () => {
     const outcome = await prober.hop({ url: target, method: "GET", timeoutMs: 6_000, ports: { kind: "fetch-safe" } });
-    if (outcome.kind !== "response" || outcome.response.status !== 200) throw new Error(`scenario 8: the prober answered ${JSON.stringify(outcome)}`);
+    if (outcome.kind !== "response" || outcome.response.status !== 200)
+      throw new Error(`scenario 8: the prober answered ${JSON.stringify(outcome)}`);
   };
   const bare = () => bareExchange(target);
   await measure(hop, 1_000);

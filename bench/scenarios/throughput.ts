@@ -80,7 +80,10 @@ const warmed = new WeakSet<object>();
 async function measureThroughput(stack: BenchStack, service: ServiceProcess, client: Client, spec: ThroughputCase): Promise<Figure[]> {
   const { options, blackbox } = stack;
   const target = stack.target.url(spec.targetPath);
-  const sitediagSide = { url: `${service.url}/api/v1/${spec.tool}?url=${encodeURIComponent(target)}`, headers: { "x-api-key": service.apiKey } };
+  const sitediagSide = {
+    url: `${service.url}/api/v1/${spec.tool}?url=${encodeURIComponent(target)}`,
+    headers: { "x-api-key": service.apiKey },
+  };
   const blackboxSide = blackbox === null ? null : { url: blackbox.probeUrl(spec.blackboxModule, target), headers: {} };
 
   await verify(client, spec, sitediagSide, blackboxSide);
@@ -109,7 +112,10 @@ async function measureThroughput(stack: BenchStack, service: ServiceProcess, cli
       else if (b !== null) other.push(await run(b, options.durationSeconds));
     }
   }
-  for (const [name, results] of [["sitediag", sitediag], ["blackbox", other]] as const) {
+  for (const [name, results] of [
+    ["sitediag", sitediag],
+    ["blackbox", other],
+  ] as const) {
     const errors = results.reduce((sum, result) => sum + result.errors, 0);
     if (errors > 0) console.warn(`scenario ${spec.scenario}: ${name} had ${errors} errors or non-2xx answers during measurement`);
   }

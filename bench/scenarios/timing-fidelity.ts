@@ -10,7 +10,8 @@ const CONCURRENCIES = [1, 100] as const;
 /** The target's lateness on each delayed answer since the last call (target-server.ts), and a fresh start. */
 async function targetLateness(client: Client, stack: BenchStack): Promise<number[]> {
   const samples = await targetJson(client, stack, "/lateness");
-  if (!Array.isArray(samples) || !samples.every((sample) => typeof sample === "number")) throw new Error("scenario 4: /lateness is not a list of numbers");
+  if (!Array.isArray(samples) || !samples.every((sample) => typeof sample === "number"))
+    throw new Error("scenario 4: /lateness is not a list of numbers");
   return samples;
 }
 
@@ -37,11 +38,21 @@ interface Sampled {
   readonly lateness: number[];
 }
 
-async function sample(client: Client, stack: BenchStack, count: number, concurrency: number, delay: number, report: (target: string) => Promise<number>): Promise<Sampled> {
+async function sample(
+  client: Client,
+  stack: BenchStack,
+  count: number,
+  concurrency: number,
+  delay: number,
+  report: (target: string) => Promise<number>,
+): Promise<Sampled> {
   await targetLateness(client, stack);
   await targetHeld(client, stack);
   const tag = `${delay}-${concurrency}-${Math.random().toString(36).slice(2)}`;
-  const reported = await pooled(count, concurrency, async (index) => ({ id: `${tag}-${index}`, ms: await report(stack.target.url(`/delay/${delay}?n=${tag}-${index}`)) }));
+  const reported = await pooled(count, concurrency, async (index) => ({
+    id: `${tag}-${index}`,
+    ms: await report(stack.target.url(`/delay/${delay}?n=${tag}-${index}`)),
+  }));
   const held = await targetHeld(client, stack);
   const own = reported.flatMap(({ id, ms }) => {
     const hold = held.get(id);
@@ -65,8 +76,11 @@ export async function runTimingFidelity(stack: BenchStack, client: Client): Prom
   const { service, blackbox, options } = stack;
   const figures: Figure[] = [];
   const sitediagReport = async (target: string) => {
-    const data = siteData(await client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`, { "x-api-key": service.apiKey }));
-    if (data.status !== "up" || typeof data.responseTime !== "number") throw new Error(`scenario 4: sitediag answered ${JSON.stringify(data)}`);
+    const data = siteData(
+      await client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`, { "x-api-key": service.apiKey }),
+    );
+    if (data.status !== "up" || typeof data.responseTime !== "number")
+      throw new Error(`scenario 4: sitediag answered ${JSON.stringify(data)}`);
     return data.responseTime;
   };
   const blackboxReport = async (target: string) => {
@@ -78,7 +92,9 @@ export async function runTimingFidelity(stack: BenchStack, client: Client): Prom
   for (const concurrency of CONCURRENCIES) {
     const count = concurrency === 1 ? options.fidelitySamples.serial : options.fidelitySamples.parallel;
     // One unmeasured wave opens the connections and warms both tools, so the first measured wave is not a cold start.
-    await pooled(concurrency, concurrency, () => client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.url("/ok"))}`, { "x-api-key": service.apiKey }));
+    await pooled(concurrency, concurrency, () =>
+      client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.url("/ok"))}`, { "x-api-key": service.apiKey }),
+    );
     if (blackbox !== null) await pooled(concurrency, concurrency, () => client.get(blackbox.probeUrl("http_get", stack.target.url("/ok"))));
     for (const delay of DELAYS_MS) {
       const sitediag = await sample(client, stack, count, concurrency, delay, sitediagReport);

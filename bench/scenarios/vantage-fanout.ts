@@ -33,9 +33,18 @@ export async function runVantageFanout(stack: BenchStack): Promise<Figure[]> {
   const redis = await startRedisServer();
   const services: ServiceProcess[] = [];
   let dispatcher: RedisFanout | undefined;
-  const runner = diagnosticRunnerFromConfig(loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }), undefined);
+  const runner = diagnosticRunnerFromConfig(
+    loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }),
+    undefined,
+  );
   try {
-    for (const name of VANTAGES) services.push(await stack.startService(`vantage-${name}`, { store: redis.url(), extraEnv: { SITEDIAG_VANTAGE: name, SITEDIAG_PROBE_THREADS: "0" } }));
+    for (const name of VANTAGES)
+      services.push(
+        await stack.startService(`vantage-${name}`, {
+          store: redis.url(),
+          extraEnv: { SITEDIAG_VANTAGE: name, SITEDIAG_PROBE_THREADS: "0" },
+        }),
+      );
     dispatcher = await createRedisFanout({ location: { kind: "redis", url: redis.url() }, self: { name: "bench" }, maxJobs: 1 });
     const fanout = dispatcher;
     while ((await fanout.alive()).length < VANTAGES.length) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -63,7 +72,8 @@ export async function runVantageFanout(stack: BenchStack): Promise<Figure[]> {
         if (which === "fan") {
           const entries = await fanOut();
           runMs = performance.now() - started;
-          if (entries.filter((entry) => entry.state === "answered").length !== VANTAGES.length) throw new Error(`scenario ${SCENARIO}: a vantage did not answer`);
+          if (entries.filter((entry) => entry.state === "answered").length !== VANTAGES.length)
+            throw new Error(`scenario ${SCENARIO}: a vantage did not answer`);
         } else {
           await Promise.all(VANTAGES.map(local));
           slowestMs = performance.now() - started;
@@ -94,7 +104,14 @@ export async function runVantageFanout(stack: BenchStack): Promise<Figure[]> {
     const localBefore = process.cpuUsage();
     await Promise.all(Array.from({ length: count }, local));
     const localCpu = process.cpuUsage(localBefore);
-    const figure = (name: string, unit: string, value: number, goal?: string): Figure => ({ scenario: SCENARIO, name: `vantages: ${name}`, unit, sitediag: value, blackbox: null, ...(goal === undefined ? {} : { goal }) });
+    const figure = (name: string, unit: string, value: number, goal?: string): Figure => ({
+      scenario: SCENARIO,
+      name: `vantages: ${name}`,
+      unit,
+      sitediag: value,
+      blackbox: null,
+      ...(goal === undefined ? {} : { goal }),
+    });
     return [
       figure("3-vantage run minus the slowest single check, p50", "ms", percentile(overhead, 50), "<= 3 ms"),
       figure("3-vantage run minus the slowest single check, p99", "ms", percentile(overhead, 99)),

@@ -51,7 +51,8 @@ export function createAccessInterceptor(deps: AccessInterceptorDeps): Intercepto
     const tab = refundTab(cost, priced.units);
     req.contextValues.set(callRefundKey, tab);
     // What the call's diagnostics could not run is given back once, when it is over; the usage then says what is left.
-    const settle = async () => (tab.owed() === 0 ? outcome.usage : refund(deps.store, outcome.receipt, outcome.keyId, tab.owed(), policy, outcome.usage));
+    const settle = async () =>
+      tab.owed() === 0 ? outcome.usage : refund(deps.store, outcome.receipt, outcome.keyId, tab.owed(), policy, outcome.usage);
     try {
       const res = await next(req);
       if (!res.stream) {
@@ -76,7 +77,14 @@ export function createAccessInterceptor(deps: AccessInterceptorDeps): Intercepto
  * call that got a 503): nothing is refunded twice, and the answer the caller
  * is owed is not held back for it; the store metric counts the failed refund.
  */
-async function refund(store: AccessStore, receipt: ChargeReceipt, keyId: string, credits: number, policy: CreditPolicy, charged: Usage): Promise<Usage> {
+async function refund(
+  store: AccessStore,
+  receipt: ChargeReceipt,
+  keyId: string,
+  credits: number,
+  policy: CreditPolicy,
+  charged: Usage,
+): Promise<Usage> {
   try {
     await store.refund(receipt, credits);
     return await store.usage(keyId, policy);
@@ -100,12 +108,15 @@ async function* refundingAfter<T>(messages: AsyncIterable<T>, settle: () => Prom
  * read (Connect has bounded it by the message size limit) and handed on as
  * a fresh stream of that one message.
  */
-async function withRequestMessage(req: UnaryRequest | StreamRequest): Promise<{ readonly req: UnaryRequest | StreamRequest; readonly message: Message }> {
+async function withRequestMessage(
+  req: UnaryRequest | StreamRequest,
+): Promise<{ readonly req: UnaryRequest | StreamRequest; readonly message: Message }> {
   if (!req.stream) return { req, message: req.message };
   const messages: Message[] = [];
   for await (const message of req.message) messages.push(message);
   const [only] = messages;
-  if (only === undefined || messages.length > 1) throw new ConnectError(`${req.method.name} takes exactly one request message`, Code.InvalidArgument);
+  if (only === undefined || messages.length > 1)
+    throw new ConnectError(`${req.method.name} takes exactly one request message`, Code.InvalidArgument);
   return { req: Object.assign({}, req, { message: createAsyncIterable([only]) }), message: only };
 }
 

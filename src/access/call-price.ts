@@ -20,7 +20,9 @@ import { isKnownUserAgent } from "../shared/user-agent-option.js";
  * refused before any charge). `units`: the diagnostics it pays for (a batch's
  * items; 1 for a single call), each `credits / units`.
  */
-export type Price = { readonly kind: "credits"; readonly credits: number; readonly units: number } | { readonly kind: "unpriced"; readonly reason: string };
+export type Price =
+  | { readonly kind: "credits"; readonly credits: number; readonly units: number }
+  | { readonly kind: "unpriced"; readonly reason: string };
 
 /** Credits per unit of each DiagnosticsService method (§8); a batch pays its unit for every item. Data, not literals in handlers. */
 const UNIT_COSTS: ReadonlyMap<string, number> = new Map([
@@ -62,8 +64,10 @@ export function priceOf(methodName: string, message: Message): Price | undefined
  * The streaming vantage methods must name some; without any they have no price.
  */
 function vantagesOf(message: Message): readonly string[] | undefined {
-  if (isMessage(message, CheckSiteRequestSchema) || isMessage(message, TraceRedirectsRequestSchema)) return message.vantages.length > 0 ? message.vantages : undefined;
-  if (isMessage(message, VantageCheckSiteRequestSchema) || isMessage(message, VantageTraceRedirectsRequestSchema)) return message.vantages.length > 0 ? message.vantages : [""];
+  if (isMessage(message, CheckSiteRequestSchema) || isMessage(message, TraceRedirectsRequestSchema))
+    return message.vantages.length > 0 ? message.vantages : undefined;
+  if (isMessage(message, VantageCheckSiteRequestSchema) || isMessage(message, VantageTraceRedirectsRequestSchema))
+    return message.vantages.length > 0 ? message.vantages : [""];
   return undefined;
 }
 
@@ -102,7 +106,9 @@ export interface CallRefund {
   unit(): void;
 }
 
-export const callRefundKey = createContextKey<CallRefund | undefined>(undefined, { description: "gives back the price of a diagnostic the service could not run" });
+export const callRefundKey = createContextKey<CallRefund | undefined>(undefined, {
+  description: "gives back the price of a diagnostic the service could not run",
+});
 
 /** The tab of one charged call: `credits` over `units` diagnostics. */
 export function refundTab(credits: number, units: number): CallRefund & { owed(): number } {

@@ -80,7 +80,11 @@ export function decideCharge(
   if (state.used + cost <= policy.budget) {
     return { kind: "admitted", usage: usageOf({ used: state.used + cost, oldestAtMs: state.oldestAtMs ?? nowMs }, nowMs, policy) };
   }
-  return { kind: "rejected", usage: usageOf(state, nowMs, policy), retryAfterSeconds: secondsUntilFits(state.used, nowMs, cost, policy, oldestFirst) };
+  return {
+    kind: "rejected",
+    usage: usageOf(state, nowMs, policy),
+    retryAfterSeconds: secondsUntilFits(state.used, nowMs, cost, policy, oldestFirst),
+  };
 }
 
 /** The usage headers' numbers for a window, charging nothing. */

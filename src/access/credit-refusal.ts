@@ -12,7 +12,12 @@ import { usageHeaders } from "./usage-headers.js";
  * costs more than the whole budget never fits: it gets no Retry-After (no
  * wait helps), and a batch is told how many items would fit.
  */
-export function creditRefusal(price: Extract<Price, { kind: "credits" }>, usage: Usage, retryAfterSeconds: number | null, now: Date = new Date()): ConnectError {
+export function creditRefusal(
+  price: Extract<Price, { kind: "credits" }>,
+  usage: Usage,
+  retryAfterSeconds: number | null,
+  now: Date = new Date(),
+): ConnectError {
   const cost = price.credits;
   const window = `the rolling ${waitWords(usage.windowSeconds)} window`;
   const left = stillPaysFor(usage.remaining);

@@ -37,8 +37,17 @@ export async function issueKey(
   const problem = checkKeyName(name);
   if (problem !== undefined) throw new RangeError(problem.reason);
   const { secret, digest } = generateApiKey();
-  const record: KeyRecord = { id: generateKeyId(), name: name.trim(), createdAtMs: Date.now(), revokedAtMs: null, budget: options.budget ?? null };
-  const stored = await store.insertKey({ id: record.id, name: record.name, digest, createdAtMs: record.createdAtMs, budget: record.budget }, options);
+  const record: KeyRecord = {
+    id: generateKeyId(),
+    name: name.trim(),
+    createdAtMs: Date.now(),
+    revokedAtMs: null,
+    budget: options.budget ?? null,
+  };
+  const stored = await store.insertKey(
+    { id: record.id, name: record.name, digest, createdAtMs: record.createdAtMs, budget: record.budget },
+    options,
+  );
   return stored ? { secret, record } : undefined;
 }
 
@@ -55,7 +64,13 @@ export interface FirstKeyOutput {
  * it does nothing. The key is printed here and nowhere else; it never reaches
  * the log.
  */
-export async function ensureFirstKey(store: AccessStore, output: FirstKeyOutput, baseUrl: string, cli = "sitediag", hint?: StoreHint): Promise<IssuedKey | undefined> {
+export async function ensureFirstKey(
+  store: AccessStore,
+  output: FirstKeyOutput,
+  baseUrl: string,
+  cli = "sitediag",
+  hint?: StoreHint,
+): Promise<IssuedKey | undefined> {
   if ((await store.countKeys()) > 0) return undefined;
   const issued = await issueKey(store, FIRST_KEY_NAME, { onlyIfEmpty: true });
   if (issued === undefined) return undefined;

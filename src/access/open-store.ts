@@ -14,6 +14,9 @@ export async function openStore(location: StoreLocation, options: OpenStoreOptio
     case "redis":
       return (await import("./redis-store.js")).openRedisStore({ kind: "server", url: location.url }, options);
     case "redis-cluster":
-      return (await import("./redis-store.js")).openRedisStore({ kind: "cluster", nodes: location.nodes, password: location.password }, options);
+      return (await import("./redis-store.js")).openRedisStore(
+        { kind: "cluster", nodes: location.nodes, password: location.password },
+        options,
+      );
   }
 }

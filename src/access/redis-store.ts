@@ -57,12 +57,11 @@ export async function openRedisStore(target: RedisTarget, options: RedisStoreOpt
   }
 
   async function chargeLog(keyId: string, cost: number, policy: CreditPolicy, mode: "charge" | "peek") {
-    const reply = await runScript(CHARGE_SCRIPT, [names.record(keyId), names.charges(keyId), names.creditsUsed(keyId)], [
-      cost,
-      policy.budget,
-      policy.windowSeconds * 1_000,
-      mode,
-    ]);
+    const reply = await runScript(
+      CHARGE_SCRIPT,
+      [names.record(keyId), names.charges(keyId), names.creditsUsed(keyId)],
+      [cost, policy.budget, policy.windowSeconds * 1_000, mode],
+    );
     return parseChargeReply(reply);
   }
 
@@ -72,7 +71,12 @@ export async function openRedisStore(target: RedisTarget, options: RedisStoreOpt
       guard("insertKey", async () => {
         // The record first, the index second: a key is found only through the index, so
         // a record the index refused (another first key won) is invisible, then removed.
-        const fields: Record<string, string | number> = { id: record.id, name: record.name, digest: record.digest, created_at_ms: record.createdAtMs };
+        const fields: Record<string, string | number> = {
+          id: record.id,
+          name: record.name,
+          digest: record.digest,
+          created_at_ms: record.createdAtMs,
+        };
         if (record.budget !== undefined && record.budget !== null) fields.budget = record.budget;
         await redis.hset(names.record(record.id), fields);
         const args = [record.id, record.digest, record.createdAtMs, insertOptions?.onlyIfEmpty === true ? "1" : "0"];
@@ -229,7 +233,13 @@ function parseChargeReply(reply: unknown): ChargeReply {
 function toRecord(hash: Record<string, string>): KeyRecord | undefined {
   const { id, name, created_at_ms: createdAt, revoked_at_ms: revokedAt, budget } = hash;
   if (id === undefined || name === undefined || createdAt === undefined) return undefined;
-  return { id, name, createdAtMs: Number(createdAt), revokedAtMs: revokedAt === undefined ? null : Number(revokedAt), budget: budget === undefined ? null : Number(budget) };
+  return {
+    id,
+    name,
+    createdAtMs: Number(createdAt),
+    revokedAtMs: revokedAt === undefined ? null : Number(revokedAt),
+    budget: budget === undefined ? null : Number(budget),
+  };
 }
 
 /**

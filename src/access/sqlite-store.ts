@@ -3,7 +3,15 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { decideCharge, expiryHorizonMs, policyForKey, usageOf, type Charge, type CreditPolicy, type WindowState } from "./credit-log.js";
-import { StoreUnavailableError, type AccessStore, type ChargeOutcome, type ChargeReceipt, type KeyRecord, type NewKeyRecord, type RevokeOutcome } from "./store.js";
+import {
+  StoreUnavailableError,
+  type AccessStore,
+  type ChargeOutcome,
+  type ChargeReceipt,
+  type KeyRecord,
+  type NewKeyRecord,
+  type RevokeOutcome,
+} from "./store.js";
 
 /**
  * The better-sqlite3 build this Node can run safely.
@@ -23,7 +31,9 @@ const require = createRequire(import.meta.url);
 const NAPI_OF_BETTER_SQLITE3_13 = 10;
 
 export const Database: typeof BetterSqlite3 =
-  Number(process.versions.napi) >= NAPI_OF_BETTER_SQLITE3_13 ? (require("better-sqlite3") as typeof BetterSqlite3) : (require("better-sqlite3-v12") as typeof BetterSqlite3);
+  Number(process.versions.napi) >= NAPI_OF_BETTER_SQLITE3_13
+    ? (require("better-sqlite3") as typeof BetterSqlite3)
+    : (require("better-sqlite3-v12") as typeof BetterSqlite3);
 
 export type Database = BetterSqlite3.Database;
 
@@ -93,23 +103,23 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     keyById: db.prepare<[string], KeyRow>("SELECT id, name, created_at_ms, revoked_at_ms, budget FROM api_keys WHERE id = ?"),
     listKeys: db.prepare<[], KeyRow>("SELECT id, name, created_at_ms, revoked_at_ms, budget FROM api_keys ORDER BY created_at_ms, id"),
     revoke: db.prepare("UPDATE api_keys SET revoked_at_ms = ? WHERE id = ? AND revoked_at_ms IS NULL"),
-    expiredCredits: db.prepare<[string, number], number>(
-      "SELECT COALESCE(SUM(cost), 0) FROM credit_charges WHERE key_id = ? AND charged_at_ms <= ?",
-    ).pluck(),
+    expiredCredits: db
+      .prepare<[string, number], number>("SELECT COALESCE(SUM(cost), 0) FROM credit_charges WHERE key_id = ? AND charged_at_ms <= ?")
+      .pluck(),
     prune: db.prepare("DELETE FROM credit_charges WHERE key_id = ? AND charged_at_ms <= ?"),
     loggedCredits: db.prepare<[string], number>("SELECT COALESCE(SUM(cost), 0) FROM credit_charges WHERE key_id = ?").pluck(),
-    oldestCharge: db.prepare<[string], number>(
-      "SELECT charged_at_ms FROM credit_charges WHERE key_id = ? ORDER BY charged_at_ms LIMIT 1",
-    ).pluck(),
+    oldestCharge: db
+      .prepare<[string], number>("SELECT charged_at_ms FROM credit_charges WHERE key_id = ? ORDER BY charged_at_ms LIMIT 1")
+      .pluck(),
     oldestFirst: db.prepare<[string], ChargeRow>("SELECT charged_at_ms, cost FROM credit_charges WHERE key_id = ? ORDER BY charged_at_ms"),
     insertCharge: db.prepare("INSERT INTO credit_charges (key_id, charged_at_ms, cost) VALUES (?, ?, ?)"),
     total: db.prepare<[string], number>("SELECT used FROM credit_totals WHERE key_id = ?").pluck(),
-    setTotal: db.prepare(
-      "INSERT INTO credit_totals (key_id, used) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET used = excluded.used",
-    ),
+    setTotal: db.prepare("INSERT INTO credit_totals (key_id, used) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET used = excluded.used"),
     dropTotal: db.prepare("DELETE FROM credit_totals WHERE key_id = ?"),
     // A charge is named by its rowid with its key and time: SQLite reuses a rowid once its row is gone (pruned, given back).
-    chargeCost: db.prepare<[number, string, number], number>("SELECT cost FROM credit_charges WHERE rowid = ? AND key_id = ? AND charged_at_ms = ?").pluck(),
+    chargeCost: db
+      .prepare<[number, string, number], number>("SELECT cost FROM credit_charges WHERE rowid = ? AND key_id = ? AND charged_at_ms = ?")
+      .pluck(),
     setChargeCost: db.prepare("UPDATE credit_charges SET cost = ? WHERE rowid = ?"),
     dropCharge: db.prepare("DELETE FROM credit_charges WHERE rowid = ?"),
   };
@@ -127,15 +137,19 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    * existed, or a total dropped at zero) has its log counted once instead.
    * Runs inside a write transaction; the caller saves the total.
    */
-  function expire(keyId: string, nowMs: number, policy: CreditPolicy): { readonly state: WindowState; readonly stored: number | undefined } {
+  function expire(
+    keyId: string,
+    nowMs: number,
+    policy: CreditPolicy,
+  ): { readonly state: WindowState; readonly stored: number | undefined } {
     const horizon = expiryHorizonMs(nowMs, policy);
     const stored = statements.total.get(keyId);
-    const expired = stored === undefined ? 0 : statements.expiredCredits.get(keyId, horizon) ?? 0;
+    const expired = stored === undefined ? 0 : (statements.expiredCredits.get(keyId, horizon) ?? 0);
     statements.prune.run(keyId, horizon);
     const oldestAtMs = statements.oldestCharge.get(keyId) ?? null;
     // An empty log holds no credits, whatever an old total says.
     if (oldestAtMs === null) return { state: { used: 0, oldestAtMs }, stored };
-    const used = stored === undefined ? statements.loggedCredits.get(keyId) ?? 0 : stored - expired;
+    const used = stored === undefined ? (statements.loggedCredits.get(keyId) ?? 0) : stored - expired;
     return { state: { used, oldestAtMs }, stored };
   }
 
@@ -163,7 +177,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     let window = windows.get(digest);
     if (window === undefined) {
       const key = statements.keyByDigest.get(digest);
-      window = key === undefined || key.revoked_at_ms !== null ? null : { keyId: key.id, budget: key.budget, ...expire(key.id, Date.now(), policyForKey(policy, key.budget)) };
+      window =
+        key === undefined || key.revoked_at_ms !== null
+          ? null
+          : { keyId: key.id, budget: key.budget, ...expire(key.id, Date.now(), policyForKey(policy, key.budget)) };
       windows.set(digest, window);
     }
     if (window === null) return { kind: "unauthenticated" };
@@ -196,7 +213,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    */
   const refund = db.transaction((receipt: ChargeReceipt, credits: number) => {
     const [rowid, atMs] = receipt.charge.split("@", 2).map(Number);
-    const cost = rowid !== undefined && atMs !== undefined && Number.isSafeInteger(rowid) && Number.isSafeInteger(atMs) ? statements.chargeCost.get(rowid, receipt.keyId, atMs) : undefined;
+    const cost =
+      rowid !== undefined && atMs !== undefined && Number.isSafeInteger(rowid) && Number.isSafeInteger(atMs)
+        ? statements.chargeCost.get(rowid, receipt.keyId, atMs)
+        : undefined;
     if (cost === undefined) return;
     const back = Math.min(cost, Math.max(0, Math.floor(credits)));
     if (back === 0) return;

@@ -18,7 +18,12 @@ export type ReadArguments =
  * --batch); a string option without its value and a boolean given one are
  * said as such. `--` ends the options, as parseArgs has it.
  */
-export function readArguments(argv: readonly string[], options: OptionKinds, allowPositionals: boolean, elsewhere: Readonly<Record<string, string>> = {}): ReadArguments {
+export function readArguments(
+  argv: readonly string[],
+  options: OptionKinds,
+  allowPositionals: boolean,
+  elsewhere: Readonly<Record<string, string>> = {},
+): ReadArguments {
   const names = Object.keys(options);
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i] ?? "";
@@ -31,7 +36,8 @@ export function readArguments(argv: readonly string[], options: OptionKinds, all
       if (kind.type === "string" && value === undefined) {
         const next = argv[i + 1];
         if (next === undefined || next.startsWith("--")) return { ok: false, problem: `--${name} needs a value` };
-        if (next.startsWith("-") && next !== "-") return { ok: false, problem: `--${name} needs a value (one that starts with "-" is written --${name}=${next.slice(0, 20)})` };
+        if (next.startsWith("-") && next !== "-")
+          return { ok: false, problem: `--${name} needs a value (one that starts with "-" is written --${name}=${next.slice(0, 20)})` };
         i += 1;
       }
     } else if (token.startsWith("-") && token.length > 1) {
@@ -82,7 +88,9 @@ function unknownOption(token: string, name: string, names: readonly string[], el
   const there = Object.hasOwn(elsewhere, name) ? elsewhere[name] : undefined;
   if (there !== undefined) return `${shown} ${there}`;
   const near = closest(name, names);
-  return near === undefined ? `unknown option ${JSON.stringify(shown)}` : `unknown option ${JSON.stringify(shown)} (did you mean --${near}?)`;
+  return near === undefined
+    ? `unknown option ${JSON.stringify(shown)}`
+    : `unknown option ${JSON.stringify(shown)} (did you mean --${near}?)`;
 }
 
 /** The known name nearest `name` by edit distance, when it is near enough to be a typo (at most 2 edits, and fewer than half its letters). */
@@ -91,7 +99,8 @@ export function closest(name: string, names: readonly string[]): string | undefi
   let best: { readonly name: string; readonly distance: number } | undefined;
   for (const candidate of names) {
     const distance = editDistance(name.toLowerCase(), candidate);
-    if (distance <= 2 && distance < Math.max(candidate.length, 2) / 2 + 1 && (best === undefined || distance < best.distance)) best = { name: candidate, distance };
+    if (distance <= 2 && distance < Math.max(candidate.length, 2) / 2 + 1 && (best === undefined || distance < best.distance))
+      best = { name: candidate, distance };
   }
   return best?.name;
 }

@@ -58,7 +58,11 @@ export const checkCommand = {
       const { args, runner, paint, signal } = run;
       // The report always shows details, each request with its report facts; --json only when asked, so it stays the API's plain answer.
       // A person's bare domain starts at https://, as in trace; the report's first line shows the URL checked.
-      const outcome = await runner.checkSite(startingUrlText(args.target), signal, Object.assign({ details: !args.json || args.details, report: !args.json }, userAgentOptionOf(args.userAgent)));
+      const outcome = await runner.checkSite(
+        startingUrlText(args.target),
+        signal,
+        Object.assign({ details: !args.json || args.details, report: !args.json }, userAgentOptionOf(args.userAgent)),
+      );
       if (outcome.kind === "refused") return reportRefusal(outcome.refusal, io);
       if (outcome.kind === "cancelled") return reportInterrupted(io);
       if (outcome.kind === "overloaded") return reportOverloaded(outcome.overload, io);

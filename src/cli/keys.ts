@@ -8,7 +8,6 @@ import { StoreUnavailableError, type AccessStore, type KeyRecord } from "../acce
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, selfCommand } from "./command.js";
 import { textTable } from "./report/terminal-text.js";
 
-
 const HELP = `usage:
   sitediag keys create [--name NAME] [--budget N] create a key; the key alone goes to stdout, shown this once
                                                   --name: what \`keys list\` shows (default: "key" and the time)
@@ -37,7 +36,12 @@ export const keysCommand = {
     }
     let parsed: ParsedArgs;
     try {
-      parsed = parseArgs({ args: [...rest], options: { name: { type: "string" }, budget: { type: "string" } }, allowPositionals: true, strict: true });
+      parsed = parseArgs({
+        args: [...rest],
+        options: { name: { type: "string" }, budget: { type: "string" } },
+        allowPositionals: true,
+        strict: true,
+      });
     } catch (error) {
       io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${HELP}`);
       return EXIT_USAGE;
@@ -73,7 +77,8 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   },
 
   list: async ({ values, positionals }, io) => {
-    if (values.name !== undefined || values.budget !== undefined || positionals.length > 0) return usage(io, "keys list takes no arguments");
+    if (values.name !== undefined || values.budget !== undefined || positionals.length > 0)
+      return usage(io, "keys list takes no arguments");
     return withStore(io, async (store) => {
       const policy = { budget: io.config.creditBudget, windowSeconds: io.config.creditWindowSeconds };
       const records = await store.listKeys();
@@ -89,7 +94,8 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 
   revoke: async ({ values, positionals }, io) => {
     const [id, ...extra] = positionals;
-    if (id === undefined || extra.length > 0 || values.name !== undefined || values.budget !== undefined) return usage(io, "keys revoke takes one key id");
+    if (id === undefined || extra.length > 0 || values.name !== undefined || values.budget !== undefined)
+      return usage(io, "keys revoke takes one key id");
     if (!isKeyId(id)) return usage(io, `"${id}" is not a key id (key_ followed by 16 hex digits; see sitediag keys list)`);
     return withStore(io, async (store) => {
       const outcome = await store.revokeKey(id);
@@ -121,7 +127,10 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
         io.stderr.write(`no key with id ${id}\n`);
         return EXIT_FAILED;
       }
-      const now = budget === null ? `the instance's budget (SITEDIAG_CREDIT_BUDGET, ${io.config.creditBudget} here)` : `its own budget of ${budget} credits`;
+      const now =
+        budget === null
+          ? `the instance's budget (SITEDIAG_CREDIT_BUDGET, ${io.config.creditBudget} here)`
+          : `its own budget of ${budget} credits`;
       io.stdout.write(`${id} ("${record.name}") now has ${now} per ${io.config.creditWindowSeconds}-second window\n`);
       return EXIT_OK;
     });
@@ -160,7 +169,13 @@ function usage(io: CommandIo, problem: string): number {
 
 function row(record: KeyRecord, usage: Usage): string[] {
   // An asterisk marks a key's own budget, so it is not mistaken for the instance's.
-  return [record.id, record.name, isoTime(record.createdAtMs), isoTime(record.revokedAtMs), `${usage.used}/${usage.budget}${record.budget === null ? "" : "*"}`];
+  return [
+    record.id,
+    record.name,
+    isoTime(record.createdAtMs),
+    isoTime(record.revokedAtMs),
+    `${usage.used}/${usage.budget}${record.budget === null ? "" : "*"}`,
+  ];
 }
 
 function isoTime(ms: number | null): string {
@@ -170,7 +185,8 @@ function isoTime(ms: number | null): string {
 /** Where the store is, without a password a redis:// URL might carry. */
 function describeLocation(config: Config): string {
   if (config.store.kind === "sqlite") return `sqlite:${config.store.path}`;
-  if (config.store.kind === "redis-cluster") return `redis+cluster://${config.store.nodes.map(({ host, port }) => `${host.includes(":") ? `[${host}]` : host}:${port}`).join(",")}`;
+  if (config.store.kind === "redis-cluster")
+    return `redis+cluster://${config.store.nodes.map(({ host, port }) => `${host.includes(":") ? `[${host}]` : host}:${port}`).join(",")}`;
   const url = new URL(config.store.url);
   url.password = "";
   url.username = "";

@@ -32,9 +32,14 @@ export async function runCli(argv: readonly string[], commands: readonly Command
   }
   const command = commands.find((candidate) => candidate.name === name);
   if (command === undefined) {
-    const near = closest(name, commands.map((candidate) => candidate.name));
+    const near = closest(
+      name,
+      commands.map((candidate) => candidate.name),
+    );
     const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name);
-    io.stderr.write(`sitediag: unknown command ${shown}${near === undefined ? "" : ` (did you mean ${near}?)`}\nRun "sitediag --help" for every command.\n`);
+    io.stderr.write(
+      `sitediag: unknown command ${shown}${near === undefined ? "" : ` (did you mean ${near}?)`}\nRun "sitediag --help" for every command.\n`,
+    );
     return EXIT_USAGE;
   }
   let config;
@@ -45,7 +50,14 @@ export async function runCli(argv: readonly string[], commands: readonly Command
     io.stderr.write(`sitediag: configuration error in ${error.variable}: ${error.problem}\n`);
     return EXIT_USAGE;
   }
-  return command.run(rest, { stdout: io.stdout, stderr: io.stderr, onStopSignal: io.onStopSignal, env: io.env, config, ...(io.stdin === undefined ? {} : { stdin: io.stdin }) });
+  return command.run(rest, {
+    stdout: io.stdout,
+    stderr: io.stderr,
+    onStopSignal: io.onStopSignal,
+    env: io.env,
+    config,
+    ...(io.stdin === undefined ? {} : { stdin: io.stdin }),
+  });
 }
 
 /** What the commands also do, which their one-line summaries cannot say: each has its own --help. */

@@ -62,7 +62,9 @@ export async function serveCluster(io: CommandIo): Promise<number> {
 
     const announce = async (message: ListeningMessage) => {
       const pids = [...live.values()].map((entry) => entry.worker.process.pid).join(", ");
-      io.stdout.write(`sitediag ${VERSION} listening on ${message.url} (REST, Connect, gRPC, gRPC-Web; store: ${message.store}; ${count} workers: ${pids})\n`);
+      io.stdout.write(
+        `sitediag ${VERSION} listening on ${message.url} (REST, Connect, gRPC, gRPC-Web; store: ${message.store}; ${count} workers: ${pids})\n`,
+      );
       if (message.metricsUrl !== null) io.stdout.write(`sitediag metrics on ${message.metricsUrl}/metrics (all workers)\n`);
       await ensureFirstKey(store, io.stderr, message.url, selfCommand(), storeHint(io.config.store)).catch((error: unknown) => {
         io.stderr.write(`sitediag: could not create a first API key: ${messageOf(error)}\n`);

@@ -11,7 +11,17 @@ import { diagnosticRunnerFromConfig } from "../runner/runner-from-config.js";
 import { redisFanoutFromConfig } from "../vantage/fanout-from-config.js";
 import { type RunningService, startService } from "../server/start-service.js";
 import { VERSION } from "../package-info.js";
-import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, messageOf, openConfiguredStore, readConfiguredCa, selfCommand } from "./command.js";
+import {
+  type Command,
+  type CommandIo,
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_USAGE,
+  messageOf,
+  openConfiguredStore,
+  readConfiguredCa,
+  selfCommand,
+} from "./command.js";
 import { serveCluster } from "./serve-cluster.js";
 
 const HELP = `usage: sitediag serve
@@ -76,7 +86,8 @@ function workerRole(): ServeRole {
   return {
     metrics: clusterWideMetrics,
     logger: (base) => base.child({ worker: cluster.worker?.id ?? null, pid: process.pid }),
-    announce: async (_io, server, store) => announceListening({ url: server.url, metricsUrl: server.metricsUrl ?? null, store: store.kind }),
+    announce: async (_io, server, store) =>
+      announceListening({ url: server.url, metricsUrl: server.metricsUrl ?? null, store: store.kind }),
     onStopSignal: onWorkerStopRequest,
     name: `sitediag worker ${process.pid}`,
   };
@@ -89,9 +100,16 @@ async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole)
   const logger = role.logger(await createLogger({ level: io.config.logLevel, destination: io.stdout, pretty: io.stdout.isTTY === true }));
   const runner = diagnosticRunnerFromConfig(io.config, ca, {
     // Once per death: the checks it held were answered 503 (retryable, not charged); the log says why, and when it comes back.
-    onProbeDefect: (defect) => logger.error({ host: defect.host, stage: defect.stage, err: defect.error }, "internal probe error: the hop failed on an error of our own"),
+    onProbeDefect: (defect) =>
+      logger.error(
+        { host: defect.host, stage: defect.stage, err: defect.error },
+        "internal probe error: the hop failed on an error of our own",
+      ),
     onProbeThreadExit: (exit) =>
-      logger.error({ probeThread: exit.thread, reason: exit.reason, inFlightLost: exit.lost, replaced: exit.replaced, restartInMs: exit.restartInMs }, "probe thread stopped"),
+      logger.error(
+        { probeThread: exit.thread, reason: exit.reason, inFlightLost: exit.lost, replaced: exit.replaced, restartInMs: exit.restartInMs },
+        "probe thread stopped",
+      ),
   });
   // Listening before the probe threads have booted would count their boot against the first checks' deadlines.
   await runner.ready();
@@ -100,9 +118,9 @@ async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole)
   if (pageDir === undefined) logger.info("the page is not built (npm run build writes dist/web): / answers 404");
   const metrics = role.metrics(createMetrics({ processMetrics: true }));
   // On a Redis store this instance is a worker of its vantage (docs/vantages.md).
-  const fanout = await redisFanoutFromConfig(io.config, runner, metrics.registry, (error, where) => logger.warn({ err: error, where }, "vantage engine trouble")).catch(
-    (error: unknown) => error instanceof Error ? error : new Error(String(error)),
-  );
+  const fanout = await redisFanoutFromConfig(io.config, runner, metrics.registry, (error, where) =>
+    logger.warn({ err: error, where }, "vantage engine trouble"),
+  ).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
   if (fanout instanceof Error) {
     io.stderr.write(`sitediag: ${messageOf(fanout)}\n`);
     await Promise.all([runner.close(), store.close()]);
@@ -111,7 +129,15 @@ async function serveHere(io: CommandIo, ca: string | undefined, role: ServeRole)
   let server: RunningService;
   try {
     // Without a Redis store a call naming vantages runs here alone, as vantage `local` (startService's default).
-    server = await startService({ config: io.config, store, runner, logger, pageDir, metrics, ...(fanout === undefined ? {} : { fanout, vantageReady: fanout.ready }) });
+    server = await startService({
+      config: io.config,
+      store,
+      runner,
+      logger,
+      pageDir,
+      metrics,
+      ...(fanout === undefined ? {} : { fanout, vantageReady: fanout.ready }),
+    });
   } catch (error) {
     io.stderr.write(`sitediag: cannot listen on ${io.config.host}:${io.config.port}: ${messageOf(error)}\n`);
     await Promise.all([fanout?.close(), runner.close(), store.close()]);

@@ -89,7 +89,11 @@ function traceOne(argv: readonly string[], io: CommandIo): Promise<number> {
     if (run.args.vantages !== undefined) return diagnoseFromVantages("trace", run.args.vantages, run, io);
     const { args, runner, paint, signal } = run;
     // The report always shows details, each request with its report facts; --json only when asked, so it stays the API's plain answer.
-    const outcome = await runner.traceRedirects(args.target, signal, Object.assign({ details: !args.json || args.details, report: !args.json }, userAgentOptionOf(args.userAgent)));
+    const outcome = await runner.traceRedirects(
+      args.target,
+      signal,
+      Object.assign({ details: !args.json || args.details, report: !args.json }, userAgentOptionOf(args.userAgent)),
+    );
     switch (outcome.kind) {
       case "refused":
         return reportRefusal(outcome.refusal, io);

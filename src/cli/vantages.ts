@@ -32,7 +32,9 @@ export const vantagesCommand = {
       return EXIT_USAGE;
     }
     if (io.config.store.kind === "sqlite") {
-      io.stderr.write('sitediag: vantages: SITEDIAG_STORE is the SQLite store: its one vantage is this machine ("local"); vantages are a Redis deployment\'s (docs/vantages.md)\n');
+      io.stderr.write(
+        'sitediag: vantages: SITEDIAG_STORE is the SQLite store: its one vantage is this machine ("local"); vantages are a Redis deployment\'s (docs/vantages.md)\n',
+      );
       return EXIT_USAGE;
     }
     let lastTrouble: unknown;
@@ -41,7 +43,9 @@ export const vantagesCommand = {
       fanout = await redisAskerFromConfig(io.config, (error) => (lastTrouble = error));
     } catch (error) {
       const cause = lastTrouble ?? error;
-      io.stderr.write(`sitediag: vantages: cannot reach the Redis of SITEDIAG_STORE (${cause instanceof Error ? cause.message : String(cause)})\n`);
+      io.stderr.write(
+        `sitediag: vantages: cannot reach the Redis of SITEDIAG_STORE (${cause instanceof Error ? cause.message : String(cause)})\n`,
+      );
       return EXIT_FAILED;
     }
     if (fanout === undefined) return EXIT_USAGE;
@@ -85,7 +89,9 @@ async function forget(fanout: RedisFanout, name: string, io: CommandIo): Promise
     io.stderr.write(`sitediag: vantages forget: no vantage "${name}" is known\n`);
     return EXIT_FAILED;
   }
-  io.stdout.write(`forgot ${name} (${count} instance${count === 1 ? "" : "s"}); \`--vantages all\` no longer asks it unless it beats again\n`);
+  io.stdout.write(
+    `forgot ${name} (${count} instance${count === 1 ? "" : "s"}); \`--vantages all\` no longer asks it unless it beats again\n`,
+  );
   return EXIT_OK;
 }
 

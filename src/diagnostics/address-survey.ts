@@ -43,7 +43,10 @@ export function addressPlan(resolution: NameResolution | undefined): AddressPlan
   const v6 = resolution.answers.filter(({ family }) => family === 6);
   if (v4.length < 2 && v6.length < 2) return null;
   const kept = [...v4.slice(0, MAX_ADDRESSES_PER_FAMILY), ...v6.slice(0, MAX_ADDRESSES_PER_FAMILY)];
-  return { addresses: kept.map(({ address, family }) => ({ address, family })), untried: resolution.answers.length - kept.length + resolution.answersOmitted };
+  return {
+    addresses: kept.map(({ address, family }) => ({ address, family })),
+    untried: resolution.answers.length - kept.length + resolution.answersOmitted,
+  };
 }
 
 /**
@@ -53,7 +56,11 @@ export function addressPlan(resolution: NameResolution | undefined): AddressPlan
  * failed one of them or the diagnostic's signal cut them short: that says
  * nothing of the addresses.
  */
-export function startAddressSurvey(prober: Prober, first: FirstRequest, limits: FamilyRequestLimits): Promise<AddressEvidence | null> | null {
+export function startAddressSurvey(
+  prober: Prober,
+  first: FirstRequest,
+  limits: FamilyRequestLimits,
+): Promise<AddressEvidence | null> | null {
   const resolution = first.outcome.kind === "response" ? first.outcome.response.resolution : first.outcome.trace.resolution;
   const plan = addressPlan(resolution);
   const reached = first.outcome.kind === "response" ? first.outcome.response.remoteAddress : first.outcome.failure.remoteAddress;
@@ -61,11 +68,25 @@ export function startAddressSurvey(prober: Prober, first: FirstRequest, limits: 
   return survey(prober, first, limits, plan, reached);
 }
 
-async function survey(prober: Prober, first: FirstRequest, limits: FamilyRequestLimits, plan: AddressPlan, reached: string): Promise<AddressEvidence | null> {
+async function survey(
+  prober: Prober,
+  first: FirstRequest,
+  limits: FamilyRequestLimits,
+  plan: AddressPlan,
+  reached: string,
+): Promise<AddressEvidence | null> {
   const others = plan.addresses.filter(({ address }) => address !== reached);
   const outcomes = await Promise.all(
     others.map(({ address }) =>
-      prober.hop({ url: first.url, method: first.method, timeoutMs: limits.timeoutMs, ports: limits.ports, address, captureHead: true, ...(limits.signal === undefined ? {} : { signal: limits.signal }) }),
+      prober.hop({
+        url: first.url,
+        method: first.method,
+        timeoutMs: limits.timeoutMs,
+        ports: limits.ports,
+        address,
+        captureHead: true,
+        ...(limits.signal === undefined ? {} : { signal: limits.signal }),
+      }),
     ),
   );
   if (limits.signal?.aborted === true || outcomes.some(({ kind }) => kind === "overloaded")) return null;
@@ -112,7 +133,17 @@ function attemptOf(address: string, family: 4 | 6, outcome: HopOutcome, firstReq
     });
   }
   const refusal: PolicyRefusal | null = outcome.kind === "refused" ? outcome.refusal : null;
-  return Object.assign(base, { outcome: "refused" as const, status: null, failedStage: null, code: refusal?.code ?? null, reason: refusal?.reason ?? null, connectMs: null, tlsMs: null, firstByteMs: null, certificateSha256: null });
+  return Object.assign(base, {
+    outcome: "refused" as const,
+    status: null,
+    failedStage: null,
+    code: refusal?.code ?? null,
+    reason: refusal?.reason ?? null,
+    connectMs: null,
+    tlsMs: null,
+    firstByteMs: null,
+    certificateSha256: null,
+  });
 }
 
 /**
@@ -128,13 +159,22 @@ function surveyWarnings(survey: AddressSurvey, first: FirstRequest): TraceWarnin
   const answered = survey.attempts.filter(({ outcome }) => outcome === "answered");
   if (failed.length > 0 && answered.length > 0) {
     const named = failed.map(({ address, reason }) => `${address} (${reason ?? "failed"})`).join(", ");
-    warnings.push(traceWarning("address_unreachable", `${target} failed at ${failed.length} of ${failed.length + answered.length} addresses: ${named}`, 1));
+    warnings.push(
+      traceWarning(
+        "address_unreachable",
+        `${target} failed at ${failed.length} of ${failed.length + answered.length} addresses: ${named}`,
+        1,
+      ),
+    );
   }
   const differences: string[] = [];
-  if (survey.statusDiffers) differences.push(`answers ${answered.map(({ address, status }) => `${status ?? "nothing"} at ${address}`).join(", ")}`);
+  if (survey.statusDiffers)
+    differences.push(`answers ${answered.map(({ address, status }) => `${status ?? "nothing"} at ${address}`).join(", ")}`);
   if (survey.certificateDiffers) {
     const shown = survey.attempts.filter(({ certificateSha256 }) => certificateSha256 !== null);
-    differences.push(`shows different certificates: ${shown.map(({ address, certificateSha256 }) => `SHA-256 ${shortPrint(certificateSha256 ?? "")} at ${address}`).join(", ")}`);
+    differences.push(
+      `shows different certificates: ${shown.map(({ address, certificateSha256 }) => `SHA-256 ${shortPrint(certificateSha256 ?? "")} at ${address}`).join(", ")}`,
+    );
   }
   if (differences.length > 0) warnings.push(traceWarning("addresses_disagree", `${target} ${differences.join("; it ")}`, 1));
   return warnings;

@@ -26,7 +26,11 @@ export interface ExpiringCertificate {
 }
 
 /** The certificates of one handshake with fewer than `thresholdDays` whole days left (and not yet expired). */
-export function expiringCertificates(tls: Pick<TlsDetail, "certificate" | "chain"> | null, thresholdDays: number, now: number): ExpiringCertificate[] {
+export function expiringCertificates(
+  tls: Pick<TlsDetail, "certificate" | "chain"> | null,
+  thresholdDays: number,
+  now: number,
+): ExpiringCertificate[] {
   if (tls === null) return [];
   // The chain's first certificate is the leaf; without details the leaf record alone.
   const certificates = tls.chain.length > 0 ? tls.chain : tls.certificate === null ? [] : [tls.certificate];
@@ -36,7 +40,13 @@ export function expiringCertificates(tls: Pick<TlsDetail, "certificate" | "chain
     if (!Number.isFinite(left) || left <= 0) return;
     const daysRemaining = Math.floor(left / DAY_MS);
     if (daysRemaining >= thresholdDays) return;
-    found.push({ position, subject: certificate.subject, validTo: certificate.validTo, daysRemaining, fingerprintSha256: certificate.fingerprintSha256 });
+    found.push({
+      position,
+      subject: certificate.subject,
+      validTo: certificate.validTo,
+      daysRemaining,
+      fingerprintSha256: certificate.fingerprintSha256,
+    });
   });
   return found;
 }
@@ -50,7 +60,13 @@ export function expiryMessage(url: string, expiring: ExpiringCertificate): strin
 }
 
 /** Remembers the certificates already warned of in one diagnostic, so a chain on one site warns once. */
-export function expiryWatch(thresholdDays: number): (url: string, tls: Pick<TlsDetail, "certificate" | "chain"> | null, now: number) => { readonly expiring: ExpiringCertificate; readonly message: string }[] {
+export function expiryWatch(
+  thresholdDays: number,
+): (
+  url: string,
+  tls: Pick<TlsDetail, "certificate" | "chain"> | null,
+  now: number,
+) => { readonly expiring: ExpiringCertificate; readonly message: string }[] {
   const warned = new Set<string>();
   return (url, tls, now) =>
     expiringCertificates(tls, thresholdDays, now)
@@ -74,7 +90,13 @@ export interface CertificateWarning {
  * The expiry warnings of a diagnostic's requests (details), for is-site-down's
  * `details.warnings`. Total: any records give a list, each certificate once.
  */
-export function certificateWarnings(requests: readonly RequestRecord[], thresholdDays: number, now: number = Date.now()): CertificateWarning[] {
+export function certificateWarnings(
+  requests: readonly RequestRecord[],
+  thresholdDays: number,
+  now: number = Date.now(),
+): CertificateWarning[] {
   const watch = expiryWatch(thresholdDays);
-  return requests.flatMap((record, request) => watch(record.url, record.tls, now).map(({ message }) => ({ code: "certificate_expires_soon" as const, message, request })));
+  return requests.flatMap((record, request) =>
+    watch(record.url, record.tls, now).map(({ message }) => ({ code: "certificate_expires_soon" as const, message, request })),
+  );
 }

@@ -21,7 +21,12 @@ const MAX_REFRESH_VALUE = 4096;
  * header wins over the markup, as in browsers, which act on the header
  * before parsing the document. Only a 2xx HTML body is searched.
  */
-export function clientRedirectOf(status: number, headers: ResponseHeaders, body: Uint8Array | null, pageUrl: string): ClientRedirect | null {
+export function clientRedirectOf(
+  status: number,
+  headers: ResponseHeaders,
+  body: Uint8Array | null,
+  pageUrl: string,
+): ClientRedirect | null {
   const header = firstValue(headers["refresh"]);
   if (header !== null) {
     const parsed = parseRefresh(header, pageUrl);

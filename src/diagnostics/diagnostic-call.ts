@@ -149,5 +149,9 @@ export function speakingAs(env: DiagnosticEnv, options: CallOptions): Diagnostic
   const userAgent = crawlerUserAgent(options.userAgent);
   if (userAgent === undefined) return env;
   const prober = env.prober;
-  return Object.assign({}, env, { prober: Object.assign({}, prober, { hop: (request: Parameters<Prober["hop"]>[0]) => prober.hop(Object.assign({}, request, { userAgent })) }) });
+  return Object.assign({}, env, {
+    prober: Object.assign({}, prober, {
+      hop: (request: Parameters<Prober["hop"]>[0]) => prober.hop(Object.assign({}, request, { userAgent })),
+    }),
+  });
 }

@@ -3,7 +3,15 @@ import { failureCode } from "../shared/failures.js";
 import type { FailureStage } from "../shared/failures.js";
 import type { ProbeFailure } from "../probe/failure.js";
 import type { CapturedHead } from "../probe/http/head-capture.js";
-import type { ChainCertificate, HopFailureTrace, HopOutcome, HopResponse, HopTimings, PeerCertificate, TlsDetail } from "../probe/hop-types.js";
+import type {
+  ChainCertificate,
+  HopFailureTrace,
+  HopOutcome,
+  HopResponse,
+  HopTimings,
+  PeerCertificate,
+  TlsDetail,
+} from "../probe/hop-types.js";
 import type { PolicyRefusal } from "../shared/failures.js";
 import type { NameResolution } from "../probe/name-resolution.js";
 import type { ProxyKind } from "./proxy-providers.js";
@@ -281,14 +289,23 @@ export function answeredRecord(sent: SentAs, response: HopResponse, report: Repo
     resolution: sent.resolution ?? null,
   });
   if (report === null) return record;
-  return Object.assign(record, { report: { kind: report, statusText: response.statusText, location: response.location, cause: null, refusal: null } });
+  return Object.assign(record, {
+    report: { kind: report, statusText: response.statusText, location: response.location, cause: null, refusal: null },
+  });
 }
 
 /**
  * The record of a request that got no response. `reason` is the sentence the
  * diagnostic shows for it (is-site-down names its own timeout), else the probe's.
  */
-export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFailureTrace, reason: string = failure.reason, report: ReportKind = null, now: number = Date.now()): RequestRecord {
+export function failedRecord(
+  sent: SentAs,
+  failure: ProbeFailure,
+  trace: HopFailureTrace,
+  reason: string = failure.reason,
+  report: ReportKind = null,
+  now: number = Date.now(),
+): RequestRecord {
   const record = Object.assign({}, sent, {
     remoteAddress: failure.remoteAddress,
     ipFamily: failure.remoteAddress === null ? null : trace.remoteFamily,
@@ -307,7 +324,16 @@ export function failedRecord(sent: SentAs, failure: ProbeFailure, trace: HopFail
 }
 
 /** Nothing was sent: no phase happened. */
-const NOT_SENT: HopTimings = Object.freeze({ totalMs: 0, dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null, receivingMs: null, otherMs: 0, firstByteMs: null });
+const NOT_SENT: HopTimings = Object.freeze({
+  totalMs: 0,
+  dnsMs: null,
+  connectMs: null,
+  tlsMs: null,
+  waitingMs: null,
+  receivingMs: null,
+  otherMs: 0,
+  firstByteMs: null,
+});
 
 /**
  * A report's record of the position a diagnostic stopped at without its
@@ -353,7 +379,10 @@ function tlsRecord(tls: TlsDetail | null, now: number): TlsRecord | null {
 }
 
 /** daysRemaining is 0 when validTo is "" (a date the certificate does not say readably): an int32 in the answer, never NaN. */
-function certificateRecord<C extends PeerCertificate | ChainCertificate>(certificate: C, now: number): C & { readonly daysRemaining: number } {
+function certificateRecord<C extends PeerCertificate | ChainCertificate>(
+  certificate: C,
+  now: number,
+): C & { readonly daysRemaining: number } {
   const days = Math.floor((Date.parse(certificate.validTo) - now) / DAY_MS);
   return Object.assign({}, certificate, { daysRemaining: Number.isFinite(days) ? days : 0 });
 }

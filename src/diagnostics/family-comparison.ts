@@ -46,14 +46,32 @@ export interface FamilyRequestLimits {
  * of the other family (nothing sent), when our own capacity failed it, or
  * when the diagnostic's signal cut it short: that says nothing of the family.
  */
-export function startFamilyRequest(prober: Prober, first: FirstRequest, limits: FamilyRequestLimits): Promise<FamilyEvidence | null> | null {
+export function startFamilyRequest(
+  prober: Prober,
+  first: FirstRequest,
+  limits: FamilyRequestLimits,
+): Promise<FamilyEvidence | null> | null {
   const pickedFamily = pickedFamilyOf(first);
   if (pickedFamily === null) return null;
   return otherFamilyEvidence(prober, first, limits, pickedFamily, pickedFamily === 6 ? 4 : 6);
 }
 
-async function otherFamilyEvidence(prober: Prober, first: FirstRequest, limits: FamilyRequestLimits, pickedFamily: 4 | 6, otherFamily: 4 | 6): Promise<FamilyEvidence | null> {
-  const outcome = await prober.hop({ url: first.url, method: first.method, timeoutMs: limits.timeoutMs, ports: limits.ports, family: otherFamily, captureHead: true, ...(limits.signal === undefined ? {} : { signal: limits.signal }) });
+async function otherFamilyEvidence(
+  prober: Prober,
+  first: FirstRequest,
+  limits: FamilyRequestLimits,
+  pickedFamily: 4 | 6,
+  otherFamily: 4 | 6,
+): Promise<FamilyEvidence | null> {
+  const outcome = await prober.hop({
+    url: first.url,
+    method: first.method,
+    timeoutMs: limits.timeoutMs,
+    ports: limits.ports,
+    family: otherFamily,
+    captureHead: true,
+    ...(limits.signal === undefined ? {} : { signal: limits.signal }),
+  });
   if (limits.signal?.aborted === true) return null;
   return familyEvidenceOf(first, outcome);
 }
@@ -79,7 +97,10 @@ export function familyEvidenceOf(first: FirstRequest, outcome: HopOutcome): Fami
     // The name has no address of that family: a single-family host, and no request was made.
     if (outcome.refusal.rule === "no_address") return null;
     const refusal = { code: outcome.refusal.code, reason: outcome.refusal.reason };
-    return { comparison: { pickedFamily, otherFamily, request: null, refusal, statusDiffers: false, certificateDiffers: false }, warnings: [] };
+    return {
+      comparison: { pickedFamily, otherFamily, request: null, refusal, statusDiffers: false, certificateDiffers: false },
+      warnings: [],
+    };
   }
   const sent = { url: first.url.href, method: first.method, headFallback: false };
   const request = outcome.kind === "response" ? answeredRecord(sent, outcome.response) : failedRecord(sent, outcome.failure, outcome.trace);
@@ -120,19 +141,35 @@ function familyWarnings(comparison: FamilyComparison, first: FirstRequest): Trac
   const target = `${first.method} ${first.url.href}`;
   const differences: string[] = [];
   if (comparison.statusDiffers && first.outcome.kind === "response") {
-    differences.push(`answers ${first.outcome.response.status} over ${picked} (${first.outcome.response.remoteAddress}) but ${other.status ?? "nothing"} over ${otherName}${at(other.remoteAddress)}`);
+    differences.push(
+      `answers ${first.outcome.response.status} over ${picked} (${first.outcome.response.remoteAddress}) but ${other.status ?? "nothing"} over ${otherName}${at(other.remoteAddress)}`,
+    );
   }
   if (comparison.certificateDiffers) {
     const pickedLeaf = leafOf(first.outcome.kind === "response" ? first.outcome.response.tls : first.outcome.trace.tls) ?? "";
     const otherLeaf = other.tls?.certificate?.fingerprintSha256 ?? "";
-    differences.push(`shows one certificate over ${picked} (SHA-256 ${shortPrint(pickedLeaf)}) and another over ${otherName} (SHA-256 ${shortPrint(otherLeaf)})`);
+    differences.push(
+      `shows one certificate over ${picked} (SHA-256 ${shortPrint(pickedLeaf)}) and another over ${otherName} (SHA-256 ${shortPrint(otherLeaf)})`,
+    );
   }
   if (differences.length > 0) return [traceWarning("families_disagree", `${target} ${differences.join("; it ")}`, 1)];
   if (first.outcome.kind === "response" && other.failure !== null) {
-    return [traceWarning(unreachableCode(comparison.otherFamily), `${target} answered ${first.outcome.response.status} over ${picked} (${first.outcome.response.remoteAddress}) but failed over ${otherName}${at(other.remoteAddress)}: ${other.failure.reason}`, 1)];
+    return [
+      traceWarning(
+        unreachableCode(comparison.otherFamily),
+        `${target} answered ${first.outcome.response.status} over ${picked} (${first.outcome.response.remoteAddress}) but failed over ${otherName}${at(other.remoteAddress)}: ${other.failure.reason}`,
+        1,
+      ),
+    ];
   }
   if (first.outcome.kind === "failure" && other.status !== null) {
-    return [traceWarning(unreachableCode(comparison.pickedFamily), `${target} failed over ${picked}${at(first.outcome.failure.remoteAddress)}: ${first.outcome.failure.reason}; over ${otherName}${at(other.remoteAddress)} it answered ${other.status}`, 1)];
+    return [
+      traceWarning(
+        unreachableCode(comparison.pickedFamily),
+        `${target} failed over ${picked}${at(first.outcome.failure.remoteAddress)}: ${first.outcome.failure.reason}; over ${otherName}${at(other.remoteAddress)} it answered ${other.status}`,
+        1,
+      ),
+    ];
   }
   return [];
 }

@@ -14,7 +14,14 @@
 import type { HopOutcome, Prober } from "../probe/hop-types.js";
 import { type AddressEvidence, type AddressSurvey, startAddressSurvey } from "./address-survey.js";
 import type { DiagnosticDetails, FamilyComparison } from "./diagnostic-details.js";
-import { type FamilyEvidence, familyEvidenceOf, type FamilyRequestLimits, type FirstRequest, pickedFamilyOf, startFamilyRequest } from "./family-comparison.js";
+import {
+  type FamilyEvidence,
+  familyEvidenceOf,
+  type FamilyRequestLimits,
+  type FirstRequest,
+  pickedFamilyOf,
+  startFamilyRequest,
+} from "./family-comparison.js";
 import type { TraceWarning } from "./redirect-trace-result.js";
 import { startTlsVersionSurvey, type TlsVersionSurvey } from "./tls-version-survey.js";
 
@@ -29,7 +36,8 @@ export interface FirstHostEvidence {
 /** Starts every piece that applies; each resolves to null when it has nothing to say or was cut short. */
 export async function firstHostEvidence(prober: Prober, first: FirstRequest, limits: FamilyRequestLimits): Promise<FirstHostEvidence> {
   const addresses = startAddressSurvey(prober, first, limits);
-  const families: Promise<FamilyEvidence | null> | null = addresses === null ? startFamilyRequest(prober, first, limits) : addresses.then((evidence) => familiesFromAddresses(first, evidence));
+  const families: Promise<FamilyEvidence | null> | null =
+    addresses === null ? startFamilyRequest(prober, first, limits) : addresses.then((evidence) => familiesFromAddresses(first, evidence));
   const versions = startTlsVersionSurvey(prober, first, limits);
   const [family, surveyed, versioned] = await Promise.all([families, addresses, versions]);
   return {

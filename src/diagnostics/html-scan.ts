@@ -60,7 +60,8 @@ export function scanHtml(html: string, visitor: HtmlVisitor): void {
     } else if (next === SLASH) {
       const nameAt = at + 1;
       at = endTagEnd(html, nameAt);
-      if (at !== -1 && isAsciiAlpha(html.charCodeAt(nameAt)) && visitor.end?.(lowerName(html, nameAt, tagNameEnd(html, nameAt))) === true) return;
+      if (at !== -1 && isAsciiAlpha(html.charCodeAt(nameAt)) && visitor.end?.(lowerName(html, nameAt, tagNameEnd(html, nameAt))) === true)
+        return;
     } else if (isAsciiAlpha(next)) {
       const nameEnd = tagNameEnd(html, at);
       const name = lowerName(html, at, nameEnd);

@@ -27,7 +27,9 @@ export function proxyMatch(status: number, headers: ResponseHeaders): ProxyMatch
   const provider = matchingProvider(headers);
   if (provider === null) return null;
   const rule = (provider.kinds ?? []).find(
-    (candidate) => (candidate.statuses === undefined || candidate.statuses.includes(status)) && (candidate.tests ?? []).every((test) => passes(test, headers)),
+    (candidate) =>
+      (candidate.statuses === undefined || candidate.statuses.includes(status)) &&
+      (candidate.tests ?? []).every((test) => passes(test, headers)),
   );
   const kind: ProxyKind = rule?.kind ?? "unknown";
   return { provider: provider.id, kind };

@@ -58,12 +58,23 @@ export function proxyVerdict(provider: string, kind: string, status: number): Pr
     case "block":
       return error
         ? { gate: null, sentence: `${name} answered ${status} and blocked the request before it reached the origin server` }
-        : { gate: "blocked", sentence: `Reachable, but ${name} blocked this request (${status}) before it reached the origin server: other clients or places may be let through` };
+        : {
+            gate: "blocked",
+            sentence: `Reachable, but ${name} blocked this request (${status}) before it reached the origin server: other clients or places may be let through`,
+          };
     case "origin_error":
       return { gate: null, sentence: `${name} answered ${status}: ${ORIGIN_FAILURES[status] ?? ORIGIN_FAILURE}` };
     case "unknown":
-      if (error) return { gate: null, sentence: `${name} answered ${status}: its headers don't say whether the error is its own or the origin server's` };
-      if (status >= 400) return { gate: null, sentence: `${name} answered ${status}: the origin server's own answer or a rule of ${name}'s; its headers don't say which` };
+      if (error)
+        return {
+          gate: null,
+          sentence: `${name} answered ${status}: its headers don't say whether the error is its own or the origin server's`,
+        };
+      if (status >= 400)
+        return {
+          gate: null,
+          sentence: `${name} answered ${status}: the origin server's own answer or a rule of ${name}'s; its headers don't say which`,
+        };
       return { gate: null, sentence: `Served through ${name}` };
   }
 }

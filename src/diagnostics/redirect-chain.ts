@@ -76,12 +76,29 @@ export function hstsWarnings(start: URL, chain: readonly TraceHop[], ending: Cha
   const fromHttp = start.protocol === "http:";
   if (reading.kind !== "policy" || reading.policy.maxAge === 0) {
     if (!fromHttp) return [];
-    const why = reading.kind === "missing" ? "sends no Strict-Transport-Security" : reading.kind === "invalid" ? "sends an invalid Strict-Transport-Security (ignored by browsers)" : "sends Strict-Transport-Security max-age=0, which removes the policy";
-    return [traceWarning("hsts_missing", `The chain starts on http:// and its final HTTPS page ${final.url} ${why}: every http:// visit stays unprotected`, final.hop)];
+    const why =
+      reading.kind === "missing"
+        ? "sends no Strict-Transport-Security"
+        : reading.kind === "invalid"
+          ? "sends an invalid Strict-Transport-Security (ignored by browsers)"
+          : "sends Strict-Transport-Security max-age=0, which removes the policy";
+    return [
+      traceWarning(
+        "hsts_missing",
+        `The chain starts on http:// and its final HTTPS page ${final.url} ${why}: every http:// visit stays unprotected`,
+        final.hop,
+      ),
+    ];
   }
   if (reading.policy.maxAge < HSTS_SHORT_BELOW_SECONDS) {
     const days = Math.floor(reading.policy.maxAge / 86_400);
-    return [traceWarning("hsts_short", `Strict-Transport-Security on ${final.url} has max-age=${reading.policy.maxAge} (${days} days), under 180 days`, final.hop)];
+    return [
+      traceWarning(
+        "hsts_short",
+        `Strict-Transport-Security on ${final.url} has max-age=${reading.policy.maxAge} (${days} days), under 180 days`,
+        final.hop,
+      ),
+    ];
   }
   return [];
 }
@@ -89,7 +106,13 @@ export function hstsWarnings(start: URL, chain: readonly TraceHop[], ending: Cha
 function redirectWarnings(hop: TraceHop): TraceWarning[] {
   const warnings: TraceWarning[] = [];
   if (isTemporaryRedirect(hop.status)) {
-    warnings.push(traceWarning("temporary_redirect", `Hop ${hop.hop} is a temporary redirect (${hop.redirectType}); a 301 or 308 is kept by browsers and search engines`, hop.hop));
+    warnings.push(
+      traceWarning(
+        "temporary_redirect",
+        `Hop ${hop.hop} is a temporary redirect (${hop.redirectType}); a 301 or 308 is kept by browsers and search engines`,
+        hop.hop,
+      ),
+    );
   }
   if (hop.location === null) return warnings;
   const from = new URL(hop.url);
@@ -130,7 +153,10 @@ export function judgeExpectation(result: RedirectTraceResult, expected: string):
   }
   for (const hop of result.chain) {
     if (isRedirectStatus(hop.status) && !PERMANENT.has(hop.status)) {
-      return { matches: false, reason: `hop ${hop.hop} is a temporary redirect (${hop.redirectType ?? hop.status}); a migration needs 301 or 308` };
+      return {
+        matches: false,
+        reason: `hop ${hop.hop} is a temporary redirect (${hop.redirectType ?? hop.status}); a migration needs 301 or 308`,
+      };
     }
     if (hop.url.startsWith("https:") && hop.location?.startsWith("http:") === true) {
       return { matches: false, reason: `hop ${hop.hop} downgrades from https to http` };
@@ -139,6 +165,7 @@ export function judgeExpectation(result: RedirectTraceResult, expected: string):
   const finalKey = loopKey(new URL(result.finalUrl));
   if (finalKey !== expectedKey) return { matches: false, reason: `the chain ends at ${finalKey}, not at ${expectedKey}` };
   const status = result.finalStatus;
-  if (status === null || status < 200 || status > 299) return { matches: false, reason: `the final URL answers ${status ?? "nothing"}, not a 2xx` };
+  if (status === null || status < 200 || status > 299)
+    return { matches: false, reason: `the final URL answers ${status ?? "nothing"}, not a 2xx` };
   return { matches: true };
 }

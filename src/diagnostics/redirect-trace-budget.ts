@@ -39,10 +39,13 @@ export function startTraceBudget(limits: BudgetLimits, caller?: AbortWatch): Tra
   // through weak references, and even an AbortController's signal is dear on Node 20 (docs/benchmarks.md).
   const ended = createDeadline();
   let timerFired = false;
-  const timer = setTimeout(() => {
-    timerFired = true;
-    ended.abort(new Error(`trace budget of ${limits.totalTimeoutMs} ms spent`));
-  }, limits.totalTimeoutMs - (performance.now() - startedAt));
+  const timer = setTimeout(
+    () => {
+      timerFired = true;
+      ended.abort(new Error(`trace budget of ${limits.totalTimeoutMs} ms spent`));
+    },
+    limits.totalTimeoutMs - (performance.now() - startedAt),
+  );
   const onCaller = () => ended.abort(caller?.reason);
   if (caller?.aborted === true) onCaller();
   else caller?.addEventListener("abort", onCaller, { once: true });

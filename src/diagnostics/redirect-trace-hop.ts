@@ -47,7 +47,16 @@ export type HopAttempt =
  * for one more request to this URL (the GET of the final page that details
  * make), and each response's header fields are kept for details.
  */
-export async function attemptHop(prober: Prober, url: URL, ports: PortRule, budget: TraceBudget, cookie?: string, reuse: ConnectionHandle | null = null, keepFinal = false, readDnssec = false): Promise<HopAttempt> {
+export async function attemptHop(
+  prober: Prober,
+  url: URL,
+  ports: PortRule,
+  budget: TraceBudget,
+  cookie?: string,
+  reuse: ConnectionHandle | null = null,
+  keepFinal = false,
+  readDnssec = false,
+): Promise<HopAttempt> {
   const head = await send(prober, url, "HEAD", ports, budget, cookie, reuse, keepFinal, readDnssec);
   if (head.kind !== "sent") return { kind: "out-of-time", headNote: null, head: null };
   if (!needsGet(head.outcome, budget)) return settle(head.outcome, "HEAD", head.timeoutMs, head.limitedByBudget, null, null, budget);
@@ -107,7 +116,10 @@ function settle(
   head: HopOutcome | null,
   budget: TraceBudget,
 ): HopAttempt {
-  if (outcome.kind === "refused") return outcome.resolution === undefined ? { kind: "refused", refusal: outcome.refusal } : { kind: "refused", refusal: outcome.refusal, resolution: outcome.resolution };
+  if (outcome.kind === "refused")
+    return outcome.resolution === undefined
+      ? { kind: "refused", refusal: outcome.refusal }
+      : { kind: "refused", refusal: outcome.refusal, resolution: outcome.resolution };
   if (outcome.kind === "overloaded") return { kind: "overloaded", overload: outcome.overload };
   if (outcome.kind === "response") return { kind: "response", response: outcome.response, method, headNote, head };
   const { failure } = outcome;

@@ -7,7 +7,14 @@ import type { DiagnosticOutcome } from "./diagnostic-call.js";
  * rendered (the proto enum's rest_value), never inside the diagnostic. Each id
  * is the contract's name in snake_case.
  */
-export const CHAIN_STATUS_IDS = ["healthy", "redirects_detected", "redirect_loop", "too_many_redirects", "request_failed", "timeout"] as const;
+export const CHAIN_STATUS_IDS = [
+  "healthy",
+  "redirects_detected",
+  "redirect_loop",
+  "too_many_redirects",
+  "request_failed",
+  "timeout",
+] as const;
 
 export type ChainStatusId = (typeof CHAIN_STATUS_IDS)[number];
 
@@ -82,23 +89,27 @@ export const TRACE_WARNINGS = {
   final_status_error: "The final response is a client or server error (4xx/5xx)",
   head_refused_get_used: "HEAD was refused or failed, so the hop was retried with GET",
   host_changed: "A redirect moves to a different host",
-  client_side_redirect_not_followed: "The final page redirects by itself (Refresh header or meta refresh), which is reported, not followed (only with details)",
+  client_side_redirect_not_followed:
+    "The final page redirects by itself (Refresh header or meta refresh), which is reported, not followed (only with details)",
   hsts_missing: "The chain started on http:// and its final HTTPS page sets no valid Strict-Transport-Security policy",
   hsts_short: "The final HTTPS page's Strict-Transport-Security max-age is under 180 days",
   ipv6_unreachable: "The first request failed over IPv6 while IPv4 answered (only with details)",
   ipv4_unreachable: "The first request failed over IPv4 while IPv6 answered (only with details)",
   families_disagree: "The first request got a different status or certificate over IPv4 than over IPv6 (only with details)",
   address_unreachable: "The first request failed at one or more of its host's addresses while another answered (only with details)",
-  addresses_disagree: "The first request got a different status or certificate at one of its host's addresses than at another (only with details)",
+  addresses_disagree:
+    "The first request got a different status or certificate at one of its host's addresses than at another (only with details)",
   tls13_not_supported: "The first host refused a TLS 1.3 handshake (only with details)",
   legacy_tls_accepted: "The first host still completes a TLS 1.0 or 1.1 handshake (only with details)",
   certificate_revoked: "A server stapled an OCSP answer saying its own certificate is revoked",
-  certificate_expires_soon: "A certificate of the chain expires in fewer days than the configured threshold (14 by default); with details, any certificate of its chain, named",
+  certificate_expires_soon:
+    "A certificate of the chain expires in fewer days than the configured threshold (14 by default); with details, any certificate of its chain, named",
   noindex: "The final page asks search engines not to index it (robots meta or X-Robots-Tag: noindex or none) (only with details)",
   canonical_elsewhere: "The final page names another URL as its canonical (link element or Link header) (only with details)",
   redirect_to_home: "A URL with a path was redirected to a site's root, which search engines treat as a soft 404 (only with details)",
   soft_404_suspected: "The final page answers 200 but its title or first heading says not found (only with details)",
-  domain_expires_soon: "The first host's domain registration (RDAP) expires in fewer days than the configured threshold (30 by default) (only with details)",
+  domain_expires_soon:
+    "The first host's domain registration (RDAP) expires in fewer days than the configured threshold (30 by default) (only with details)",
   domain_expired: "The first host's domain registration (RDAP) has expired (only with details)",
   domain_on_hold: "The first host's domain is on clientHold or serverHold: its registry keeps it out of DNS (only with details)",
 } as const;

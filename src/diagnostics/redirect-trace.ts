@@ -7,7 +7,16 @@ import { lateStart } from "../probe/overload.js";
 import type { ConnectionHandle, HopResponse, PortRule } from "../probe/hop-types.js";
 import { cookieKey, createCheckCookies } from "./check-cookies.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
-import { answeredRecord, type ClientRedirect, type DiagnosticDetails, failedRecord, type ReportKind, type RequestRecord, sentRecord, stoppedRecord } from "./diagnostic-details.js";
+import {
+  answeredRecord,
+  type ClientRedirect,
+  type DiagnosticDetails,
+  failedRecord,
+  type ReportKind,
+  type RequestRecord,
+  sentRecord,
+  stoppedRecord,
+} from "./diagnostic-details.js";
 import { proxyMatch } from "./proxy-signatures.js";
 import { type DiagnosticEnv, parseTargetInput, speakingAs, type TraceOptions } from "./diagnostic-call.js";
 import { type SearchSignals, searchSignals, searchWarningTexts } from "./search-signals.js";
@@ -19,7 +28,14 @@ import type { FirstRequest } from "./family-comparison.js";
 import { firstHostEvidence, type FirstHostEvidence } from "./first-host-evidence.js";
 import { hopRevocationWarnings } from "./revocation-warnings.js";
 import { createResolutionBook, resolutionOf, type ResolutionBook } from "./name-resolutions.js";
-import { type ChainEnding, type ChainStatusId, type RedirectTraceOutcome, type TraceHop, traceWarning, type TraceWarning } from "./redirect-trace-result.js";
+import {
+  type ChainEnding,
+  type ChainStatusId,
+  type RedirectTraceOutcome,
+  type TraceHop,
+  traceWarning,
+  type TraceWarning,
+} from "./redirect-trace-result.js";
 
 export type { TraceOptions } from "./diagnostic-call.js";
 export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop } from "./redirect-trace-result.js";
@@ -30,7 +46,12 @@ export type { ChainStatusId, RedirectTraceOutcome, RedirectTraceResult, TraceHop
  * a per-request timeout and a whole-trace budget. Refuses only an unusable
  * starting input; everything that goes wrong later is a result.
  */
-export async function traceRedirects(raw: string, callerEnv: DiagnosticEnv, signal?: AbortWatch, options: TraceOptions = {}): Promise<RedirectTraceOutcome> {
+export async function traceRedirects(
+  raw: string,
+  callerEnv: DiagnosticEnv,
+  signal?: AbortWatch,
+  options: TraceOptions = {},
+): Promise<RedirectTraceOutcome> {
   const env = speakingAs(callerEnv, options);
   const parsed = parseTargetInput(raw, { allowBareDomain: true });
   if (!parsed.ok) return { kind: "refused", refusal: parsed.refusal };
@@ -53,21 +74,38 @@ export async function traceRedirects(raw: string, callerEnv: DiagnosticEnv, sign
   try {
     const report = options.details === true && options.report === true;
     const resolutions = options.details === true ? createResolutionBook() : null;
-    const walk = await walkChain(parsed.url, env, ports, budget, { resolutions, report, onFirst: options.details === true ? onFirst : null });
+    const walk = await walkChain(parsed.url, env, ports, budget, {
+      resolutions,
+      report,
+      onFirst: options.details === true ? onFirst : null,
+    });
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     if (walk.kind === "refused" || walk.kind === "overloaded") return walk;
     const { chain, ending } = walk;
-    const extra = resolutions !== null ? await lookForClientRedirect(walk, env, ports, budget, report ? "final-page" : null, resolutions) : null;
+    const extra =
+      resolutions !== null ? await lookForClientRedirect(walk, env, ports, budget, report ? "final-page" : null, resolutions) : null;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     const evidence = family.evidence === null ? null : await family.evidence;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     const search = extra === null ? null : searchOf(extra, parsed.url, chain);
-    const searchWarnings = search === null ? [] : searchWarningTexts(search.signals, search.url).map(({ code, message }) => traceWarning(code, message, search.hop));
+    const searchWarnings =
+      search === null
+        ? []
+        : searchWarningTexts(search.signals, search.url).map(({ code, message }) => traceWarning(code, message, search.hop));
     const registration = registering === null ? null : await registrationWithin(registering);
     const registered = registrationWarnings(registration, env.domainExpiryWarnDays ?? DEFAULT_DOMAIN_EXPIRY_WARN_DAYS);
-    const noticed = [...walk.warnings, ...(extra?.warning === undefined || extra.warning === null ? [] : [extra.warning]), ...(evidence?.warnings ?? []), ...searchWarnings, ...registered];
+    const noticed = [
+      ...walk.warnings,
+      ...(extra?.warning === undefined || extra.warning === null ? [] : [extra.warning]),
+      ...(evidence?.warnings ?? []),
+      ...searchWarnings,
+      ...registered,
+    ];
     // The reason the walk stopped, when it stopped early, is always the last warning.
-    const warnings = [...orderWarnings([...noticed, ...chainWarnings(chain, ending), ...hstsWarnings(parsed.url, chain, ending, walk.lastResponse)]), ...(walk.stopReason === null ? [] : [walk.stopReason])];
+    const warnings = [
+      ...orderWarnings([...noticed, ...chainWarnings(chain, ending), ...hstsWarnings(parsed.url, chain, ending, walk.lastResponse)]),
+      ...(walk.stopReason === null ? [] : [walk.stopReason]),
+    ];
     const details: DiagnosticDetails | undefined =
       options.details === true
         ? {
@@ -171,14 +209,20 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     // The first host's DNSSEC is read too (details only): its HEAD asks, a GET sent in its place finds the same entry.
     const attempt = await attemptHop(env.prober, target, ports, budget, cookie, reuse, withRecords, withRecords && position === 1);
     if (attempt.kind === "response") cookies.take(target, attempt.response);
-    if (position === 1 && (attempt.kind === "response" || attempt.kind === "failure")) keep.onFirst?.({ url: target, method: attempt.method, outcome: attempt });
+    if (position === 1 && (attempt.kind === "response" || attempt.kind === "failure"))
+      keep.onFirst?.({ url: target, method: attempt.method, outcome: attempt });
     // Our capacity failed it (a probe thread died): no verdict on the chain, and nothing is sent again.
     if (attempt.kind === "overloaded") return { kind: "overloaded", overload: attempt.overload };
     // The HEAD's lookup is booked before its GET's: resolutions are numbered in the order requests used them.
     const headResolution = attempt.kind === "refused" ? attempt.resolution : resolutionOf(attempt.head);
     const headSent = { url: target.href, method: "HEAD" as const, headFallback: false, resolution: book?.add(headResolution) ?? null };
     if (report !== null) {
-      const stoppedBy = attempt.kind === "refused" ? ({ kind: "refused", refusal: attempt.refusal } as const) : attempt.kind === "out-of-time" ? attempt.head : null;
+      const stoppedBy =
+        attempt.kind === "refused"
+          ? ({ kind: "refused", refusal: attempt.refusal } as const)
+          : attempt.kind === "out-of-time"
+            ? attempt.head
+            : null;
       if (stoppedBy !== null) records.push(stoppedRecord(headSent, stoppedBy));
     } else if (withRecords && attempt.kind === "out-of-time" && attempt.head !== null) {
       // Every request made is in details: the HEAD answered before the budget ran out for its GET too.
@@ -195,7 +239,12 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
       // A name with no address at all is an unknown host, which the contract
       // answers as a failed chain, not as bad input.
       if (attempt.refusal.rule === "no_address") {
-        return stop("request_failed", target.href, traceWarning("dns_failed", `${target.href} could not be requested: ${attempt.refusal.reason}`), failureCode({ cause: "ENODATA", stage: "dns" }));
+        return stop(
+          "request_failed",
+          target.href,
+          traceWarning("dns_failed", `${target.href} could not be requested: ${attempt.refusal.reason}`),
+          failureCode({ cause: "ENODATA", stage: "dns" }),
+        );
       }
       // The first target's address is only known after DNS; a private one is
       // still the caller's input being refused, so it stays a 400.
@@ -204,7 +253,11 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
       return stop(
         "request_failed",
         target.href,
-        traceWarning("redirect_target_refused", `Hop ${from} redirects to ${target.href}, which is not followed: ${attempt.refusal.reason}`, from),
+        traceWarning(
+          "redirect_target_refused",
+          `Hop ${from} redirects to ${target.href}, which is not followed: ${attempt.refusal.reason}`,
+          from,
+        ),
         refusalCause(attempt.refusal.rule).code,
       );
     }
@@ -212,12 +265,20 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
       return stop(
         "timeout",
         target.href,
-        traceWarning("trace_timeout", `The trace used its ${env.traceTotalTimeoutMs} ms budget before ${target.href} could be requested${afterHead(attempt.headNote)}`),
+        traceWarning(
+          "trace_timeout",
+          `The trace used its ${env.traceTotalTimeoutMs} ms budget before ${target.href} could be requested${afterHead(attempt.headNote)}`,
+        ),
         outcomeCause("TRACE_TIMEOUT").code,
       );
     }
     const sentResolution = attempt.kind === "response" ? attempt.response.resolution : attempt.trace.resolution;
-    const sent = { url: target.href, method: attempt.method, headFallback: attempt.headNote !== null, resolution: book?.add(sentResolution) ?? null };
+    const sent = {
+      url: target.href,
+      method: attempt.method,
+      headFallback: attempt.headNote !== null,
+      resolution: book?.add(sentResolution) ?? null,
+    };
     if (attempt.kind === "failure") {
       if (withRecords) records.push(failedRecord(sent, attempt.failure, attempt.trace, attempt.failure.reason, report));
       return stop(...failureEnding(target, attempt, env));
@@ -229,7 +290,8 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
     const hop = toTraceHop(position, target, attempt.response);
     chain.push(hop);
     warnings.push(...hopRevocationWarnings(position, attempt.response));
-    for (const { message } of expiring(target.href, attempt.response.tls, Date.now())) warnings.push(traceWarning("certificate_expires_soon", message, position));
+    for (const { message } of expiring(target.href, attempt.response.tls, Date.now()))
+      warnings.push(traceWarning("certificate_expires_soon", message, position));
     if (attempt.headNote !== null) {
       warnings.push(traceWarning("head_refused_get_used", `${attempt.headNote}; the hop was retried with GET`, position));
     }
@@ -260,14 +322,23 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
       return stop(
         "request_failed",
         target.href,
-        traceWarning("invalid_location", `${hop.redirectType} from ${target.href} has a Location that is not a usable URL: ${JSON.stringify(response.locationHeader)}`, position),
+        traceWarning(
+          "invalid_location",
+          `${hop.redirectType} from ${target.href} has a Location that is not a usable URL: ${JSON.stringify(response.locationHeader)}`,
+          position,
+        ),
         outcomeCause("REDIRECT_INVALID_LOCATION").code,
       );
     }
     const nextCookie = cookies.header(next);
     const repeated = visited.get(visitKey(next, nextCookie));
     if (repeated !== undefined) {
-      return stop("redirect_loop", repeated, traceWarning("redirect_loop", `Hop ${position} redirects back to ${repeated}, already in the chain`, position), outcomeCause("REDIRECT_LOOP").code);
+      return stop(
+        "redirect_loop",
+        repeated,
+        traceWarning("redirect_loop", `Hop ${position} redirects back to ${repeated}, already in the chain`, position),
+        outcomeCause("REDIRECT_LOOP").code,
+      );
     }
     // Every hop so far was a redirect, so `position` is also the redirect count.
     if (position > REDIRECT_TRACE.maxRedirects) {
@@ -284,22 +355,39 @@ async function walkChain(start: URL, env: DiagnosticEnv, ports: PortRule, budget
   }
 }
 
-function failureEnding(target: URL, attempt: Extract<HopAttempt, { kind: "failure" }>, env: DiagnosticEnv): [ChainStatusId, string, TraceWarning, string] {
+function failureEnding(
+  target: URL,
+  attempt: Extract<HopAttempt, { kind: "failure" }>,
+  env: DiagnosticEnv,
+): [ChainStatusId, string, TraceWarning, string] {
   const { failure } = attempt;
   const note = afterHead(attempt.headNote);
   if (attempt.timeout === "trace") {
     return [
       "timeout",
       target.href,
-      traceWarning("trace_timeout", `The trace used its ${env.traceTotalTimeoutMs} ms budget while requesting ${target.href} (${attempt.method})${note}`),
+      traceWarning(
+        "trace_timeout",
+        `The trace used its ${env.traceTotalTimeoutMs} ms budget while requesting ${target.href} (${attempt.method})${note}`,
+      ),
       outcomeCause("TRACE_TIMEOUT").code,
     ];
   }
   if (attempt.timeout === "request") {
-    return ["timeout", target.href, traceWarning("hop_timeout", `${attempt.method} ${target.href} got no response within ${attempt.timeoutMs} ms${note}`), failureCode(failure)];
+    return [
+      "timeout",
+      target.href,
+      traceWarning("hop_timeout", `${attempt.method} ${target.href} got no response within ${attempt.timeoutMs} ms${note}`),
+      failureCode(failure),
+    ];
   }
   const code = `${failure.stage}_failed` as const;
-  return ["request_failed", target.href, traceWarning(code, `${attempt.method} ${target.href} failed at the ${failure.stage} stage: ${failure.reason}${note}`), failureCode(failure)];
+  return [
+    "request_failed",
+    target.href,
+    traceWarning(code, `${attempt.method} ${target.href} failed at the ${failure.stage} stage: ${failure.reason}${note}`),
+    failureCode(failure),
+  ];
 }
 
 interface ClientRedirectLook {
@@ -311,12 +399,27 @@ interface ClientRedirectLook {
 }
 
 /** The search signals of the final page (search-signals.ts), with the hop they concern. */
-function searchOf(look: ClientRedirectLook, start: URL, chain: readonly TraceHop[]): { readonly signals: SearchSignals | null; readonly url: string; readonly hop: number } | null {
+function searchOf(
+  look: ClientRedirectLook,
+  start: URL,
+  chain: readonly TraceHop[],
+): { readonly signals: SearchSignals | null; readonly url: string; readonly hop: number } | null {
   const last = chain.at(-1);
   if (last === undefined) return null;
   const redirects = chain.filter((hop) => isRedirectStatus(hop.status)).length;
   const { page } = look;
-  return { signals: searchSignals({ startUrl: start.href, url: last.url, redirects, status: page.status, headers: page.headers, body: page.bodyPrefix }), url: last.url, hop: last.hop };
+  return {
+    signals: searchSignals({
+      startUrl: start.href,
+      url: last.url,
+      redirects,
+      status: page.status,
+      headers: page.headers,
+      body: page.bodyPrefix,
+    }),
+    url: last.url,
+    hop: last.hop,
+  };
 }
 
 /**

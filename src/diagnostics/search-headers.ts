@@ -63,7 +63,14 @@ export function headerCanonical(headers: HeaderMap): string | null {
       const uri = value.slice(open + 1, close);
       const params = parameters(value, close + 1);
       at = params.end;
-      if (uri.length <= MAX_LINK_URI && params.rel !== null && asciiLower(params.rel).split(/[\t ]+/).includes("canonical")) return uri.trim();
+      if (
+        uri.length <= MAX_LINK_URI &&
+        params.rel !== null &&
+        asciiLower(params.rel)
+          .split(/[\t ]+/)
+          .includes("canonical")
+      )
+        return uri.trim();
     }
   }
   return null;

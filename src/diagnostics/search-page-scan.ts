@@ -49,11 +49,13 @@ export function scanPageMarkup(html: string): PageMarkup {
       if (tag === "meta" && robots.length < MAX_ROBOTS_METAS) {
         const name = keyword(attributes.get("name"));
         const content = attributes.get("content");
-        if (name !== null && ROBOTS_META_NAMES.has(name) && content !== undefined && content.length <= MAX_VALUE) robots.push({ name, content: decodeEntities(content) });
+        if (name !== null && ROBOTS_META_NAMES.has(name) && content !== undefined && content.length <= MAX_VALUE)
+          robots.push({ name, content: decodeEntities(content) });
       } else if (tag === "link" && canonicalHref === null) {
         const rel = attributes.get("rel");
         const href = attributes.get("href");
-        if (rel !== undefined && href !== undefined && href.length <= MAX_VALUE && hasToken(rel, "canonical")) canonicalHref = decodeEntities(href).trim();
+        if (rel !== undefined && href !== undefined && href.length <= MAX_VALUE && hasToken(rel, "canonical"))
+          canonicalHref = decodeEntities(href).trim();
       } else if (tag === "h1" && !sawHeading) {
         sawHeading = true;
         inHeading = true;

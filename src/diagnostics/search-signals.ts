@@ -66,12 +66,16 @@ export interface FinalPage {
 /** The signals of a final 2xx answer; null for any other status (a 404's noindex tells nothing new). */
 export function searchSignals(page: FinalPage): SearchSignals | null {
   if (page.status < 200 || page.status > 299) return null;
-  const html = page.body !== null && isHtml(page.headers) ? new TextDecoder("utf-8", { fatal: false }).decode(page.body.subarray(0, MAX_SEARCH_BODY_BYTES)) : null;
+  const html =
+    page.body !== null && isHtml(page.headers)
+      ? new TextDecoder("utf-8", { fatal: false }).decode(page.body.subarray(0, MAX_SEARCH_BODY_BYTES))
+      : null;
   const markup = html === null ? null : scanPageMarkup(html);
   const fromMeta = markup?.robots.map((meta) => metaNoindex(meta.name, meta.content)).find((found) => found !== null) ?? null;
   const fromHeader = headerNoindex(page.headers);
   const elementHref = markup?.canonicalHref ?? null;
-  const canonical = canonicalOf(elementHref, "link_element", page.url) ?? canonicalOf(headerCanonical(page.headers), "link_header", page.url);
+  const canonical =
+    canonicalOf(elementHref, "link_element", page.url) ?? canonicalOf(headerCanonical(page.headers), "link_header", page.url);
   const soft404 = page.status === 200 && markup !== null ? soft404Of(markup.title, markup.heading) : null;
   return {
     noindex: fromMeta ?? (fromHeader === null ? null : { source: "header", directive: fromHeader.directive, scope: fromHeader.scope }),
@@ -135,18 +139,35 @@ function isHtml(headers: HeaderMap): boolean {
 export type SearchWarningCode = "noindex" | "canonical_elsewhere" | "redirect_to_home" | "soft_404_suspected";
 
 /** The signals as warnings about the final page (`url`), in a fixed order; none for a clean page. */
-export function searchWarningTexts(signals: SearchSignals | null, url: string): { readonly code: SearchWarningCode; readonly message: string }[] {
+export function searchWarningTexts(
+  signals: SearchSignals | null,
+  url: string,
+): { readonly code: SearchWarningCode; readonly message: string }[] {
   if (signals === null) return [];
   const out: { code: SearchWarningCode; message: string }[] = [];
   const { noindex, canonical, soft404 } = signals;
   if (noindex !== null) {
-    const where = noindex.source === "meta" ? `a <meta name="${noindex.scope ?? "robots"}"> element` : `X-Robots-Tag${noindex.scope === null ? "" : ` (for ${noindex.scope})`}`;
+    const where =
+      noindex.source === "meta"
+        ? `a <meta name="${noindex.scope ?? "robots"}"> element`
+        : `X-Robots-Tag${noindex.scope === null ? "" : ` (for ${noindex.scope})`}`;
     out.push({ code: "noindex", message: `${url} asks search engines not to index it: ${noindex.directive} in ${where}` });
   }
   if (canonical?.elsewhere === true) {
-    out.push({ code: "canonical_elsewhere", message: `${url} names ${canonical.url} as its canonical URL (${canonical.source === "link_element" ? '<link rel="canonical">' : "Link header"})` });
+    out.push({
+      code: "canonical_elsewhere",
+      message: `${url} names ${canonical.url} as its canonical URL (${canonical.source === "link_element" ? '<link rel="canonical">' : "Link header"})`,
+    });
   }
-  if (signals.redirectToHome) out.push({ code: "redirect_to_home", message: `The chain ends at the site's root ${url}: search engines treat a deep URL sent to the home page as a soft 404` });
-  if (soft404 !== null) out.push({ code: "soft_404_suspected", message: `${url} answers 200, but its ${soft404.source === "title" ? "title" : "first heading"} reads ${JSON.stringify(soft404.text)}: a soft 404` });
+  if (signals.redirectToHome)
+    out.push({
+      code: "redirect_to_home",
+      message: `The chain ends at the site's root ${url}: search engines treat a deep URL sent to the home page as a soft 404`,
+    });
+  if (soft404 !== null)
+    out.push({
+      code: "soft_404_suspected",
+      message: `${url} answers 200, but its ${soft404.source === "title" ? "title" : "first heading"} reads ${JSON.stringify(soft404.text)}: a soft 404`,
+    });
   return out;
 }

@@ -15,7 +15,11 @@ import { TRACE_WARNING_SEVERITY } from "./redirect-trace-result.js";
  * for a connection whose stapled answer says its leaf is revoked (a reused
  * connection was judged with the request that opened it). Total.
  */
-export function siteCheckWarnings(requests: readonly RequestRecord[], thresholdDays: number | undefined, now: number = Date.now()): EvidenceWarning[] {
+export function siteCheckWarnings(
+  requests: readonly RequestRecord[],
+  thresholdDays: number | undefined,
+  now: number = Date.now(),
+): EvidenceWarning[] {
   const expiring: EvidenceWarning[] = certificateWarnings(requests, thresholdDays ?? DEFAULT_CERT_EXPIRY_WARN_DAYS, now).map((warning) => ({
     code: warning.code,
     message: warning.message,

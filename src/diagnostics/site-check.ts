@@ -7,7 +7,15 @@ import { searchSignals, searchWarningTexts } from "./search-signals.js";
 import { TRACE_WARNING_SEVERITY } from "./redirect-trace-result.js";
 import { failureCode, outcomeCause, refusalCause, type FailureStage, type PolicyRefusal } from "../shared/failures.js";
 import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES } from "./client-redirect.js";
-import { answeredRecord, type DiagnosticDetails, failedRecord, type RequestRecord, requestTenths, stoppedRecord, wholeMs } from "./diagnostic-details.js";
+import {
+  answeredRecord,
+  type DiagnosticDetails,
+  failedRecord,
+  type RequestRecord,
+  requestTenths,
+  stoppedRecord,
+  wholeMs,
+} from "./diagnostic-details.js";
 import { proxyBlockingProvider, proxyMatch } from "./proxy-signatures.js";
 import { firstHostEvidence, type FirstHostEvidence, withFirstHostEvidence } from "./first-host-evidence.js";
 import { createResolutionBook, resolutionOf } from "./name-resolutions.js";
@@ -43,7 +51,12 @@ const NO_ADDRESS_CODE = failureCode({ cause: "ENODATA", stage: "dns" });
  * result, and a check `signal` ended is `cancelled` (the same dialect as
  * redirect-check). Throws only when the prober breaks.
  */
-export async function checkSite(raw: string, env: DiagnosticEnv, signal?: AbortWatch, options: SiteCheckOptions = {}): Promise<SiteCheckOutcome> {
+export async function checkSite(
+  raw: string,
+  env: DiagnosticEnv,
+  signal?: AbortWatch,
+  options: SiteCheckOptions = {},
+): Promise<SiteCheckOutcome> {
   const family: FamilyStart = { evidence: null, registration: null };
   const outcome = await checkRequests(raw, speakingAs(env, options), signal, options, family);
   // Awaited whatever the outcome, so no request of the check outlives it; it ends with the same signal.
@@ -63,7 +76,13 @@ interface FamilyStart {
   registration: PendingRegistration | null;
 }
 
-async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch | undefined, options: SiteCheckOptions, family: FamilyStart): Promise<SiteCheckOutcome> {
+async function checkRequests(
+  raw: string,
+  env: DiagnosticEnv,
+  signal: AbortWatch | undefined,
+  options: SiteCheckOptions,
+  family: FamilyStart,
+): Promise<SiteCheckOutcome> {
   const start = screenInput(raw, env);
   if (!start.ok) return { kind: "refused", refusal: start.refusal };
 
@@ -101,10 +120,19 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
     run.spent(outcome);
     // Beside the rest of the check, which it never delays: a redirect's next request goes out at once.
     if (details && request === 1 && (outcome.kind === "response" || outcome.kind === "failure")) {
-      family.evidence = firstHostEvidence(env.prober, { url, method: "GET", outcome }, { timeoutMs: env.siteTimeoutMs, ports: FETCH_SAFE, signal });
+      family.evidence = firstHostEvidence(
+        env.prober,
+        { url, method: "GET", outcome },
+        { timeoutMs: env.siteTimeoutMs, ports: FETCH_SAFE, signal },
+      );
     }
     if (outcome.kind === "response") cookies.take(url, outcome.response);
-    const sent = { url: url.href, method: "GET" as const, headFallback: false, resolution: details ? run.resolutions.add(resolutionOf(outcome)) : null };
+    const sent = {
+      url: url.href,
+      method: "GET" as const,
+      headFallback: false,
+      resolution: details ? run.resolutions.add(resolutionOf(outcome)) : null,
+    };
 
     if (outcome.kind === "refused") {
       if (report !== null) run.records.push(stoppedRecord(sent, outcome));
@@ -125,7 +153,8 @@ async function checkRequests(raw: string, env: DiagnosticEnv, signal: AbortWatch
     // Only Fetch's redirect statuses are followed, and only these keep a check from being `up`.
     if (!isRedirectStatus(response.status)) return run.answered(response);
     run.redirects.push({ url: response.url, status: response.status });
-    if (request >= SITE_CHECK.maxRequests) return run.unresolved(response, tooManyRedirectsReason(SITE_CHECK.maxRequests), outcomeCause("TOO_MANY_REDIRECTS").code);
+    if (request >= SITE_CHECK.maxRequests)
+      return run.unresolved(response, tooManyRedirectsReason(SITE_CHECK.maxRequests), outcomeCause("TOO_MANY_REDIRECTS").code);
     const next = redirectTarget(response);
     if (!next.ok) return run.unresolved(response, REDIRECT_DEFECT_REASONS[next.defect], REDIRECT_DEFECT_CODES[next.defect]);
     url = next.url;
@@ -175,21 +204,53 @@ function createRun(requestedUrl: string, startUrl: string, withDetails: boolean,
   // Present only when asked for, so a plain result keeps exactly its shape.
   // Details are worked out only when asked for: a plain check would match the proxy signatures for nothing.
   // The first host's evidence (families, addresses, TLS versions) and its warnings are added once its requests are back (checkSite).
-  const checked = (result: SiteCheckResult, details: () => Omit<DiagnosticDetails, FirstHostFields | "requests" | "resolutions" | "warnings">): SiteCheckOutcome => {
+  const checked = (
+    result: SiteCheckResult,
+    details: () => Omit<DiagnosticDetails, FirstHostFields | "requests" | "resolutions" | "warnings">,
+  ): SiteCheckOutcome => {
     if (!withDetails) return { kind: "result", result };
     const made = details();
     // The search signals concern the final answer: the last request made.
-    const searchWarnings = searchWarningTexts(made.search, result.finalUrl ?? requestedUrl).map(({ code, message }) => ({ code, message, hop: records.length, severity: TRACE_WARNING_SEVERITY[code] }));
+    const searchWarnings = searchWarningTexts(made.search, result.finalUrl ?? requestedUrl).map(({ code, message }) => ({
+      code,
+      message,
+      hop: records.length,
+      severity: TRACE_WARNING_SEVERITY[code],
+    }));
     const warnings = [...siteCheckWarnings(records, certExpiryWarnDays), ...searchWarnings];
-    return { kind: "result", result: Object.assign({}, result, { details: Object.assign({}, made, { requests: [...records], resolutions: resolutions.list(), families: null, addresses: null, tlsVersions: null, warnings }) }) };
+    return {
+      kind: "result",
+      result: Object.assign({}, result, {
+        details: Object.assign({}, made, {
+          requests: [...records],
+          resolutions: resolutions.list(),
+          families: null,
+          addresses: null,
+          tlsVersions: null,
+          warnings,
+        }),
+      }),
+    };
   };
-  const answerDetails = (response: HopResponse, code: string | null): Omit<DiagnosticDetails, FirstHostFields | "requests" | "resolutions" | "warnings"> => ({
+  const answerDetails = (
+    response: HopResponse,
+    code: string | null,
+  ): Omit<DiagnosticDetails, FirstHostFields | "requests" | "resolutions" | "warnings"> => ({
     code,
     proxy: proxyMatch(response.status, response.headers),
-    clientRedirect: isRedirectStatus(response.status) ? null : clientRedirectOf(response.status, response.headers, response.bodyPrefix, response.url),
+    clientRedirect: isRedirectStatus(response.status)
+      ? null
+      : clientRedirectOf(response.status, response.headers, response.bodyPrefix, response.url),
     search: isRedirectStatus(response.status)
       ? null
-      : searchSignals({ startUrl, url: response.url, redirects: redirects.length, status: response.status, headers: response.headers, body: response.bodyPrefix }),
+      : searchSignals({
+          startUrl,
+          url: response.url,
+          redirects: redirects.length,
+          status: response.status,
+          headers: response.headers,
+          body: response.bodyPrefix,
+        }),
   });
 
   return {
@@ -205,36 +266,42 @@ function createRun(requestedUrl: string, startUrl: string, withDetails: boolean,
     answered(response: HopResponse): SiteCheckOutcome {
       const provider = proxyBlockingProvider(response.status, response.headers);
       const down = response.status >= 500;
-      return checked({
-        requestedUrl,
-        redirectHops: redirectHops(),
-        finalUrl: response.url,
-        status: down ? "down" : "up",
-        statusCode: response.status,
-        statusText: response.statusText,
-        responseTime: elapsed(),
-        reason: down ? serverErrorReason(response.status, response.statusText) : null,
-        failedStage: down ? "http" : null,
-        proxyBlocked: provider !== null,
-        proxyProvider: provider,
-      }, () => answerDetails(response, down ? outcomeCause("SERVER_ERROR").code : null));
+      return checked(
+        {
+          requestedUrl,
+          redirectHops: redirectHops(),
+          finalUrl: response.url,
+          status: down ? "down" : "up",
+          statusCode: response.status,
+          statusText: response.statusText,
+          responseTime: elapsed(),
+          reason: down ? serverErrorReason(response.status, response.statusText) : null,
+          failedStage: down ? "http" : null,
+          proxyBlocked: provider !== null,
+          proxyProvider: provider,
+        },
+        () => answerDetails(response, down ? outcomeCause("SERVER_ERROR").code : null),
+      );
     },
 
     /** The last response is a redirect that cannot or may not be followed. */
     unresolved(response: HopResponse, reason: string, code: string): SiteCheckOutcome {
-      return checked({
-        requestedUrl,
-        redirectHops: redirectHops(),
-        finalUrl: response.url,
-        status: "down",
-        statusCode: response.status,
-        statusText: response.statusText,
-        responseTime: elapsed(),
-        reason,
-        failedStage: "http",
-        proxyBlocked: false,
-        proxyProvider: null,
-      }, () => answerDetails(response, code));
+      return checked(
+        {
+          requestedUrl,
+          redirectHops: redirectHops(),
+          finalUrl: response.url,
+          status: "down",
+          statusCode: response.status,
+          statusText: response.statusText,
+          responseTime: elapsed(),
+          reason,
+          failedStage: "http",
+          proxyBlocked: false,
+          proxyProvider: null,
+        },
+        () => answerDetails(response, code),
+      );
     },
 
     /**
@@ -244,19 +311,22 @@ function createRun(requestedUrl: string, startUrl: string, withDetails: boolean,
      */
     failed(url: URL, stage: FailureStage, reason: string, code: string): SiteCheckOutcome {
       const afterRedirects = redirects.length > 0;
-      return checked({
-        requestedUrl,
-        redirectHops: redirectHops(),
-        finalUrl: afterRedirects ? url.href : null,
-        status: "down",
-        statusCode: null,
-        statusText: null,
-        responseTime: afterRedirects ? elapsed() : null,
-        reason,
-        failedStage: stage,
-        proxyBlocked: false,
-        proxyProvider: null,
-      }, () => ({ code, proxy: null, clientRedirect: null, search: null }));
+      return checked(
+        {
+          requestedUrl,
+          redirectHops: redirectHops(),
+          finalUrl: afterRedirects ? url.href : null,
+          status: "down",
+          statusCode: null,
+          statusText: null,
+          responseTime: afterRedirects ? elapsed() : null,
+          reason,
+          failedStage: stage,
+          proxyBlocked: false,
+          proxyProvider: null,
+        },
+        () => ({ code, proxy: null, clientRedirect: null, search: null }),
+      );
     },
   };
 }

@@ -88,7 +88,24 @@ export const SOFT_404_PHRASES: ReadonlySet<string> = new Set([
 ]);
 
 /** Words dropped at either end of a part: interjections and the words that go with a status code. */
-const FRAME_WORDS: ReadonlySet<string> = new Set(["oops", "whoops", "sorry", "uh", "oh", "error", "erreur", "fehler", "errore", "erro", "fout", "błąd", "ошибка", "http", "page", "seite"]);
+const FRAME_WORDS: ReadonlySet<string> = new Set([
+  "oops",
+  "whoops",
+  "sorry",
+  "uh",
+  "oh",
+  "error",
+  "erreur",
+  "fehler",
+  "errore",
+  "erro",
+  "fout",
+  "błąd",
+  "ошибка",
+  "http",
+  "page",
+  "seite",
+]);
 /** Status codes that say it alone ("404", "Error 404"); "gone" counts only beside 410. */
 const STATUS_WORDS: ReadonlySet<string> = new Set(["404", "410"]);
 /** Title separators: a part on either side is read alone. */

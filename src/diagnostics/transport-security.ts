@@ -41,7 +41,10 @@ export const HSTS_MAX_AGE_CAP = 2_147_483_647;
  */
 const TRANSPORT_HEADER_SCAN_LIMIT = 8_192;
 
-export type HstsReading = { readonly kind: "missing" } | { readonly kind: "invalid" } | { readonly kind: "policy"; readonly policy: HstsPolicy };
+export type HstsReading =
+  | { readonly kind: "missing" }
+  | { readonly kind: "invalid" }
+  | { readonly kind: "policy"; readonly policy: HstsPolicy };
 
 /** The HSTS reading of a head: the first Strict-Transport-Security field counts, later ones are ignored (RFC 6797 §8.1). */
 export function hstsOf(headers: HeaderMap): HstsReading {

@@ -56,7 +56,8 @@ export function redactValue(value: string): string {
   url.username = "";
   url.password = "";
   if (hasKey) {
-    for (const name of [...url.searchParams.keys()]) if (name.toLowerCase() === API_KEY_QUERY_PARAMETER) url.searchParams.set(name, REDACTED);
+    for (const name of [...url.searchParams.keys()])
+      if (name.toLowerCase() === API_KEY_QUERY_PARAMETER) url.searchParams.set(name, REDACTED);
   }
   url.hash = "";
   return assumedScheme ? url.href.slice(ASSUMED_SCHEME.length) : url.href;

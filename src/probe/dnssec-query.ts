@@ -79,7 +79,8 @@ function systemServers(): string[] {
 /** "1.2.3.4", "1.2.3.4:53", "::1", "[::1]:53", as SITEDIAG_DNS_SERVERS and c-ares write them; null for anything else. */
 export function serverAddress(server: string): ServerAddress | null {
   const bracketed = /^\[([0-9a-fA-F:.]{2,45})\](?::(\d{1,5}))?$/.exec(server);
-  const [address, port] = bracketed !== null ? [bracketed[1] ?? "", bracketed[2]] : isIP(server) !== 0 ? [server, undefined] : splitPort(server);
+  const [address, port] =
+    bracketed !== null ? [bracketed[1] ?? "", bracketed[2]] : isIP(server) !== 0 ? [server, undefined] : splitPort(server);
   const family = isIP(address);
   const number = port === undefined ? 53 : Number(port);
   if (family === 0 || !Number.isInteger(number) || number < 1 || number > 65_535) return null;
@@ -103,7 +104,18 @@ function askOne(host: string, target: ServerAddress, budgetMs: number, signal: A
       id,
       flags: dnsPacket.RECURSION_DESIRED,
       questions: [question],
-      additionals: [{ type: "OPT", name: ".", udpPayloadSize: UDP_PAYLOAD_SIZE, extendedRcode: 0, ednsVersion: 0, flags: dnsPacket.DNSSEC_OK, flag_do: true, options: [] }],
+      additionals: [
+        {
+          type: "OPT",
+          name: ".",
+          udpPayloadSize: UDP_PAYLOAD_SIZE,
+          extendedRcode: 0,
+          ednsVersion: 0,
+          flags: dnsPacket.DNSSEC_OK,
+          flag_do: true,
+          options: [],
+        },
+      ],
     });
     socket = createSocket({ type: target.family === 6 ? "udp6" : "udp4", recvBufferSize: 65_536 });
   } catch {
@@ -160,7 +172,19 @@ export function readAnswer(message: Buffer, id: number, host: string): DnssecRea
   return { state: saysBogus(extendedErrors) ? "bogus" : "unknown", rcode, extendedErrors };
 }
 
-const RCODES: readonly string[] = ["NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN", "YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE"];
+const RCODES: readonly string[] = [
+  "NOERROR",
+  "FORMERR",
+  "SERVFAIL",
+  "NXDOMAIN",
+  "NOTIMP",
+  "REFUSED",
+  "YXDOMAIN",
+  "YXRRSET",
+  "NXRRSET",
+  "NOTAUTH",
+  "NOTZONE",
+];
 
 /** The EDE options of the answer's OPT record (RFC 6891 allows one OPT; a second is read as well, bounded the same). */
 function extendedErrorsOf(packet: dnsPacket.DecodedPacket): ExtendedDnsError[] {

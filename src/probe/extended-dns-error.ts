@@ -110,6 +110,9 @@ export function extendedErrorCause(errors: readonly ExtendedDnsError[]): string 
 /** The errors as a reason's suffix: ` (Extended DNS Error 6 DNSSEC Bogus: "text")`, each; "" for none. */
 export function extendedErrorsText(errors: readonly ExtendedDnsError[]): string {
   return errors
-    .map(({ infoCode, name, extraText }) => ` (Extended DNS Error ${infoCode}${name === "" ? "" : ` ${name}`}${extraText === "" ? "" : `: "${extraText}"`})`)
+    .map(
+      ({ infoCode, name, extraText }) =>
+        ` (Extended DNS Error ${infoCode}${name === "" ? "" : ` ${name}`}${extraText === "" ? "" : `: "${extraText}"`})`,
+    )
     .join("");
 }

@@ -64,7 +64,14 @@ export function isDefect(error: unknown): boolean {
   if (error instanceof InternalProbeError) return true;
   // A failure the hop names itself as a plain { code } value (a DNS answer, a conflicting Location) is not thrown.
   if (!(error instanceof Error)) return !(typeof error === "object" && error !== null && "code" in error && typeof error.code === "string");
-  return error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError || error instanceof EvalError || error instanceof URIError;
+  return (
+    error instanceof TypeError ||
+    error instanceof RangeError ||
+    error instanceof ReferenceError ||
+    error instanceof SyntaxError ||
+    error instanceof EvalError ||
+    error instanceof URIError
+  );
 }
 
 /**
@@ -74,7 +81,10 @@ export function isDefect(error: unknown): boolean {
  * listener throws goes to `fail` instead, as an InternalProbeError, to end
  * its own hop; should `fail` throw too, the error goes no further.
  */
-export function guarded<A = void, B = void, C = void>(listener: (first: A, second: B, third: C) => void, fail: (error: InternalProbeError) => void): (first: A, second: B, third: C) => void {
+export function guarded<A = void, B = void, C = void>(
+  listener: (first: A, second: B, third: C) => void,
+  fail: (error: InternalProbeError) => void,
+): (first: A, second: B, third: C) => void {
   // Three arguments passed on, no rest array: the most a listener here reads (HTTP/2 'response': headers, flags, raw headers).
   return (first, second, third) => {
     try {
@@ -90,7 +100,11 @@ export function guarded<A = void, B = void, C = void>(listener: (first: A, secon
 }
 
 /** Every code CAUSES names, with or without a phase: what errorCodeOf looks for in a cause chain. */
-const KNOWN_CODES: ReadonlySet<string> = new Set(Object.keys(CAUSES).filter((key) => !key.startsWith("INPUT_")).map((key) => key.slice(key.indexOf(":") + 1)));
+const KNOWN_CODES: ReadonlySet<string> = new Set(
+  Object.keys(CAUSES)
+    .filter((key) => !key.startsWith("INPUT_"))
+    .map((key) => key.slice(key.indexOf(":") + 1)),
+);
 
 /** What the hop's own deadline (or the caller's) reports, by the phase it cut short. */
 export const TIMEOUT_CAUSE: Readonly<Record<FailureStage, string>> = {

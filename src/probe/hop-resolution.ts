@@ -21,7 +21,14 @@ export function hasChainToWalk(resolution: Resolution): boolean {
 }
 
 /** The outcome with the record of the name's resolution (name-resolution.ts), timed as its DNS phase. */
-export function withResolution(outcome: HopOutcome, trace: HopTrace, host: string, resolution: Resolution, chain: CnameChain, dnssec: DnssecReading): HopOutcome {
+export function withResolution(
+  outcome: HopOutcome,
+  trace: HopTrace,
+  host: string,
+  resolution: Resolution,
+  chain: CnameChain,
+  dnssec: DnssecReading,
+): HopOutcome {
   // Rounded as hopTimings rounds the phase, for a refusal, which has no timings.
   const dnsPhase = trace.dnsDoneAt === null ? 0 : Math.max(0, Math.round((trace.dnsDoneAt - trace.startedAt) * 10)) / 10;
   if (outcome.kind === "response") {

@@ -17,15 +17,20 @@ export function hopTimings(trace: HopTrace, endedAt: number, headAt: number | nu
   const total = tenths(trace, endedAt);
   // A boundary that came after the end (never, on one clock) is read as the end.
   const at = (time: number) => Math.min(tenths(trace, time), total);
-  const phase = (from: number | null, to: number | null): number | null => (from === null || to === null ? null : Math.max(0, at(to) - at(from)));
+  const phase = (from: number | null, to: number | null): number | null =>
+    from === null || to === null ? null : Math.max(0, at(to) - at(from));
   const failedIn = headAt === null ? trace.phase : null;
 
   const dns = phase(trace.startedAt, trace.dnsDoneAt ?? (failedIn === "dns" ? endedAt : null));
   // A reused connection has no dial and no handshake of its own.
-  const connect = trace.connectionReused ? null : phase(trace.connectStartedAt, trace.tcpConnectedAt ?? (failedIn === "connect" ? endedAt : null));
+  const connect = trace.connectionReused
+    ? null
+    : phase(trace.connectStartedAt, trace.tcpConnectedAt ?? (failedIn === "connect" ? endedAt : null));
   const tls = trace.connectionReused ? null : phase(trace.tcpConnectedAt, trace.tlsDoneAt ?? (failedIn === "tls" ? endedAt : null));
   // Waiting starts when the connection is ready (or the request went out on a kept one) and ends at the first byte.
-  const ready = trace.connectionReused ? trace.requestSentAt : (trace.tlsDoneAt ?? (trace.connectStartedAt === null ? null : trace.tcpConnectedAt));
+  const ready = trace.connectionReused
+    ? trace.requestSentAt
+    : (trace.tlsDoneAt ?? (trace.connectStartedAt === null ? null : trace.tcpConnectedAt));
   const firstByte = trace.firstByteAt ?? headAt;
   const waiting = phase(ready, firstByte ?? (failedIn === "http" ? endedAt : null));
   const receiving = firstByte === null ? null : phase(firstByte, headAt ?? endedAt);

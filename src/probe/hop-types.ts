@@ -219,7 +219,14 @@ export interface ChainCertificate {
 }
 
 /** Why a link failed, in words; `other` for a code no link can be told for (the code is TlsDetail.verifyError). */
-export type ChainFailureReason = "not yet valid" | "expired" | "missing intermediate" | "self-signed root sent" | "self-signed certificate" | "name mismatch" | "other";
+export type ChainFailureReason =
+  | "not yet valid"
+  | "expired"
+  | "missing intermediate"
+  | "self-signed root sent"
+  | "self-signed certificate"
+  | "name mismatch"
+  | "other";
 
 /** The verdict on the chain, and the link it fell at. */
 export interface ChainVerification {

@@ -114,25 +114,45 @@ async function resolveAndFetch(request: HopRequest, deps: HopDeps, trace: HopTra
   const described = request.describeResolution === true;
   const chain = described && hasChainToWalk(resolution) ? deps.resolver.cnameChain(host, signal) : null;
   const dnssec = described && request.readDnssec === true && hasChainToWalk(resolution) ? deps.resolver.dnssec(host, signal) : null;
-  const outcome = resolution.ok ? await fetchResolved(request, deps, trace, signal, host, resolution.addresses) : failure(trace, { code: resolution.code }, signal.aborted);
+  const outcome = resolution.ok
+    ? await fetchResolved(request, deps, trace, signal, host, resolution.addresses)
+    : failure(trace, { code: resolution.code }, signal.aborted);
   if (!described) return outcome;
   const reading = dnssec === null ? DNSSEC_NOT_READ : await dnssec;
   const explained = resolution.ok ? outcome : explainedByExtendedErrors(outcome, resolution.code, reading);
   return withResolution(explained, trace, host, resolution, chain === null ? NO_CNAME_WALK : await chain, reading);
 }
 
-async function fetchResolved(request: HopRequest, deps: HopDeps, trace: HopTrace, signal: AbortWatch, host: string, addresses: readonly ResolvedAddress[]): Promise<HopOutcome> {
+async function fetchResolved(
+  request: HopRequest,
+  deps: HopDeps,
+  trace: HopTrace,
+  signal: AbortWatch,
+  host: string,
+  addresses: readonly ResolvedAddress[],
+): Promise<HopOutcome> {
   // Every answer must pass: one private answer among public ones is how rebinding starts.
   for (const { address } of addresses) {
     const verdict = deps.addresses.judge(address);
     if (!verdict.allowed) {
-      return { kind: "refused", refusal: refusal("INPUT_RESOLVES_NON_PUBLIC", `Target ${host} resolves to ${verdict.address}, which is ${refusedAddressDetail(verdict)}`, verdict.range) };
+      return {
+        kind: "refused",
+        refusal: refusal(
+          "INPUT_RESOLVES_NON_PUBLIC",
+          `Target ${host} resolves to ${verdict.address}, which is ${refusedAddressDetail(verdict)}`,
+          verdict.range,
+        ),
+      };
     }
   }
   if (request.family !== undefined) addresses = addresses.filter(({ family }) => family === request.family);
   if (request.address !== undefined) addresses = addresses.filter(({ address }) => address === request.address);
   // Never a 400: the diagnostics report it as the DNS failure it is, with that row's code.
-  if (addresses.length === 0) return { kind: "refused", refusal: { rule: "no_address", code: causeInfo("ENODATA", "dns").code, reason: `Target ${host} resolved to no address` } };
+  if (addresses.length === 0)
+    return {
+      kind: "refused",
+      refusal: { rule: "no_address", code: causeInfo("ENODATA", "dns").code, reason: `Target ${host} resolved to no address` },
+    };
   return fetchHead(request, deps, trace, signal, addresses);
 }
 
@@ -244,7 +264,8 @@ async function exchangeOver(
       signal,
       trace,
     };
-    const exchanged = connection.protocol === "h2" ? await exchangeHttp2(connection.session, exchange) : await exchangeHttp1(connection.socket, exchange);
+    const exchanged =
+      connection.protocol === "h2" ? await exchangeHttp2(connection.session, exchange) : await exchangeHttp1(connection.socket, exchange);
     trace.answeredAt = exchanged.headAt;
     // The head's time is read. The rest of the hop waits for the loop's check
     // phase, so that answers which arrived in the same poll (a burst of checks
@@ -311,13 +332,22 @@ function bodyPrefixBytes(request: HopRequest): number {
 }
 
 function requestHeaders(deps: HopDeps, request: HopRequest): readonly (readonly [string, string])[] {
-  const base = request.userAgent === undefined ? deps.requestHeaders : deps.requestHeaders.map(([name, value]) => [name, name === "user-agent" ? (request.userAgent ?? value) : value] as const);
+  const base =
+    request.userAgent === undefined
+      ? deps.requestHeaders
+      : deps.requestHeaders.map(([name, value]) => [name, name === "user-agent" ? (request.userAgent ?? value) : value] as const);
   if (request.cookie === undefined || request.cookie === "") return base;
   return [...base, ["cookie", request.cookie]];
 }
 
 /** The response, or the code of a contradiction a browser refuses (two different Locations). */
-function hopResponse(url: URL, method: HopRequest["method"], exchanged: Exchanged, trace: HopTrace, capture: boolean): HopResponse | string {
+function hopResponse(
+  url: URL,
+  method: HopRequest["method"],
+  exchanged: Exchanged,
+  trace: HopTrace,
+  capture: boolean,
+): HopResponse | string {
   const { head } = exchanged;
   const headers = headerMapOf(head.fields);
   const locations = headerValue(headers, "location");

@@ -51,7 +51,14 @@ export interface NameResolution {
  * failed with when the lookup failed; `timeMs` the request's DNS phase.
  * Null for a lookup that shows nothing (cancelled before any answer).
  */
-export function nameResolutionOf(host: string, resolution: Resolution, chain: CnameChain, dnssec: DnssecReading, timeMs: number, failureCode: string | null): NameResolution | null {
+export function nameResolutionOf(
+  host: string,
+  resolution: Resolution,
+  chain: CnameChain,
+  dnssec: DnssecReading,
+  timeMs: number,
+  failureCode: string | null,
+): NameResolution | null {
   const evidence = resolution.ok ? resolution.evidence : "evidence" in resolution ? resolution.evidence : undefined;
   if (evidence === undefined) return null;
   const v4 = evidence.records.filter(({ family }) => family === 4);

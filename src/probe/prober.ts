@@ -28,7 +28,10 @@ export function createProber(options: ProberOptions, hooks: ProberHooks = {}): P
   // (its root store, NODE_EXTRA_CA_CERTS included), which tls.connect would
   // otherwise build afresh for every connection (docs/benchmarks.md).
   const secureContext = options.ca === undefined ? createSecureContext() : createSecureContext({ ca: [...rootCertificates, options.ca] });
-  const requestHeaders = Object.freeze([Object.freeze(["user-agent", options.userAgent] as const), Object.freeze(["accept", "*/*"] as const)]);
+  const requestHeaders = Object.freeze([
+    Object.freeze(["user-agent", options.userAgent] as const),
+    Object.freeze(["accept", "*/*"] as const),
+  ]);
   const keeper = createConnectionKeeper(options.reuseConnections === false ? 0 : MAX_KEPT);
   // Details' version-limited handshakes: built on the first one asked for, never by a prober that does none.
   const contexts = versionContexts();

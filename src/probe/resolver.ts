@@ -83,13 +83,23 @@ export function createResolver(options: ResolverOptions): Resolver {
   };
 }
 
-async function lookup(host: string, servers: readonly string[], hosts: (() => Promise<HostsTable>) | undefined, hostsPath: string | undefined, signal: AbortWatch): Promise<Resolution> {
+async function lookup(
+  host: string,
+  servers: readonly string[],
+  hosts: (() => Promise<HostsTable>) | undefined,
+  hostsPath: string | undefined,
+  signal: AbortWatch,
+): Promise<Resolution> {
   const listed = hosts === undefined ? undefined : (await hosts()).get(normaliseName(host));
   if (listed !== undefined && hostsPath !== undefined) {
     const ipv6 = listed.filter(({ family }) => family === 6);
     const ipv4 = listed.filter(({ family }) => family === 4);
     const records = [...ipv4, ...ipv6].map(({ address, family }) => ({ address, family, ttl: null }));
-    return { ok: true, addresses: interleave(ipv6, ipv4), evidence: { source: { kind: "hosts_file", path: hostsPath }, records, rcode: null } };
+    return {
+      ok: true,
+      addresses: interleave(ipv6, ipv4),
+      evidence: { source: { kind: "hosts_file", path: hostsPath }, records, rcode: null },
+    };
   }
   return dnsLookup(host, servers, signal);
 }
@@ -106,7 +116,8 @@ async function dnsLookup(host: string, servers: readonly string[], signal: Abort
     const ipv4 = records.filter(({ family }) => family === 4).map(({ address, family }) => ({ address, family }));
     const ipv6 = records.filter(({ family }) => family === 6).map(({ address, family }) => ({ address, family }));
     const source = serversAsked(servers, resolver);
-    if (ipv4.length + ipv6.length > 0) return { ok: true, addresses: dedupe(interleave(ipv6, ipv4)), evidence: { source, records, rcode: null } };
+    if (ipv4.length + ipv6.length > 0)
+      return { ok: true, addresses: dedupe(interleave(ipv6, ipv4)), evidence: { source, records, rcode: null } };
     const code = combinedCode(v4, v6);
     return { ok: false, code, evidence: { source, records: [], rcode: RCODES[code] ?? null } };
   } finally {
@@ -119,7 +130,14 @@ function answered(result: PromiseSettledResult<readonly { address: string; ttl: 
 }
 
 /** The response code behind c-ares' error codes; the others (ETIMEOUT, ECONNREFUSED, EBADRESP ...) are no server's word. */
-const RCODES: Readonly<Record<string, string>> = { ENOTFOUND: "NXDOMAIN", ESERVFAIL: "SERVFAIL", EREFUSED: "REFUSED", EFORMERR: "FORMERR", ENOTIMP: "NOTIMP", ENODATA: "NOERROR" };
+const RCODES: Readonly<Record<string, string>> = {
+  ENOTFOUND: "NXDOMAIN",
+  ESERVFAIL: "SERVFAIL",
+  EREFUSED: "REFUSED",
+  EFORMERR: "FORMERR",
+  ENOTIMP: "NOTIMP",
+  ENODATA: "NOERROR",
+};
 
 /** Both queries came back empty: NXDOMAIN wins (the name does not exist), then a real error over "no data". */
 function combinedCode(v4: PromiseSettledResult<unknown>, v6: PromiseSettledResult<unknown>): string {

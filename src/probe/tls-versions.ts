@@ -43,7 +43,11 @@ export type VersionContexts = () => ReadonlyMap<TlsVersionName, SecureContext | 
 const LEGACY_CIPHERS = "DEFAULT@SECLEVEL=0";
 
 /** OpenSSL's own refusal to offer a version, before any byte of a ClientHello leaves. */
-const LOCAL_REFUSALS: ReadonlySet<string> = new Set(["ERR_SSL_NO_PROTOCOLS_AVAILABLE", "ERR_SSL_NO_CIPHERS_AVAILABLE", "ERR_SSL_NO_CIPHER_MATCH"]);
+const LOCAL_REFUSALS: ReadonlySet<string> = new Set([
+  "ERR_SSL_NO_PROTOCOLS_AVAILABLE",
+  "ERR_SSL_NO_CIPHERS_AVAILABLE",
+  "ERR_SSL_NO_CIPHER_MATCH",
+]);
 
 export function versionContexts(): VersionContexts {
   let built: ReadonlyMap<TlsVersionName, SecureContext | null> | null = null;
@@ -65,7 +69,10 @@ function limitedContext(version: TlsVersionName): SecureContext | null {
 
 /** The four handshakes; never throws. */
 export async function runTlsVersions(request: TlsVersionsRequest, deps: HopDeps, contexts: VersionContexts): Promise<TlsVersionsOutcome> {
-  const screened = request.url.protocol === "https:" ? screenUrl(request.url, request.ports, deps.addresses) : refusal("INPUT_SCHEME", "Only an https URL has TLS versions to try");
+  const screened =
+    request.url.protocol === "https:"
+      ? screenUrl(request.url, request.ports, deps.addresses)
+      : refusal("INPUT_SCHEME", "Only an https URL has TLS versions to try");
   if (screened !== null) return { kind: "refused", refusal: screened };
   const deadline = createDeadline();
   const onOuterAbort = () => deadline.abort();
@@ -75,7 +82,9 @@ export async function runTlsVersions(request: TlsVersionsRequest, deps: HopDeps,
   try {
     const pinned = await approvedAddress(request, deps, deadline.signal);
     if ("rule" in pinned) return { kind: "refused", refusal: pinned };
-    const attempts = await Promise.all(TLS_VERSIONS.map((version) => handshakeWith(version, contexts().get(version) ?? null, pinned, request.url, deps, deadline.signal)));
+    const attempts = await Promise.all(
+      TLS_VERSIONS.map((version) => handshakeWith(version, contexts().get(version) ?? null, pinned, request.url, deps, deadline.signal)),
+    );
     return { kind: "tried", address: pinned.address, attempts };
   } finally {
     clearTimeout(timer);
@@ -89,21 +98,43 @@ async function approvedAddress(request: TlsVersionsRequest, deps: HopDeps, signa
   const literal = isIP(host);
   if (literal !== 0) return { address: host, family: literal === 6 ? 6 : 4 };
   const resolution = await deps.resolver.resolve(host, signal);
-  const noAddress: PolicyRefusal = { rule: "no_address", code: causeInfo("ENODATA", "dns").code, reason: `Target ${host} no longer resolves to ${request.address}` };
+  const noAddress: PolicyRefusal = {
+    rule: "no_address",
+    code: causeInfo("ENODATA", "dns").code,
+    reason: `Target ${host} no longer resolves to ${request.address}`,
+  };
   if (!resolution.ok) return noAddress;
   for (const { address } of resolution.addresses) {
     const verdict = deps.addresses.judge(address);
-    if (!verdict.allowed) return refusal("INPUT_RESOLVES_NON_PUBLIC", `Target ${host} resolves to ${verdict.address}, which is ${refusedAddressDetail(verdict)}`, verdict.range);
+    if (!verdict.allowed)
+      return refusal(
+        "INPUT_RESOLVES_NON_PUBLIC",
+        `Target ${host} resolves to ${verdict.address}, which is ${refusedAddressDetail(verdict)}`,
+        verdict.range,
+      );
   }
   return resolution.addresses.find(({ address }) => address === request.address) ?? noAddress;
 }
 
-async function handshakeWith(version: TlsVersionName, context: SecureContext | null, pinned: ResolvedAddress, url: URL, deps: HopDeps, signal: AbortWatch): Promise<TlsVersionAttempt> {
+async function handshakeWith(
+  version: TlsVersionName,
+  context: SecureContext | null,
+  pinned: ResolvedAddress,
+  url: URL,
+  deps: HopDeps,
+  signal: AbortWatch,
+): Promise<TlsVersionAttempt> {
   const none = { version, cipher: null, alpn: null, tlsMs: null };
-  if (context === null) return Object.assign({}, none, { outcome: "not_offered_locally" as const, code: null, cause: null, reason: NOT_OFFERED_REASON });
+  if (context === null)
+    return Object.assign({}, none, { outcome: "not_offered_locally" as const, code: null, cause: null, reason: NOT_OFFERED_REASON });
   const trace = startTrace(now());
   try {
-    const connection = await openPinned({ addresses: [pinned], port: effectivePort(url), tls: true, hostname: hostOf(url), secureContext: context }, trace, deps.addresses, signal);
+    const connection = await openPinned(
+      { addresses: [pinned], port: effectivePort(url), tls: true, hostname: hostOf(url), secureContext: context },
+      trace,
+      deps.addresses,
+      signal,
+    );
     // Nothing is written: the handshake is all this asks of the server.
     connection.socket.destroy();
   } catch (error) {
@@ -111,17 +142,39 @@ async function handshakeWith(version: TlsVersionName, context: SecureContext | n
     if (trace.tls === null) return failedAttempt(version, error, trace.phase, signal.aborted, now() - trace.startedAt);
   }
   const tls = trace.tls;
-  const tlsMs = trace.tlsDoneAt !== null && trace.tcpConnectedAt !== null ? Math.round((trace.tlsDoneAt - trace.tcpConnectedAt) * 10) / 10 : null;
-  return { version, outcome: "accepted", cipher: tls?.cipher ?? null, alpn: tls?.alpn ?? null, code: null, cause: null, reason: null, tlsMs };
+  const tlsMs =
+    trace.tlsDoneAt !== null && trace.tcpConnectedAt !== null ? Math.round((trace.tlsDoneAt - trace.tcpConnectedAt) * 10) / 10 : null;
+  return {
+    version,
+    outcome: "accepted",
+    cipher: tls?.cipher ?? null,
+    alpn: tls?.alpn ?? null,
+    code: null,
+    cause: null,
+    reason: null,
+    tlsMs,
+  };
 }
 
 const NOT_OFFERED_REASON = "This server's OpenSSL cannot offer this version, so nothing was sent";
 
-function failedAttempt(version: TlsVersionName, error: unknown, phase: FailureStage, aborted: boolean, elapsedMs: number): TlsVersionAttempt {
+function failedAttempt(
+  version: TlsVersionName,
+  error: unknown,
+  phase: FailureStage,
+  aborted: boolean,
+  elapsedMs: number,
+): TlsVersionAttempt {
   const cause = errorCodeOf(error);
   const none = { version, cipher: null, alpn: null, tlsMs: null };
-  if (!aborted && LOCAL_REFUSALS.has(cause)) return Object.assign({}, none, { outcome: "not_offered_locally" as const, code: null, cause, reason: NOT_OFFERED_REASON });
+  if (!aborted && LOCAL_REFUSALS.has(cause))
+    return Object.assign({}, none, { outcome: "not_offered_locally" as const, code: null, cause, reason: NOT_OFFERED_REASON });
   const failure = describeFailure({ phase, code: cause, aborted, elapsedMs, remoteAddress: null });
   const refused = phase === "tls" && !aborted;
-  return Object.assign({}, none, { outcome: refused ? ("refused" as const) : ("failed" as const), code: failureCode(failure), cause: failure.cause, reason: failure.reason });
+  return Object.assign({}, none, {
+    outcome: refused ? ("refused" as const) : ("failed" as const),
+    code: failureCode(failure),
+    cause: failure.cause,
+    reason: failure.reason,
+  });
 }

@@ -35,7 +35,9 @@ export function readRdapDomain(bytes: Uint8Array): RegistrationFacts | null {
     return null;
   }
   if (!isObject(parsed)) return null;
-  const status = (Array.isArray(parsed["status"]) ? parsed["status"] : []).filter((value): value is string => typeof value === "string").slice(0, MAX_STATUS_VALUES);
+  const status = (Array.isArray(parsed["status"]) ? parsed["status"] : [])
+    .filter((value): value is string => typeof value === "string")
+    .slice(0, MAX_STATUS_VALUES);
   const shown = status.map((value) => cut(shownText(value)));
   return {
     registrar: registrarOf(parsed["entities"]),

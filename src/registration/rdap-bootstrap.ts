@@ -51,7 +51,10 @@ export function parseRdapBootstrap(text: string): RdapBootstrap {
   } catch {
     return table;
   }
-  const services = typeof parsed === "object" && parsed !== null && "services" in parsed && Array.isArray(parsed.services) ? (parsed.services as unknown[]) : [];
+  const services =
+    typeof parsed === "object" && parsed !== null && "services" in parsed && Array.isArray(parsed.services)
+      ? (parsed.services as unknown[])
+      : [];
   for (const service of services) {
     if (!Array.isArray(service) || !Array.isArray(service[0]) || !Array.isArray(service[1])) continue;
     const base = (service[1] as unknown[]).find((url): url is string => typeof url === "string" && httpsBase(url) !== null);

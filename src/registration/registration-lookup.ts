@@ -48,7 +48,12 @@ const cache = new Map<string, Cached>();
  * now (and cached at once, so a batch's rows of one domain share it). Null
  * for a host with no registrable domain.
  */
-export function lookUpRegistration(prober: Prober, host: string, bootstrapFile: string | undefined, now: number = Date.now()): PendingRegistration | null {
+export function lookUpRegistration(
+  prober: Prober,
+  host: string,
+  bootstrapFile: string | undefined,
+  now: number = Date.now(),
+): PendingRegistration | null {
   const domain = registrableDomain(host);
   if (domain === null) return null;
   const key = `${bootstrapFile ?? ""}\n${domain}`;
@@ -97,7 +102,13 @@ async function ask(prober: Prober, domain: string, bootstrapFile: string | undef
   const url = new URL(`domain/${domain}`, base);
   try {
     // One more byte than the bound: an answer that fills it is too large, never read cut.
-    const outcome = await prober.hop({ url, method: "GET", timeoutMs: RDAP_TIMEOUT_MS, ports: { kind: "fetch-safe" }, bodyPrefixBytes: MAX_RDAP_BYTES + 1 });
+    const outcome = await prober.hop({
+      url,
+      method: "GET",
+      timeoutMs: RDAP_TIMEOUT_MS,
+      ports: { kind: "fetch-safe" },
+      bodyPrefixBytes: MAX_RDAP_BYTES + 1,
+    });
     if (outcome.kind === "refused") return unknown(domain, "refused", url.href);
     if (outcome.kind === "failure") return unknown(domain, outcome.failure.timedOut ? "timeout" : "failed", url.href);
     if (outcome.kind !== "response") return unknown(domain, "failed", url.href);
@@ -106,7 +117,9 @@ async function ask(prober: Prober, domain: string, bootstrapFile: string | undef
     if (bodyPrefix === null) return unknown(domain, "invalid_answer", url.href);
     if (bodyPrefix.length > MAX_RDAP_BYTES) return unknown(domain, "too_large", url.href);
     const facts = readRdapDomain(bodyPrefix);
-    return facts === null ? unknown(domain, "invalid_answer", url.href) : Object.assign({ domain, state: "found" as const, rdapUrl: url.href }, facts);
+    return facts === null
+      ? unknown(domain, "invalid_answer", url.href)
+      : Object.assign({ domain, state: "found" as const, rdapUrl: url.href }, facts);
   } catch {
     // The prober broke (closed at shutdown): details' own extra, never the check's answer.
     return unknown(domain, "failed", url.href);

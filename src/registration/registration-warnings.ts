@@ -18,7 +18,12 @@ export function registrationWarnings(registration: Registration | null, warnDays
   const warnings: TraceWarning[] = [];
   const { domain } = registration;
   if (registration.suspended) {
-    warnings.push(traceWarning("domain_on_hold", `The domain ${domain} is on hold (${registration.status.join(", ")}): its registry keeps it out of DNS`));
+    warnings.push(
+      traceWarning(
+        "domain_on_hold",
+        `The domain ${domain} is on hold (${registration.status.join(", ")}): its registry keeps it out of DNS`,
+      ),
+    );
   }
   const expires = registration.expires === null ? Number.NaN : Date.parse(registration.expires);
   if (Number.isFinite(expires)) {
@@ -26,7 +31,10 @@ export function registrationWarnings(registration: Registration | null, warnDays
     if (expires <= now) warnings.push(traceWarning("domain_expired", `The registration of ${domain} expired on ${date}`));
     else {
       const days = Math.floor((expires - now) / DAY_MS);
-      if (warnDays > 0 && days < warnDays) warnings.push(traceWarning("domain_expires_soon", `The registration of ${domain} expires on ${date}, in ${days} day${days === 1 ? "" : "s"}`));
+      if (warnDays > 0 && days < warnDays)
+        warnings.push(
+          traceWarning("domain_expires_soon", `The registration of ${domain} expires on ${date}, in ${days} day${days === 1 ? "" : "s"}`),
+        );
     }
   }
   return warnings;

@@ -39,7 +39,12 @@ export function createLocalRunner(env: DiagnosticEnv): DiagnosticRunner {
  * handed (thread-host.ts), so a chain of hops crosses between threads once,
  * not once per hop.
  */
-export function runDiagnostic(job: DiagnosticJob, prober: Prober, signal: AbortWatch | undefined, onHop: (outcome: HopOutcome) => void): Promise<DiagnosticAnswer["outcome"]> {
+export function runDiagnostic(
+  job: DiagnosticJob,
+  prober: Prober,
+  signal: AbortWatch | undefined,
+  onHop: (outcome: HopOutcome) => void,
+): Promise<DiagnosticAnswer["outcome"]> {
   const env: DiagnosticEnv = Object.assign({}, job.limits, { prober: observedProber(prober, onHop) });
   if (job.kind === "site-check") return checkSite(job.raw, env, signal, job.options);
   return traceRedirects(job.raw, env, signal, job.options);

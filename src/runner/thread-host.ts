@@ -109,7 +109,11 @@ export function hostProbeThread(runJob: JobRunner = runDiagnosticJob): void {
     const { id, job } = message;
     const cancel = createDeadline();
     running.set(id, cancel);
-    const start = async (): Promise<FromProbeThread> => ({ type: "answer", id, answer: await runJob(job, { prober, signal: cancel.signal }) });
+    const start = async (): Promise<FromProbeThread> => ({
+      type: "answer",
+      id,
+      answer: await runJob(job, { prober, signal: cancel.signal }),
+    });
     waiting.push({ id, start });
     if (waiting.length === 1) setImmediate(startSome);
   };

@@ -4,7 +4,10 @@ import { Worker, type WorkerOptions } from "node:worker_threads";
 import type { ProbeThreadData } from "./thread-messages.js";
 
 /** The module a probe thread runs unless told otherwise: compiled beside this one, or the source under tsx. */
-export const DIAGNOSTIC_THREAD_ENTRY = new URL(import.meta.url.endsWith(".ts") ? "./diagnostic-thread.ts" : "./diagnostic-thread.js", import.meta.url);
+export const DIAGNOSTIC_THREAD_ENTRY = new URL(
+  import.meta.url.endsWith(".ts") ? "./diagnostic-thread.ts" : "./diagnostic-thread.js",
+  import.meta.url,
+);
 
 /**
  * A dead thread is always replaced, after a delay that grows with each death
@@ -44,7 +47,10 @@ const YOUNG_GENERATION_MB = 8;
 /** Starts a probe thread running `module` with `data` as its workerData, each time it is called. */
 export function threadStarter(module: URL, data: ProbeThreadData): () => Worker {
   const start = threadStart(module);
-  const options: WorkerOptions = Object.assign({}, start.options, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+  const options: WorkerOptions = Object.assign({}, start.options, {
+    workerData: data,
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+  });
   return () => new Worker(start.entry, options);
 }
 
@@ -56,7 +62,9 @@ export function threadStarter(module: URL, data: ProbeThreadData): () => Worker 
  */
 function threadStart(module: URL): { readonly entry: string | URL; readonly options: WorkerOptions } {
   if (!module.pathname.endsWith(".ts")) return { entry: module, options: {} };
-  const tsx = createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs");
+  const tsx = createRequire(import.meta.url)
+    .resolve("tsx/esm/api")
+    .replace(/\.cjs$/, ".mjs");
   const source = module.href;
   const boot = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`;
   return { entry: boot, options: { eval: true, execArgv: [] } };

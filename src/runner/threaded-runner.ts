@@ -27,7 +27,12 @@ export function createThreadedRunner(threads: ProbeThreads, limits: DiagnosticLi
   // Only the limits cross with each job: whatever else the given object holds may not clone.
   const jobLimits = limitsOf(limits);
   const hops = hopListeners();
-  const run = async <O>(job: DiagnosticJob, signal: AbortWatch | undefined): Promise<O | { readonly kind: "cancelled"; readonly reason: unknown } | { readonly kind: "overloaded"; readonly overload: Overload }> => {
+  const run = async <O>(
+    job: DiagnosticJob,
+    signal: AbortWatch | undefined,
+  ): Promise<
+    O | { readonly kind: "cancelled"; readonly reason: unknown } | { readonly kind: "overloaded"; readonly overload: Overload }
+  > => {
     let answer: DiagnosticAnswer<O>;
     try {
       // A diagnostic thread answers a job with nothing but its DiagnosticAnswer (thread-host.ts).
@@ -43,9 +48,25 @@ export function createThreadedRunner(threads: ProbeThreads, limits: DiagnosticLi
   };
   return {
     checkSite: (raw, signal, options) =>
-      run<SiteCheckOutcome>({ kind: "site-check", raw, limits: jobLimits, options: options.timeoutsFrom === undefined ? Object.assign({}, options, { timeoutsFrom: sharedClockMs() }) : options }, signal),
+      run<SiteCheckOutcome>(
+        {
+          kind: "site-check",
+          raw,
+          limits: jobLimits,
+          options: options.timeoutsFrom === undefined ? Object.assign({}, options, { timeoutsFrom: sharedClockMs() }) : options,
+        },
+        signal,
+      ),
     traceRedirects: (raw, signal, options) =>
-      run<RedirectTraceOutcome>({ kind: "trace", raw, limits: jobLimits, options: options.timeoutsFrom === undefined ? Object.assign({}, options, { timeoutsFrom: sharedClockMs() }) : options }, signal),
+      run<RedirectTraceOutcome>(
+        {
+          kind: "trace",
+          raw,
+          limits: jobLimits,
+          options: options.timeoutsFrom === undefined ? Object.assign({}, options, { timeoutsFrom: sharedClockMs() }) : options,
+        },
+        signal,
+      ),
     onHops: hops.onHops,
     load: threads.load,
     threads,

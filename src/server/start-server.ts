@@ -111,11 +111,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const limits = Object.assign({}, DEFAULT_LIMITS, options.limits);
   const interceptors = [...(options.interceptors ?? [])];
   const diagnostics = createDiagnosticsService(options.runner, options.vantages);
-  const router = createRpcRouter({ diagnostics, interceptors, ready, shutdownSignal: shutdown.signal, maxRequestBytes: limits.maxRequestBytes });
+  const router = createRpcRouter({
+    diagnostics,
+    interceptors,
+    ready,
+    shutdownSignal: shutdown.signal,
+    maxRequestBytes: limits.maxRequestBytes,
+  });
   // The REST door's way in: the very implementation and interceptors the RPC doors serve, called in memory.
   const local = createLocalCalls(shutdown.signal);
   local.service(DiagnosticsService, diagnostics, interceptors);
-  const routes = createRouteTable({ rpcHandlers: router.handlers, diagnostics: DiagnosticsService, plainRoutes: options.plainRoutes ?? [] });
+  const routes = createRouteTable({
+    rpcHandlers: router.handlers,
+    diagnostics: DiagnosticsService,
+    plainRoutes: options.plainRoutes ?? [],
+  });
   const door = createHttpHandler({
     routes,
     local,
@@ -127,13 +137,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     maxRequestBytes: limits.maxRequestBytes,
     maxUrlBytes: limits.maxUrlBytes,
   });
-  const handler = options.wrapHandler?.(door, routes) ?? ((request, response) => door(request, response, arrivalNow(requestTargetOf(request.url ?? "/"))));
-  const listener = await listenDualProtocol(Object.assign({}, limits, {
-    host: options.config.host,
-    port: options.config.port,
-    handler,
-    toolOfPath: routes.toolOf,
-  }));
+  const handler =
+    options.wrapHandler?.(door, routes) ??
+    ((request, response) => door(request, response, arrivalNow(requestTargetOf(request.url ?? "/"))));
+  const listener = await listenDualProtocol(
+    Object.assign({}, limits, {
+      host: options.config.host,
+      port: options.config.port,
+      handler,
+      toolOfPath: routes.toolOf,
+    }),
+  );
 
   let closed: Promise<void> | undefined;
   return {

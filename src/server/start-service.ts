@@ -76,9 +76,16 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
     load,
     max: config.probeQueue,
     maxWaitMs: PROBE_QUEUE_MAX_WAIT_MS,
-    observer: { waiting: (count) => metrics.probeQueueWaiting.set(count), rejected: (operation, why) => metrics.probeQueueRejections.inc({ operation, why }) },
+    observer: {
+      waiting: (count) => metrics.probeQueueWaiting.set(count),
+      rejected: (operation, why) => metrics.probeQueueRejections.inc({ operation, why }),
+    },
   });
-  const admission = createAdmission(createInflightLimit({ max: config.maxInflight, observer: inflightMetrics(metrics) }), createKeyGate(store), probeQueue);
+  const admission = createAdmission(
+    createInflightLimit({ max: config.maxInflight, observer: inflightMetrics(metrics) }),
+    createKeyGate(store),
+    probeQueue,
+  );
   const separateMetrics = config.metricsPort !== undefined;
   const onDefect = (error: unknown) => logger.error({ err: error }, "server defect");
 
@@ -88,9 +95,15 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
     vantages: { fanout, deadlines: deps.vantageDeadlines ?? vantageDeadlinesFor(config) },
     admission,
     // The vantages a call names are resolved (`all`) before the charge, which is per vantage.
-    interceptors: [createCallObserver(), createVantagePlanner(fanout), createAccessInterceptor({ store, config }), createResultObserver(metrics)],
+    interceptors: [
+      createCallObserver(),
+      createVantagePlanner(fanout),
+      createAccessInterceptor({ store, config }),
+      createResultObserver(metrics),
+    ],
     // Not ready while no probe thread runs: every check would be refused until a replacement boots.
-    ready: () => (load !== undefined && load.liveThreads() === 0 ? Promise.resolve(false) : store.ping().then(() => deps.vantageReady?.() ?? true)),
+    ready: () =>
+      load !== undefined && load.liveThreads() === 0 ? Promise.resolve(false) : store.ping().then(() => deps.vantageReady?.() ?? true),
     exposeHeaders: USAGE_HEADER_NAMES,
     plainRoutes: [
       openApiRoute(),
@@ -110,9 +123,12 @@ export async function startService(deps: ServiceDeps): Promise<RunningService> {
       metricsListener = await listenForMetrics({ host: config.host, port: config.metricsPort, metrics, onDefect });
     } catch (error) {
       await server.close();
-      throw new Error(`cannot listen for metrics on ${config.host}:${config.metricsPort}: ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
+      throw new Error(
+        `cannot listen for metrics on ${config.host}:${config.metricsPort}: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
   return {

@@ -78,7 +78,9 @@ export function asItemError(reason: unknown): BatchItemError {
 
 function refusalOf(cause: unknown): PolicyRefusal | undefined {
   if (typeof cause !== "object" || cause === null || !("code" in cause) || !("reason" in cause) || !("rule" in cause)) return undefined;
-  return typeof cause.code === "string" && typeof cause.reason === "string" && cause.code.startsWith("input_") ? (cause as PolicyRefusal) : undefined;
+  return typeof cause.code === "string" && typeof cause.reason === "string" && cause.code.startsWith("input_")
+    ? (cause as PolicyRefusal)
+    : undefined;
 }
 
 /** An item whose URL the target policy refused: invalid_argument, as a single call's 400, with the refusal's own code (input_invalid_url, ...). */

@@ -37,8 +37,16 @@ const STAGES: Readonly<Record<FailureStage, FailedStage>> = {
 export function createCheckSiteHandler(runner: DiagnosticRunner) {
   return async (request: CheckSiteRequest, context: HandlerContext): Promise<CheckSiteResponse> => {
     // The message carries nothing of each request's full outcome: not asked for, not carried back from a probe thread.
-    const options = Object.assign({ details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom }, userAgentOption(request.userAgent));
-    return answerDiagnostic(() => runner.checkSite(request.url, context.signal, options), siteCheckMessage, "The check could not be completed", context);
+    const options = Object.assign(
+      { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom },
+      userAgentOption(request.userAgent),
+    );
+    return answerDiagnostic(
+      () => runner.checkSite(request.url, context.signal, options),
+      siteCheckMessage,
+      "The check could not be completed",
+      context,
+    );
   };
 }
 
@@ -54,7 +62,10 @@ export function createCheckSitesHandler(runner: DiagnosticRunner) {
     const problem = batchSizeProblem(request.urls.length);
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
     yield* completionOrder(request.urls, BATCH.concurrency, context.signal, async (url, index) => {
-      const outcome = await checkOne(create(CheckSiteRequestSchema, { url, details: request.details, userAgent: request.userAgent }), context).then(
+      const outcome = await checkOne(
+        create(CheckSiteRequestSchema, { url, details: request.details, userAgent: request.userAgent }),
+        context,
+      ).then(
         (result) => ({ case: "result" as const, value: result }),
         (reason: unknown) => ({ case: "error" as const, value: asItemError(reason) }),
       );

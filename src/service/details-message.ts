@@ -49,7 +49,8 @@ export function detailsMessage(details: DiagnosticDetails): Details {
     tlsVersions: details.tlsVersions === null ? undefined : tlsVersionsMessage(details.tlsVersions),
     // A vantage of an older version sends details without search.
     search: details.search === null || details.search === undefined ? undefined : searchMessage(details.search),
-    registration: details.registration === undefined || details.registration === null ? undefined : registrationMessage(details.registration),
+    registration:
+      details.registration === undefined || details.registration === null ? undefined : registrationMessage(details.registration),
   });
 }
 
@@ -100,7 +101,12 @@ function tlsVersionsMessage(survey: TlsVersionSurvey) {
 
 function registrationMessage(registration: Registration) {
   if (registration.state === "unknown") {
-    return create(RegistrationSchema, { domain: registration.domain, state: "unknown", unknownReason: registration.unknownReason, rdapUrl: registration.rdapUrl ?? undefined });
+    return create(RegistrationSchema, {
+      domain: registration.domain,
+      state: "unknown",
+      unknownReason: registration.unknownReason,
+      rdapUrl: registration.rdapUrl ?? undefined,
+    });
   }
   return create(RegistrationSchema, {
     domain: registration.domain,
@@ -134,7 +140,12 @@ const SEVERITY: Readonly<Record<EvidenceWarning["severity"], WarningSeverity>> =
 };
 
 function warningMessage(warning: EvidenceWarning) {
-  return create(TraceWarningSchema, { code: warning.code, message: warning.message, hop: warning.hop ?? undefined, severity: SEVERITY[warning.severity] });
+  return create(TraceWarningSchema, {
+    code: warning.code,
+    message: warning.message,
+    hop: warning.hop ?? undefined,
+    severity: SEVERITY[warning.severity],
+  });
 }
 
 function requestMessage(record: RequestRecord) {
@@ -178,7 +189,10 @@ function tlsMessage(tls: TlsRecord) {
     protocol: tls.protocol ?? undefined,
     cipher: tls.cipher ?? undefined,
     alpn: tls.alpn ?? undefined,
-    certificate: tls.certificate === null ? undefined : create(CertificateSchema, Object.assign({}, tls.certificate, { subjectAltNames: [...tls.certificate.subjectAltNames] })),
+    certificate:
+      tls.certificate === null
+        ? undefined
+        : create(CertificateSchema, Object.assign({}, tls.certificate, { subjectAltNames: [...tls.certificate.subjectAltNames] })),
     verifyError: tls.verifyError ?? undefined,
     ocsp: create(StapledOcspSchema, {
       status: tls.ocsp.status,
@@ -194,7 +208,9 @@ function tlsMessage(tls: TlsRecord) {
       signatureNote: tls.ocsp.signatureNote ?? undefined,
       sizeBytes: tls.ocsp.sizeBytes,
     }),
-    chain: tls.chain.map((certificate) => create(ChainCertificateSchema, Object.assign({}, certificate, { subjectAltNames: [...certificate.subjectAltNames] }))),
+    chain: tls.chain.map((certificate) =>
+      create(ChainCertificateSchema, Object.assign({}, certificate, { subjectAltNames: [...certificate.subjectAltNames] })),
+    ),
     verification:
       tls.verification === null
         ? undefined
@@ -212,10 +228,15 @@ function nameResolutionMessage(resolution: NameResolution) {
   return create(NameResolutionSchema, {
     name: resolution.name,
     queryTypes: [...QUESTION_TYPES],
-    source: create(NameResolutionSourceSchema, source.kind === "hosts_file" ? { kind: source.kind, path: source.path } : { kind: source.kind, servers: [...source.servers] }),
+    source: create(
+      NameResolutionSourceSchema,
+      source.kind === "hosts_file" ? { kind: source.kind, path: source.path } : { kind: source.kind, servers: [...source.servers] },
+    ),
     cnameChain: [...resolution.cnameChain],
     cnameChainEnd: resolution.cnameChainEnd,
-    answers: resolution.answers.map(({ address, family, ttl }) => create(NameResolutionAnswerSchema, { address, family, ttl: ttl ?? undefined })),
+    answers: resolution.answers.map(({ address, family, ttl }) =>
+      create(NameResolutionAnswerSchema, { address, family, ttl: ttl ?? undefined }),
+    ),
     answersOmitted: resolution.answersOmitted,
     timeMs: resolution.timeMs,
     code: resolution.code ?? undefined,

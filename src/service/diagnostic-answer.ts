@@ -12,7 +12,12 @@ import { callOf } from "./call.js";
  * retryable, uncharged answer of overloadAnswer below. A throw is a
  * defect of ours: a 500 that keeps its internal message from the caller.
  */
-export async function answerDiagnostic<R, M>(run: () => Promise<DiagnosticOutcome<R>>, toMessage: (result: R) => M, defect: string, context: HandlerContext): Promise<M> {
+export async function answerDiagnostic<R, M>(
+  run: () => Promise<DiagnosticOutcome<R>>,
+  toMessage: (result: R) => M,
+  defect: string,
+  context: HandlerContext,
+): Promise<M> {
   let outcome: DiagnosticOutcome<R>;
   try {
     outcome = await run();

@@ -15,7 +15,10 @@ import { createLocalFanout, LOCAL_VANTAGE } from "../vantage/local-fanout.js";
  * vantages goes to them through `vantages` (by default the one vantage of
  * this process, `local`, on the same runner).
  */
-export function createDiagnosticsService(runner: DiagnosticRunner, vantages?: Partial<VantageService>): ServiceImpl<typeof DiagnosticsService> {
+export function createDiagnosticsService(
+  runner: DiagnosticRunner,
+  vantages?: Partial<VantageService>,
+): ServiceImpl<typeof DiagnosticsService> {
   const service: VantageService = {
     fanout: vantages?.fanout ?? createLocalFanout({ info: LOCAL_VANTAGE, runner }),
     deadlines: vantages?.deadlines ?? DEFAULT_VANTAGE_DEADLINES,

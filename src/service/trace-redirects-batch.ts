@@ -28,8 +28,21 @@ export function createTraceRedirectsBatchHandler(runner: DiagnosticRunner) {
     if (problem !== undefined) throw new ConnectError(problem, Code.InvalidArgument);
     const limit = request.maxRedirects;
     // The batch's limit is each item's unless the item sets its own.
-    const entries = limit === undefined ? request.items : request.items.map((item) => ({ url: item.url, expectedFinalUrl: item.expectedFinalUrl, maxRedirects: item.maxRedirects ?? limit }));
-    yield* traceBatch(entries, runner, context.signal, Object.assign({ details: request.details === true }, userAgentOption(request.userAgent)), context);
+    const entries =
+      limit === undefined
+        ? request.items
+        : request.items.map((item) => ({
+            url: item.url,
+            expectedFinalUrl: item.expectedFinalUrl,
+            maxRedirects: item.maxRedirects ?? limit,
+          }));
+    yield* traceBatch(
+      entries,
+      runner,
+      context.signal,
+      Object.assign({ details: request.details === true }, userAgentOption(request.userAgent)),
+      context,
+    );
   };
 }
 
@@ -51,11 +64,21 @@ export function maxRedirectsProblem(limit: number | undefined, field: string): s
  * item as it completes; the CLI's `trace --batch` runs this too. `context`:
  * the call's, under the service (an item answered as overload is given back there).
  */
-export function traceBatch(entries: readonly BatchEntry[], runner: DiagnosticRunner, signal: AbortSignal, options: TraceOptions = {}, context?: HandlerContext): AsyncGenerator<TraceRedirectsBatchResponse> {
+export function traceBatch(
+  entries: readonly BatchEntry[],
+  runner: DiagnosticRunner,
+  signal: AbortSignal,
+  options: TraceOptions = {},
+  context?: HandlerContext,
+): AsyncGenerator<TraceRedirectsBatchResponse> {
   return completionOrder(entries, BATCH.concurrency, signal, async (entry, index) => {
     const limitProblem = maxRedirectsProblem(entry.maxRedirects, "the item's max_redirects");
     if (limitProblem !== undefined) {
-      return create(TraceRedirectsBatchResponseSchema, { index, url: entry.url, outcome: { case: "error", value: itemError(new ConnectError(limitProblem, Code.InvalidArgument)) } });
+      return create(TraceRedirectsBatchResponseSchema, {
+        index,
+        url: entry.url,
+        outcome: { case: "error", value: itemError(new ConnectError(limitProblem, Code.InvalidArgument)) },
+      });
     }
     const item = await traceBatchItem(entry, index, runner, signal, options, context);
     // Every item says the limit it was held to, whatever became of it, so its report keeps it.
@@ -86,9 +109,14 @@ async function traceBatchItem(
         outcome: { case: "error", value: refusedItemError(outcome.refusal) },
       });
     case "cancelled":
-      return create(TraceRedirectsBatchResponseSchema, { index, url, outcome: { case: "error", value: itemError(new ConnectError("cancelled", Code.Canceled)) } });
+      return create(TraceRedirectsBatchResponseSchema, {
+        index,
+        url,
+        outcome: { case: "error", value: itemError(new ConnectError("cancelled", Code.Canceled)) },
+      });
     case "overloaded": {
-      const error = context === undefined ? new ConnectError(outcome.overload.detail, Code.Unavailable) : overloadAnswer(outcome.overload, context);
+      const error =
+        context === undefined ? new ConnectError(outcome.overload.detail, Code.Unavailable) : overloadAnswer(outcome.overload, context);
       return create(TraceRedirectsBatchResponseSchema, { index, url, outcome: { case: "error", value: itemError(error) } });
     }
     case "result": {

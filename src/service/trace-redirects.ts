@@ -21,7 +21,17 @@ import { userAgentOption } from "../shared/user-agent-option.js";
 /** The TraceRedirects RPC: validate the input, run the trace, map the result to the message. */
 export function createTraceRedirectsHandler(runner: DiagnosticRunner) {
   return async (request: TraceRedirectsRequest, context: HandlerContext): Promise<TraceRedirectsResponse> => {
-    return answerDiagnostic(() => runner.traceRedirects(request.url, context.signal, Object.assign({ details: request.details === true }, userAgentOption(request.userAgent))), toTraceRedirectsResponse, "The trace could not be completed", context);
+    return answerDiagnostic(
+      () =>
+        runner.traceRedirects(
+          request.url,
+          context.signal,
+          Object.assign({ details: request.details === true }, userAgentOption(request.userAgent)),
+        ),
+      toTraceRedirectsResponse,
+      "The trace could not be completed",
+      context,
+    );
   };
 }
 
@@ -81,7 +91,12 @@ export function toTraceRedirectsResponse(result: RedirectTraceResult): TraceRedi
       }),
     ),
     warnings: result.warnings.map((warning) =>
-      create(TraceWarningSchema, { code: warning.code, message: warning.message, hop: warning.hop ?? undefined, severity: WARNING_SEVERITY[warning.severity] }),
+      create(TraceWarningSchema, {
+        code: warning.code,
+        message: warning.message,
+        hop: warning.hop ?? undefined,
+        severity: WARNING_SEVERITY[warning.severity],
+      }),
     ),
     details: result.details === undefined ? undefined : detailsMessage(result.details),
   });

@@ -43,15 +43,35 @@ export function createVantageCheckSite(service: VantageService): Handler<CheckSi
   return async (request, context) => {
     const asked = await vantagesAsked(request.vantages, service.fanout, context);
     refuseUnreadableInput(request.url, { allowBareDomain: false }, asked.names.length, context);
-    const options = Object.assign({ details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom }, userAgentOption(request.userAgent));
-    const parts = await allOf(partsFromVantages<{ kind: "site-check"; raw: string; options: typeof options }, SiteCheckResult>(service.fanout, { kind: "site-check", raw: request.url, options }, asked, service.deadlines, context, siteCheckReading));
-    const entries = parts.map((part) => create(VantageSiteCheckSchema, { vantage: part.origin, data: part.result === undefined ? undefined : siteCheckMessage(part.result) }));
+    const options = Object.assign(
+      { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom },
+      userAgentOption(request.userAgent),
+    );
+    const parts = await allOf(
+      partsFromVantages<{ kind: "site-check"; raw: string; options: typeof options }, SiteCheckResult>(
+        service.fanout,
+        { kind: "site-check", raw: request.url, options },
+        asked,
+        service.deadlines,
+        context,
+        siteCheckReading,
+      ),
+    );
+    const entries = parts.map((part) =>
+      create(VantageSiteCheckSchema, { vantage: part.origin, data: part.result === undefined ? undefined : siteCheckMessage(part.result) }),
+    );
     return create(CheckSiteResponseSchema, {
       requestedUrl: request.url,
       vantages: create(VantageSiteChecksSchema, {
         verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))],
         entries,
-        differences: vantageDifferences(entries.flatMap((entry) => (entry.data === undefined ? [] : [{ name: entry.vantage?.name ?? "", version: entry.vantage?.version, kind: "site-check" as const, data: entry.data }]))),
+        differences: vantageDifferences(
+          entries.flatMap((entry) =>
+            entry.data === undefined
+              ? []
+              : [{ name: entry.vantage?.name ?? "", version: entry.vantage?.version, kind: "site-check" as const, data: entry.data }],
+          ),
+        ),
       }),
     });
   };
@@ -63,14 +83,34 @@ export function createVantageTrace(service: VantageService): Handler<TraceRedire
     const asked = await vantagesAsked(request.vantages, service.fanout, context);
     refuseUnreadableInput(request.url, { allowBareDomain: true }, asked.names.length, context);
     const options = Object.assign({ details: request.details === true }, userAgentOption(request.userAgent));
-    const parts = await allOf(partsFromVantages<{ kind: "trace"; raw: string; options: typeof options }, RedirectTraceResult>(service.fanout, { kind: "trace", raw: request.url, options }, asked, service.deadlines, context, traceReading));
-    const entries = parts.map((part) => create(VantageTraceSchema, { vantage: part.origin, data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result) }));
+    const parts = await allOf(
+      partsFromVantages<{ kind: "trace"; raw: string; options: typeof options }, RedirectTraceResult>(
+        service.fanout,
+        { kind: "trace", raw: request.url, options },
+        asked,
+        service.deadlines,
+        context,
+        traceReading,
+      ),
+    );
+    const entries = parts.map((part) =>
+      create(VantageTraceSchema, {
+        vantage: part.origin,
+        data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result),
+      }),
+    );
     return create(TraceRedirectsResponseSchema, {
       input: request.url,
       vantages: create(VantageTracesSchema, {
         verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))],
         entries,
-        differences: vantageDifferences(entries.flatMap((entry) => (entry.data === undefined ? [] : [{ name: entry.vantage?.name ?? "", version: entry.vantage?.version, kind: "trace" as const, data: entry.data }]))),
+        differences: vantageDifferences(
+          entries.flatMap((entry) =>
+            entry.data === undefined
+              ? []
+              : [{ name: entry.vantage?.name ?? "", version: entry.vantage?.version, kind: "trace" as const, data: entry.data }],
+          ),
+        ),
       }),
     });
   };
@@ -92,7 +132,10 @@ export function refuseUnreadableInput(raw: string, rules: InputRules, vantages: 
 }
 
 /** The plain handler for a request without vantages, the vantage one for a request with them. */
-export function withVantages<I extends { readonly vantages: readonly string[] }, O>(plain: Handler<I, O>, fromVantages: Handler<I, O>): Handler<I, O> {
+export function withVantages<I extends { readonly vantages: readonly string[] }, O>(
+  plain: Handler<I, O>,
+  fromVantages: Handler<I, O>,
+): Handler<I, O> {
   return (request, context) => (request.vantages.length === 0 ? plain(request, context) : fromVantages(request, context));
 }
 

@@ -37,7 +37,10 @@ const ASPECTS: readonly Aspect[] = [
   { aspect: () => "addresses", read: (answer) => addressesOf(answer.data.details) },
   { aspect: () => "resolver", read: (answer) => resolverOf(answer.data.details) },
   { aspect: () => "status", read: (answer) => numberText(answer.kind === "site-check" ? answer.data.statusCode : answer.data.finalStatus) },
-  { aspect: () => "final_url", read: (answer) => (answer.kind === "site-check" ? (answer.data.finalUrl ?? NONE) : answer.data.finalUrl || NONE) },
+  {
+    aspect: () => "final_url",
+    read: (answer) => (answer.kind === "site-check" ? (answer.data.finalUrl ?? NONE) : answer.data.finalUrl || NONE),
+  },
   { aspect: () => "certificate", read: (answer) => certificateOf(answer.data.details) },
   {
     aspect: (kind) => (kind === "site-check" ? "failed_stage" : "chain_status"),

@@ -1,5 +1,13 @@
 import { isMessage, type Message } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ContextValues, createContextKey, type Interceptor, type StreamRequest, type UnaryRequest } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  type ContextValues,
+  createContextKey,
+  type Interceptor,
+  type StreamRequest,
+  type UnaryRequest,
+} from "@connectrpc/connect";
 import { createAsyncIterable } from "@connectrpc/connect/protocol";
 import {
   CheckSiteRequestSchema,
@@ -36,7 +44,8 @@ export function createVantagePlanner(fanout: Pick<VantageFanout, "known">): Inte
     const messages: Message[] = [];
     for await (const message of req.message) messages.push(message);
     const [only] = messages;
-    if (only === undefined || messages.length > 1 || !isVantageRequest(only)) throw new ConnectError(`${req.method.name} takes exactly one request message`, Code.InvalidArgument);
+    if (only === undefined || messages.length > 1 || !isVantageRequest(only))
+      throw new ConnectError(`${req.method.name} takes exactly one request message`, Code.InvalidArgument);
     return next(Object.assign({}, req, { message: createAsyncIterable([await resolved(only, fanout, req.contextValues)]) }));
   };
 }
@@ -57,7 +66,10 @@ function isStreamingKind(message: Message): boolean {
 }
 
 function isVantageMethod(req: UnaryRequest | StreamRequest): boolean {
-  return req.method.input.typeName === VantageCheckSiteRequestSchema.typeName || req.method.input.typeName === VantageTraceRedirectsRequestSchema.typeName;
+  return (
+    req.method.input.typeName === VantageCheckSiteRequestSchema.typeName ||
+    req.method.input.typeName === VantageTraceRedirectsRequestSchema.typeName
+  );
 }
 
 /** The request with its list resolved (a copy: messages are plain objects, and the door's own stays as it came), or the 400 of a list that is not one. */
@@ -73,9 +85,15 @@ async function resolved<M extends VantageRequest>(message: M, fanout: Pick<Vanta
       const known = await fanout.known();
       const alive = known.filter((vantage) => vantage.live).map((vantage) => vantage.info.name);
       // Nothing live (this instance is stopping): no list to price or run, and never the plain call in its place.
-      if (alive.length === 0) throw new ConnectError("no vantage has a live instance now; retry shortly (nothing was charged)", Code.Unavailable, { "retry-after": "1" });
+      if (alive.length === 0)
+        throw new ConnectError("no vantage has a live instance now; retry shortly (nothing was charged)", Code.Unavailable, {
+          "retry-after": "1",
+        });
       // Priced by the live ones; the silent ones ride beside, to be answered unavailable at once.
-      values.set(silentVantagesKey, known.filter((vantage) => !vantage.live));
+      values.set(
+        silentVantagesKey,
+        known.filter((vantage) => !vantage.live),
+      );
       return Object.assign({}, message, { vantages: alive });
     }
     case "names":

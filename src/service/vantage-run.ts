@@ -31,10 +31,16 @@ const TRIP_MARGIN_MS = 2_000;
  * default is waited for, and one held shorter is not waited for in vain.
  */
 export function vantageDeadlinesFor(timeouts: { readonly siteTimeoutMs: number; readonly traceTotalTimeoutMs: number }): VantageDeadlines {
-  return { siteCheckMs: SITE_CHECK.maxRequests * timeouts.siteTimeoutMs + TRIP_MARGIN_MS, traceMs: timeouts.traceTotalTimeoutMs + TRIP_MARGIN_MS };
+  return {
+    siteCheckMs: SITE_CHECK.maxRequests * timeouts.siteTimeoutMs + TRIP_MARGIN_MS,
+    traceMs: timeouts.traceTotalTimeoutMs + TRIP_MARGIN_MS,
+  };
 }
 
-export const DEFAULT_VANTAGE_DEADLINES: VantageDeadlines = vantageDeadlinesFor({ siteTimeoutMs: SITE_CHECK.requestTimeoutMs, traceTotalTimeoutMs: REDIRECT_TRACE.totalTimeoutMs });
+export const DEFAULT_VANTAGE_DEADLINES: VantageDeadlines = vantageDeadlinesFor({
+  siteTimeoutMs: SITE_CHECK.requestTimeoutMs,
+  traceTotalTimeoutMs: REDIRECT_TRACE.totalTimeoutMs,
+});
 
 /** One vantage's part of a call, as the service answers it: where and how it ended, and the result when it is done. */
 export interface VantagePart<R> {
@@ -58,7 +64,11 @@ const UNAVAILABLE_REASONS: Readonly<Record<string, string>> = {
  * rule (the access layer refuses it before the charge; a handler called
  * without that layer refuses it here).
  */
-export async function vantagesAsked(elements: readonly string[], fanout: Pick<VantageFanout, "known">, context: HandlerContext): Promise<VantagesAsked> {
+export async function vantagesAsked(
+  elements: readonly string[],
+  fanout: Pick<VantageFanout, "known">,
+  context: HandlerContext,
+): Promise<VantagesAsked> {
   const list = readVantageList(elements);
   switch (list.kind) {
     case "none":
@@ -67,7 +77,10 @@ export async function vantagesAsked(elements: readonly string[], fanout: Pick<Va
       throw new ConnectError(list.problem.reason, Code.InvalidArgument);
     case "all": {
       const known = await fanout.known();
-      return { names: known.filter((vantage) => vantage.live).map((vantage) => vantage.info.name), silent: known.filter((vantage) => !vantage.live) };
+      return {
+        names: known.filter((vantage) => vantage.live).map((vantage) => vantage.info.name),
+        silent: known.filter((vantage) => !vantage.live),
+      };
     }
     case "names":
       // The planner resolved `all` to these live names, and left the silent ones beside them.
@@ -102,15 +115,35 @@ export async function* partsFromVantages<J extends VantageJob, R>(
   const { names } = asked;
   for (const vantage of asked.silent) {
     // Known, silent now: nothing to wait for, and nothing was charged for it.
-    const named = { name: vantage.info.name, label: vantage.info.label, location: vantage.info.location, elapsedMs: 0, version: vantage.info.version };
+    const named = {
+      name: vantage.info.name,
+      label: vantage.info.label,
+      location: vantage.info.location,
+      elapsedMs: 0,
+      version: vantage.info.version,
+    };
     const lastSeen = new Date(vantage.lastSeen).toISOString();
-    const origin = create(VantageOriginSchema, Object.assign({}, named, { state: VantageState.UNAVAILABLE, code: "no_live_instance", lastSeen, reason: `No instance of this vantage has been seen since ${lastSeen}; nothing is known about the target from there` }));
+    const origin = create(
+      VantageOriginSchema,
+      Object.assign({}, named, {
+        state: VantageState.UNAVAILABLE,
+        code: "no_live_instance",
+        lastSeen,
+        reason: `No instance of this vantage has been seen since ${lastSeen}; nothing is known about the target from there`,
+      }),
+    );
     yield { origin, result: undefined, reading: undefined };
   }
   let told = 0;
   for await (const entry of fanout.run(job, names, deadline, context.signal)) {
     told += 1;
-    const named = { name: entry.vantage.name, label: entry.vantage.label, location: entry.vantage.location, elapsedMs: entry.elapsedMs, version: entry.vantage.version };
+    const named = {
+      name: entry.vantage.name,
+      label: entry.vantage.label,
+      location: entry.vantage.location,
+      elapsedMs: entry.elapsedMs,
+      version: entry.vantage.version,
+    };
     if (entry.state === "unavailable") {
       refund?.unit();
       yield unavailable(named, entry.reason);
@@ -120,10 +153,21 @@ export async function* partsFromVantages<J extends VantageJob, R>(
     const outcome = entry.outcome as VantageOutcomeOf<J> as DiagnosticOutcome<R>;
     switch (outcome.kind) {
       case "result":
-        yield { origin: create(VantageOriginSchema, Object.assign({}, named, { state: VantageState.DONE })), result: outcome.result, reading: read(outcome.result) };
+        yield {
+          origin: create(VantageOriginSchema, Object.assign({}, named, { state: VantageState.DONE })),
+          result: outcome.result,
+          reading: read(outcome.result),
+        };
         break;
       case "refused":
-        yield { origin: create(VantageOriginSchema, Object.assign({}, named, { state: VantageState.REFUSED, code: outcome.refusal.code, reason: outcome.refusal.reason })), result: undefined, reading: undefined };
+        yield {
+          origin: create(
+            VantageOriginSchema,
+            Object.assign({}, named, { state: VantageState.REFUSED, code: outcome.refusal.code, reason: outcome.refusal.reason }),
+          ),
+          result: undefined,
+          reading: undefined,
+        };
         break;
       case "overloaded":
         refund?.unit();
@@ -138,11 +182,22 @@ export async function* partsFromVantages<J extends VantageJob, R>(
         break;
     }
   }
-  if (context.signal.aborted || told < names.length) throw new ConnectError("the call was canceled before every vantage answered", Code.Canceled);
+  if (context.signal.aborted || told < names.length)
+    throw new ConnectError("the call was canceled before every vantage answered", Code.Canceled);
 }
 
-function unavailable(named: { name: string; label: string | undefined; location: string | undefined; elapsedMs: number; version: string | undefined }, code: string): VantagePart<never> {
-  const origin = create(VantageOriginSchema, Object.assign({}, named, { state: VantageState.UNAVAILABLE, code, reason: UNAVAILABLE_REASONS[code] ?? UNAVAILABLE_REASONS.engine_error }));
+function unavailable(
+  named: { name: string; label: string | undefined; location: string | undefined; elapsedMs: number; version: string | undefined },
+  code: string,
+): VantagePart<never> {
+  const origin = create(
+    VantageOriginSchema,
+    Object.assign({}, named, {
+      state: VantageState.UNAVAILABLE,
+      code,
+      reason: UNAVAILABLE_REASONS[code] ?? UNAVAILABLE_REASONS.engine_error,
+    }),
+  );
   return { origin, result: undefined, reading: undefined };
 }
 

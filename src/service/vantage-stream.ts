@@ -31,17 +31,34 @@ import { userAgentOption } from "../shared/user-agent-option.js";
 export function createVantageCheckSiteStream(service: VantageService) {
   return async function* (request: VantageCheckSiteRequest, context: HandlerContext): AsyncGenerator<VantageCheckSiteResponse> {
     const names = await namesOf(request.vantages, service, request.url, false, context);
-    const options = Object.assign({ details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom }, userAgentOption(request.userAgent));
+    const options = Object.assign(
+      { details: request.details === true, timeoutsFrom: callOf(context)?.timeoutsFrom },
+      userAgentOption(request.userAgent),
+    );
     const readings: (VantageReading | undefined)[] = [];
     const answered: AnsweredData[] = [];
     const job = { kind: "site-check" as const, raw: request.url, options };
-    for await (const part of partsFromVantages<typeof job, SiteCheckResult>(service.fanout, job, names, service.deadlines, context, siteCheckReading)) {
+    for await (const part of partsFromVantages<typeof job, SiteCheckResult>(
+      service.fanout,
+      job,
+      names,
+      service.deadlines,
+      context,
+      siteCheckReading,
+    )) {
       readings.push(part.reading);
-      const entry = create(VantageSiteCheckSchema, { vantage: part.origin, data: part.result === undefined ? undefined : siteCheckMessage(part.result) });
-      if (entry.data !== undefined) answered.push({ name: part.origin.name, version: part.origin.version, kind: "site-check", data: entry.data });
+      const entry = create(VantageSiteCheckSchema, {
+        vantage: part.origin,
+        data: part.result === undefined ? undefined : siteCheckMessage(part.result),
+      });
+      if (entry.data !== undefined)
+        answered.push({ name: part.origin.name, version: part.origin.version, kind: "site-check", data: entry.data });
       yield create(VantageCheckSiteResponseSchema, { entry });
     }
-    yield create(VantageCheckSiteResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)], differences: vantageDifferences(byName(answered)) });
+    yield create(VantageCheckSiteResponseSchema, {
+      verdict: VERDICTS[vantageVerdict(readings)],
+      differences: vantageDifferences(byName(answered)),
+    });
   };
 }
 
@@ -49,16 +66,34 @@ export function createVantageCheckSiteStream(service: VantageService) {
 export function createVantageTraceStream(service: VantageService) {
   return async function* (request: VantageTraceRedirectsRequest, context: HandlerContext): AsyncGenerator<VantageTraceRedirectsResponse> {
     const names = await namesOf(request.vantages, service, request.url, true, context);
-    const job = { kind: "trace" as const, raw: request.url, options: Object.assign({ details: request.details === true }, userAgentOption(request.userAgent)) };
+    const job = {
+      kind: "trace" as const,
+      raw: request.url,
+      options: Object.assign({ details: request.details === true }, userAgentOption(request.userAgent)),
+    };
     const readings: (VantageReading | undefined)[] = [];
     const answered: AnsweredData[] = [];
-    for await (const part of partsFromVantages<typeof job, RedirectTraceResult>(service.fanout, job, names, service.deadlines, context, traceReading)) {
+    for await (const part of partsFromVantages<typeof job, RedirectTraceResult>(
+      service.fanout,
+      job,
+      names,
+      service.deadlines,
+      context,
+      traceReading,
+    )) {
       readings.push(part.reading);
-      const entry = create(VantageTraceSchema, { vantage: part.origin, data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result) });
-      if (entry.data !== undefined) answered.push({ name: part.origin.name, version: part.origin.version, kind: "trace", data: entry.data });
+      const entry = create(VantageTraceSchema, {
+        vantage: part.origin,
+        data: part.result === undefined ? undefined : toTraceRedirectsResponse(part.result),
+      });
+      if (entry.data !== undefined)
+        answered.push({ name: part.origin.name, version: part.origin.version, kind: "trace", data: entry.data });
       yield create(VantageTraceRedirectsResponseSchema, { entry });
     }
-    yield create(VantageTraceRedirectsResponseSchema, { verdict: VERDICTS[vantageVerdict(readings)], differences: vantageDifferences(byName(answered)) });
+    yield create(VantageTraceRedirectsResponseSchema, {
+      verdict: VERDICTS[vantageVerdict(readings)],
+      differences: vantageDifferences(byName(answered)),
+    });
   };
 }
 
@@ -68,7 +103,13 @@ function byName(answers: readonly AnsweredData[]): AnsweredData[] {
 }
 
 /** The vantages resolved; these methods have no plain form, so naming none is the list's own 400. */
-async function namesOf(elements: readonly string[], service: VantageService, raw: string, allowBareDomain: boolean, context: HandlerContext): Promise<VantagesAsked> {
+async function namesOf(
+  elements: readonly string[],
+  service: VantageService,
+  raw: string,
+  allowBareDomain: boolean,
+  context: HandlerContext,
+): Promise<VantagesAsked> {
   if (elements.length === 0) throw new ConnectError(vantageListCause("VANTAGES_SYNTAX").reason, Code.InvalidArgument);
   const asked = await vantagesAsked(elements, service.fanout, context);
   refuseUnreadableInput(raw, { allowBareDomain }, asked.names.length, context);

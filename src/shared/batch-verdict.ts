@@ -1,4 +1,10 @@
-import { ChainStatus, type CheckSitesResponse, SiteStatus, type TraceRedirectsBatchResponse, WarningSeverity } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import {
+  ChainStatus,
+  type CheckSitesResponse,
+  SiteStatus,
+  type TraceRedirectsBatchResponse,
+  WarningSeverity,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { failingSearchWarning, searchNotes } from "./search-verdict.js";
 
 // The one rule for "needs a look" in a batch, and the record each row of a
@@ -41,10 +47,13 @@ export function traceVerdict(item: TraceRedirectsBatchResponse): BatchVerdict {
     return fail(stop?.code ?? words.replaceAll(" ", "_"), stop === undefined ? words : `${words}: ${stop.message}`);
   }
   const limit = item.maxRedirects;
-  if (limit !== undefined && trace.redirects > limit) return fail("chain_too_long", `${trace.redirects} redirects, more than the ${limit} allowed`);
-  if (item.expectation !== undefined && !item.expectation.matches) return fail("expectation_not_met", `expectation not met: ${item.expectation.reason ?? "no reason given"}`);
+  if (limit !== undefined && trace.redirects > limit)
+    return fail("chain_too_long", `${trace.redirects} redirects, more than the ${limit} allowed`);
+  if (item.expectation !== undefined && !item.expectation.matches)
+    return fail("expectation_not_met", `expectation not met: ${item.expectation.reason ?? "no reason given"}`);
   const status = trace.finalStatus;
-  if (status !== undefined && status >= 400) return fail("final_status_error", `the final URL answers ${answerWords(status, trace.chain.at(-1)?.statusText)}`);
+  if (status !== undefined && status >= 400)
+    return fail("final_status_error", `the final URL answers ${answerWords(status, trace.chain.at(-1)?.statusText)}`);
   const problem = trace.warnings.find((warning) => warning.severity === WarningSeverity.PROBLEM);
   if (problem !== undefined) return fail(problem.code, problem.message);
   const matched = item.expectation?.matches === true;
@@ -66,7 +75,8 @@ export function checkVerdict(item: CheckSitesResponse): BatchVerdict {
   const check = outcome.value;
   if (check.status !== SiteStatus.UP) return fail(check.details?.code ?? "site_down", `down: ${check.reason ?? "no reason given"}`);
   const status = check.statusCode;
-  if (status !== undefined && status >= 400) return fail("final_status_error", `up, but the final URL answers ${answerWords(status, check.statusText)}`);
+  if (status !== undefined && status >= 400)
+    return fail("final_status_error", `up, but the final URL answers ${answerWords(status, check.statusText)}`);
   const problem = check.details?.warnings.find((warning) => warning.severity === WarningSeverity.PROBLEM);
   if (problem !== undefined) return fail(problem.code, problem.message);
   const search = failingSearchWarning(check.details?.warnings ?? [], false);
@@ -144,7 +154,13 @@ export function checkRecord(item: CheckSitesResponse): BatchRecord {
 }
 
 /** A row whose item never ran: the batch was refused as a whole, or stopped before it. */
-export function notRunRecord(index: number, url: string, expectedFinalUrl: string | undefined, reason: string, maxRedirects?: number): BatchRecord {
+export function notRunRecord(
+  index: number,
+  url: string,
+  expectedFinalUrl: string | undefined,
+  reason: string,
+  maxRedirects?: number,
+): BatchRecord {
   return {
     index,
     url,
@@ -170,10 +186,14 @@ export function refusedAtInput(code: string): boolean {
  * summary: `8 final_status_error, 4 expectation_not_met`. Rows not run are
  * counted apart, not here.
  */
-export function failureCounts(records: readonly Pick<BatchRecord, "verdict" | "code">[]): readonly { readonly code: string; readonly count: number }[] {
+export function failureCounts(
+  records: readonly Pick<BatchRecord, "verdict" | "code">[],
+): readonly { readonly code: string; readonly count: number }[] {
   const counts = new Map<string, number>();
   for (const record of records) if (record.verdict === "FAIL") counts.set(record.code, (counts.get(record.code) ?? 0) + 1);
-  return [...counts].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  return [...counts]
+    .map(([code, count]) => ({ code, count }))
+    .sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
 }
 
 /** failureCounts in words: "8 final_status_error, 4 expectation_not_met"; "" when none failed. */
@@ -183,11 +203,35 @@ export function failureCountText(records: readonly Pick<BatchRecord, "verdict" |
     .join(", ");
 }
 
-const BATCH_CSV_HEADINGS: readonly string[] = ["index", "url", "expected_final_url", "max_redirects", "verdict", "code", "reason", "final_status", "final_url", "hops", "chain"];
+const BATCH_CSV_HEADINGS: readonly string[] = [
+  "index",
+  "url",
+  "expected_final_url",
+  "max_redirects",
+  "verdict",
+  "code",
+  "reason",
+  "final_status",
+  "final_url",
+  "hops",
+  "chain",
+];
 
 /** The records as a CSV file (BATCH_CSV_HEADINGS), in the order given; `index` counts from 1, as every table's `#`. */
 export function batchCsv(records: readonly BatchRecord[]): string {
-  const rows = records.map((r) => [String(r.index + 1), r.url, r.expectedFinalUrl, r.maxRedirects, r.verdict, r.code, r.reason, r.finalStatus, r.finalUrl, r.hops, r.chain]);
+  const rows = records.map((r) => [
+    String(r.index + 1),
+    r.url,
+    r.expectedFinalUrl,
+    r.maxRedirects,
+    r.verdict,
+    r.code,
+    r.reason,
+    r.finalStatus,
+    r.finalUrl,
+    r.hops,
+    r.chain,
+  ]);
   return toCsv([BATCH_CSV_HEADINGS, ...rows]);
 }
 

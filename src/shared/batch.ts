@@ -22,7 +22,9 @@ export type BatchLineProblem =
   | { readonly kind: "no_url"; readonly line: number }
   | { readonly kind: "bad_max_redirects"; readonly line: number; readonly value: string };
 
-export type BatchLines = { readonly ok: true; readonly lines: readonly BatchLine[] } | { readonly ok: false; readonly problem: BatchLineProblem };
+export type BatchLines =
+  | { readonly ok: true; readonly lines: readonly BatchLine[] }
+  | { readonly ok: false; readonly problem: BatchLineProblem };
 
 /** Where a header put the columns a batch reads; the plain form is url then expected. */
 interface Columns {

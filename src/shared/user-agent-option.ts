@@ -32,9 +32,13 @@ export function userAgentValue(id: UserAgentId): UserAgent {
 }
 
 /** `--user-agent TEXT` of the CLI: the id, or the input_user_agent sentence; `browser` when not given. */
-export function userAgentFromText(text: string | undefined): { readonly ok: true; readonly id: UserAgentId } | { readonly ok: false; readonly problem: string } {
+export function userAgentFromText(
+  text: string | undefined,
+): { readonly ok: true; readonly id: UserAgentId } | { readonly ok: false; readonly problem: string } {
   if (text === undefined) return { ok: true, id: "browser" };
-  return isUserAgentId(text) ? { ok: true, id: text } : { ok: false, problem: `--user-agent ${JSON.stringify(text)}: ${userAgentCause().reason.replace(/^user_agent /, "")}` };
+  return isUserAgentId(text)
+    ? { ok: true, id: text }
+    : { ok: false, problem: `--user-agent ${JSON.stringify(text)}: ${userAgentCause().reason.replace(/^user_agent /, "")}` };
 }
 
 /** The diagnostics' option for an id: nothing for browser. */

@@ -12,8 +12,10 @@ export type UserAgentId = (typeof USER_AGENT_IDS)[number];
 
 /** Googlebot Smartphone (the crawler of mobile-first indexing) and Bingbot desktop, as documented. */
 export const CRAWLER_USER_AGENTS: Readonly<Record<Exclude<UserAgentId, "browser">, string>> = {
-  googlebot: "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.204 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
-  bingbot: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/131.0.6778.204 Safari/537.36",
+  googlebot:
+    "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.204 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+  bingbot:
+    "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/131.0.6778.204 Safari/537.36",
 };
 
 /** The User-Agent header for an id; undefined for `browser` and anything else (the prober's own). Total: an option from another vantage is read here too. */

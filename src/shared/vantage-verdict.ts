@@ -26,7 +26,11 @@ export type VantageReading = "up" | "down" | "blocked";
 const BLOCKING_STATUSES: ReadonlySet<number> = new Set([403, 451]);
 
 /** A site check's reading: its own up/down, with a 403, a 451 or a proxy's 4xx answer read as blocked. */
-export function siteCheckReading(result: { readonly status: "up" | "down"; readonly statusCode: number | null; readonly proxyBlocked: boolean }): VantageReading {
+export function siteCheckReading(result: {
+  readonly status: "up" | "down";
+  readonly statusCode: number | null;
+  readonly proxyBlocked: boolean;
+}): VantageReading {
   if (result.status === "down") return "down";
   if (result.proxyBlocked || (result.statusCode !== null && BLOCKING_STATUSES.has(result.statusCode))) return "blocked";
   return "up";

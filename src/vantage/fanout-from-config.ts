@@ -39,9 +39,18 @@ export async function redisFanoutFromConfig(
  * the deployment never counts on a terminal that is about to exit. Rejects,
  * naming the last connection error, when the Redis cannot be reached.
  */
-export async function redisAskerFromConfig(config: Config, onTrouble: (error: unknown, where: string) => void): Promise<RedisFanout | undefined> {
+export async function redisAskerFromConfig(
+  config: Config,
+  onTrouble: (error: unknown, where: string) => void,
+): Promise<RedisFanout | undefined> {
   const { store, vantage } = config;
   if (store.kind === "sqlite") return undefined;
   const { createRedisFanout } = await import("./redis/redis-fanout.js");
-  return createRedisFanout({ location: store, self: { name: vantage.name, label: vantage.label, location: vantage.location, version: vantage.version }, maxJobs: vantage.maxJobs, timing: { forgetAfterMs: vantage.forgetAfterMs }, onTrouble });
+  return createRedisFanout({
+    location: store,
+    self: { name: vantage.name, label: vantage.label, location: vantage.location, version: vantage.version },
+    maxJobs: vantage.maxJobs,
+    timing: { forgetAfterMs: vantage.forgetAfterMs },
+    onTrouble,
+  });
 }

@@ -33,7 +33,13 @@ export function createLocalFanout(self: LocalVantage, others: readonly LocalVant
     // Its members live and die with this process: every one known is live.
     known: () => Promise.resolve(closed ? [] : infos.map((info) => ({ info, live: true, lastSeen: Date.now(), instances: [] }))),
     run: <J extends VantageJob>(job: J, vantages: readonly string[], deadline: number, signal: AbortWatch | undefined) =>
-      fanOut(job, vantages.map((name) => members.get(name) ?? { name }), deadline, signal, () => closed),
+      fanOut(
+        job,
+        vantages.map((name) => members.get(name) ?? { name }),
+        deadline,
+        signal,
+        () => closed,
+      ),
     close: () => {
       closed = true;
       return Promise.resolve();
@@ -80,15 +86,17 @@ async function* fanOut<J extends VantageJob>(
       const stop = createDeadline();
       const vantage = member.info;
       outstanding.set(vantage.name, { vantage, stop });
-      runOn(member.runner, job, stop.signal).then(
-        (outcome): Entry => ({ vantage, state: "answered", outcome, elapsedMs: elapsed() }),
-        (): Entry => ({ vantage, state: "unavailable", reason: "engine_error", elapsedMs: elapsed() }),
-      ).then((entry) => {
-        // Once its deadline has passed, an entry has been told already.
-        if (!outstanding.delete(vantage.name)) return;
-        arrived.push(entry);
-        wakeUp();
-      }, wakeUp);
+      runOn(member.runner, job, stop.signal)
+        .then(
+          (outcome): Entry => ({ vantage, state: "answered", outcome, elapsedMs: elapsed() }),
+          (): Entry => ({ vantage, state: "unavailable", reason: "engine_error", elapsedMs: elapsed() }),
+        )
+        .then((entry) => {
+          // Once its deadline has passed, an entry has been told already.
+          if (!outstanding.delete(vantage.name)) return;
+          arrived.push(entry);
+          wakeUp();
+        }, wakeUp);
     }
     while (arrived.length > 0 || outstanding.size > 0) {
       if (signal?.aborted === true) return;

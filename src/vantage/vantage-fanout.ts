@@ -62,7 +62,12 @@ export type VantageOutcomeOf<J extends VantageJob> = J extends { readonly kind: 
  */
 export type VantageEntry<O> =
   | { readonly vantage: VantageInfo; readonly state: "answered"; readonly outcome: O; readonly elapsedMs: number }
-  | { readonly vantage: VantageInfo; readonly state: "unavailable"; readonly reason: "no_live_instance" | "deadline" | "engine_error"; readonly elapsedMs: number };
+  | {
+      readonly vantage: VantageInfo;
+      readonly state: "unavailable";
+      readonly reason: "no_live_instance" | "deadline" | "engine_error";
+      readonly elapsedMs: number;
+    };
 
 export interface VantageFanout {
   /** The vantage this instance belongs to. */
@@ -78,7 +83,12 @@ export interface VantageFanout {
    * is yielded `unavailable`. When `signal` aborts, the iteration ends without
    * further entries and the jobs still out are withdrawn where the engine can.
    */
-  run<J extends VantageJob>(job: J, vantages: readonly string[], deadline: number, signal: AbortWatch | undefined): AsyncIterable<VantageEntry<VantageOutcomeOf<J>>>;
+  run<J extends VantageJob>(
+    job: J,
+    vantages: readonly string[],
+    deadline: number,
+    signal: AbortWatch | undefined,
+  ): AsyncIterable<VantageEntry<VantageOutcomeOf<J>>>;
   /** Stops taking jobs, lets the ones in hand finish, and releases its connections. */
   close(): Promise<void>;
 }

@@ -1,4 +1,10 @@
-import { ChainStatus, type CheckSiteResponse, SiteStatus, type TraceRedirectsResponse, WarningSeverity } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import {
+  ChainStatus,
+  type CheckSiteResponse,
+  SiteStatus,
+  type TraceRedirectsResponse,
+  WarningSeverity,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { proxyVerdict } from "../diagnostics/proxy-verdict.js";
 import { type ChainStatusName, siteCheckReading, traceReading, type VantageReading } from "../shared/vantage-verdict.js";
 
@@ -30,13 +36,28 @@ const CHAIN_IDS: Readonly<Record<ChainStatus, ChainStatusName>> = {
 /** A site check's row: a proxy's gate in its own words, a down answer's reason and code, an up answer's 4xx as final_status_error. */
 export function siteCheckRowWords(data: CheckSiteResponse): VantageRowWords {
   const status = data.statusCode;
-  const reading = siteCheckReading({ status: data.status === SiteStatus.UP ? "up" : "down", statusCode: status ?? null, proxyBlocked: data.proxyBlocked });
-  const proxy = data.details?.proxy !== undefined && status !== undefined ? proxyVerdict(data.details.proxy.provider, data.details.proxy.kind, status) : null;
-  if (reading === "down") return { reading, word: "DOWN", code: data.details?.code ?? null, reason: data.reason ?? proxy?.sentence ?? null };
-  if (proxy?.gate != null) return { reading, word: proxy.gate === "challenged" ? "CHALLENGED" : "BLOCKED", code: null, reason: proxy.sentence };
-  if (data.proxyBlocked) return { reading, word: "BLOCKED", code: null, reason: `A proxy or CDN answered ${answerWords(status, data.statusText)}` };
+  const reading = siteCheckReading({
+    status: data.status === SiteStatus.UP ? "up" : "down",
+    statusCode: status ?? null,
+    proxyBlocked: data.proxyBlocked,
+  });
+  const proxy =
+    data.details?.proxy !== undefined && status !== undefined
+      ? proxyVerdict(data.details.proxy.provider, data.details.proxy.kind, status)
+      : null;
+  if (reading === "down")
+    return { reading, word: "DOWN", code: data.details?.code ?? null, reason: data.reason ?? proxy?.sentence ?? null };
+  if (proxy?.gate != null)
+    return { reading, word: proxy.gate === "challenged" ? "CHALLENGED" : "BLOCKED", code: null, reason: proxy.sentence };
+  if (data.proxyBlocked)
+    return { reading, word: "BLOCKED", code: null, reason: `A proxy or CDN answered ${answerWords(status, data.statusText)}` };
   if (status !== undefined && status >= 400) {
-    return { reading, word: reading === "blocked" ? "BLOCKED" : "UP", code: "final_status_error", reason: `Up, but the final URL answers ${answerWords(status, data.statusText)}` };
+    return {
+      reading,
+      word: reading === "blocked" ? "BLOCKED" : "UP",
+      code: "final_status_error",
+      reason: `Up, but the final URL answers ${answerWords(status, data.statusText)}`,
+    };
   }
   const problem = data.details?.warnings.find((warning) => warning.severity === WarningSeverity.PROBLEM);
   if (problem !== undefined) return { reading, word: "UP", code: problem.code, reason: problem.message };
@@ -52,10 +73,19 @@ export function traceRowWords(data: TraceRedirectsResponse): VantageRowWords {
   if (chain !== "healthy" && chain !== "redirects_detected") {
     const stop = data.warnings.at(-1);
     const words = chain.replaceAll("_", " ");
-    return { reading, word, code: stop?.code ?? chain, reason: stop === undefined ? capitalised(words) : `${capitalised(words)}: ${stop.message}` };
+    return {
+      reading,
+      word,
+      code: stop?.code ?? chain,
+      reason: stop === undefined ? capitalised(words) : `${capitalised(words)}: ${stop.message}`,
+    };
   }
-  const proxy = data.details?.proxy !== undefined && status !== undefined ? proxyVerdict(data.details.proxy.provider, data.details.proxy.kind, status) : null;
-  if (proxy?.gate != null) return { reading, word: proxy.gate === "challenged" ? "CHALLENGED" : "BLOCKED", code: "final_status_error", reason: proxy.sentence };
+  const proxy =
+    data.details?.proxy !== undefined && status !== undefined
+      ? proxyVerdict(data.details.proxy.provider, data.details.proxy.kind, status)
+      : null;
+  if (proxy?.gate != null)
+    return { reading, word: proxy.gate === "challenged" ? "CHALLENGED" : "BLOCKED", code: "final_status_error", reason: proxy.sentence };
   if (status !== undefined && status >= 400) {
     const reason = `The final URL answers ${answerWords(status, data.chain.at(-1)?.statusText)}`;
     return { reading, word, code: "final_status_error", reason: proxy === null ? reason : `${reason}: ${proxy.sentence}` };

@@ -117,7 +117,9 @@ describe("keys and credits over HTTP, on every door", () => {
     expect(first.status).toBe(200);
     expect(first.headers.get("x-ratelimit-limit")).toBe("7");
     expect(first.headers.get("ratelimit-policy")).toBe('"credits";q=7;w=86400');
-    expect((await connect("CheckSite", { url: targets.url("/") }, { "x-api-key": key.secret })).headers.get("x-ratelimit-remaining")).toBe("3");
+    expect((await connect("CheckSite", { url: targets.url("/") }, { "x-api-key": key.secret })).headers.get("x-ratelimit-remaining")).toBe(
+      "3",
+    );
     const refused = await rest("/api/v1/redirect-check", { url: targets.url("/") }, { "x-api-key": key.secret });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("x-ratelimit-limit")).toBe("7");
@@ -153,7 +155,9 @@ describe("keys and credits over HTTP, on every door", () => {
     const body = (await refused.json()) as { ok: boolean; error: { code: string; message: string } };
     expect(body.ok).toBe(false);
     expect(body.error.code).toBe("resource_exhausted");
-    expect(body.error.message).toMatch(/^this call costs 2 credits but 0 of 9 are left in the rolling 1 h window; it becomes affordable in 1 h \(at (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC\)\.$/);
+    expect(body.error.message).toMatch(
+      /^this call costs 2 credits but 0 of 9 are left in the rolling 1 h window; it becomes affordable in 1 h \(at (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC\)\.$/,
+    );
 
     const refusedRpc = await connect("CheckSite", { url }, { "x-api-key": key.secret });
     expect(refusedRpc.status).toBe(429);

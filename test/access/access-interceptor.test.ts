@@ -6,7 +6,14 @@ import { accessClient } from "../fixtures/access-router.js";
 import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 
 const config = { creditBudget: 300, creditWindowSeconds: 86_400 };
-const USAGE_HEADERS = ["ratelimit-policy", "ratelimit", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-used", "x-ratelimit-reset"];
+const USAGE_HEADERS = [
+  "ratelimit-policy",
+  "ratelimit",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-used",
+  "x-ratelimit-reset",
+];
 
 describe("access interceptor", () => {
   let harness: StoreUnderTest;
@@ -112,7 +119,9 @@ describe("access interceptor", () => {
     const wait = expect.toSatisfy((text: string) => Number(text) >= 86_400 - elapsedS - 1 && Number(text) <= 86_400);
     expect(refused.error?.code).toBe(Code.ResourceExhausted);
     // The wait in hours and minutes and the UTC time it ends (no raw seconds); nothing else fits in 0 credits, so nothing more is said.
-    expect(refused.error?.rawMessage).toMatch(/^this call costs 2 credits but 0 of 300 are left in the rolling 24 h window; it becomes affordable in (24 h|23 h \d\d? min) \(at \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\.$/);
+    expect(refused.error?.rawMessage).toMatch(
+      /^this call costs 2 credits but 0 of 300 are left in the rolling 24 h window; it becomes affordable in (24 h|23 h \d\d? min) \(at \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\.$/,
+    );
     expect(refused.headers.get("retry-after")).toEqual(wait);
     expect(/^"credits";r=0;t=(\d+)$/.exec(refused.headers.get("ratelimit") ?? "")?.[1]).toEqual(wait);
     expect(refused.headers.get("ratelimit-policy")).toBe('"credits";q=300;w=86400');
@@ -154,7 +163,10 @@ describe("access interceptor", () => {
     store = await harness.open();
     const { batch } = accessClient({ store, config: { creditBudget: 100, creditWindowSeconds: 86_400 } });
     const key = await newKey(store);
-    const refused = await batch(key.secret, Array.from({ length: 60 }, (_, i) => `https://site.test/${i}`)).then(
+    const refused = await batch(
+      key.secret,
+      Array.from({ length: 60 }, (_, i) => `https://site.test/${i}`),
+    ).then(
       () => undefined,
       (error: unknown) => ConnectError.from(error),
     );

@@ -17,7 +17,8 @@ afterAll(async () => {
 describe("the price of a batch", () => {
   it("is the unit cost per item, and no price at all outside 1 to 100 items", () => {
     const sites = (n: number) => create(CheckSitesRequestSchema, { urls: Array.from({ length: n }, () => "https://a.test/") });
-    const traces = (n: number) => create(TraceRedirectsBatchRequestSchema, { items: Array.from({ length: n }, () => ({ url: "https://a.test/" })) });
+    const traces = (n: number) =>
+      create(TraceRedirectsBatchRequestSchema, { items: Array.from({ length: n }, () => ({ url: "https://a.test/" })) });
     expect(priceOf(DiagnosticsService.method.checkSites.name, sites(3))).toEqual({ kind: "credits", credits: 6, units: 3 });
     expect(priceOf(DiagnosticsService.method.traceRedirectsBatch.name, traces(100))).toEqual({ kind: "credits", credits: 500, units: 100 });
     expect(priceOf(DiagnosticsService.method.checkSites.name, sites(101))).toMatchObject({ kind: "unpriced" });
@@ -47,10 +48,17 @@ describe.each(kinds)("batches racing one key on $kind", ({ skip, create: open })
     harness = open();
     const [one, two] = [await harness.open(), await harness.open()];
     const key = await newKey(one);
-    const price = priceOf(DiagnosticsService.method.traceRedirectsBatch.name, create(TraceRedirectsBatchRequestSchema, { items: [{ url: "a" }, { url: "b" }, { url: "c" }] }));
+    const price = priceOf(
+      DiagnosticsService.method.traceRedirectsBatch.name,
+      create(TraceRedirectsBatchRequestSchema, { items: [{ url: "a" }, { url: "b" }, { url: "c" }] }),
+    );
     if (price?.kind !== "credits") throw new Error("a 3-item batch has a price");
     // Twenty batches of 15 credits race for 100: six fit (90), the other fourteen are refused whole.
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? one : two).charge(key.digest, price.credits, { budget: 100, windowSeconds: 86_400 })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? one : two).charge(key.digest, price.credits, { budget: 100, windowSeconds: 86_400 }),
+      ),
+    );
     expect(outcomes.filter((outcome) => outcome.kind === "admitted")).toHaveLength(6);
     expect((await one.usage(key.record.id, { budget: 100, windowSeconds: 86_400 })).used).toBe(90);
   });

@@ -31,7 +31,10 @@ describe("sliding credit log", () => {
   });
 
   it("dates the reset from the new charge when it is the only one", () => {
-    expect(decide([], T + 500, 2)).toMatchObject({ kind: "admitted", usage: { used: 2, resetSeconds: 60, resetAtEpochSeconds: T / 1_000 + 61 } });
+    expect(decide([], T + 500, 2)).toMatchObject({
+      kind: "admitted",
+      usage: { used: 2, resetSeconds: 60, resetAtEpochSeconds: T / 1_000 + 61 },
+    });
   });
 
   it("puts Retry-After at the moment enough of the oldest charges age out for this cost", () => {

@@ -220,7 +220,8 @@ function rawRedis(harness: StoreUnderTest): RawCredits {
     log: async (keyId) => {
       const flat = await client.zrange(charges(keyId), 0, -1, "WITHSCORES");
       const log: Charge[] = [];
-      for (let i = 0; i + 1 < flat.length; i += 2) log.push({ atMs: Number(flat[i + 1]), cost: Number(/:(\d+)$/.exec(flat[i] ?? "")?.[1]) });
+      for (let i = 0; i + 1 < flat.length; i += 2)
+        log.push({ atMs: Number(flat[i + 1]), cost: Number(/:(\d+)$/.exec(flat[i] ?? "")?.[1]) });
       return log;
     },
     total: async (keyId) => {

@@ -22,7 +22,12 @@ describe("sitediag keys", () => {
   function io(env: Record<string, string> = {}) {
     const stdout = buffer();
     const stderr = buffer();
-    const location = harness.location.kind === "sqlite" ? `sqlite:${harness.location.path}` : harness.location.kind === "redis" ? harness.location.url : "";
+    const location =
+      harness.location.kind === "sqlite"
+        ? `sqlite:${harness.location.path}`
+        : harness.location.kind === "redis"
+          ? harness.location.url
+          : "";
     const config = loadConfig({ SITEDIAG_STORE: location, ...env });
     return { io: { stdout, stderr, config, onStopSignal: () => () => undefined }, stdout, stderr };
   }
@@ -76,16 +81,26 @@ describe("sitediag keys", () => {
     await store.charge(digestApiKey(created.stdout.trim()), 5, { budget: 300, windowSeconds: 86_400 });
     expect((await run(["list"])).stdout.split("\n")[1]).toMatch(/audit\s+\S+Z\s+-\s+5\/1000\*$/);
 
-    expect(await run(["set-budget", id, "20"])).toMatchObject({ code: 0, stdout: `${id} ("audit") now has its own budget of 20 credits per 86400-second window\n` });
+    expect(await run(["set-budget", id, "20"])).toMatchObject({
+      code: 0,
+      stdout: `${id} ("audit") now has its own budget of 20 credits per 86400-second window\n`,
+    });
     expect((await run(["list"])).stdout.split("\n")[1]).toMatch(/5\/20\*$/);
     expect((await run(["set-budget", id, "default"])).stdout).toMatch(/now has the instance's budget \(SITEDIAG_CREDIT_BUDGET, 300 here\)/);
     expect((await run(["list"])).stdout.split("\n")[1]).toMatch(/5\/300$/);
-    expect(await run(["set-budget", "key_0000000000000000", "5"])).toMatchObject({ code: 1, stderr: "no key with id key_0000000000000000\n" });
+    expect(await run(["set-budget", "key_0000000000000000", "5"])).toMatchObject({
+      code: 1,
+      stderr: "no key with id key_0000000000000000\n",
+    });
   });
 
   it("says how to start when there are no keys", async () => {
     harness = sqliteStoreUnderTest();
-    expect(await run(["list"])).toMatchObject({ code: 0, stdout: "", stderr: expect.stringMatching(/^no keys yet; create one with: \S.* keys create\n$/) as unknown });
+    expect(await run(["list"])).toMatchObject({
+      code: 0,
+      stdout: "",
+      stderr: expect.stringMatching(/^no keys yet; create one with: \S.* keys create\n$/) as unknown,
+    });
   });
 
   it("refuses a wrong command line with exit code 2", async () => {

@@ -36,7 +36,10 @@ describe.skipIf(!availability.available)("sitediag on a Redis Cluster", () => {
   const budget = 1_000;
 
   beforeAll(async () => {
-    [cluster, targets] = await Promise.all([startRedisCluster(), startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } })]);
+    [cluster, targets] = await Promise.all([
+      startRedisCluster(),
+      startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } }),
+    ]);
     const env = { SITEDIAG_STORE: `redis+cluster://${cluster.seeds}`, SITEDIAG_CREDIT_BUDGET: String(budget) };
     const started = [serve(env), serve(env)];
     children.push(...started.map((instance) => instance.child));
@@ -50,7 +53,9 @@ describe.skipIf(!availability.available)("sitediag on a Redis Cluster", () => {
   });
 
   async function check(url: string, key: string): Promise<number> {
-    const response = await fetch(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/ok"))}`, { headers: { "x-api-key": key } });
+    const response = await fetch(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/ok"))}`, {
+      headers: { "x-api-key": key },
+    });
     await response.arrayBuffer();
     return response.status;
   }
@@ -83,7 +88,8 @@ describe.skipIf(!availability.available)("sitediag on a Redis Cluster", () => {
     let charging = true;
     // Calls keep coming from both instances while the slot's master hands over to its replica.
     const load = (async () => {
-      for (let round = 0; charging && round < 2_000; round++) statuses.push(...(await Promise.all(urls.map((url) => check(url, key.secret)))));
+      for (let round = 0; charging && round < 2_000; round++)
+        statuses.push(...(await Promise.all(urls.map((url) => check(url, key.secret)))));
     })();
     await until(() => (statuses.length >= 20 ? true : undefined), 20_000);
     const moved = await cluster.failoverFor(`sitediag:key:{${key.record.id}}`);

@@ -51,7 +51,9 @@ describe.skipIf(!redis.available)("Redis store outage", () => {
   it("refuses to open when Redis cannot be reached", async () => {
     await server.stop();
     try {
-      await expect(openStore({ kind: "redis", url: server.url() }, { connectTimeoutMs: 300 })).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(openStore({ kind: "redis", url: server.url() }, { connectTimeoutMs: 300 })).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
     } finally {
       await server.start();
     }

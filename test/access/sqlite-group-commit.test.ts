@@ -50,7 +50,15 @@ describe("SQLite group commit", () => {
       [first.digest, 2],
     ] as const;
     const outcomes = await Promise.all(burst.map(([digest, cost]) => store.charge(digest, cost, policy)));
-    expect(outcomes.map((outcome) => outcome.kind)).toEqual(["admitted", "admitted", "unauthenticated", "admitted", "rejected", "admitted", "rejected"]);
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual([
+      "admitted",
+      "admitted",
+      "unauthenticated",
+      "admitted",
+      "rejected",
+      "admitted",
+      "rejected",
+    ]);
     expect(outcomes.map((outcome) => (outcome.kind === "unauthenticated" ? null : outcome.usage.used))).toEqual([2, 5, null, 4, 5, 6, 6]);
     // The totals the burst saved are what a fresh read of each log says.
     expect((await store.usage(first.record.id, policy)).used).toBe(6);
@@ -92,7 +100,9 @@ describe("SQLite group commit", () => {
       // wait for its last), the other 22 wait for the end of the turn.
       expect(count()).toBe(128);
       const outcomes = await Promise.all(burst);
-      expect(outcomes.map((outcome) => outcome.kind)).toEqual(Array.from({ length: 150 }, (_, index) => (index < 145 ? "admitted" : "rejected")));
+      expect(outcomes.map((outcome) => outcome.kind)).toEqual(
+        Array.from({ length: 150 }, (_, index) => (index < 145 ? "admitted" : "rejected")),
+      );
       expect(count()).toBe(145);
       expect((await store.usage(key.record.id, policy)).used).toBe(290);
     } finally {
@@ -111,7 +121,9 @@ describe("SQLite group commit", () => {
     blocker.exec("BEGIN IMMEDIATE");
     const blocked = await underTest.open();
     try {
-      const results = await Promise.allSettled(Array.from({ length: 5 }, () => blocked.charge(key.digest, 2, { budget: 300, windowSeconds: 86_400 })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 5 }, () => blocked.charge(key.digest, 2, { budget: 300, windowSeconds: 86_400 })),
+      );
       for (const result of results) {
         expect(result.status).toBe("rejected");
         if (result.status === "rejected") expect(result.reason).toBeInstanceOf(StoreUnavailableError);
@@ -139,7 +151,10 @@ describe("SQLite files made before keys had budgets of their own", () => {
 
     const reopened = await underTest.open();
     expect((await reopened.findKeyByDigest(key.digest))?.budget).toBeNull();
-    expect(await reopened.charge(key.digest, 2, { budget: 300, windowSeconds: 86_400 })).toMatchObject({ kind: "admitted", usage: { budget: 300 } });
+    expect(await reopened.charge(key.digest, 2, { budget: 300, windowSeconds: 86_400 })).toMatchObject({
+      kind: "admitted",
+      usage: { budget: 300 },
+    });
     expect(await reopened.setKeyBudget(key.record.id, 4)).toMatchObject({ budget: 4 });
   });
 });

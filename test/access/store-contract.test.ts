@@ -7,7 +7,13 @@ import { issueKey } from "../../src/access/issue-key.js";
 import type { AccessStore } from "../../src/access/store.js";
 import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
 import { redisAvailability, startRedisServer, type RedisServerFixture } from "../../testkit/redis-server.js";
-import { newKey, redisClusterStoreUnderTest, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
+import {
+  newKey,
+  redisClusterStoreUnderTest,
+  redisStoreUnderTest,
+  sqliteStoreUnderTest,
+  type StoreUnderTest,
+} from "../fixtures/store-harness.js";
 
 const redis = redisAvailability();
 let redisServer: RedisServerFixture | undefined;
@@ -105,7 +111,12 @@ describe.each(kinds)("AccessStore contract on $kind", ({ skip, create }) => {
   it.skipIf(skip)("inserts only into an empty store when asked, so concurrent first starts issue one key", async () => {
     await fresh();
     const other = await harness.open();
-    const records = [1, 2, 3, 4].map((n) => ({ id: `key_${String(n).padStart(16, "0")}`, name: `n${n}`, digest: String(n).repeat(64), createdAtMs: n }));
+    const records = [1, 2, 3, 4].map((n) => ({
+      id: `key_${String(n).padStart(16, "0")}`,
+      name: `n${n}`,
+      digest: String(n).repeat(64),
+      createdAtMs: n,
+    }));
     const results = await Promise.all(records.map((record, i) => (i % 2 === 0 ? store : other).insertKey(record, { onlyIfEmpty: true })));
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await store.countKeys()).toBe(1);
@@ -169,7 +180,11 @@ describe.each(kinds)("AccessStore contract on $kind", ({ skip, create }) => {
     ];
     for (const [cost, kind, used] of steps) {
       const outcome = await store.charge(key.digest, cost, DAY);
-      expect({ cost, kind: outcome.kind, used: outcome.kind === "unauthenticated" ? -1 : outcome.usage.used }).toEqual({ cost, kind, used });
+      expect({ cost, kind: outcome.kind, used: outcome.kind === "unauthenticated" ? -1 : outcome.usage.used }).toEqual({
+        cost,
+        kind,
+        used,
+      });
     }
   });
 
@@ -194,26 +209,30 @@ describe.each(kinds)("AccessStore contract on $kind", ({ skip, create }) => {
     expect(await store.charge(key.digest, 7, budget)).toMatchObject({ kind: "admitted", usage: { used: 10, remaining: 0 } });
   });
 
-  it.skipIf(skip)("a refund of a charge that has aged out of the window gives nothing back to later charges", async () => {
-    await fresh();
-    const window = { budget: 4, windowSeconds: 1 };
-    const key = await newKey(store);
-    const old = await store.charge(key.digest, 2, window);
-    if (old.kind !== "admitted") throw new Error("not admitted");
-    await sleepUntil(Date.now() + 1_200);
-    const chargedAt = Date.now();
-    expect((await store.charge(key.digest, 4, window)).kind).toBe("admitted");
-    await store.refund(old.receipt, 2);
-    const used = (await store.usage(key.record.id, window)).used;
-    const rejected = (await store.charge(key.digest, 1, window)).kind;
-    // The 4 counts for a second from its stamp: what is read after that (a busy machine) says nothing of the refund.
-    if (Date.now() < chargedAt + 1_000) {
-      expect(used).toBe(4);
-      expect(rejected).toBe("rejected");
-    } else {
-      expect(used).toBeLessThanOrEqual(4);
-    }
-  }, 15_000);
+  it.skipIf(skip)(
+    "a refund of a charge that has aged out of the window gives nothing back to later charges",
+    async () => {
+      await fresh();
+      const window = { budget: 4, windowSeconds: 1 };
+      const key = await newKey(store);
+      const old = await store.charge(key.digest, 2, window);
+      if (old.kind !== "admitted") throw new Error("not admitted");
+      await sleepUntil(Date.now() + 1_200);
+      const chargedAt = Date.now();
+      expect((await store.charge(key.digest, 4, window)).kind).toBe("admitted");
+      await store.refund(old.receipt, 2);
+      const used = (await store.usage(key.record.id, window)).used;
+      const rejected = (await store.charge(key.digest, 1, window)).kind;
+      // The 4 counts for a second from its stamp: what is read after that (a busy machine) says nothing of the refund.
+      if (Date.now() < chargedAt + 1_000) {
+        expect(used).toBe(4);
+        expect(rejected).toBe("rejected");
+      } else {
+        expect(used).toBeLessThanOrEqual(4);
+      }
+    },
+    15_000,
+  );
 
   it.skipIf(skip)("keeps one budget per key", async () => {
     await fresh();
@@ -225,39 +244,43 @@ describe.each(kinds)("AccessStore contract on $kind", ({ skip, create }) => {
     expect((await store.charge(b.digest, 4, small)).kind).toBe("admitted");
   });
 
-  it.skipIf(skip)("rolls: credits come back when the oldest charge ages out, not before", async () => {
-    await fresh();
-    const window = { budget: 4, windowSeconds: 2 };
-    const key = await newKey(store);
-    // Each charge is stamped by the store somewhere between its call and its answer; on a busy machine
-    // that span can be long, so every assertion about the window is made only where those spans decide it.
-    const chargeAt = async () => {
-      const calledAt = Date.now();
-      const result = await store.charge(key.digest, 2, window);
-      return { result, calledAt, answeredAt: Date.now() };
-    };
-    const a = await chargeAt(); // A
-    expect(a.result.kind).toBe("admitted");
-    await sleepUntil(a.answeredAt + 700);
-    const b = await chargeAt(); // B, 0.7 s or more after A
-    expect(b.result.kind).toBe("admitted");
-    const full = await store.charge(key.digest, 2, window);
-    expect(full.kind).toBe("rejected");
-    if (full.kind === "rejected") {
-      expect(full.retryAfterSeconds).toBeGreaterThanOrEqual(1); // A frees within 2 s
-      expect(full.retryAfterSeconds).toBeLessThanOrEqual(2);
-    }
-    await sleepUntil(a.calledAt + 1_500);
-    const inside = await chargeAt();
-    // A still counts while the charge was stamped before A's earliest end.
-    if (inside.answeredAt < a.calledAt + 2_000) expect(inside.result.kind).toBe("rejected");
-    await sleepUntil(a.answeredAt + 2_300);
-    const after = await chargeAt(); // A aged out; B still counts while stamped before B's earliest end
-    if (after.answeredAt < b.calledAt + 2_000) expect(after.result).toMatchObject({ kind: "admitted", usage: { used: 4, remaining: 0 } });
-    else expect(after.result.kind).toBe("admitted");
-    await sleepUntil(after.answeredAt + 2_300);
-    expect(await store.usage(key.record.id, window)).toMatchObject({ used: 0, remaining: 4, resetSeconds: 0 });
-  }, 20_000);
+  it.skipIf(skip)(
+    "rolls: credits come back when the oldest charge ages out, not before",
+    async () => {
+      await fresh();
+      const window = { budget: 4, windowSeconds: 2 };
+      const key = await newKey(store);
+      // Each charge is stamped by the store somewhere between its call and its answer; on a busy machine
+      // that span can be long, so every assertion about the window is made only where those spans decide it.
+      const chargeAt = async () => {
+        const calledAt = Date.now();
+        const result = await store.charge(key.digest, 2, window);
+        return { result, calledAt, answeredAt: Date.now() };
+      };
+      const a = await chargeAt(); // A
+      expect(a.result.kind).toBe("admitted");
+      await sleepUntil(a.answeredAt + 700);
+      const b = await chargeAt(); // B, 0.7 s or more after A
+      expect(b.result.kind).toBe("admitted");
+      const full = await store.charge(key.digest, 2, window);
+      expect(full.kind).toBe("rejected");
+      if (full.kind === "rejected") {
+        expect(full.retryAfterSeconds).toBeGreaterThanOrEqual(1); // A frees within 2 s
+        expect(full.retryAfterSeconds).toBeLessThanOrEqual(2);
+      }
+      await sleepUntil(a.calledAt + 1_500);
+      const inside = await chargeAt();
+      // A still counts while the charge was stamped before A's earliest end.
+      if (inside.answeredAt < a.calledAt + 2_000) expect(inside.result.kind).toBe("rejected");
+      await sleepUntil(a.answeredAt + 2_300);
+      const after = await chargeAt(); // A aged out; B still counts while stamped before B's earliest end
+      if (after.answeredAt < b.calledAt + 2_000) expect(after.result).toMatchObject({ kind: "admitted", usage: { used: 4, remaining: 0 } });
+      else expect(after.result.kind).toBe("admitted");
+      await sleepUntil(after.answeredAt + 2_300);
+      expect(await store.usage(key.record.id, window)).toMatchObject({ used: 0, remaining: 4, resetSeconds: 0 });
+    },
+    20_000,
+  );
 
   it.skipIf(skip)("admits exactly 150 of 200 simultaneous 2-credit charges against 300 credits", async () => {
     await fresh();
@@ -269,15 +292,19 @@ describe.each(kinds)("AccessStore contract on $kind", ({ skip, create }) => {
     expect((await store.usage(key.record.id, DAY)).used).toBe(300);
   });
 
-  it.skipIf(skip)("two processes sharing the store admit exactly the budget between them", async () => {
-    await fresh();
-    const key = await newKey(store);
-    const job = { location: harness.location, options: harness.options, digest: key.digest, attempts: 200, cost: 2, ...DAY };
-    const tallies = await runWorkers(2, job);
-    expect(tallies.reduce((sum, tally) => sum + tally.admitted, 0)).toBe(150);
-    expect(tallies.reduce((sum, tally) => sum + tally.rejected, 0)).toBe(250);
-    expect((await store.usage(key.record.id, DAY)).used).toBe(300);
-  }, 30_000);
+  it.skipIf(skip)(
+    "two processes sharing the store admit exactly the budget between them",
+    async () => {
+      await fresh();
+      const key = await newKey(store);
+      const job = { location: harness.location, options: harness.options, digest: key.digest, attempts: 200, cost: 2, ...DAY };
+      const tallies = await runWorkers(2, job);
+      expect(tallies.reduce((sum, tally) => sum + tally.admitted, 0)).toBe(150);
+      expect(tallies.reduce((sum, tally) => sum + tally.rejected, 0)).toBe(250);
+      expect((await store.usage(key.record.id, DAY)).used).toBe(300);
+    },
+    30_000,
+  );
 });
 
 function sleepUntil(atMs: number): Promise<void> {

@@ -13,7 +13,13 @@ import { redisAvailability, startRedisServer, type RedisServerFixture } from "..
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
 import { createTestEnv, runnerOf, type TestEnv } from "../fixtures/test-env.js";
-import { newKey, redisClusterStoreUnderTest, redisStoreUnderTest, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
+import {
+  newKey,
+  redisClusterStoreUnderTest,
+  redisStoreUnderTest,
+  sqliteStoreUnderTest,
+  type StoreUnderTest,
+} from "../fixtures/store-harness.js";
 
 // A call from several vantages is charged up front for every vantage named,
 // in one atomic charge, and each vantage that ends unavailable is given back
@@ -25,10 +31,21 @@ describe("the price of a call from several vantages", () => {
     const site = (vantages: string[]) => create(CheckSiteRequestSchema, { url: "https://a.test/", vantages });
     const trace = (vantages: string[]) => create(TraceRedirectsRequestSchema, { url: "a.test", vantages });
     expect(priceOf(DiagnosticsService.method.checkSite.name, site([]))).toEqual({ kind: "credits", credits: 2, units: 1 });
-    expect(priceOf(DiagnosticsService.method.checkSite.name, site(["eu-west,us-east", "ap-south"]))).toEqual({ kind: "credits", credits: 6, units: 3 });
-    expect(priceOf(DiagnosticsService.method.traceRedirects.name, trace(["eu-west", "eu-west", "us-east"]))).toEqual({ kind: "credits", credits: 10, units: 2 });
+    expect(priceOf(DiagnosticsService.method.checkSite.name, site(["eu-west,us-east", "ap-south"]))).toEqual({
+      kind: "credits",
+      credits: 6,
+      units: 3,
+    });
+    expect(priceOf(DiagnosticsService.method.traceRedirects.name, trace(["eu-west", "eu-west", "us-east"]))).toEqual({
+      kind: "credits",
+      credits: 10,
+      units: 2,
+    });
     expect(priceOf(DiagnosticsService.method.checkSite.name, site(["all"]))).toBeUndefined();
-    expect(priceOf(DiagnosticsService.method.checkSite.name, site(["EU"]))).toMatchObject({ kind: "unpriced", reason: expect.stringMatching(/^vantages must be/) as string });
+    expect(priceOf(DiagnosticsService.method.checkSite.name, site(["EU"]))).toMatchObject({
+      kind: "unpriced",
+      reason: expect.stringMatching(/^vantages must be/) as string,
+    });
   });
 });
 

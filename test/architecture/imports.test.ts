@@ -18,8 +18,13 @@ function sourceFiles(dir: string): string[] {
 const graph = new Map<string, string[]>();
 for (const file of sourceFiles(SRC)) {
   const text = readFileSync(file, "utf8");
-  const imports = [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)\.js"/g)].map((match) => resolve(dirname(file), `${match[1] ?? ""}.ts`));
-  graph.set(relative(SRC, file), imports.map((target) => relative(SRC, target)));
+  const imports = [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)\.js"/g)].map((match) =>
+    resolve(dirname(file), `${match[1] ?? ""}.ts`),
+  );
+  graph.set(
+    relative(SRC, file),
+    imports.map((target) => relative(SRC, target)),
+  );
 }
 
 /**
@@ -66,11 +71,30 @@ describe("the import graph of src/", () => {
     // The service validates input, runs the diagnostics and maps results to messages; it never knows the server that calls it.
     ["service", ["service", "vantage", "runner", "diagnostics", "registration", "probe", "access", "shared", "(top)", "(gen)"]],
     // The server composes everything below it; only the command line is above it.
-    ["server", ["server", "service", "vantage", "runner", "diagnostics", "registration", "probe", "access", "observability", "openapi", "shared", "(top)", "(gen)"]],
+    [
+      "server",
+      [
+        "server",
+        "service",
+        "vantage",
+        "runner",
+        "diagnostics",
+        "registration",
+        "probe",
+        "access",
+        "observability",
+        "openapi",
+        "shared",
+        "(top)",
+        "(gen)",
+      ],
+    ],
   ] as const)("%s imports only from %j", (layer, allowed) => {
     const offending = [...graph.entries()]
       .filter(([file]) => layerOf(file) === layer)
-      .flatMap(([file, targets]) => targets.filter((target) => !(allowed as readonly string[]).includes(layerOf(target))).map((target) => `${file} -> ${target}`));
+      .flatMap(([file, targets]) =>
+        targets.filter((target) => !(allowed as readonly string[]).includes(layerOf(target))).map((target) => `${file} -> ${target}`),
+      );
     expect(offending).toEqual([]);
   });
 
@@ -109,12 +133,16 @@ describe("the import graph of src/", () => {
   it("vantage/ reaches the Redis engine only from fanout-from-config.ts; nothing outside vantage/ reaches it", () => {
     const offending = [...graph.entries()]
       .filter(([file]) => !file.startsWith("vantage/redis/") && file !== "vantage/fanout-from-config.ts")
-      .flatMap(([file, targets]) => targets.filter((target) => target.startsWith("vantage/redis/")).map((target) => `${file} -> ${target}`));
+      .flatMap(([file, targets]) =>
+        targets.filter((target) => target.startsWith("vantage/redis/")).map((target) => `${file} -> ${target}`),
+      );
     expect(offending).toEqual([]);
   });
 
   it("never imports from test/", () => {
-    const offending = [...graph.entries()].flatMap(([file, targets]) => targets.filter((target) => target.startsWith("../")).map((target) => `${file} -> ${target}`));
+    const offending = [...graph.entries()].flatMap(([file, targets]) =>
+      targets.filter((target) => target.startsWith("../")).map((target) => `${file} -> ${target}`),
+    );
     expect(offending.filter((edge) => !edge.includes("../gen/"))).toEqual([]);
   });
 });

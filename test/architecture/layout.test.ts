@@ -9,7 +9,9 @@ import { describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "../..");
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }
 
 const testFiles = files(join(ROOT, "test")).map((file) => relative(join(ROOT, "test"), file));
@@ -37,7 +39,13 @@ describe("test/ mirrors src/", () => {
 });
 
 /** Modules of src/ beyond src/shared/ that the page may bundle: pure words and formatting, no sockets, no Node. */
-const PAGE_MAY_READ = new Set(["src/diagnostics/proxy-verdict.ts", "src/diagnostics/proxy-providers.ts", "src/diagnostics/starting-url.ts", "src/diagnostics/timing-text.ts", "src/vantage/vantage-row.ts"]);
+const PAGE_MAY_READ = new Set([
+  "src/diagnostics/proxy-verdict.ts",
+  "src/diagnostics/proxy-providers.ts",
+  "src/diagnostics/starting-url.ts",
+  "src/diagnostics/timing-text.ts",
+  "src/vantage/vantage-row.ts",
+]);
 
 describe("web/ imports", () => {
   it("from src/ only src/shared/ and the pure modules it renders (and the generated messages)", () => {
@@ -49,7 +57,10 @@ describe("web/ imports", () => {
           target: relative(ROOT, resolve(dirname(file), `${match[1] ?? ""}.ts`)),
         })),
       )
-      .filter(({ target }) => !target.startsWith("web/") && !target.startsWith("src/shared/") && !PAGE_MAY_READ.has(target) && !target.startsWith("gen/"))
+      .filter(
+        ({ target }) =>
+          !target.startsWith("web/") && !target.startsWith("src/shared/") && !PAGE_MAY_READ.has(target) && !target.startsWith("gen/"),
+      )
       .map(({ file, target }) => `${file} -> ${target}`);
     expect(offending).toEqual([]);
   });

@@ -56,7 +56,9 @@ function sourceFiles(dir: string): string[] {
 /** The packages a file names in import, export ... from, import() or require(); node: builtins and relative paths are not packages. */
 function packagesImportedBy(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*"((?:@[\w.-]+\/)?\w[\w.-]*)(?:\/[^"]*)?"/g)].map((match) => match[1] ?? "");
+  return [...text.matchAll(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*"((?:@[\w.-]+\/)?\w[\w.-]*)(?:\/[^"]*)?"/g)].map(
+    (match) => match[1] ?? "",
+  );
 }
 
 describe("what the runtime imports", () => {
@@ -65,7 +67,11 @@ describe("what the runtime imports", () => {
     const runtime = new Set(Object.keys(manifest.dependencies));
     const offending = ["src", "gen"]
       .flatMap((dir) => sourceFiles(join(ROOT, dir)))
-      .flatMap((file) => packagesImportedBy(file).filter((name) => !runtime.has(name)).map((name) => `${file.slice(ROOT.length + 1)} -> ${name}`));
+      .flatMap((file) =>
+        packagesImportedBy(file)
+          .filter((name) => !runtime.has(name))
+          .map((name) => `${file.slice(ROOT.length + 1)} -> ${name}`),
+      );
     expect(offending).toEqual([]);
     expect(runtime.has("undici")).toBe(false);
   });

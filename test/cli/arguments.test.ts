@@ -2,12 +2,21 @@ import { describe, expect, it } from "vitest";
 import { closest, readArguments } from "../../src/cli/arguments.js";
 
 // The command line of check and trace, read before anything runs: each mistake one short sentence.
-const OPTIONS = { json: { type: "boolean" }, csv: { type: "boolean" }, batch: { type: "string" }, "max-redirects": { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+const OPTIONS = {
+  json: { type: "boolean" },
+  csv: { type: "boolean" },
+  batch: { type: "string" },
+  "max-redirects": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
 describe("readArguments", () => {
   it("reads good lines as parseArgs does: - as a value, --name=value, -- ending the options", () => {
     expect(readArguments(["--batch", "-", "--json"], OPTIONS, false)).toMatchObject({ ok: true, values: { batch: "-", json: true } });
-    expect(readArguments(["--max-redirects=3", "-h"], OPTIONS, false)).toMatchObject({ ok: true, values: { "max-redirects": "3", help: true } });
+    expect(readArguments(["--max-redirects=3", "-h"], OPTIONS, false)).toMatchObject({
+      ok: true,
+      values: { "max-redirects": "3", help: true },
+    });
     expect(readArguments(["--json", "--", "--not-an-option"], OPTIONS, true)).toMatchObject({ ok: true, positionals: ["--not-an-option"] });
   });
 

@@ -17,7 +17,6 @@ import { type DnsServer, startDnsServer } from "../fixtures/dns-server.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
-
 let dir: string;
 let targets: HttpTargets;
 let dns: DnsServer;
@@ -73,9 +72,18 @@ function file(name: string, text: string): string {
 describe("the command line says a mistake in one line", () => {
   it.each([
     [["check", "--jsn", "http://127.0.0.1/"], 'sitediag check: unknown option "--jsn" (did you mean --json?)'],
-    [["trace", "--batch", "rows.csv", "--json", "--csv"], "sitediag trace: --json and --csv are two ways to print the same rows: choose one"],
-    [["trace", "--batch", "rows.csv", "--max-redirect", "2"], 'sitediag trace: unknown option "--max-redirect" (did you mean --max-redirects?)'],
-    [["trace", "--batch", "rows.csv", "--max-redirects", "99"], 'sitediag trace: --max-redirects takes a whole number from 0 to 20, not "99"'],
+    [
+      ["trace", "--batch", "rows.csv", "--json", "--csv"],
+      "sitediag trace: --json and --csv are two ways to print the same rows: choose one",
+    ],
+    [
+      ["trace", "--batch", "rows.csv", "--max-redirect", "2"],
+      'sitediag trace: unknown option "--max-redirect" (did you mean --max-redirects?)',
+    ],
+    [
+      ["trace", "--batch", "rows.csv", "--max-redirects", "99"],
+      'sitediag trace: --max-redirects takes a whole number from 0 to 20, not "99"',
+    ],
     [["trace", "--csv", "http://127.0.0.1/"], "sitediag trace: --csv goes with sitediag trace --batch FILE"],
     [["check", "--json"], "sitediag check: a URL is required"],
     [["chekc", "http://127.0.0.1/"], 'sitediag: unknown command "chekc" (did you mean check?)'],
@@ -134,7 +142,9 @@ describe("a migration audit's batch", () => {
     expect(lines[4]).toMatch(/^4\s+FAIL\s+503\s/);
     expect(lines[5]).toMatch(/^5\s+FAIL\s+-\s+-\s+\S+\s+input_non_public_address\s+not traced: /);
     expect(lines[6]).toMatch(/^6\s+FAIL\s+-\s+-\s+.+\s+input_invalid_url\s+not traced: /);
-    expect(table.stdout).toMatch(/^failures by code: 1 chain_too_long, 1 final_status_error, 1 input_invalid_url, 1 input_non_public_address$/m);
+    expect(table.stdout).toMatch(
+      /^failures by code: 1 chain_too_long, 1 final_status_error, 1 input_invalid_url, 1 input_non_public_address$/m,
+    );
 
     const csv = await sitediag("trace", "--batch", join(dir, "audit.csv"), "--max-redirects", "2", "--csv");
     const report = csv.stdout.split("\r\n");
@@ -147,7 +157,9 @@ describe("a migration audit's batch", () => {
 
     const shopBefore = targets.requests.filter((request) => request.target === "/shop").length;
     const again = await sitediag("trace", "--batch", join(dir, "report.csv"), "--rerun-failed");
-    expect(again.stderr).toContain("re-running 2 rows; 2 rows refused at input skipped (they cannot trace as written; --include-refused runs them too)");
+    expect(again.stderr).toContain(
+      "re-running 2 rows; 2 rows refused at input skipped (they cannot trace as written; --include-refused runs them too)",
+    );
     // Row 1 keeps the limit it was written with: it fails again as too long; row 4 fails again at 503.
     expect(again.stdout).toMatch(/^1\s+FAIL\s+200\s+4\s+\S+\s+chain_too_long/m);
     expect(again.stdout).toMatch(/2 traced: 0 pass, 2 fail/);

@@ -23,7 +23,9 @@ describe("a reader that closes stdout early", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sitediag-pipe-"));
-    targets = await startHttpTargets({ routes: { "/up": { kind: "respond", status: 200, body: "fine" }, "/old": { kind: "redirect", status: 301, location: "/up" } } });
+    targets = await startHttpTargets({
+      routes: { "/up": { kind: "respond", status: 200, body: "fine" }, "/old": { kind: "redirect", status: 301, location: "/up" } },
+    });
     env = {
       PATH: process.env.PATH ?? "",
       SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",

@@ -33,8 +33,17 @@ beforeAll(async () => {
   const answer = (_request: unknown, response: { end: (body: string) => void }) => response.end("ok");
   port = await listen(createServer(answer), "127.0.0.1", 0);
   await listen(createServer(answer), "127.0.0.4", port);
-  tlsPort = await listen(createTlsServer({ key: pki.valid.key, cert: pki.valid.cert, minVersion: "TLSv1.2", maxVersion: "TLSv1.2" }, answer), "127.0.0.1", 0);
-  env = { SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: join(dir, "hosts"), SITEDIAG_CA_FILE: join(dir, "ca.pem"), SITEDIAG_TRACE_PORTS: `${port},${tlsPort}` };
+  tlsPort = await listen(
+    createTlsServer({ key: pki.valid.key, cert: pki.valid.cert, minVersion: "TLSv1.2", maxVersion: "TLSv1.2" }, answer),
+    "127.0.0.1",
+    0,
+  );
+  env = {
+    SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
+    SITEDIAG_HOSTS_FILE: join(dir, "hosts"),
+    SITEDIAG_CA_FILE: join(dir, "ca.pem"),
+    SITEDIAG_TRACE_PORTS: `${port},${tlsPort}`,
+  };
 });
 
 afterAll(async () => {
@@ -51,7 +60,9 @@ describe("sitediag check and trace show every address and the TLS versions", () 
     expect(stdout).toMatch(/^ {2}127\.0\.0\.1 +IPv4 +200 +connect .*the first request$/m);
     expect(stdout).toMatch(/^ {2}127\.0\.0\.3 +IPv4 +failed at connect \(connect_refused\)/m);
     expect(stdout).toMatch(/^ {2}127\.0\.0\.4 +IPv4 +200 +connect /m);
-    expect(stdout).toMatch(/^ {2}warning +request 1 +address_unreachable +GET http:\/\/multi\.test:\d+\/ failed at 1 of 3 addresses: 127\.0\.0\.3 \(/m);
+    expect(stdout).toMatch(
+      /^ {2}warning +request 1 +address_unreachable +GET http:\/\/multi\.test:\d+\/ failed at 1 of 3 addresses: 127\.0\.0\.3 \(/m,
+    );
   });
 
   it("trace: the rows, and the warning once, on hop 1", async () => {

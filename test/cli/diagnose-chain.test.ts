@@ -35,7 +35,9 @@ describe("the chain in the CLI", () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/^ {2}certificate +CN=localhost, .+not trusted: CERT_HAS_EXPIRED +\(request 1\)$/m);
     expect(stdout).toMatch(/^ {6}0 {2}localhost {2}ec 256 \(prime256v1\), ecdsa-with-SHA256, expires \d{4}-\d\d-\d\d \(in \d+ days\)$/m);
-    expect(stdout).toMatch(/^ {6}1 {2}expired chain intermediate {2}ec 256 \(prime256v1\), ecdsa-with-SHA256, expired 2021-01-01 \(\d+ days ago\) {2}<- expired$/m);
+    expect(stdout).toMatch(
+      /^ {6}1 {2}expired chain intermediate {2}ec 256 \(prime256v1\), ecdsa-with-SHA256, expired 2021-01-01 \(\d+ days ago\) {2}<- expired$/m,
+    );
     expect(stdout).toMatch(/^ {6}2 {2}sitediag chain root \(self-issued\) {2}ec 256 \(prime256v1\), ecdsa-with-SHA256, expires /m);
   });
 
@@ -44,7 +46,11 @@ describe("the chain in the CLI", () => {
     const { code, stdout } = await runDiagnose(traceCommand, [expiringSoon.url("/", { secure: true })], { ...env, ...ports });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^ {6}1 {2}sitediag chain intermediate {2}rsa 2048, ecdsa-with-SHA256, expires /m);
-    expect(stdout).toMatch(/^ {6}0 {2}localhost {2}ec 256 \(prime256v1\), sha256WithRSAEncryption, expires \d{4}-\d\d-\d\d \(in 5 days\)$/m);
-    expect(stdout).toMatch(/^ *warning +hop 1 +certificate_expires_soon +The certificate "localhost" of https:\/\/127\.0\.0\.1:\d+\/ expires in 5 days/m);
+    expect(stdout).toMatch(
+      /^ {6}0 {2}localhost {2}ec 256 \(prime256v1\), sha256WithRSAEncryption, expires \d{4}-\d\d-\d\d \(in 5 days\)$/m,
+    );
+    expect(stdout).toMatch(
+      /^ *warning +hop 1 +certificate_expires_soon +The certificate "localhost" of https:\/\/127\.0\.0\.1:\d+\/ expires in 5 days/m,
+    );
   });
 });

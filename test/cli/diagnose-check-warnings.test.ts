@@ -46,7 +46,9 @@ describe("sitediag check: the evidence warnings", () => {
     expect(lines[0]).toMatch(/^UP, 1 problem {2}https:\/\/127\.0\.0\.1:\d+\/$/);
     expect(lines[1]).toMatch(/^ {2}answer +200 OK$/);
     expect(lines[2]).toMatch(/^ {2}problem +The certificate of https:\/\/127\.0\.0\.1:\d+\/ is revoked since 2026-01-01/);
-    expect(warningsPart(stdout)).toMatch(/^warnings\n {2}problem +request 1 +certificate_revoked +The certificate of https:\/\/127\.0\.0\.1:\d+\/ is revoked since 2026-01-01/);
+    expect(warningsPart(stdout)).toMatch(
+      /^warnings\n {2}problem +request 1 +certificate_revoked +The certificate of https:\/\/127\.0\.0\.1:\d+\/ is revoked since 2026-01-01/,
+    );
     expect(stdout.match(/certificate_revoked/g)).toHaveLength(1);
   });
 
@@ -63,14 +65,18 @@ describe("sitediag check: the evidence warnings", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^UP {2}https:/);
     expect(stdout).not.toMatch(/^ {2}problem/m);
-    expect(warningsPart(stdout)).toMatch(/^warnings\n {2}warning +request 1 +certificate_expires_soon +The certificate "localhost" of https:\/\/127\.0\.0\.1:\d+\/ expires in 5 days/);
+    expect(warningsPart(stdout)).toMatch(
+      /^warnings\n {2}warning +request 1 +certificate_expires_soon +The certificate "localhost" of https:\/\/127\.0\.0\.1:\d+\/ expires in 5 days/,
+    );
   });
 
   it("families that disagree: the family part keeps its rows, the warning is listed once with the others", async () => {
     const { code, stdout } = await runDiagnose(checkCommand, [disagree.url("/", "dual.test")], env);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^both IP families\n {2}IPv6 +::1 +200 .*the check's request\n {2}IPv4 +127\.0\.0\.1 +503 .*\n\nwarnings\n/m);
-    expect(warningsPart(stdout)).toMatch(/^warnings\n {2}warning +request 1 +families_disagree +GET http:\/\/dual\.test:\d+\/ answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\)\n$/);
+    expect(warningsPart(stdout)).toMatch(
+      /^warnings\n {2}warning +request 1 +families_disagree +GET http:\/\/dual\.test:\d+\/ answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\)\n$/,
+    );
     expect(stdout.match(/families_disagree/g)).toHaveLength(1);
   });
 });

@@ -41,7 +41,11 @@ describe("sitediag check", () => {
         "/hang": { kind: "hang" },
         "/challenge": CLOUDFLARE_CHALLENGE,
         "/cf-502": CLOUDFLARE_BAD_GATEWAY,
-        "/cookie": { kind: "respond", status: 200, headers: { "X-Served-By": "edge-1", "Set-Cookie": ["sid=s3cr3t; Path=/; HttpOnly", "theme=dark"] } },
+        "/cookie": {
+          kind: "respond",
+          status: 200,
+          headers: { "X-Served-By": "edge-1", "Set-Cookie": ["sid=s3cr3t; Path=/; HttpOnly", "theme=dark"] },
+        },
       },
     });
     tlsTargets = await startHttpTargets({ tls: pki.valid, routes: { "/": { kind: "respond", status: 200 } } });
@@ -66,15 +70,27 @@ describe("sitediag check", () => {
     expect(stdout).not.toMatch(/reason/);
     expect(stdout).toMatch(/^ {2}# +answer +address +dns +connect +tls +waiting +receiving +other +total +url$/m);
     const ms = String.raw`\d+(\.\d)? ms`;
-    expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +${ms} +${ms} +${ms} +${escapeRegExp(targets.url("/old"))} → ${escapeRegExp(targets.url("/new"))}$`, "m"));
+    expect(stdout).toMatch(
+      new RegExp(
+        `^ {2}1 +301 Moved Permanently +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +${ms} +${ms} +${ms} +${escapeRegExp(targets.url("/old"))} → ${escapeRegExp(targets.url("/new"))}$`,
+        "m",
+      ),
+    );
     // Same origin, a keep-alive server: the second request rode the first's connection.
-    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +127\\.0\\.0\\.1 +- +reused +- +${ms} +${ms} +${ms} +${ms} +${escapeRegExp(targets.url("/new"))}$`, "m"));
+    expect(stdout).toMatch(
+      new RegExp(`^ {2}2 +200 OK +127\\.0\\.0\\.1 +- +reused +- +${ms} +${ms} +${ms} +${ms} +${escapeRegExp(targets.url("/new"))}$`, "m"),
+    );
     expect(stdout).not.toContain(ANSI);
     // One rounding rule: each row's phases add up to its total as printed, and the response time is the sum of the totals.
     const cell = String.raw`(-|reused|\d+\.\d ms)`;
-    const rows = [...stdout.matchAll(new RegExp(`^ {2}\\d +\\d{3} .+? +127\\.0\\.0\\.1 +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} `, "gm"))];
+    const rows = [
+      ...stdout.matchAll(
+        new RegExp(`^ {2}\\d +\\d{3} .+? +127\\.0\\.0\\.1 +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} `, "gm"),
+      ),
+    ];
     expect(rows).toHaveLength(2);
-    const tenths = (text: string | undefined) => (text === undefined || !text.endsWith(" ms") ? 0 : Math.round(Number.parseFloat(text) * 10));
+    const tenths = (text: string | undefined) =>
+      text === undefined || !text.endsWith(" ms") ? 0 : Math.round(Number.parseFloat(text) * 10);
     let totals = 0;
     for (const row of rows) {
       expect(row.slice(1, 7).reduce((sum, text) => sum + tenths(text), 0)).toBe(tenths(row[7]));
@@ -87,9 +103,14 @@ describe("sitediag check", () => {
     const { code, stdout } = await check([targets.url("/hang")], { env: { SITEDIAG_SITE_TIMEOUT_MS: "400" } });
     expect(code).toBe(1);
     const ms = String.raw`(\d+\.\d) ms`;
-    const row = new RegExp(`^ {2}1 +timed out at http: connected in ${ms}, then no response in ${ms} \\(RESPONSE_HEAD_TIMEOUT\\) +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +- +${ms} +${ms} `, "m").exec(stdout);
+    const row = new RegExp(
+      `^ {2}1 +timed out at http: connected in ${ms}, then no response in ${ms} \\(RESPONSE_HEAD_TIMEOUT\\) +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +- +${ms} +${ms} `,
+      "m",
+    ).exec(stdout);
     expect(row).not.toBeNull();
-    const [connected, waited, connect, waiting, other, total] = (row ?? []).slice(1).map((text) => Math.round(Number.parseFloat(text ?? "") * 10));
+    const [connected, waited, connect, waiting, other, total] = (row ?? [])
+      .slice(1)
+      .map((text) => Math.round(Number.parseFloat(text ?? "") * 10));
     expect(connect).toBe(connected);
     expect(waiting).toBe(waited);
     expect(waiting).toBeGreaterThan(3000);
@@ -147,7 +168,9 @@ describe("sitediag check", () => {
     expect(stdout).toMatch(/^ {2}reason +Connection refused$/m);
     expect(stdout).toMatch(/^ {2}failed stage +connect$/m);
     expect(stdout).toMatch(/^ {2}response time +-$/m);
-    expect(stdout).toMatch(/^ {2}1 +failed at connect: connecting failed after \d+\.\d ms \(ECONNREFUSED\) +127\.0\.0\.1 +- +\d+\.\d ms +- +- +- +\d+\.\d ms +\d+\.\d ms +http:\/\/127\.0\.0\.1:\d+\/$/m);
+    expect(stdout).toMatch(
+      /^ {2}1 +failed at connect: connecting failed after \d+\.\d ms \(ECONNREFUSED\) +127\.0\.0\.1 +- +\d+\.\d ms +- +- +- +\d+\.\d ms +\d+\.\d ms +http:\/\/127\.0\.0\.1:\d+\/$/m,
+    );
   });
 
   it("--json prints exactly the data object the REST API returns for the same check", async () => {
@@ -203,7 +226,9 @@ describe("sitediag check", () => {
         const { code, stdout, stderr } = await check([url], { env: closedPolicy });
         expect(code).toBe(2);
         expect(stdout).toBe("");
-        expect(stderr).toMatch(/^refused \(non_public_address\): .+\ncode input_(?:non_public_address|resolves_non_public)\nrange 127\.0\.0\.0\/8 \(Loopback, RFC 1122\)\nnothing was sent to the target\n$/);
+        expect(stderr).toMatch(
+          /^refused \(non_public_address\): .+\ncode input_(?:non_public_address|resolves_non_public)\nrange 127\.0\.0\.0\/8 \(Loopback, RFC 1122\)\nnothing was sent to the target\n$/,
+        );
       }
       expect(targets.requests.length).toBe(before);
       expect(dns.queries.map((query) => query.name)).toContain("loopback.test");
@@ -213,7 +238,12 @@ describe("sitediag check", () => {
 
     for (const [url, rule, refusalCode, range] of [
       ["http://10.0.0.1/", "non_public_address", "input_non_public_address", "range 10.0.0.0/8 (Private-Use, RFC 1918)\n"],
-      ["http://169.254.169.254/latest/meta-data/", "non_public_address", "input_non_public_address", "range 169.254.0.0/16 (Link Local, RFC 3927)\n"],
+      [
+        "http://169.254.169.254/latest/meta-data/",
+        "non_public_address",
+        "input_non_public_address",
+        "range 169.254.0.0/16 (Link Local, RFC 3927)\n",
+      ],
       ["http://[fd00::1]/", "non_public_address", "input_non_public_address", "range fc00::/7 (Unique-Local, RFC 4193)\n"],
       ["ftp://127.0.0.1/", "scheme", "input_scheme", ""],
       ["http://user:secret@127.0.0.1/", "credentials", "input_credentials", ""],
@@ -237,7 +267,12 @@ describe("sitediag check", () => {
   });
 
   it("rejects a wrong command line with one line on stderr and where the options are, not the whole usage; exit 2; --help is exit 0 on stdout", async () => {
-    for (const argv of [[], ["--verbose", targets.url("/new")], [targets.url("/new"), targets.url("/old")], ["--json=yes", targets.url("/new")]]) {
+    for (const argv of [
+      [],
+      ["--verbose", targets.url("/new")],
+      [targets.url("/new"), targets.url("/old")],
+      ["--json=yes", targets.url("/new")],
+    ]) {
       const { code, stdout, stderr } = await check(argv);
       expect(code, argv.join(" ")).toBe(2);
       expect(stdout).toBe("");
@@ -268,7 +303,9 @@ describe("sitediag check", () => {
     const url = tlsTargets.url("/", { secure: true });
     const trusted = await check([url], { env: { SITEDIAG_CA_FILE: caFile } });
     expect(trusted.code).toBe(0);
-    expect(trusted.stdout).toMatch(/^ {2}certificate +CN=localhost, issuer .*CN=sitediag test CA, TLSv1\.[23], expires \d{4}-\d\d-\d\d \(in \d+ days\), chain of 1 +\(request 1\)$/m);
+    expect(trusted.stdout).toMatch(
+      /^ {2}certificate +CN=localhost, issuer .*CN=sitediag test CA, TLSv1\.[23], expires \d{4}-\d\d-\d\d \(in \d+ days\), chain of 1 +\(request 1\)$/m,
+    );
     expect(trusted.stdout).toMatch(/^ {2}1 +200 OK +127\.0\.0\.1 +- +\S+ ms +\S+ ms +\S+ ms +\S+ ms +\S+ ms +\S+ ms +https:/m);
 
     const untrusted = await check([url]);
@@ -300,7 +337,9 @@ describe("sitediag check", () => {
   });
 
   it("ends a check in flight on a stop signal with exit 130", async () => {
-    const { code, stdout, stderr, listenersLeft } = await check([targets.url("/hang")], { onRunning: stopOnceRequested(() => targets.requests.length) });
+    const { code, stdout, stderr, listenersLeft } = await check([targets.url("/hang")], {
+      onRunning: stopOnceRequested(() => targets.requests.length),
+    });
     expect(code).toBe(130);
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^interrupted/);

@@ -17,7 +17,12 @@ beforeAll(async () => {
   targets = await startHttpTargets({
     routes: {
       "/old": { kind: "redirect", status: 301, location: "/page" },
-      "/page": { kind: "respond", status: 200, headers: { "content-type": "text/html" }, body: '<meta http-equiv="refresh" content="2; url=/next">' },
+      "/page": {
+        kind: "respond",
+        status: 200,
+        headers: { "content-type": "text/html" },
+        body: '<meta http-equiv="refresh" content="2; url=/next">',
+      },
       "/challenge": { kind: "respond", status: 403, headers: { "cf-ray": "1-AMS", "cf-mitigated": "challenge" } },
     },
   });
@@ -36,7 +41,9 @@ describe("sitediag check shows details", () => {
   it("the client-side redirect, reported and not followed", async () => {
     const { code, stdout } = await check([targets.url("/old")]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`^ {2}client redirect +meta refresh to ${escapeRegExp(targets.url("/next"))} after 2 s \\(not followed\\)$`, "m"));
+    expect(stdout).toMatch(
+      new RegExp(`^ {2}client redirect +meta refresh to ${escapeRegExp(targets.url("/next"))} after 2 s \\(not followed\\)$`, "m"),
+    );
     expect(stdout).not.toMatch(/^ {2}code /m);
   });
 
@@ -49,7 +56,9 @@ describe("sitediag check shows details", () => {
     const { code, stdout } = await check([`https://127.0.0.1:${expired.httpsPort}/`]);
     expect(code).toBe(1);
     expect(stdout).toMatch(/^ {2}code +tls_certificate_expired$/m);
-    expect(stdout).toMatch(/^ {2}certificate +CN=localhost, issuer .+, (?:TLSv1\.[23]|TLS not completed), expired 2021-01-01 \(\d+ days ago\), chain of 1, not trusted: CERT_HAS_EXPIRED +\(request 1\)$/m);
+    expect(stdout).toMatch(
+      /^ {2}certificate +CN=localhost, issuer .+, (?:TLSv1\.[23]|TLS not completed), expired 2021-01-01 \(\d+ days ago\), chain of 1, not trusted: CERT_HAS_EXPIRED +\(request 1\)$/m,
+    );
     expect(expired.requests).toEqual([]);
   });
 
@@ -76,7 +85,9 @@ describe("sitediag trace shows details", () => {
   it("the client-side redirect of the final page, with its warning; the extra GET is no chain position", async () => {
     const { code, stdout } = await trace([targets.url("/old")], { SITEDIAG_TRACE_PORTS: String(targets.httpPort) });
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`^ {2}client redirect +meta refresh to ${escapeRegExp(targets.url("/next"))} after 2 s \\(not followed\\)$`, "m"));
+    expect(stdout).toMatch(
+      new RegExp(`^ {2}client redirect +meta refresh to ${escapeRegExp(targets.url("/next"))} after 2 s \\(not followed\\)$`, "m"),
+    );
     expect(stdout).toMatch(/^ {2}warning +hop 2 +client_side_redirect_not_followed +/m);
     expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +HEAD +127\\.0\\.0\\.1 .+ ${escapeRegExp(targets.url("/page"))}$`, "m"));
     expect(stdout).not.toMatch(/^ {2}3 /m);

@@ -18,7 +18,11 @@ beforeAll(async () => {
   writeFileSync(join(dir, "hosts"), "127.0.0.1 dual.test\n::1 dual.test\n127.0.0.1 v4only.test\n");
   disagree = await startFamilyTargets({ 4: { status: 503 }, 6: { status: 200 } });
   noIpv4 = await startFamilyTargets({ 4: "closed", 6: { status: 200 } });
-  env = { SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8,::1/128", SITEDIAG_HOSTS_FILE: join(dir, "hosts"), SITEDIAG_TRACE_PORTS: `${disagree.port},${noIpv4.port}` };
+  env = {
+    SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8,::1/128",
+    SITEDIAG_HOSTS_FILE: join(dir, "hosts"),
+    SITEDIAG_TRACE_PORTS: `${disagree.port},${noIpv4.port}`,
+  };
 });
 
 afterAll(async () => {
@@ -34,7 +38,9 @@ describe("sitediag check and trace show both IP families", () => {
     expect(stdout).toMatch(/^both IP families$/m);
     expect(stdout).toMatch(/^ {2}IPv6 +::1 +200 .*ms +the check's request$/m);
     expect(stdout).toMatch(/^ {2}IPv4 +127\.0\.0\.1 +503 .*ms *$/m);
-    expect(stdout).toMatch(/^ {2}warning +request 1 +families_disagree +GET http:\/\/dual\.test:\d+\/ answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\)$/m);
+    expect(stdout).toMatch(
+      /^ {2}warning +request 1 +families_disagree +GET http:\/\/dual\.test:\d+\/ answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\)$/m,
+    );
   });
 
   it("check: the family that failed, with its failure", async () => {

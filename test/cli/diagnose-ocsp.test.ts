@@ -46,14 +46,20 @@ describe("sitediag check and trace: the stapled OCSP line", () => {
   it("check: revoked, with its date and reason, for this certificate, verified; certificate_revoked is a problem (exit 1)", async () => {
     const { code, stdout } = await runDiagnose(checkCommand, [url("revoked")], env);
     expect(code).toBe(1);
-    expect(ocspLines(stdout)).toEqual([expect.stringMatching(/^ {2}ocsp +revoked 2026-01-01 \(keyCompromise\), for this certificate, signature verified, next update \d{4}-\d\d-\d\d +\(request 1\)$/)]);
+    expect(ocspLines(stdout)).toEqual([
+      expect.stringMatching(
+        /^ {2}ocsp +revoked 2026-01-01 \(keyCompromise\), for this certificate, signature verified, next update \d{4}-\d\d-\d\d +\(request 1\)$/,
+      ),
+    ]);
   });
 
   it("trace: the revoked hops share one line, and certificate_revoked is a problem (exit 1)", async () => {
     const { code, stdout } = await runDiagnose(traceCommand, [`${url("revoked")}redirect`], env);
     expect(code).toBe(1);
     expect(ocspLines(stdout)).toEqual([expect.stringMatching(/^ {2}ocsp +revoked 2026-01-01 \(keyCompromise\), .+ +\(hops 1, 2\)$/)]);
-    expect(stdout).toMatch(/^ *problem +hop 1 +certificate_revoked +The certificate of https:\/\/127\.0\.0\.1:\d+\/redirect is revoked since 2026-01-01/m);
+    expect(stdout).toMatch(
+      /^ *problem +hop 1 +certificate_revoked +The certificate of https:\/\/127\.0\.0\.1:\d+\/redirect is revoked since 2026-01-01/m,
+    );
   });
 
   it.each([

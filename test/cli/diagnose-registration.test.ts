@@ -28,7 +28,14 @@ beforeAll(async () => {
   target.route("/ok", { kind: "status", status: 200 });
   rdap = await startHttpTargets({ tls: pki.valid });
   rdap.route("/rdap/domain/soon.test", { kind: "respond", status: 200, body: rdapDomain("soon.test") });
-  rdap.route("/rdap/domain/held.test", { kind: "respond", status: 200, body: rdapDomain("held.test", { status: ["server hold"], entities: [{ roles: ["registrar"], vcardArray: ["vcard", [["fn", {}, "text", "Evil\u001b[2J Registrar"]]] }] }) });
+  rdap.route("/rdap/domain/held.test", {
+    kind: "respond",
+    status: 200,
+    body: rdapDomain("held.test", {
+      status: ["server hold"],
+      entities: [{ roles: ["registrar"], vcardArray: ["vcard", [["fn", {}, "text", "Evil\u001b[2J Registrar"]]] }],
+    }),
+  });
   dir = mkdtempSync(join(tmpdir(), "sitediag-cli-rdap-"));
   caFile = join(dir, "ca.pem");
   writeFileSync(caFile, pki.caPem);
@@ -62,7 +69,9 @@ async function settled(run: () => ReturnType<typeof runDiagnose>): ReturnType<ty
 describe("the domain line", () => {
   it("sitediag check: registrar, dates and status; domain_expires_soon among the warnings", async () => {
     const { stdout } = await settled(() => runDiagnose(checkCommand, [named("www.soon.test")], env()));
-    expect(stdout).toMatch(/^ {2}domain {2}soon\.test: registrar Example Registrar, Inc\.; registered 2001-02-03; expires \d{4}-\d{2}-\d{2}; client transfer prohibited$/m);
+    expect(stdout).toMatch(
+      /^ {2}domain {2}soon\.test: registrar Example Registrar, Inc\.; registered 2001-02-03; expires \d{4}-\d{2}-\d{2}; client transfer prohibited$/m,
+    );
     expect(stdout).toContain("domain_expires_soon");
   });
 

@@ -50,8 +50,18 @@ describe("sitediag check", () => {
   it("a line per lookup: the chain, each answer with its TTL, the time and the server; the hosts file named", async () => {
     const { code, stdout } = await runDiagnose(checkCommand, [named("www.cli.test", "/start")], env());
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`^ {2}dns {2}www\\.cli\\.test → edge\\.cli\\.test: 127\\.0\\.0\\.1 \\(ttl 45\\); ${MS} from ${escapeRegExp(dns.server)} {2}\\(request 1\\)$`, "m"));
-    expect(stdout).toMatch(new RegExp(`^ {2}dns {2}listed\\.cli\\.test: 127\\.0\\.0\\.1; ${MS} from the hosts file ${escapeRegExp(hostsFile)} {2}\\(request 2\\)$`, "m"));
+    expect(stdout).toMatch(
+      new RegExp(
+        `^ {2}dns {2}www\\.cli\\.test → edge\\.cli\\.test: 127\\.0\\.0\\.1 \\(ttl 45\\); ${MS} from ${escapeRegExp(dns.server)} {2}\\(request 1\\)$`,
+        "m",
+      ),
+    );
+    expect(stdout).toMatch(
+      new RegExp(
+        `^ {2}dns {2}listed\\.cli\\.test: 127\\.0\\.0\\.1; ${MS} from the hosts file ${escapeRegExp(hostsFile)} {2}\\(request 2\\)$`,
+        "m",
+      ),
+    );
   });
 
   it("a hostile CNAME target is printed as c-ares escapes it: no terminal escape reaches the terminal", async () => {
@@ -68,17 +78,26 @@ describe("sitediag trace", () => {
     const { code, stdout } = await runDiagnose(traceCommand, [named("www.cli.test", "/to-gone")], env());
     expect(code).not.toBe(0);
     expect(stdout).toMatch(/^ {2}dns {2}www\.cli\.test → edge\.cli\.test: 127\.0\.0\.1 \(ttl 45\); .+ {2}\(hop 1\)$/m);
-    expect(stdout).toMatch(new RegExp(`^ {2}dns {2}gone\\.cli\\.test: NXDOMAIN \\(dns_no_such_host\\); ${MS} from ${escapeRegExp(dns.server)} {2}\\(hop 2\\)$`, "m"));
+    expect(stdout).toMatch(
+      new RegExp(
+        `^ {2}dns {2}gone\\.cli\\.test: NXDOMAIN \\(dns_no_such_host\\); ${MS} from ${escapeRegExp(dns.server)} {2}\\(hop 2\\)$`,
+        "m",
+      ),
+    );
   });
 });
 
 describe("the first host's DNSSEC under its dns line", () => {
   it("validated, and a bogus one with its Extended DNS Error, no terminal escape reaching the terminal", async () => {
     const signed = await runDiagnose(checkCommand, [named("signed.cli.test", "/end")], env());
-    expect(signed.stdout).toMatch(/^ {2}dns {2}signed\.cli\.test: .+\n {2}dnssec {2}signed\.cli\.test: validated \(the resolver set AD\)$/m);
+    expect(signed.stdout).toMatch(
+      /^ {2}dns {2}signed\.cli\.test: .+\n {2}dnssec {2}signed\.cli\.test: validated \(the resolver set AD\)$/m,
+    );
     const bogus = await runDiagnose(checkCommand, [named("bogus.cli.test", "/end")], env());
     expect(bogus.code).not.toBe(0);
-    expect(bogus.stdout).toMatch(/^ {2}dnssec {2}bogus\.cli\.test: bogus; Extended DNS Error 6 DNSSEC Bogus "sig \ufffd\[2J\ufffd expired"$/m);
+    expect(bogus.stdout).toMatch(
+      /^ {2}dnssec {2}bogus\.cli\.test: bogus; Extended DNS Error 6 DNSSEC Bogus "sig \ufffd\[2J\ufffd expired"$/m,
+    );
     expect(bogus.stdout).toContain("dns_dnssec_bogus");
     expect(bogus.stdout).not.toContain("\u001b[2J");
     expect(bogus.stdout).not.toContain("\u202e");

@@ -76,7 +76,10 @@ describe("sitediag trace", () => {
     expect(stdout).toMatch(/^ {2}hop +status +method +address +dns +connect +tls +waiting +receiving +other +total +url$/m);
     // The redirects stay on the origin of a keep-alive server: hops after the first ride the first's connection.
     const row = (hop: number, status: string, connect: string, from: string, to?: string) =>
-      new RegExp(`^ {2}${hop} +${status} +HEAD +127\\.0\\.0\\.1 +- +${connect} +- +${MS} +${MS} +${MS} +${MS} +${escapeRegExp(target.url(from))}${to === undefined ? "" : ` → ${escapeRegExp(target.url(to))}`}$`, "m");
+      new RegExp(
+        `^ {2}${hop} +${status} +HEAD +127\\.0\\.0\\.1 +- +${connect} +- +${MS} +${MS} +${MS} +${MS} +${escapeRegExp(target.url(from))}${to === undefined ? "" : ` → ${escapeRegExp(target.url(to))}`}$`,
+        "m",
+      );
     expect(stdout).toMatch(row(1, "301 Moved Permanently", MS, "/r/1", "/r/2"));
     expect(stdout).toMatch(row(2, "301 Moved Permanently", "reused", "/r/2", "/end"));
     expect(stdout).toMatch(row(3, "200 OK", "reused", "/end"));
@@ -97,19 +100,31 @@ describe("sitediag trace", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^ {2}1 +200 OK +GET +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))}$`, "m"));
     // The HEAD was made and waited for: a row of its own above the GET's, so the rows add up to the total time.
-    expect(stdout).toMatch(new RegExp(`^ {2}1 +405 Method Not Allowed +HEAD +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))} \\(then GET, below\\)$`, "m"));
+    expect(stdout).toMatch(
+      new RegExp(
+        `^ {2}1 +405 Method Not Allowed +HEAD +127\\.0\\.0\\.1 .+ ${escapeRegExp(target.url("/head-405"))} \\(then GET, below\\)$`,
+        "m",
+      ),
+    );
     // Columns are left-aligned: a total shorter than the other row's is followed by more spaces.
     const totals = [...stdout.matchAll(/ (\d+\.\d) ms +http/g)].map((match) => Math.round(Number.parseFloat(match[1] ?? "0") * 10));
     expect(totals).toHaveLength(2);
     expect(stdout).toContain(`  total time  ${(((totals[0] ?? 0) + (totals[1] ?? 0)) / 10).toFixed(1)} ms\n`);
-    expect(stdout).toMatch(/^warnings\n {2}info +hop 1 +head_refused_get_used +HEAD answered 405 Method Not Allowed; the hop was retried with GET$/m);
+    expect(stdout).toMatch(
+      /^warnings\n {2}info +hop 1 +head_refused_get_used +HEAD answered 405 Method Not Allowed; the hop was retried with GET$/m,
+    );
   });
 
   it("an https -> http downgrade is a problem: counted beside the chain status, listed as a problem, exit 1", async () => {
     const { code, stdout } = await trace([secure.url("/downgrade")]);
     expect(code).toBe(1);
     expect(stdout.split("\n")[0]).toBe(`Redirects detected, 1 problem  ${secure.url("/downgrade")}`);
-    expect(stdout).toMatch(new RegExp(`^ {2}problem +hop 1 +https_downgrade +Hop 1 redirects from HTTPS to plain HTTP: ${escapeRegExp(target.url("/end"))}$`, "m"));
+    expect(stdout).toMatch(
+      new RegExp(
+        `^ {2}problem +hop 1 +https_downgrade +Hop 1 redirects from HTTPS to plain HTTP: ${escapeRegExp(target.url("/end"))}$`,
+        "m",
+      ),
+    );
   });
 
   it("a final 4xx is a problem too: exit 1, while a temporary redirect alone is a warning that exits 0", async () => {
@@ -127,7 +142,9 @@ describe("sitediag trace", () => {
     const { code, stdout } = await trace([target.url("/loop/a")]);
     expect(code).toBe(1);
     expect(stdout).toMatch(/^Redirect loop {2}/);
-    expect(stdout).toMatch(new RegExp(`^ {2}reason +Hop 2 redirects back to ${escapeRegExp(target.url("/loop/a"))}, already in the chain$`, "m"));
+    expect(stdout).toMatch(
+      new RegExp(`^ {2}reason +Hop 2 redirects back to ${escapeRegExp(target.url("/loop/a"))}, already in the chain$`, "m"),
+    );
     expect(stdout).toMatch(/^ {2}final URL +\S+ \(no final response\)$/m);
     expect(stdout).toMatch(/hop 2 +redirect_loop +/);
   });
@@ -138,7 +155,12 @@ describe("sitediag trace", () => {
     expect(stdout).toMatch(/^Request failed {2}/);
     expect(stdout).toMatch(/^ {2}reason +HEAD http:\/\/127\.0\.0\.1:\d+\/ failed at the connect stage: Connection refused$/m);
     expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently +HEAD .+ → http://127\\.0\\.0\\.1:${closedPort}/$`, "m"));
-    expect(stdout).toMatch(new RegExp(`^ {2}2 +failed at connect: connecting failed after ${MS} \\(ECONNREFUSED\\) +HEAD +127\\.0\\.0\\.1 +- +${MS} +- +- +- +${MS} +${MS} +http://127\\.0\\.0\\.1:${closedPort}/$`, "m"));
+    expect(stdout).toMatch(
+      new RegExp(
+        `^ {2}2 +failed at connect: connecting failed after ${MS} \\(ECONNREFUSED\\) +HEAD +127\\.0\\.0\\.1 +- +${MS} +- +- +- +${MS} +${MS} +http://127\\.0\\.0\\.1:${closedPort}/$`,
+        "m",
+      ),
+    );
   });
 
   it("a redirect to a refused target is shown as not sent, and exits 1", async () => {
@@ -149,12 +171,17 @@ describe("sitediag trace", () => {
   });
 
   it("a request that never answers is a Timeout, exit 1", async () => {
-    const { code, stdout } = await trace([target.url("/silent")], { env: { SITEDIAG_TRACE_HOP_TIMEOUT_MS: "300", SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "2000" } });
+    const { code, stdout } = await trace([target.url("/silent")], {
+      env: { SITEDIAG_TRACE_HOP_TIMEOUT_MS: "300", SITEDIAG_TRACE_TOTAL_TIMEOUT_MS: "2000" },
+    });
     expect(code).toBe(1);
     expect(stdout).toMatch(/^Timeout {2}/);
     // How far it got, in words: connected, then nothing; the waiting phase holds the time until the timeout.
     const ms = String.raw`(\d+\.\d) ms`;
-    const row = new RegExp(`^ {2}1 +timed out at http: connected in ${ms}, then no response in ${ms} \\(RESPONSE_HEAD_TIMEOUT\\) +HEAD +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +- +${ms} +${ms} `, "m").exec(stdout);
+    const row = new RegExp(
+      `^ {2}1 +timed out at http: connected in ${ms}, then no response in ${ms} \\(RESPONSE_HEAD_TIMEOUT\\) +HEAD +127\\.0\\.0\\.1 +- +${ms} +- +${ms} +- +${ms} +${ms} `,
+      "m",
+    ).exec(stdout);
     expect(row).not.toBeNull();
     const [, connected, waited, connect, waiting, other, total] = (row ?? []).map((cell) => Number.parseFloat(cell ?? ""));
     expect(connect).toBe(connected);
@@ -167,8 +194,15 @@ describe("sitediag trace", () => {
     const { code, stdout } = await trace([target.url("/upgrade")]);
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^ {2}1 +301 Moved Permanently .+ → ${escapeRegExp(secure.url("/"))} \\(upgrade to HTTPS\\)$`, "m"));
-    expect(stdout).toMatch(new RegExp(`^ {2}2 +200 OK +HEAD +127\\.0\\.0\\.1 +- +${MS} +${MS} +${MS} +${MS} +${MS} +${MS} +${escapeRegExp(secure.url("/"))}$`, "m"));
-    expect(stdout).toMatch(/^ {2}certificate +CN=localhost, issuer .*CN=sitediag test CA, TLSv1\.[23], expires \d{4}-\d\d-\d\d \(in \d+ days\), chain of 1 +\(hop 2\)$/m);
+    expect(stdout).toMatch(
+      new RegExp(
+        `^ {2}2 +200 OK +HEAD +127\\.0\\.0\\.1 +- +${MS} +${MS} +${MS} +${MS} +${MS} +${MS} +${escapeRegExp(secure.url("/"))}$`,
+        "m",
+      ),
+    );
+    expect(stdout).toMatch(
+      /^ {2}certificate +CN=localhost, issuer .*CN=sitediag test CA, TLSv1\.[23], expires \d{4}-\d\d-\d\d \(in \d+ days\), chain of 1 +\(hop 2\)$/m,
+    );
     // The HTTPS page sets no HSTS: said on its line, and warned about (a warning, so still exit 0).
     expect(stdout).toMatch(/^ {2}hsts +none +\(hop 2\)$/m);
     expect(stdout).toMatch(/^ *warning +hop 2 +hsts_missing +The chain starts on http:\/\/ /m);
@@ -176,11 +210,19 @@ describe("sitediag trace", () => {
 
   it("shows each HTTPS answer's HSTS policy and an advertised h3, one line per distinct value; a year's policy warns of nothing", async () => {
     target.route("/to-hsts", { kind: "redirect", status: 301, location: secure.url("/hsts") });
-    secure.route("/hsts", { kind: "status", status: 200, headers: { "strict-transport-security": "max-age=31536000; includeSubDomains; preload", "alt-svc": 'h3=":443"' } });
+    secure.route("/hsts", {
+      kind: "status",
+      status: 200,
+      headers: { "strict-transport-security": "max-age=31536000; includeSubDomains; preload", "alt-svc": 'h3=":443"' },
+    });
     const { code, stdout } = await trace([target.url("/to-hsts")]);
     expect(code).toBe(0);
     const lines = stdout.split("\n").filter((line) => line.startsWith("  hsts"));
-    expect(lines).toEqual([expect.stringMatching(/^ {2}hsts +max-age=31536000 \(365 days\), includeSubDomains, preload; HTTP\/3 advertised \(Alt-Svc h3, not tried\) +\(hop 2\)$/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^ {2}hsts +max-age=31536000 \(365 days\), includeSubDomains, preload; HTTP\/3 advertised \(Alt-Svc h3, not tried\) +\(hop 2\)$/,
+      ),
+    ]);
     expect(stdout).not.toMatch(/hsts_/);
   });
 
@@ -197,9 +239,14 @@ describe("sitediag trace", () => {
   it("a row's phases add up to its total, and the total time is the sum of the totals, as printed", async () => {
     const { stdout } = await trace([target.url("/r/1")]);
     const cell = String.raw`(-|reused|\d+\.\d ms)`;
-    const rows = [...stdout.matchAll(new RegExp(`^ {2}\\d +\\d{3} .+? +HEAD +127\\.0\\.0\\.1 +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} `, "gm"))];
+    const rows = [
+      ...stdout.matchAll(
+        new RegExp(`^ {2}\\d +\\d{3} .+? +HEAD +127\\.0\\.0\\.1 +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} +${cell} `, "gm"),
+      ),
+    ];
     expect(rows).toHaveLength(3);
-    const tenths = (text: string | undefined) => (text === undefined || !text.endsWith(" ms") ? 0 : Math.round(Number.parseFloat(text) * 10));
+    const tenths = (text: string | undefined) =>
+      text === undefined || !text.endsWith(" ms") ? 0 : Math.round(Number.parseFloat(text) * 10);
     let totals = 0;
     for (const row of rows) {
       const phases = row.slice(1, 7).reduce((sum, text) => sum + tenths(text), 0);
@@ -252,7 +299,11 @@ describe("sitediag trace", () => {
     const before = target.connections();
     for (const [env, rule, more] of [
       [{ SITEDIAG_TRACE_PORTS: "80,443" }, "port", "code input_port\\n"],
-      [{ SITEDIAG_ALLOW_CIDRS: "" }, "non_public_address", "code input_non_public_address\\nrange 127\\.0\\.0\\.0/8 \\(Loopback, RFC 1122\\)\\n"],
+      [
+        { SITEDIAG_ALLOW_CIDRS: "" },
+        "non_public_address",
+        "code input_non_public_address\\nrange 127\\.0\\.0\\.0/8 \\(Loopback, RFC 1122\\)\\n",
+      ],
     ] as const) {
       const { code, stdout, stderr } = await trace([target.url("/end")], { env });
       expect(code).toBe(2);

@@ -27,7 +27,11 @@ interface CliRun {
 }
 
 /** `sitediag ARGS` as a child process, with a bare environment plus `env`; `started` is handed the child. */
-function sitediag(args: readonly string[], env: Readonly<Record<string, string>>, started?: (child: ChildProcess) => void): Promise<CliRun> {
+function sitediag(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  started?: (child: ChildProcess) => void,
+): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
@@ -64,8 +68,13 @@ type Footprint = Awaited<ReturnType<typeof footprint>>;
 function expectNoTraceOfTheCommand(before: Footprint, after: Footprint): void {
   expect(after.heartbeats).toEqual(before.heartbeats);
   expect(after.keys).toEqual(before.keys);
-  const workers = new Map(after.heartbeats.map((member) => JSON.parse(member) as [string, unknown, unknown, string]).map(([name, , , instance]) => [name, instance]));
-  for (const [name, consumers] of Object.entries(after.consumers)) for (const consumer of consumers) expect(consumer).toBe(workers.get(name));
+  const workers = new Map(
+    after.heartbeats
+      .map((member) => JSON.parse(member) as [string, unknown, unknown, string])
+      .map(([name, , , instance]) => [name, instance]),
+  );
+  for (const [name, consumers] of Object.entries(after.consumers))
+    for (const consumer of consumers) expect(consumer).toBe(workers.get(name));
 }
 
 describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, as a process", () => {
@@ -89,7 +98,10 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     const before = await footprint(admin);
     expect(before.heartbeats).toHaveLength(3);
     const url = targets.url("/ok", { hostname: "site.test" });
-    const { code, stdout, stderr } = await sitediag(["check", "--vantages", "all", url], { SITEDIAG_STORE: rig.redis.url(), SITEDIAG_VANTAGE: "eu-west" });
+    const { code, stdout, stderr } = await sitediag(["check", "--vantages", "all", url], {
+      SITEDIAG_STORE: rig.redis.url(),
+      SITEDIAG_VANTAGE: "eu-west",
+    });
     expect(stderr).toBe("");
     expect(code).toBe(1);
     const lines = stdout.trimEnd().split("\n");
@@ -110,7 +122,9 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     expect(code).toBe(1);
     const data = JSON.parse(stdout) as { vantages: { verdict: string; entries: { vantage: { name: string; state: string } }[] } };
     expect(data.vantages.verdict).toBe("down_in_some");
-    expect(data.vantages.entries.map((entry) => [entry.vantage.name, entry.vantage.state])).toEqual(VANTAGE_NAMES.map((name) => [name, "done"]));
+    expect(data.vantages.entries.map((entry) => [entry.vantage.name, entry.vantage.state])).toEqual(
+      VANTAGE_NAMES.map((name) => [name, "done"]),
+    );
   }, 60_000);
 
   it("trace --vantages eu-west,us-east: the two asked, and the challenge us-east sees makes it blocked_in_some, exit 1", async () => {
@@ -120,10 +134,14 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     expect(stderr).toBe("");
     expect(code).toBe(1);
     const lines = stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^differs: addresses \(eu-west 127\.0\.0\.1; us-east 127\.0\.0\.2\), resolver \(.*\), status \(eu-west 200; us-east 403\)/);
+    expect(lines[0]).toMatch(
+      /^differs: addresses \(eu-west 127\.0\.0\.1; us-east 127\.0\.0\.2\), resolver \(.*\), status \(eu-west 200; us-east 403\)/,
+    );
     expect(lines[2]).toMatch(/^eu-west\s+done\s+UP\s+200\s+\d+ ms$/);
     // The challenge in the words a single trace uses: CHALLENGED and Cloudflare's sentence, never a bare status.
-    expect(lines[3]).toMatch(/^us-east\s+done\s+CHALLENGED\s+403\s+\d+ ms\s+final_status_error\s+Reachable, but a Cloudflare challenge answered/);
+    expect(lines[3]).toMatch(
+      /^us-east\s+done\s+CHALLENGED\s+403\s+\d+ ms\s+final_status_error\s+Reachable, but a Cloudflare challenge answered/,
+    );
     expect(lines[4]).toBe(`blocked_in_some  ${url}  (2 vantages: 2 done)`);
     expect(lines).toHaveLength(5);
     expectNoTraceOfTheCommand(before, await footprint(admin));
@@ -137,22 +155,33 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     if (address === null || typeof address === "string") throw new Error("no port");
     closed.close();
     await once(closed, "close");
-    const { code, stdout, stderr } = await sitediag(["check", "--vantages", "all", "http://site.test/"], { SITEDIAG_STORE: `redis://127.0.0.1:${address.port}` });
+    const { code, stdout, stderr } = await sitediag(["check", "--vantages", "all", "http://site.test/"], {
+      SITEDIAG_STORE: `redis://127.0.0.1:${address.port}`,
+    });
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr).toMatch(/^sitediag: --vantages: cannot reach the Redis of SITEDIAG_STORE \(.*ECONNREFUSED.*\); nothing was sent to any vantage\n$/);
+    expect(stderr).toMatch(
+      /^sitediag: --vantages: cannot reach the Redis of SITEDIAG_STORE \(.*ECONNREFUSED.*\); nothing was sent to any vantage\n$/,
+    );
   }, 60_000);
 
   it("all on a Redis where no serve is live: says so on stderr, prints no table, exit 1 (the verdict unavailable)", async () => {
     const empty = await startRedisServer();
     try {
-      const { code, stdout, stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/ok")], { SITEDIAG_STORE: empty.url() });
+      const { code, stdout, stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/ok")], {
+        SITEDIAG_STORE: empty.url(),
+      });
       expect(code).toBe(1);
       expect(stdout).toBe("");
-      expect(stderr).toBe("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
+      expect(stderr).toBe(
+        "sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n",
+      );
       const json = await runDiagnose(checkCommand, ["--json", "--vantages", "all", targets.url("/ok")], { SITEDIAG_STORE: empty.url() });
       expect(json.code).toBe(1);
-      expect(JSON.parse(json.stdout)).toEqual({ requestedUrl: targets.url("/ok"), vantages: { verdict: "unavailable", entries: [], differences: null } });
+      expect(JSON.parse(json.stdout)).toEqual({
+        requestedUrl: targets.url("/ok"),
+        vantages: { verdict: "unavailable", entries: [], differences: null },
+      });
     } finally {
       await empty.close();
     }
@@ -166,7 +195,9 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
       const url = new URL(locked.url());
       url.username = "looker";
       url.password = "pw";
-      const { code, stdout, stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/ok")], { SITEDIAG_STORE: url.href });
+      const { code, stdout, stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/ok")], {
+        SITEDIAG_STORE: url.href,
+      });
       expect(code).toBe(2);
       expect(stdout).toBe("");
       expect(stderr).toMatch(/^sitediag: --vantages: the Redis of SITEDIAG_STORE failed: NOPERM.*; nothing was checked\n$/);
@@ -182,13 +213,24 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     const url = targets.url("/held", { hostname: "site.test" });
     const seen = targets.requests.length;
     let child: ChildProcess | undefined;
-    const running = sitediag(["check", "--vantages", "all", url], { SITEDIAG_STORE: rig.redis.url(), SITEDIAG_VANTAGE: "eu-west" }, (started) => (child = started));
+    const running = sitediag(
+      ["check", "--vantages", "all", url],
+      { SITEDIAG_STORE: rig.redis.url(), SITEDIAG_VANTAGE: "eu-west" },
+      (started) => (child = started),
+    );
     // eu-west and us-east resolve the name and hold a request at the target: the command is past its start, asking.
-    await eventually(() => Promise.resolve(targets.requests.slice(seen).filter((request) => request.target === "/held").length >= 2 ? true : undefined));
+    await eventually(() =>
+      Promise.resolve(targets.requests.slice(seen).filter((request) => request.target === "/held").length >= 2 ? true : undefined),
+    );
     const during = await footprint(admin);
     expect(during.heartbeats).toEqual(before.heartbeats);
-    const workers = new Map(during.heartbeats.map((member) => JSON.parse(member) as [string, unknown, unknown, string]).map(([name, , , instance]) => [name, instance]));
-    for (const [name, consumers] of Object.entries(during.consumers)) for (const consumer of consumers) expect(consumer).toBe(workers.get(name));
+    const workers = new Map(
+      during.heartbeats
+        .map((member) => JSON.parse(member) as [string, unknown, unknown, string])
+        .map(([name, , , instance]) => [name, instance]),
+    );
+    for (const [name, consumers] of Object.entries(during.consumers))
+      for (const consumer of consumers) expect(consumer).toBe(workers.get(name));
     child?.kill("SIGINT");
     const { code, stdout, stderr } = await running;
     expect(code).toBe(130);

@@ -43,10 +43,14 @@ describe("sitediag check --vantages", () => {
 
   it("on the SQLite store it says that only this machine was asked; its help says what all means with each store", async () => {
     const { stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/old")], ALLOW);
-    expect(stderr).toBe('sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n');
+    expect(stderr).toBe(
+      'sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n',
+    );
     for (const command of [checkCommand, traceCommand]) {
       const help = (await runDiagnose(command, ["--help"], ALLOW)).stdout.replace(/\s+/g, " ");
-      expect(help).toContain("SITEDIAG_STORE on Redis: the deployment's vantages; all is every one seen within SITEDIAG_VANTAGE_FORGET_AFTER");
+      expect(help).toContain(
+        "SITEDIAG_STORE on Redis: the deployment's vantages; all is every one seen within SITEDIAG_VANTAGE_FORGET_AFTER",
+      );
       expect(help).toContain('The SQLite store (the default): one vantage, this machine, "local"');
     }
   });
@@ -85,7 +89,9 @@ describe("sitediag check --vantages", () => {
   it("a proxy's challenge: the row says CHALLENGED with the provider's sentence, as a single check does", async () => {
     const { code, stdout } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/challenge")], ALLOW);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^local\s+done\s+CHALLENGED\s+403\s+\d+ ms\s+Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't$/m);
+    expect(stdout).toMatch(
+      /^local\s+done\s+CHALLENGED\s+403\s+\d+ ms\s+Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't$/m,
+    );
   });
 
   it("--json without --details is the API's answer without details; the table asked for them", async () => {
@@ -95,7 +101,9 @@ describe("sitediag check --vantages", () => {
   });
 
   it("a stop signal interrupts it, exit 130", async () => {
-    const { code, stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/hang")], ALLOW, { onRunning: (stop) => setTimeout(stop, 200) });
+    const { code, stderr } = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/hang")], ALLOW, {
+      onRunning: (stop) => setTimeout(stop, 200),
+    });
     expect(code).toBe(130);
     expect(stderr).toContain("interrupted");
   });
@@ -103,14 +111,20 @@ describe("sitediag check --vantages", () => {
 
 describe("sitediag trace --vantages", () => {
   it("one row per vantage with the chain status and the final status", async () => {
-    const { code, stdout } = await runDiagnose(traceCommand, ["--vantages", "all", targets.url("/old")], { ...ALLOW, SITEDIAG_TRACE_PORTS: String(targets.httpPort) });
+    const { code, stdout } = await runDiagnose(traceCommand, ["--vantages", "all", targets.url("/old")], {
+      ...ALLOW,
+      SITEDIAG_TRACE_PORTS: String(targets.httpPort),
+    });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^local\s+done\s+UP\s+200\s+\d+ ms$/m);
     expect(stdout).toContain("up_everywhere");
   });
 
   it("a 503 at the end of the chain: DOWN with final_status_error and the answer in words, never a bare 'Healthy 503'", async () => {
-    const { code, stdout } = await runDiagnose(traceCommand, ["--vantages", "all", targets.url("/broken")], { ...ALLOW, SITEDIAG_TRACE_PORTS: String(targets.httpPort) });
+    const { code, stdout } = await runDiagnose(traceCommand, ["--vantages", "all", targets.url("/broken")], {
+      ...ALLOW,
+      SITEDIAG_TRACE_PORTS: String(targets.httpPort),
+    });
     expect(code).toBe(1);
     expect(stdout).toMatch(/^local\s+done\s+DOWN\s+503\s+\d+ ms\s+final_status_error\s+The final URL answers 503 Service Unavailable$/m);
     expect(stdout).toContain("down_everywhere");
@@ -122,10 +136,24 @@ describe("the vantage table", () => {
     create(VantageSiteChecksSchema, {
       verdict: VantageVerdict.DOWN_IN_SOME,
       entries: [
-        { vantage: { name: "ap-south", state: VantageState.DONE, elapsedMs: 3 }, data: { requestedUrl: "http://a.test/", status: SiteStatus.DOWN, statusCode: 503, responseTime: 3, reason } },
-        { vantage: { name: "eu-west", state: VantageState.DONE, elapsedMs: 2 }, data: { requestedUrl: "http://a.test/", status: SiteStatus.UP, statusCode: 200, responseTime: 2 } },
+        {
+          vantage: { name: "ap-south", state: VantageState.DONE, elapsedMs: 3 },
+          data: { requestedUrl: "http://a.test/", status: SiteStatus.DOWN, statusCode: 503, responseTime: 3, reason },
+        },
+        {
+          vantage: { name: "eu-west", state: VantageState.DONE, elapsedMs: 2 },
+          data: { requestedUrl: "http://a.test/", status: SiteStatus.UP, statusCode: 200, responseTime: 2 },
+        },
       ],
-      differences: [{ aspect: "status", values: [{ value: "503", vantages: ["ap-south"] }, { value: "200", vantages: ["eu-west"] }] }],
+      differences: [
+        {
+          aspect: "status",
+          values: [
+            { value: "503", vantages: ["ap-south"] },
+            { value: "200", vantages: ["eu-west"] },
+          ],
+        },
+      ],
     });
 
   it("shows a control character a target's words carry as its escape, never as itself", () => {

@@ -16,14 +16,18 @@ import { type ServeProcess, startServeProcess } from "../fixtures/service-proces
 const ROOT = join(import.meta.dirname, "..", "..");
 
 /** The hint's store and command: `More keys, in this same store: SITEDIAG_STORE='...' CLI keys create   (...)`. */
-const HINT = /^More keys, in this same store: (SITEDIAG_STORE='[^']+') (.+) keys create {3}\(list: keys list, revoke: keys revoke ID, with the same SITEDIAG_STORE\)$/m;
+const HINT =
+  /^More keys, in this same store: (SITEDIAG_STORE='[^']+') (.+) keys create {3}\(list: keys list, revoke: keys revoke ID, with the same SITEDIAG_STORE\)$/m;
 
 /** The hint's command, run as printed in a shell that has no SITEDIAG_STORE of its own. */
 async function runHinted(stderr: string): Promise<{ stdout: string; stderr: string }> {
   const hint = HINT.exec(stderr);
   expect(hint, stderr).not.toBeNull();
   expect(hint?.[2]).not.toBe("sitediag");
-  return promisify(execFile)("/bin/sh", ["-c", `${hint?.[1] ?? ""} ${hint?.[2] ?? ""} keys create`], { cwd: ROOT, env: { PATH: process.env.PATH ?? "" } });
+  return promisify(execFile)("/bin/sh", ["-c", `${hint?.[1] ?? ""} ${hint?.[2] ?? ""} keys create`], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "" },
+  });
 }
 
 describe("the first key's hint", () => {

@@ -23,7 +23,10 @@ describe("sitediag command dispatch", () => {
 
   it.each(
     [
-      ...COMMANDS.flatMap((command) => [[command.name, "--help"], [command.name, "-h"]]),
+      ...COMMANDS.flatMap((command) => [
+        [command.name, "--help"],
+        [command.name, "-h"],
+      ]),
       ["keys", "create", "--help"],
       ["trace", "--batch", "rows.csv", "--help"],
       ["check", "--json", "--help"],

@@ -30,7 +30,9 @@ beforeAll(async () => {
       "/deep/page": { kind: "redirect", status: 301, location: "/" },
       "/": page("<title>Home</title>"),
       "/by-agent": (request: ReceivedRequest) =>
-        String(request.headers["user-agent"] ?? "").includes("Googlebot") ? { kind: "redirect", status: 301, location: "/for-bots" } : page("<title>People</title>"),
+        String(request.headers["user-agent"] ?? "").includes("Googlebot")
+          ? { kind: "redirect", status: 301, location: "/for-bots" }
+          : page("<title>People</title>"),
       "/for-bots": page("<title>Bots</title>"),
     },
   });

@@ -108,7 +108,10 @@ describe("sitediag serve with SITEDIAG_WORKERS=2", { timeout: 2 * BOOT_MS }, () 
       routes: { "/up": { kind: "respond", status: 200 }, "/slow": { kind: "respond", status: 200, delayMs: 1_500 } },
     });
     cluster = startCluster({ SITEDIAG_WORKERS: "2", SITEDIAG_STORE: `sqlite:${join(dir, "cluster.db")}`, SITEDIAG_CREDIT_BUDGET: "20" });
-    const listening = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+) .*2 workers: (\d+), (\d+)\)/.exec(cluster.stdout()) ?? undefined, BOOT_MS);
+    const listening = await until(
+      () => /listening on (http:\/\/127\.0\.0\.1:\d+) .*2 workers: (\d+), (\d+)\)/.exec(cluster.stdout()) ?? undefined,
+      BOOT_MS,
+    );
     url = listening[1] ?? "";
     workerPids = [Number(listening[2]), Number(listening[3])];
     key = await until(() => /^\s+(sd_\w+)$/m.exec(cluster.stderr())?.[1]);
@@ -159,7 +162,9 @@ describe("sitediag serve with SITEDIAG_WORKERS=2", { timeout: 2 * BOOT_MS }, () 
     expect(successor).not.toBe(victim);
     expect(() => process.kill(successor, 0)).not.toThrow();
     const before = cluster.stdout().length;
-    const answers = await Promise.all(Array.from({ length: 6 }, () => get(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/up"))}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => get(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/up"))}`)),
+    );
     // No key: each call is answered 401, by a live worker.
     expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 401, 401, 401]);
     await until(() => (callPids(cluster.stdout().slice(before)).size === 2 ? true : undefined), 20_000);
@@ -195,11 +200,14 @@ describe("sitediag serve with SITEDIAG_WORKERS=2, stopped twice", { timeout: 2 *
 
   it("kills the workers and exits 1 at once on a second signal", async () => {
     const cluster = startCluster({ SITEDIAG_WORKERS: "2", SITEDIAG_STORE: `sqlite:${join(dir, "twice.db")}` });
-    const listening = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+) .*2 workers: (\d+), (\d+)\)/.exec(cluster.stdout()) ?? undefined, BOOT_MS);
-    const key = await until(() => /^\s+(sd_\w+)$/m.exec(cluster.stderr())?.[1]);
-    const inFlight = get(`${listening[1] ?? ""}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/slow"))}`, { "x-api-key": key }).catch(
-      (error: unknown) => error,
+    const listening = await until(
+      () => /listening on (http:\/\/127\.0\.0\.1:\d+) .*2 workers: (\d+), (\d+)\)/.exec(cluster.stdout()) ?? undefined,
+      BOOT_MS,
     );
+    const key = await until(() => /^\s+(sd_\w+)$/m.exec(cluster.stderr())?.[1]);
+    const inFlight = get(`${listening[1] ?? ""}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/slow"))}`, {
+      "x-api-key": key,
+    }).catch((error: unknown) => error);
     await until(() => (targets.requests.some((request) => request.target === "/slow") ? true : undefined));
     cluster.child.kill("SIGTERM");
     await until(() => (cluster.stderr().includes("finishing open requests in 2 workers") ? true : undefined));

@@ -35,7 +35,9 @@ describe("sitediag serve", () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     const anonymous = await fetch(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/up"))}`);
     expect(anonymous.status).toBe(401);
-    const response = await fetch(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/up"))}`, { headers: { "x-api-key": key } });
+    const response = await fetch(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/up"))}`, {
+      headers: { "x-api-key": key },
+    });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { data: { status: string } }).data.status).toBe("up");
     expect(response.headers.get("x-ratelimit-remaining")).toBe("298");
@@ -51,9 +53,9 @@ describe("sitediag serve", () => {
     const exited = runCli(["serve"], COMMANDS, cli.io);
     const url = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.stdout())?.[1]);
     const key = await until(() => /^\s+(sd_\w+)$/m.exec(cli.stderr())?.[1]);
-    const inFlight = fetch(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/slow"))}`, { headers: { "x-api-key": key } }).catch(
-      (error: unknown) => error,
-    );
+    const inFlight = fetch(`${url}/api/v1/is-site-down?url=${encodeURIComponent(targets.url("/slow"))}`, {
+      headers: { "x-api-key": key },
+    }).catch((error: unknown) => error);
     await until(() => (targets.requests.some((request) => request.target === "/slow") ? true : undefined));
     cli.stop("SIGTERM");
     cli.stop("SIGINT");

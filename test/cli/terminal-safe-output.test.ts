@@ -14,7 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawTarget, startRawTarget } from "../fixtures/raw-targets.js";
 import { sitediagArgs } from "../fixtures/built-sitediag.js";
 
-
 /** CSI 2J (clear the screen), OSC 0;owned ST (retitle the window), as obs-text bytes. */
 const HOSTILE_VALUE = Buffer.from([0x61, 0x9b, 0x32, 0x4a, 0x62, 0x9d, 0x30, 0x3b, 0x6f, 0x77, 0x6e, 0x65, 0x64, 0x9c, 0x63]);
 /** The same value as latin1 decodes it, and as the CLI must show it. */
@@ -26,7 +25,14 @@ const SHOWN = "a\\x9b2Jb\\x9d0;owned\\x9cc";
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 function answer(path: string): Buffer {
-  const head = (status: string, extra: string) => Buffer.concat([Buffer.from(`HTTP/1.1 ${status}`, "latin1"), HOSTILE_VALUE, Buffer.from(`\r\n${extra}x-evil: `, "latin1"), HOSTILE_VALUE, Buffer.from("\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", "latin1")]);
+  const head = (status: string, extra: string) =>
+    Buffer.concat([
+      Buffer.from(`HTTP/1.1 ${status}`, "latin1"),
+      HOSTILE_VALUE,
+      Buffer.from(`\r\n${extra}x-evil: `, "latin1"),
+      HOSTILE_VALUE,
+      Buffer.from("\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", "latin1"),
+    ]);
   if (path === "/old") return head("301 Moved ", "location: /page\r\n");
   if (path === "/broken") return head("503 Down ", "");
   return head("200 Fine ", "");
@@ -86,7 +92,9 @@ describe("what a target sent, printed by the CLI", { timeout: 120_000 }, () => {
     expect(run.stdout).not.toMatch(RAW_CONTROL);
     expect(run.stdout).toContain("a\\u009b2Jb\\u009d0;owned\\u009cc");
     const data = JSON.parse(run.stdout) as { details: { requests: { responseHeaders: { name: string; value: string }[] }[] } };
-    const values = data.details.requests.flatMap((request) => request.responseHeaders.filter((field) => field.name === "x-evil").map((field) => field.value));
+    const values = data.details.requests.flatMap((request) =>
+      request.responseHeaders.filter((field) => field.name === "x-evil").map((field) => field.value),
+    );
     expect(values.length).toBeGreaterThanOrEqual(1);
     for (const value of values) expect(value).toBe(DECODED);
   });
@@ -106,7 +114,10 @@ describe("what a target sent, printed by the CLI", { timeout: 120_000 }, () => {
     expect(csv.stdout.replaceAll("\r\n", "\n")).not.toMatch(RAW_CONTROL);
     expect(csv.stdout).toContain(`503 Down ${SHOWN}`);
     expect(ndjson.stdout).not.toMatch(RAW_CONTROL);
-    const lines = ndjson.stdout.trim().split("\n").map((line) => JSON.parse(line) as { index: number; data?: { chain: { statusText: string }[] } });
+    const lines = ndjson.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { index: number; data?: { chain: { statusText: string }[] } });
     expect(lines.find((line) => line.index === 0)?.data?.chain[0]?.statusText).toBe(`Down ${DECODED}`);
   });
 

@@ -10,7 +10,9 @@ import { runDiagnose } from "../fixtures/cli-io.js";
 
 describe("parseBatchFile", () => {
   it("reads url[,expected] rows, a header, comments, blank lines and quoted fields", () => {
-    const parsed = parseBatchFile('url,expected\n# old blog\nhttp://a.test/1,https://b.test/1\n\n"http://a.test/x,y","https://b.test/x,y"\r\nhttp://a.test/2\n');
+    const parsed = parseBatchFile(
+      'url,expected\n# old blog\nhttp://a.test/1,https://b.test/1\n\n"http://a.test/x,y","https://b.test/x,y"\r\nhttp://a.test/2\n',
+    );
     expect(parsed).toEqual({
       ok: true,
       rows: [
@@ -26,7 +28,10 @@ describe("parseBatchFile", () => {
       ok: true,
       rows: [{ url: "http://a.test/", expectedFinalUrl: "https://b.test/" }, { url: "http://a.test/2" }],
     });
-    expect(parseBatch("http://a.test/,https://b.test/,,")).toEqual({ ok: true, entries: [{ url: "http://a.test/", expectedFinalUrl: "https://b.test/" }] });
+    expect(parseBatch("http://a.test/,https://b.test/,,")).toEqual({
+      ok: true,
+      entries: [{ url: "http://a.test/", expectedFinalUrl: "https://b.test/" }],
+    });
   });
 
   it("reads a batch report's CSV by its header (url, expected_final_url, verdict), as --csv and the page write it", () => {
@@ -79,7 +84,11 @@ describe("sitediag trace --batch", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const base = () => ({ SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_TRACE_PORTS: String(targets.httpPort), SITEDIAG_TRACE_HOP_TIMEOUT_MS: "1000" });
+  const base = () => ({
+    SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
+    SITEDIAG_TRACE_PORTS: String(targets.httpPort),
+    SITEDIAG_TRACE_HOP_TIMEOUT_MS: "1000",
+  });
 
   function file(name: string, text: string): string {
     const path = join(dir, name);
@@ -110,7 +119,15 @@ describe("sitediag trace --batch", () => {
     const items = result.stdout
       .trim()
       .split("\n")
-      .map((line) => JSON.parse(line) as { index: number; ok: boolean; expectation?: { matches: boolean; reason: string | null }; error?: { code: string } });
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            index: number;
+            ok: boolean;
+            expectation?: { matches: boolean; reason: string | null };
+            error?: { code: string };
+          },
+      );
     expect(items.map((item) => item.index).sort()).toEqual([0, 1, 2, 3]);
     const byIndex = new Map(items.map((item) => [item.index, item]));
     expect(byIndex.get(0)).toMatchObject({ ok: true, expectation: { matches: true, reason: null }, verdict: { verdict: "PASS" } });
@@ -121,7 +138,10 @@ describe("sitediag trace --batch", () => {
   });
 
   it("fails a row with no expectation that ends in a 4xx/5xx or a broken chain, by the page's rule: the reason, its code, exit 1", async () => {
-    const csv = file("plain.csv", [targets.url("/old"), targets.url("/gone"), targets.url("/shop"), targets.url("/loop"), "ftp://127.0.0.1/x"].join("\n"));
+    const csv = file(
+      "plain.csv",
+      [targets.url("/old"), targets.url("/gone"), targets.url("/shop"), targets.url("/loop"), "ftp://127.0.0.1/x"].join("\n"),
+    );
     const result = await runDiagnose(traceCommand, ["--batch", csv], base());
     expect(result.code).toBe(1);
     const lines = result.stdout.split("\n");
@@ -149,7 +169,11 @@ describe("sitediag trace --batch", () => {
   });
 
   it("--rerun-failed traces again only the rows of a report that did not pass", async () => {
-    const first = await runDiagnose(traceCommand, ["--batch", file("run1.csv", `${targets.url("/old")},${targets.url("/new")}\n${targets.url("/shop")}\n`), "--csv"], base());
+    const first = await runDiagnose(
+      traceCommand,
+      ["--batch", file("run1.csv", `${targets.url("/old")},${targets.url("/new")}\n${targets.url("/shop")}\n`), "--csv"],
+      base(),
+    );
     const report = file("report.csv", first.stdout);
     const seen = () => targets.requests.filter((request) => request.target === "/old").length;
     const before = seen();
@@ -160,14 +184,22 @@ describe("sitediag trace --batch", () => {
     expect(seen()).toBe(before);
 
     const allPassed = file("passed.csv", first.stdout.split("\r\n").slice(0, 2).join("\r\n"));
-    expect(await runDiagnose(traceCommand, ["--batch", allPassed, "--rerun-failed"], base())).toMatchObject({ code: 0, stderr: expect.stringContaining("every row passed; nothing to re-run") });
+    expect(await runDiagnose(traceCommand, ["--batch", allPassed, "--rerun-failed"], base())).toMatchObject({
+      code: 0,
+      stderr: expect.stringContaining("every row passed; nothing to re-run"),
+    });
     const plain = await runDiagnose(traceCommand, ["--batch", file("plain2.csv", `${targets.url("/old")}\n`), "--rerun-failed"], base());
     expect(plain).toMatchObject({ code: 2, stderr: expect.stringContaining("--rerun-failed reads a batch report") });
   });
 
   it("refuses a file it cannot use with exit 2, tracing nothing", async () => {
     const seen = targets.requests.length;
-    for (const argv of [["--batch", join(dir, "missing.csv")], ["--batch", file("bad.csv", "a,b,c\n")], ["--batch"], ["--batch", file("x.csv", "http://a.test/"), "extra"]]) {
+    for (const argv of [
+      ["--batch", join(dir, "missing.csv")],
+      ["--batch", file("bad.csv", "a,b,c\n")],
+      ["--batch"],
+      ["--batch", file("x.csv", "http://a.test/"), "extra"],
+    ]) {
       const result = await runDiagnose(traceCommand, argv, base());
       expect(result.code, argv.join(" ")).toBe(2);
     }

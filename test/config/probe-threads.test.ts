@@ -27,7 +27,10 @@ describe("SITEDIAG_PROBE_THREADS", () => {
 describe("the probe queue settings", () => {
   it("default to a 10 ms loop delay and 1024 waiting checks, and take settings", () => {
     expect(loadConfig({})).toMatchObject({ probeMaxLoopDelayMs: 10, probeQueue: 1_024 });
-    expect(loadConfig({ SITEDIAG_PROBE_MAX_LOOP_DELAY_MS: "25", SITEDIAG_PROBE_QUEUE: "0" })).toMatchObject({ probeMaxLoopDelayMs: 25, probeQueue: 0 });
+    expect(loadConfig({ SITEDIAG_PROBE_MAX_LOOP_DELAY_MS: "25", SITEDIAG_PROBE_QUEUE: "0" })).toMatchObject({
+      probeMaxLoopDelayMs: 25,
+      probeQueue: 0,
+    });
   });
 
   it("refuses a delay of 0, naming the variable", () => {

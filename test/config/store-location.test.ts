@@ -20,10 +20,13 @@ describe("SITEDIAG_STORE", () => {
     });
   });
 
-  it.each(["redis+cluster://", "redis+cluster://127.0.0.1", "redis+cluster://127.0.0.1:0", "redis+cluster://a:1,,b:2", "memcached://x:1"])("refuses %s naming the variable", (value) => {
-    expect(() => loadConfig({ SITEDIAG_STORE: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ SITEDIAG_STORE: value })).toThrow(/SITEDIAG_STORE/);
-  });
+  it.each(["redis+cluster://", "redis+cluster://127.0.0.1", "redis+cluster://127.0.0.1:0", "redis+cluster://a:1,,b:2", "memcached://x:1"])(
+    "refuses %s naming the variable",
+    (value) => {
+      expect(() => loadConfig({ SITEDIAG_STORE: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ SITEDIAG_STORE: value })).toThrow(/SITEDIAG_STORE/);
+    },
+  );
 });
 
 describe("intake limits", () => {
@@ -36,7 +39,10 @@ describe("intake limits", () => {
       maxConnections: 8_192,
       maxConnectionsPerPeer: 1_024,
     });
-    expect(loadConfig({ SITEDIAG_HTTP2_MAX_STREAMS: "10", SITEDIAG_MAX_REQUEST_BYTES: "2048" }).intake).toMatchObject({ http2MaxStreams: 10, maxRequestBytes: 2_048 });
+    expect(loadConfig({ SITEDIAG_HTTP2_MAX_STREAMS: "10", SITEDIAG_MAX_REQUEST_BYTES: "2048" }).intake).toMatchObject({
+      http2MaxStreams: 10,
+      maxRequestBytes: 2_048,
+    });
     expect(() => loadConfig({ SITEDIAG_MAX_REQUEST_BYTES: "10" })).toThrow(/SITEDIAG_MAX_REQUEST_BYTES/);
     expect(loadConfig({}).hostsFile).toBe("/etc/hosts");
   });

@@ -72,11 +72,18 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([env.close(), narrowEnv.close(), ...[...sides.values()].map(({ server }) => new Promise((resolve) => server.close(resolve)))]);
+  await Promise.all([
+    env.close(),
+    narrowEnv.close(),
+    ...[...sides.values()].map(({ server }) => new Promise((resolve) => server.close(resolve))),
+  ]);
   await dns.close();
 });
 
-async function detailsOf(host: string, on: TestEnv = env): Promise<{ status: string; statusCode: number | null; details: DiagnosticDetails }> {
+async function detailsOf(
+  host: string,
+  on: TestEnv = env,
+): Promise<{ status: string; statusCode: number | null; details: DiagnosticDetails }> {
   reset();
   const result = await checkedResult(`http://${host}:${String(port)}/`, on, { details: true });
   if (result.details === undefined) throw new Error("no details");
@@ -93,7 +100,15 @@ describe("is-site-down with details, a name with several addresses", () => {
     const { status, statusCode, details } = await detailsOf("multi.example");
     expect([status, statusCode]).toEqual(["up", 200]);
     const survey = surveyOf(details);
-    expect(survey.attempts.map(({ address, outcome, firstRequest, status: code, failedStage }) => ({ address, outcome, firstRequest, code, failedStage }))).toEqual([
+    expect(
+      survey.attempts.map(({ address, outcome, firstRequest, status: code, failedStage }) => ({
+        address,
+        outcome,
+        firstRequest,
+        code,
+        failedStage,
+      })),
+    ).toEqual([
       { address: "127.0.0.1", outcome: "answered", firstRequest: true, code: 200, failedStage: null },
       { address: "127.0.0.3", outcome: "failed", firstRequest: false, code: null, failedStage: "connect" },
       { address: "127.0.0.4", outcome: "answered", firstRequest: false, code: 200, failedStage: null },
@@ -188,7 +203,11 @@ describe("is-site-down with details, a name with several addresses", () => {
 describe("redirect-check with details, a name with several addresses", () => {
   it("tries each address with the first request's HEAD and lists address_unreachable in its warnings too", async () => {
     reset();
-    const result = await traceResult(`http://multi.example:${String(port)}/`, traceEnv(env.prober, { tracePorts: [port], traceHopTimeoutMs: SITE_TIMEOUT_MS, traceTotalTimeoutMs: 4_000 }), { details: true });
+    const result = await traceResult(
+      `http://multi.example:${String(port)}/`,
+      traceEnv(env.prober, { tracePorts: [port], traceHopTimeoutMs: SITE_TIMEOUT_MS, traceTotalTimeoutMs: 4_000 }),
+      { details: true },
+    );
     const survey = surveyOf(result.details as DiagnosticDetails);
     expect(survey.attempts.map(({ address, outcome }) => [address, outcome])).toEqual([
       ["127.0.0.1", "answered"],

@@ -33,7 +33,10 @@ async function serving(pair: ChainKeyPair): Promise<HttpTargets> {
 }
 
 function envFor(target: HttpTargets, certExpiryWarnDays?: number) {
-  return { ...traceEnv(prober, { tracePorts: [target.httpsPort ?? 0], traceHopTimeoutMs: 5_000, traceTotalTimeoutMs: 10_000 }), ...(certExpiryWarnDays === undefined ? {} : { certExpiryWarnDays }) };
+  return {
+    ...traceEnv(prober, { tracePorts: [target.httpsPort ?? 0], traceHopTimeoutMs: 5_000, traceTotalTimeoutMs: 10_000 }),
+    ...(certExpiryWarnDays === undefined ? {} : { certExpiryWarnDays }),
+  };
 }
 
 describe("certificate_expires_soon in redirect-check", () => {
@@ -41,7 +44,16 @@ describe("certificate_expires_soon in redirect-check", () => {
     const target = await serving(pki.expiresIn5Days);
     const result = await traceResult(target.url("/old", { secure: true }), envFor(target));
     const expiring = result.warnings.filter((warning) => warning.code === "certificate_expires_soon");
-    expect(expiring).toEqual([{ code: "certificate_expires_soon", severity: "warning", hop: 1, message: expect.stringMatching(/^The certificate "localhost" of https:\/\/127\.0\.0\.1:\d+\/old expires in 5 days, on \d{4}-\d\d-\d\d$/) as string }]);
+    expect(expiring).toEqual([
+      {
+        code: "certificate_expires_soon",
+        severity: "warning",
+        hop: 1,
+        message: expect.stringMatching(
+          /^The certificate "localhost" of https:\/\/127\.0\.0\.1:\d+\/old expires in 5 days, on \d{4}-\d\d-\d\d$/,
+        ) as string,
+      },
+    ]);
   });
 
   it("says nothing of a leaf with 30 days left, unless the threshold (SITEDIAG_CERT_EXPIRY_WARN_DAYS) is above 30", async () => {
@@ -49,7 +61,9 @@ describe("certificate_expires_soon in redirect-check", () => {
     const url = target.url("/old", { secure: true });
     expect((await traceResult(url, envFor(target))).warnings.map((warning) => warning.code)).not.toContain("certificate_expires_soon");
     const wider = await traceResult(url, envFor(target, 40));
-    expect(wider.warnings.filter((warning) => warning.code === "certificate_expires_soon").map((warning) => warning.message)).toEqual([expect.stringContaining("expires in 30 days") as string]);
+    expect(wider.warnings.filter((warning) => warning.code === "certificate_expires_soon").map((warning) => warning.message)).toEqual([
+      expect.stringContaining("expires in 30 days") as string,
+    ]);
     expect((await traceResult(url, envFor(target, 0))).warnings.map((warning) => warning.code)).not.toContain("certificate_expires_soon");
   });
 
@@ -59,7 +73,9 @@ describe("certificate_expires_soon in redirect-check", () => {
     expect((await traceResult(url, envFor(target))).warnings.map((warning) => warning.code)).not.toContain("certificate_expires_soon");
     const detailed = await traceResult(url, envFor(target), { details: true });
     expect(detailed.warnings.filter((warning) => warning.code === "certificate_expires_soon").map((warning) => warning.message)).toEqual([
-      expect.stringMatching(/^Chain certificate 1 \(above the leaf\) "short-lived chain intermediate" of https:\/\/127\.0\.0\.1:\d+\/old expires in 6 days/) as string,
+      expect.stringMatching(
+        /^Chain certificate 1 \(above the leaf\) "short-lived chain intermediate" of https:\/\/127\.0\.0\.1:\d+\/old expires in 6 days/,
+      ) as string,
     ]);
   });
 });
@@ -69,7 +85,9 @@ describe("certificateWarnings (is-site-down's details)", () => {
     const soon = await serving(pki.expiresIn5Days);
     const later = await serving(pki.expiresIn30Days);
     const soonResult = await checkedResult(soon.url("/new", { secure: true }), envFor(soon), { details: true });
-    expect(certificateWarnings(soonResult.details?.requests ?? [], 14)).toEqual([{ code: "certificate_expires_soon", request: 0, message: expect.stringContaining("expires in 5 days") as string }]);
+    expect(certificateWarnings(soonResult.details?.requests ?? [], 14)).toEqual([
+      { code: "certificate_expires_soon", request: 0, message: expect.stringContaining("expires in 5 days") as string },
+    ]);
     const laterResult = await checkedResult(later.url("/new", { secure: true }), envFor(later), { details: true });
     expect(laterResult.details?.requests).toHaveLength(1);
     expect(certificateWarnings(laterResult.details?.requests ?? [], 14)).toEqual([]);
@@ -79,18 +97,33 @@ describe("certificateWarnings (is-site-down's details)", () => {
     const soon = await serving(pki.expiresIn5Days);
     const url = soon.url("/new", { secure: true });
     const result = await checkedResult(url, envFor(soon), { details: true });
-    expect(result.details?.warnings).toEqual([{ code: "certificate_expires_soon", severity: "warning", hop: 1, message: expect.stringContaining("expires in 5 days") as string }]);
+    expect(result.details?.warnings).toEqual([
+      { code: "certificate_expires_soon", severity: "warning", hop: 1, message: expect.stringContaining("expires in 5 days") as string },
+    ]);
     expect((await checkedResult(url, envFor(soon, 0), { details: true })).details?.warnings).toEqual([]);
   });
 
   it("reads an unreadable or past date as no warning, and the threshold in whole days", () => {
     const now = Date.parse("2030-01-01T00:00:00Z");
     const certificate = (validTo: string): ChainCertificate => ({
-      subject: "x", subjectName: "CN=x", issuerName: "CN=y", subjectAltNames: [], subjectAltNamesMore: 0, validFrom: "", validTo,
-      keyType: "", keySize: 0, keyCurve: "", signatureAlgorithm: "", fingerprintSha256: validTo, selfIssued: false,
+      subject: "x",
+      subjectName: "CN=x",
+      issuerName: "CN=y",
+      subjectAltNames: [],
+      subjectAltNamesMore: 0,
+      validFrom: "",
+      validTo,
+      keyType: "",
+      keySize: 0,
+      keyCurve: "",
+      signatureAlgorithm: "",
+      fingerprintSha256: validTo,
+      selfIssued: false,
     });
     const chain = ["", "Bad time value", "2029-12-31T00:00:00Z", "2030-01-14T23:59:59Z", "2030-01-15T00:00:00Z"].map(certificate);
-    expect(expiringCertificates({ certificate: null, chain }, 14, now)).toEqual([{ position: 3, subject: "x", validTo: "2030-01-14T23:59:59Z", daysRemaining: 13, fingerprintSha256: "2030-01-14T23:59:59Z" }]);
+    expect(expiringCertificates({ certificate: null, chain }, 14, now)).toEqual([
+      { position: 3, subject: "x", validTo: "2030-01-14T23:59:59Z", daysRemaining: 13, fingerprintSha256: "2030-01-14T23:59:59Z" },
+    ]);
     expect(expiringCertificates(null, 14, now)).toEqual([]);
   });
 });

@@ -41,7 +41,8 @@ const received: Received[] = [];
 /** Each answer: one cookie too large to keep, then LINES small ones spread over the four domains. */
 function floodAnswer(hop: number): string {
   const lines = [`set-cookie: h${hop}huge=${"x".repeat(CHECK_COOKIES.maxCookieBytes)}`];
-  for (let index = 0; index < LINES; index++) lines.push(`set-cookie: h${hop}d${index % DOMAINS.length}n${index}=1${DOMAINS[index % DOMAINS.length] ?? ""}`);
+  for (let index = 0; index < LINES; index++)
+    lines.push(`set-cookie: h${hop}d${index % DOMAINS.length}n${index}=1${DOMAINS[index % DOMAINS.length] ?? ""}`);
   const end = hop === HOPS ? "HTTP/1.1 200 OK" : `HTTP/1.1 302 Found\r\nlocation: /c/${hop + 1}`;
   return `${end}\r\n${lines.join("\r\n")}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`;
 }
@@ -75,7 +76,11 @@ beforeAll(async () => {
   });
   prober = loopbackProber({ dnsServers: [dns.server] });
   // The contract's own trace limits: the flood must end well inside them, not be cut by them.
-  env = traceEnv(prober, { tracePorts: [target.port], traceHopTimeoutMs: REDIRECT_TRACE.hopTimeoutMs, traceTotalTimeoutMs: REDIRECT_TRACE.totalTimeoutMs });
+  env = traceEnv(prober, {
+    tracePorts: [target.port],
+    traceHopTimeoutMs: REDIRECT_TRACE.hopTimeoutMs,
+    traceTotalTimeoutMs: REDIRECT_TRACE.totalTimeoutMs,
+  });
 });
 
 afterAll(async () => {

@@ -34,27 +34,53 @@ beforeAll(async () => {
       // Sets the same cookie and redirects to itself whatever it gets: a loop with or without cookies.
       "/always": { kind: "redirect", status: 302, location: "/always", headers: { "set-cookie": "seen=1; Path=/" } },
       // A cookie for another path, and a Secure one, then on to /landing.
-      "/scoped": { kind: "redirect", status: 302, location: "/landing", headers: { "set-cookie": ["narrow=1; Path=/elsewhere", "tls-only=1; Path=/; Secure", "wide=1; Path=/"] } },
+      "/scoped": {
+        kind: "redirect",
+        status: 302,
+        location: "/landing",
+        headers: { "set-cookie": ["narrow=1; Path=/elsewhere", "tls-only=1; Path=/; Secure", "wide=1; Path=/"] },
+      },
       "/landing": { kind: "respond", status: 200 },
       // Issue 28: one cookie exactly at the 4 KiB bound, one a byte past it (ignored whole, so it replaces nothing).
       "/sizes": {
         kind: "redirect",
         status: 302,
         location: "/landing",
-        headers: { "set-cookie": [`at=${"a".repeat(CHECK_COOKIES.maxCookieBytes - 2)}`, "past=kept", ` past = ${"p".repeat(CHECK_COOKIES.maxCookieBytes - 3)} ; Path=/`] },
+        headers: {
+          "set-cookie": [
+            `at=${"a".repeat(CHECK_COOKIES.maxCookieBytes - 2)}`,
+            "past=kept",
+            ` past = ${"p".repeat(CHECK_COOKIES.maxCookieBytes - 3)} ; Path=/`,
+          ],
+        },
       },
       // Three cookies of 3,000 bytes: the third would take the Cookie header past 8 KiB.
-      "/wide": { kind: "redirect", status: 302, location: "/landing", headers: { "set-cookie": ["w1", "w2", "w3"].map((name) => `${name}=${"w".repeat(2_997)}; Path=/`) } },
+      "/wide": {
+        kind: "redirect",
+        status: 302,
+        location: "/landing",
+        headers: { "set-cookie": ["w1", "w2", "w3"].map((name) => `${name}=${"w".repeat(2_997)}; Path=/`) },
+      },
       // One cookie, then (once it came back) one more than a domain keeps: the least recently used goes.
       "/crowd": (request) =>
         cookieOf(request) === ""
           ? { kind: "redirect", status: 302, location: "/crowd", headers: { "set-cookie": "first=1; Path=/" } }
-          : { kind: "redirect", status: 302, location: "/landing", headers: { "set-cookie": Array.from({ length: CHECK_COOKIES.perDomain }, (_, index) => `c${index}=1; Path=/`) } },
+          : {
+              kind: "redirect",
+              status: 302,
+              location: "/landing",
+              headers: { "set-cookie": Array.from({ length: CHECK_COOKIES.perDomain }, (_, index) => `c${index}=1; Path=/`) },
+            },
       // As /crowd, one fewer: the first cookie still fits.
       "/room": (request) =>
         cookieOf(request) === ""
           ? { kind: "redirect", status: 302, location: "/room", headers: { "set-cookie": "first=1; Path=/" } }
-          : { kind: "redirect", status: 302, location: "/landing", headers: { "set-cookie": Array.from({ length: CHECK_COOKIES.perDomain - 1 }, (_, index) => `c${index}=1; Path=/`) } },
+          : {
+              kind: "redirect",
+              status: 302,
+              location: "/landing",
+              headers: { "set-cookie": Array.from({ length: CHECK_COOKIES.perDomain - 1 }, (_, index) => `c${index}=1; Path=/`) },
+            },
       // More Set-Cookie lines than are read: the first ones go nowhere /landing sees, the ones past the bound would.
       "/many": {
         kind: "redirect",
@@ -101,7 +127,10 @@ describe("is-site-down", () => {
   });
 
   it("a site that redirects to itself whatever cookie it gets is still down", async () => {
-    expect(await checkedResult(targets.url("/always"), env)).toMatchObject({ status: "down", reason: "Too many redirects: still redirecting after 5 requests" });
+    expect(await checkedResult(targets.url("/always"), env)).toMatchObject({
+      status: "down",
+      reason: "Too many redirects: still redirecting after 5 requests",
+    });
   });
 
   it("sends a cookie only where RFC 6265 lets it go: path, and Secure only over HTTPS", async () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { clientRedirectOf, MAX_CLIENT_REDIRECT_BODY_BYTES, metaRefreshContent, parseRefresh } from "../../src/diagnostics/client-redirect.js";
+import {
+  clientRedirectOf,
+  MAX_CLIENT_REDIRECT_BODY_BYTES,
+  metaRefreshContent,
+  parseRefresh,
+} from "../../src/diagnostics/client-redirect.js";
 
 const PAGE = "https://site.test/dir/page?x=1";
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -57,7 +62,11 @@ describe("metaRefreshContent finds the tag a browser would act on", () => {
 describe("clientRedirectOf", () => {
   it("prefers the Refresh header, as browsers act on it before the document", () => {
     const body = bytes('<meta http-equiv="refresh" content="0; url=/meta">');
-    expect(clientRedirectOf(200, { ...HTML, refresh: "3; url=/header" }, body, PAGE)).toEqual({ kind: "refresh_header", url: "https://site.test/header", delaySeconds: 3 });
+    expect(clientRedirectOf(200, { ...HTML, refresh: "3; url=/header" }, body, PAGE)).toEqual({
+      kind: "refresh_header",
+      url: "https://site.test/header",
+      delaySeconds: 3,
+    });
   });
 
   it("reads a meta refresh from a 2xx HTML body", () => {
@@ -74,6 +83,8 @@ describe("clientRedirectOf", () => {
   });
 
   it("searches a body that declares no type, as browsers sniff it", () => {
-    expect(clientRedirectOf(200, {}, bytes('<meta http-equiv="refresh" content="0; url=/sniffed">'), PAGE)?.url).toBe("https://site.test/sniffed");
+    expect(clientRedirectOf(200, {}, bytes('<meta http-equiv="refresh" content="0; url=/sniffed">'), PAGE)?.url).toBe(
+      "https://site.test/sniffed",
+    );
   });
 });

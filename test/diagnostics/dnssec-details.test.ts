@@ -37,10 +37,16 @@ describe("is-site-down", () => {
     expect(detailed).toMatchObject({
       status: "down",
       failedStage: "dns",
-      reason: 'DNS lookup failed: DNSSEC validation failed (the answer is bogus) (Extended DNS Error 6 DNSSEC Bogus: "validation failure <bogus.sec.test. A IN>")',
+      reason:
+        'DNS lookup failed: DNSSEC validation failed (the answer is bogus) (Extended DNS Error 6 DNSSEC Bogus: "validation failure <bogus.sec.test. A IN>")',
       details: { code: "dns_dnssec_bogus" },
     });
-    expect(detailed.details?.resolutions[0]).toMatchObject({ dnssec: "bogus", code: "dns_dnssec_bogus", rcode: "SERVFAIL", extendedErrors: [{ infoCode: 6, name: "DNSSEC Bogus" }] });
+    expect(detailed.details?.resolutions[0]).toMatchObject({
+      dnssec: "bogus",
+      code: "dns_dnssec_bogus",
+      rcode: "SERVFAIL",
+      extendedErrors: [{ infoCode: 6, name: "DNSSEC Bogus" }],
+    });
     expect(doQueries("bogus.sec.test")).toBe(1);
   });
 

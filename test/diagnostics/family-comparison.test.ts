@@ -43,7 +43,10 @@ async function dual(v4: FamilySide | "closed", v6: FamilySide | "closed"): Promi
   return targets;
 }
 
-async function detailsOf(url: string, on: TestEnv = env): Promise<{ statusCode: number | null; status: string; details: DiagnosticDetails }> {
+async function detailsOf(
+  url: string,
+  on: TestEnv = env,
+): Promise<{ statusCode: number | null; status: string; details: DiagnosticDetails }> {
   const result = await checkedResult(url, on, { details: true });
   if (result.details === undefined) throw new Error("no details");
   return { statusCode: result.statusCode, status: result.status, details: result.details };
@@ -62,9 +65,17 @@ describe("is-site-down with details, a name with both A and AAAA", () => {
     expect(details.requests.map((request) => request.ipFamily)).toEqual([6]);
     const families = familiesOf(details);
     expect(families).toMatchObject({ pickedFamily: 6, otherFamily: 4, refusal: null, statusDiffers: false, certificateDiffers: false });
-    expect(families.request).toMatchObject({ url: targets.url("/", "localhost"), method: "GET", remoteAddress: "127.0.0.1", ipFamily: 4, status: null });
+    expect(families.request).toMatchObject({
+      url: targets.url("/", "localhost"),
+      method: "GET",
+      remoteAddress: "127.0.0.1",
+      ipFamily: 4,
+      status: null,
+    });
     expect(families.request?.failure).toMatchObject({ stage: "connect", code: "connect_refused" });
-    expect(details.warnings).toEqual([{ code: "ipv4_unreachable", hop: 1, severity: "warning", message: expect.stringContaining("failed over IPv4 (127.0.0.1)") as string }]);
+    expect(details.warnings).toEqual([
+      { code: "ipv4_unreachable", hop: 1, severity: "warning", message: expect.stringContaining("failed over IPv4 (127.0.0.1)") as string },
+    ]);
   });
 
   it("reports IPv6 refusing as ipv6_unreachable when Happy Eyeballs fell back to IPv4", async () => {
@@ -91,7 +102,10 @@ describe("is-site-down with details, a name with both A and AAAA", () => {
   });
 
   it("reports another certificate over the other family as families_disagree, with each leaf's fingerprint", async () => {
-    const targets = await dual({ status: 200, tls: { key: pki.viaIntermediate.key, cert: pki.viaIntermediate.cert + pki.intermediatePem } }, { status: 200, tls: pki.valid });
+    const targets = await dual(
+      { status: 200, tls: { key: pki.viaIntermediate.key, cert: pki.viaIntermediate.cert + pki.intermediatePem } },
+      { status: 200, tls: pki.valid },
+    );
     const { statusCode, details } = await detailsOf(targets.url("/", "localhost"));
     expect(statusCode).toBe(200);
     const families = familiesOf(details);
@@ -106,17 +120,28 @@ describe("is-site-down with details, a name with both A and AAAA", () => {
   });
 
   it("says both when the status and the certificate differ", async () => {
-    const targets = await dual({ status: 503, tls: { key: pki.viaIntermediate.key, cert: pki.viaIntermediate.cert + pki.intermediatePem } }, { status: 200, tls: pki.valid });
+    const targets = await dual(
+      { status: 503, tls: { key: pki.viaIntermediate.key, cert: pki.viaIntermediate.cert + pki.intermediatePem } },
+      { status: 200, tls: pki.valid },
+    );
     const { details } = await detailsOf(targets.url("/", "localhost"));
     expect(familiesOf(details)).toMatchObject({ statusDiffers: true, certificateDiffers: true });
-    expect(details.warnings.map((warning) => warning.message)).toEqual([expect.stringMatching(/answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\); it shows one certificate over IPv6 .* and another over IPv4 /)]);
+    expect(details.warnings.map((warning) => warning.message)).toEqual([
+      expect.stringMatching(
+        /answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\); it shows one certificate over IPv6 .* and another over IPv4 /,
+      ),
+    ]);
   });
 
   it("counts a handshake that showed another certificate, and failed verification, as a disagreement, not as unreachable", async () => {
     const targets = await dual({ status: 503, tls: pki.wrongHost }, { status: 200, tls: pki.valid });
     const { details } = await detailsOf(targets.url("/", "localhost"));
     // A certificate for another name fails verification: the handshake showed it, no request was sent over it.
-    expect(familiesOf(details)).toMatchObject({ statusDiffers: false, certificateDiffers: true, request: { status: null, failure: { stage: "tls" } } });
+    expect(familiesOf(details)).toMatchObject({
+      statusDiffers: false,
+      certificateDiffers: true,
+      request: { status: null, failure: { stage: "tls" } },
+    });
     expect(details.warnings.map((warning) => warning.code)).toEqual(["families_disagree"]);
   });
 
@@ -134,7 +159,12 @@ describe("is-site-down with details, a name with both A and AAAA", () => {
     expect(status).toBe("down");
     expect(details.requests.map((request) => [request.ipFamily, request.failure?.stage])).toEqual([[6, "http"]]);
     expect(familiesOf(details)).toMatchObject({ pickedFamily: 6, otherFamily: 4, request: { ipFamily: 4, status: 200 } });
-    expect(details.warnings).toEqual([expect.objectContaining({ code: "ipv6_unreachable", message: expect.stringMatching(/failed over IPv6 \(::1\): .*; over IPv4 \(127\.0\.0\.1\) it answered 200$/) as string })]);
+    expect(details.warnings).toEqual([
+      expect.objectContaining({
+        code: "ipv6_unreachable",
+        message: expect.stringMatching(/failed over IPv6 \(::1\): .*; over IPv4 \(127\.0\.0\.1\) it answered 200$/) as string,
+      }),
+    ]);
   });
 
   it("bounds the other family's request by the per-request timeout, and still answers; its time is in no figure of the check", async () => {
@@ -212,7 +242,9 @@ describe("redirect-check with details", () => {
     expect(result).toMatchObject({ chainStatus: "healthy", finalStatus: 200 });
     // The chain's own figure: the other family's request is evidence, not a request of the chain.
     expect(result.totalTimeMs).toBe(Math.round((result.details?.requests[0]?.timings.totalMs ?? -1) + 0.0001));
-    expect(result.warnings.filter((warning) => warning.code === "families_disagree")).toEqual([expect.objectContaining({ hop: 1, severity: "warning" })]);
+    expect(result.warnings.filter((warning) => warning.code === "families_disagree")).toEqual([
+      expect.objectContaining({ hop: 1, severity: "warning" }),
+    ]);
     const families = familiesOf(result.details as DiagnosticDetails);
     // HEAD, the chain's own method, once, not the chain.
     expect(families.request).toMatchObject({ method: "HEAD", ipFamily: 4, status: 503 });

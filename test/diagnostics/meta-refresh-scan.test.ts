@@ -18,9 +18,21 @@ describe("the scan reads markup as HTML's tokenizer does", () => {
     ["upper case names and keyword", '<META HTTP-EQUIV="ReFrEsH" CONTENT="1;URL=/up">', "1;URL=/up"],
     ["slashes between attributes", '<meta/http-equiv="refresh"/content="0;url=/slash"/>', "0;url=/slash"],
     ["a repeated attribute: the first wins", '<meta http-equiv=refresh content="1;url=/first" content="2;url=/second">', "1;url=/first"],
-    ["the first matching meta wins", '<meta http-equiv=refresh content="1;url=/one"><meta http-equiv=refresh content="2;url=/two">', "1;url=/one"],
-    ["an empty content is skipped, as HTML's refresh steps skip it", `<meta http-equiv=refresh content=""><meta http-equiv=refresh>${REFRESH}`, "0; url=/real"],
-    ["character references in both values", '<meta http-equiv="&#114;efresh" content="0;url=/q?a=1&amp;b=2&#x26;c=3">', "0;url=/q?a=1&b=2&c=3"],
+    [
+      "the first matching meta wins",
+      '<meta http-equiv=refresh content="1;url=/one"><meta http-equiv=refresh content="2;url=/two">',
+      "1;url=/one",
+    ],
+    [
+      "an empty content is skipped, as HTML's refresh steps skip it",
+      `<meta http-equiv=refresh content=""><meta http-equiv=refresh>${REFRESH}`,
+      "0; url=/real",
+    ],
+    [
+      "character references in both values",
+      '<meta http-equiv="&#114;efresh" content="0;url=/q?a=1&amp;b=2&#x26;c=3">',
+      "0;url=/q?a=1&b=2&c=3",
+    ],
     ["a NUL in a value reads as U+FFFD", '<meta http-equiv=refresh content="0;url=/a\u0000b">', "0;url=/a\uFFFDb"],
     ["NUL and non-ASCII text around it", `\u0000é日本<p title="ü">${REFRESH}`, "0; url=/real"],
     ["a non-ASCII URL", '<meta http-equiv=refresh content="0;url=/café">', "0;url=/café"],
@@ -31,9 +43,17 @@ describe("the scan reads markup as HTML's tokenizer does", () => {
     ["a comment ended at once: <!--->", `<!--->${REFRESH}`, "0; url=/real"],
     ["a comment ended by --!>", `<!-- x --!>${REFRESH}`, "0; url=/real"],
     ["a comment ended by --->", `<!-- x --->${REFRESH}`, "0; url=/real"],
-    ["a script's text holds no tags", `<script>document.write('<meta http-equiv=refresh content="0;url=/js">')</script >${REFRESH}`, "0; url=/real"],
+    [
+      "a script's text holds no tags",
+      `<script>document.write('<meta http-equiv=refresh content="0;url=/js">')</script >${REFRESH}`,
+      "0; url=/real",
+    ],
     ["nor does a title's, closed in any case", `<title><meta http-equiv=refresh content="0;url=/t"></TITLE>${REFRESH}`, "0; url=/real"],
-    ["a raw-text element closes only on its own name", `<style></styles><meta http-equiv=refresh content="0;url=/st"></style>${REFRESH}`, "0; url=/real"],
+    [
+      "a raw-text element closes only on its own name",
+      `<style></styles><meta http-equiv=refresh content="0;url=/st"></style>${REFRESH}`,
+      "0; url=/real",
+    ],
   ])("%s", (_label, html, content) => {
     expect(metaRefreshContent(html)).toBe(content);
   });
@@ -61,9 +81,12 @@ describe("the scan reads markup as HTML's tokenizer does", () => {
 });
 
 describe("the scan costs work linear in the body, whatever the target wrote", () => {
-  const fill = (unit: string) => unit.repeat(Math.ceil(MAX_CLIENT_REDIRECT_BODY_BYTES / unit.length)).slice(0, MAX_CLIENT_REDIRECT_BODY_BYTES);
+  const fill = (unit: string) =>
+    unit.repeat(Math.ceil(MAX_CLIENT_REDIRECT_BODY_BYTES / unit.length)).slice(0, MAX_CLIENT_REDIRECT_BODY_BYTES);
   // A plain 64 KiB page: the yardstick, measured in the same run on the same machine.
-  const plain = fill('<p class="intro">Some text of a page, with <a href="/x?a=1&amp;b=2">a link</a> and <b>bold</b>.</p>\n<div id="d"><img src="/i.png" alt="pic"></div><!-- note -->\n');
+  const plain = fill(
+    '<p class="intro">Some text of a page, with <a href="/x?a=1&amp;b=2">a link</a> and <b>bold</b>.</p>\n<div id="d"><img src="/i.png" alt="pic"></div><!-- note -->\n',
+  );
 
   // Measured here: every shape 0.4-10x the plain page; the regexes before spent 700 ms on the first (>1,000x).
   it.each([
@@ -78,7 +101,11 @@ describe("the scan costs work linear in the body, whatever the target wrote", ()
     ["bogus comments", fill("<!")],
     ["a `<` flood", fill("<")],
   ])("%s", (_label, text) => {
-    const { subject: shape, yardstick: base } = interleavedMedians(() => metaRefreshContent(text), () => metaRefreshContent(plain), 9);
+    const { subject: shape, yardstick: base } = interleavedMedians(
+      () => metaRefreshContent(text),
+      () => metaRefreshContent(plain),
+      9,
+    );
     // Generous: a rescan for every tag costs thousands of times the plain page.
     expect(shape).toBeLessThan(Math.max(base, 0.05) * 50);
   });

@@ -66,7 +66,12 @@ describe("is-site-down", () => {
       [null, 0],
       ["dns_no_such_host", 1],
     ]);
-    expect(result.details?.resolutions[1]).toMatchObject({ name: "gone.nx.test", answers: [], code: "dns_no_such_host", rcode: "NXDOMAIN" });
+    expect(result.details?.resolutions[1]).toMatchObject({
+      name: "gone.nx.test",
+      answers: [],
+      code: "dns_no_such_host",
+      rcode: "NXDOMAIN",
+    });
   });
 
   it("without details no CNAME is asked: a plain check sends only its A and AAAA queries", async () => {
@@ -74,7 +79,12 @@ describe("is-site-down", () => {
     target.route("/plain", { kind: "status", status: 200 });
     const from = dns.queries.length;
     expect(await checkedResult(at("plain.one.test", "/plain"), env)).toMatchObject({ status: "up" });
-    expect(dns.queries.slice(from).map(({ type }) => type).sort()).toEqual(["A", "AAAA"]);
+    expect(
+      dns.queries
+        .slice(from)
+        .map(({ type }) => type)
+        .sort(),
+    ).toEqual(["A", "AAAA"]);
   });
 });
 
@@ -83,7 +93,11 @@ describe("redirect-check", () => {
     dns.answer("a.two.test", { a: ["127.0.0.1"], ttl: 60 });
     dns.answer("b.two.test", { a: ["127.0.0.1"], ttl: 30 });
     // HEAD refused with 405: the position is asked again with GET, which resolves the name again.
-    target.route("/two/a", { kind: "head-status", headStatus: 405, then: { kind: "redirect", status: 301, location: at("b.two.test", "/two/b") } });
+    target.route("/two/a", {
+      kind: "head-status",
+      headStatus: 405,
+      then: { kind: "redirect", status: 301, location: at("b.two.test", "/two/b") },
+    });
     target.route("/two/b", { kind: "status", status: 200 });
     const result = await traceResult(at("a.two.test", "/two/a"), env, DETAILS);
     expect(result.details?.requests.map((request) => [request.method, new URL(request.url).hostname, request.resolution])).toEqual([
@@ -117,7 +131,11 @@ describe("redirect-check", () => {
     target.route("/meta", { kind: "redirect", status: 302, location: `http://metadata.meta.test:${target.port}/latest/` });
     const api = await traceResult(at("from.meta.test", "/meta"), env, DETAILS);
     expect(api.details?.requests.map((request) => request.resolution)).toEqual([0]);
-    expect(api.details?.resolutions[1]).toMatchObject({ name: "metadata.meta.test", answers: [{ address: "169.254.169.254" }], code: null });
+    expect(api.details?.resolutions[1]).toMatchObject({
+      name: "metadata.meta.test",
+      answers: [{ address: "169.254.169.254" }],
+      code: null,
+    });
     const reported = await traceResult(at("from.meta.test", "/meta"), env, REPORTED);
     expect(reported.details?.requests.at(-1)).toMatchObject({ report: { kind: "stopped" }, resolution: 1 });
   });

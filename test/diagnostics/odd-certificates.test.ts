@@ -25,7 +25,9 @@ let threadsBefore: readonly number[];
 beforeAll(async () => {
   const pki = await getTestPki();
   const odd = await oddCertificates(SEED);
-  cases = await Promise.all(odd.map(async (each) => ({ odd: each, target: await startHttpTargets({ tls: { key: each.key, cert: each.cert }, routes: ROUTES }) })));
+  cases = await Promise.all(
+    odd.map(async (each) => ({ odd: each, target: await startHttpTargets({ tls: { key: each.key, cert: each.cert }, routes: ROUTES }) })),
+  );
   healthy = await startHttpTargets({ tls: pki.valid, routes: ROUTES });
   // The trace's budget is the contract's: a huge chain takes a while to verify on a busy machine.
   const tracePorts = [healthy, ...cases.map(({ target }) => target)].map(({ httpsPort }) => httpsPort ?? 0);
@@ -39,7 +41,11 @@ afterAll(async () => {
 });
 
 function threadIds(): readonly number[] {
-  return probeThreadsOf(env.prober)?.workers().map((worker) => worker.threadId) ?? [];
+  return (
+    probeThreadsOf(env.prober)
+      ?.workers()
+      .map((worker) => worker.threadId) ?? []
+  );
 }
 
 /** What an answer may copy of a certificate: a bounded, printable value in every field. */
@@ -63,7 +69,15 @@ function expectBoundedCertificates(details: DiagnosticDetails | undefined): void
     for (const link of chain) {
       expect(link.subjectAltNames.length).toBeLessThanOrEqual(CHAIN_LIMITS.maxAltNames);
       expect(link.subjectAltNamesMore).toBeGreaterThanOrEqual(0);
-      for (const text of [link.subject, link.subjectName, link.issuerName, link.keyType, link.keyCurve, link.signatureAlgorithm, ...link.subjectAltNames]) {
+      for (const text of [
+        link.subject,
+        link.subjectName,
+        link.issuerName,
+        link.keyType,
+        link.keyCurve,
+        link.signatureAlgorithm,
+        ...link.subjectAltNames,
+      ]) {
         expect(text.length).toBeLessThanOrEqual(CERTIFICATE_TEXT.maxChars);
         // eslint-disable-next-line no-control-regex
         expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
@@ -80,7 +94,17 @@ describe("odd certificates, one of each kind", () => {
   });
 
   it("covers every kind the fixture makes", () => {
-    expect(cases.map(({ odd }) => odd.kind)).toEqual(["bad-date", "extreme-dates", "undecodable-san", "huge-san", "no-san", "empty-names", "control-bytes", "huge-strings", "long-chain"]);
+    expect(cases.map(({ odd }) => odd.kind)).toEqual([
+      "bad-date",
+      "extreme-dates",
+      "undecodable-san",
+      "huge-san",
+      "no-san",
+      "empty-names",
+      "control-bytes",
+      "huge-strings",
+      "long-chain",
+    ]);
   });
 
   it.each([0, 1, 2, 3, 4, 5, 6, 7, 8])("case %i: the site check answers with a verdict and a bounded certificate", async (index) => {

@@ -5,7 +5,12 @@ describe("proxyMatch: which proxy answered and what its answer means", () => {
   it.each([
     ["a Cloudflare challenge", 403, { "cf-ray": "1-AMS", "cf-mitigated": "challenge" }, { provider: "cloudflare", kind: "challenge" }],
     ["a Cloudflare origin error (522)", 522, { "cf-ray": "1-AMS", server: "cloudflare" }, { provider: "cloudflare", kind: "origin_error" }],
-    ["a Cloudflare 502 (its own or the origin's, passed on)", 502, { "cf-ray": "1-AMS", server: "cloudflare" }, { provider: "cloudflare", kind: "origin_error" }],
+    [
+      "a Cloudflare 502 (its own or the origin's, passed on)",
+      502,
+      { "cf-ray": "1-AMS", server: "cloudflare" },
+      { provider: "cloudflare", kind: "origin_error" },
+    ],
     ["a Cloudflare 504", 504, { "cf-ray": "1-AMS", server: "cloudflare" }, { provider: "cloudflare", kind: "origin_error" }],
     ["a Cloudflare 530", 530, { "cf-ray": "1-AMS" }, { provider: "cloudflare", kind: "origin_error" }],
     ["a plain Cloudflare 403: no documented signal", 403, { "cf-ray": "1-AMS" }, { provider: "cloudflare", kind: "unknown" }],

@@ -24,7 +24,11 @@ const COMMON = [200, 202, 403, 405, 429, 500, 502, 503, 504];
 const CASES = PROXY_PROVIDERS.flatMap((provider) => [
   ...provider.signatures.flatMap((signature) => COMMON.map((status) => ({ provider, status, headers: headersOf(signature) }))),
   ...(provider.kinds ?? []).flatMap((rule) =>
-    (rule.statuses ?? COMMON).map((status) => ({ provider, status, headers: { ...headersOf(provider.signatures[0] ?? []), ...headersOf(rule.tests ?? []) } })),
+    (rule.statuses ?? COMMON).map((status) => ({
+      provider,
+      status,
+      headers: { ...headersOf(provider.signatures[0] ?? []), ...headersOf(rule.tests ?? []) },
+    })),
   ),
 ]).map((item) => ({ ...item, label: `${item.provider.id} ${item.status} ${JSON.stringify(item.headers)}` }));
 
@@ -44,8 +48,10 @@ describe("proxyVerdict: a sentence that agrees with the verdict, for every provi
       expect(verdict.sentence).toContain(`answered ${status}`);
     }
     if (match.kind === "origin_error") expect(verdict.sentence).toMatch(/origin server/);
-    if (match.kind === "challenge" && status < 500) expect(verdict).toEqual({ gate: "challenged", sentence: expect.stringMatching(/^Reachable, but a .+ challenge answered/) });
-    if (match.kind === "block" && status < 500) expect(verdict).toEqual({ gate: "blocked", sentence: expect.stringMatching(/^Reachable, but .+ blocked this request/) });
+    if (match.kind === "challenge" && status < 500)
+      expect(verdict).toEqual({ gate: "challenged", sentence: expect.stringMatching(/^Reachable, but a .+ challenge answered/) });
+    if (match.kind === "block" && status < 500)
+      expect(verdict).toEqual({ gate: "blocked", sentence: expect.stringMatching(/^Reachable, but .+ blocked this request/) });
     if (match.kind === "unknown" || match.kind === "origin_error") expect(verdict.gate).toBeNull();
     if (status < 400 && match.kind === "unknown") expect(verdict.sentence).toBe(`Served through ${provider.provider}`);
   });
@@ -71,6 +77,9 @@ describe("proxyVerdict: a sentence that agrees with the verdict, for every provi
   });
 
   it("claims nothing for a kind it does not know, and names an unknown provider by its id", () => {
-    expect(proxyVerdict("newcdn", "teapot", 403)).toEqual({ gate: null, sentence: "newcdn answered 403: the origin server's own answer or a rule of newcdn's; its headers don't say which" });
+    expect(proxyVerdict("newcdn", "teapot", 403)).toEqual({
+      gate: null,
+      sentence: "newcdn answered 403: the origin server's own answer or a rule of newcdn's; its headers don't say which",
+    });
   });
 });

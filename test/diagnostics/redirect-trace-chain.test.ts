@@ -80,7 +80,13 @@ describe("redirects", () => {
     site.route("/absolute", { kind: "redirect", status: 301, location: site.url("/landing") });
     site.route("/landing", { kind: "status", status: 200 });
     const result = await trace(site.url("/relative"));
-    expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 3, finalUrl: site.url("/landing"), finalStatus: 200, warnings: [] });
+    expect(result).toMatchObject({
+      chainStatus: "redirects_detected",
+      redirects: 3,
+      finalUrl: site.url("/landing"),
+      finalStatus: 200,
+      warnings: [],
+    });
     expect(result.chain.map((hop) => [hop.hop, hop.url, hop.status, hop.location, hop.redirectType])).toEqual([
       [1, site.url("/relative"), 301, site.url("/protocol-relative"), "301 Moved Permanently"],
       [2, site.url("/protocol-relative"), 308, site.url("/absolute"), "308 Permanent Redirect"],
@@ -96,7 +102,11 @@ describe("redirects", () => {
     const lean = await traceRedirects(site.url("/r/1"), env);
     if (lean.kind !== "result") throw new Error(lean.kind);
     expect(full.details?.requests.filter((request) => request.report?.kind === "position")).toHaveLength(4);
-    const timeless = (result: RedirectTraceResult) => ({ ...result, totalTimeMs: 0, chain: result.chain.map((hop) => ({ ...hop, responseTimeMs: 0 })) });
+    const timeless = (result: RedirectTraceResult) => ({
+      ...result,
+      totalTimeMs: 0,
+      chain: result.chain.map((hop) => ({ ...hop, responseTimeMs: 0 })),
+    });
     expect(lean.result.details).toBeUndefined();
     expect(timeless(lean.result)).toEqual({ ...timeless(full), details: undefined });
   });
@@ -116,7 +126,12 @@ describe("redirects", () => {
       routeChain(chainSite, 22, "/never");
       const result = await traceRedirects(chainSite.url("/r/1"), { ...env, tracePorts: [chainSite.port] });
       if (result.kind !== "result") throw new Error(result.kind);
-      expect(result.result).toMatchObject({ chainStatus: "too_many_redirects", redirects: 21, finalUrl: chainSite.url("/r/22"), finalStatus: null });
+      expect(result.result).toMatchObject({
+        chainStatus: "too_many_redirects",
+        redirects: 21,
+        finalUrl: chainSite.url("/r/22"),
+        finalStatus: null,
+      });
       expect(result.result.chain).toHaveLength(21);
       expect(chainSite.requests.map((request) => request.path)).not.toContain("/r/22");
       expect(codes(result.result)).toEqual(["long_chain", "too_many_redirects"]);
@@ -162,7 +177,12 @@ describe("loops", () => {
     const result = await trace(site.url("/ping"));
     expect(result).toMatchObject({ chainStatus: "redirect_loop", redirects: 2, finalUrl: site.url("/ping"), finalStatus: null });
     expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/ping"), site.url("/pong")]);
-    expect(result.warnings.at(-1)).toEqual({ code: "redirect_loop", message: `Hop 2 redirects back to ${site.url("/ping")}, already in the chain`, hop: 2, severity: "problem" });
+    expect(result.warnings.at(-1)).toEqual({
+      code: "redirect_loop",
+      message: `Hop 2 redirects back to ${site.url("/ping")}, already in the chain`,
+      hop: 2,
+      severity: "problem",
+    });
   });
 
   it("stops a self-loop after one hop", async () => {
@@ -194,7 +214,12 @@ describe("unusable redirects", () => {
     const result = await trace(site.url("/lost"));
     expect(result).toMatchObject({ chainStatus: "request_failed", redirects: 1, finalUrl: site.url("/lost"), finalStatus: null });
     expect(result.chain[0]).toMatchObject({ status: 302, location: null, redirectType: "302 Found" });
-    expect(result.warnings).toContainEqual({ code: "missing_location", message: `302 Found from ${site.url("/lost")} has no Location header`, hop: 1, severity: "problem" });
+    expect(result.warnings).toContainEqual({
+      code: "missing_location",
+      message: `302 Found from ${site.url("/lost")} has no Location header`,
+      hop: 1,
+      severity: "problem",
+    });
   });
 
   it("ends as Request failed when the Location is not a URL", async () => {

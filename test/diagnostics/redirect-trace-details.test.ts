@@ -17,7 +17,11 @@ beforeAll(async () => {
   targets = await startHttpTargets({ tls: pki.valid });
   expired = await startHttpTargets({ tls: pki.expired });
   prober = loopbackProber({ ca: pki.caPem });
-  env = traceEnv(prober, { tracePorts: [targets.httpPort, targets.httpsPort ?? 0, expired.httpsPort ?? 0], traceHopTimeoutMs: 1_000, traceTotalTimeoutMs: 5_000 });
+  env = traceEnv(prober, {
+    tracePorts: [targets.httpPort, targets.httpsPort ?? 0, expired.httpsPort ?? 0],
+    traceHopTimeoutMs: 1_000,
+    traceTotalTimeoutMs: 5_000,
+  });
 });
 
 afterAll(async () => {
@@ -84,11 +88,18 @@ describe("redirect-check with details", () => {
       [true, reused],
       [true, reused],
     ]);
-    expect(targets.requests.slice(before).map((request) => `${request.method} ${request.target}`)).toEqual(["HEAD /one", "HEAD /two", "HEAD /three", "GET /three"]);
+    expect(targets.requests.slice(before).map((request) => `${request.method} ${request.target}`)).toEqual([
+      "HEAD /one",
+      "HEAD /two",
+      "HEAD /three",
+      "GET /three",
+    ]);
   });
 
   it("a HEAD refused and retried with GET: the HEAD's own entry, then the GET's, marked as a fallback; the total counts both", async () => {
-    targets.route("/no-head", (request) => (request.method === "HEAD" ? { kind: "respond", status: 405 } : { kind: "respond", status: 204 }));
+    targets.route("/no-head", (request) =>
+      request.method === "HEAD" ? { kind: "respond", status: 405 } : { kind: "respond", status: 204 },
+    );
     const before = targets.requests.length;
     const { details, totalTimeMs, chain } = await detailed(targets.url("/no-head"));
     // Every request made is an entry: as many as the server saw, in the same order.
@@ -101,7 +112,9 @@ describe("redirect-check with details", () => {
     ]);
     // The trace's total is the chain's requests (the HEAD included, not the extra read of the final page), rounded once.
     const [head, get] = details.requests;
-    expect(totalTimeMs).toBe(Math.round((Math.round((head?.timings.totalMs ?? 0) * 10) + Math.round((get?.timings.totalMs ?? 0) * 10)) / 10));
+    expect(totalTimeMs).toBe(
+      Math.round((Math.round((head?.timings.totalMs ?? 0) * 10) + Math.round((get?.timings.totalMs ?? 0) * 10)) / 10),
+    );
     expect(chain[0]?.responseTimeMs).toBe(Math.round(get?.timings.totalMs ?? 0));
   });
 
@@ -146,7 +159,10 @@ describe("redirect-check with details", () => {
     expect(result.details.clientRedirect).toEqual({ kind: "refresh_header", url: targets.url("/after"), delaySeconds: 2 });
     expect(result.warnings.map((warning) => [warning.code, warning.hop])).toEqual([["client_side_redirect_not_followed", 2]]);
     // Seen on the HEAD already: no extra GET needed, and /after never requested.
-    expect(targets.requests.slice(before).map((request) => `${request.method} ${request.target}`)).toEqual(["HEAD /start-refresh", "HEAD /refreshing"]);
+    expect(targets.requests.slice(before).map((request) => `${request.method} ${request.target}`)).toEqual([
+      "HEAD /start-refresh",
+      "HEAD /refreshing",
+    ]);
     expect(result.details.requests).toHaveLength(2);
   });
 
@@ -162,13 +178,22 @@ describe("redirect-check with details", () => {
     expect(result).toMatchObject({ chainStatus: "healthy", finalUrl: targets.url("/meta"), finalStatus: 200 });
     expect(result.details.clientRedirect).toEqual({ kind: "meta_refresh", url: targets.url("/after-meta"), delaySeconds: 3 });
     expect(result.warnings).toEqual([
-      { code: "client_side_redirect_not_followed", hop: 1, message: `${targets.url("/meta")} redirects by itself (meta refresh, after 3 s) to ${targets.url("/after-meta")}; not followed`, severity: "warning" },
+      {
+        code: "client_side_redirect_not_followed",
+        hop: 1,
+        message: `${targets.url("/meta")} redirects by itself (meta refresh, after 3 s) to ${targets.url("/after-meta")}; not followed`,
+        severity: "warning",
+      },
     ]);
     expect(targets.requests.slice(before).map((request) => `${request.method} ${request.target}`)).toEqual(["HEAD /meta", "GET /meta"]);
   });
 
   it("a Cloudflare-like challenge as the final answer: the proxy and its kind", async () => {
-    targets.route("/challenged", { kind: "respond", status: 403, headers: { "cf-ray": "8a1b2c3d4e5f6789-AMS", "cf-mitigated": "challenge" } });
+    targets.route("/challenged", {
+      kind: "respond",
+      status: 403,
+      headers: { "cf-ray": "8a1b2c3d4e5f6789-AMS", "cf-mitigated": "challenge" },
+    });
     const { details } = await detailed(targets.url("/challenged"));
     expect(details.proxy).toEqual({ provider: "cloudflare", kind: "challenge" });
     expect(details.code).toBeNull();
@@ -183,7 +208,11 @@ describe("redirect-check with details and a report (as the CLI asks)", () => {
     const reported = await traceResult(targets.url("/report/from"), env, { details: true, report: true });
     expect(plain.details.requests.map((request) => request.report)).toEqual([undefined, undefined, undefined]);
     expect(reported.details?.requests.map((request) => [request.url, request.method, request.report])).toEqual([
-      [targets.url("/report/from"), "HEAD", { kind: "position", statusText: "Found", location: targets.url("/report/to"), cause: null, refusal: null }],
+      [
+        targets.url("/report/from"),
+        "HEAD",
+        { kind: "position", statusText: "Found", location: targets.url("/report/to"), cause: null, refusal: null },
+      ],
       [targets.url("/report/to"), "HEAD", { kind: "position", statusText: "OK", location: null, cause: null, refusal: null }],
       [targets.url("/report/to"), "GET", { kind: "final-page", statusText: "OK", location: null, cause: null, refusal: null }],
     ]);
@@ -195,6 +224,12 @@ describe("redirect-check with details and a report (as the CLI asks)", () => {
     const reported = await traceResult(targets.url("/report/private"), env, { details: true, report: true });
     expect(plain.details.requests.map((request) => request.url)).toEqual([targets.url("/report/private")]);
     expect(reported.details?.requests.map((request) => request.url)).toEqual([targets.url("/report/private"), "http://10.0.0.1/"]);
-    expect(reported.details?.requests.at(-1)).toMatchObject({ method: "HEAD", status: null, failure: null, tls: null, report: { kind: "stopped", refusal: { rule: "port" } } });
+    expect(reported.details?.requests.at(-1)).toMatchObject({
+      method: "HEAD",
+      status: null,
+      failure: null,
+      tls: null,
+      report: { kind: "stopped", refusal: { rule: "port" } },
+    });
   });
 });

@@ -41,7 +41,12 @@ describe("names", () => {
     secure.route("/path?q=1", { kind: "status", status: 200 });
     const input = `localhost:${secure.port}/path?q=1`;
     const result = await trace(input);
-    expect(result).toMatchObject({ input, chainStatus: "healthy", finalUrl: `https://localhost:${secure.port}/path?q=1`, finalStatus: 200 });
+    expect(result).toMatchObject({
+      input,
+      chainStatus: "healthy",
+      finalUrl: `https://localhost:${secure.port}/path?q=1`,
+      finalStatus: 200,
+    });
     expect(result.chain[0]?.hostname).toBe("localhost");
   });
 
@@ -62,7 +67,14 @@ describe("names", () => {
 
   it("refuses a starting name that resolves to a private address, as input", async () => {
     const outcome = await traceRedirects(`http://internal.test:${plain.port}/`, env);
-    expect(outcome).toMatchObject({ kind: "refused", refusal: { rule: "non_public_address", code: "input_resolves_non_public", range: { cidr: "10.0.0.0/8", name: "Private-Use", rfc: "RFC 1918" } } });
+    expect(outcome).toMatchObject({
+      kind: "refused",
+      refusal: {
+        rule: "non_public_address",
+        code: "input_resolves_non_public",
+        range: { cidr: "10.0.0.0/8", name: "Private-Use", rfc: "RFC 1918" },
+      },
+    });
   });
 
   it("does not follow a redirect to a name that resolves to the metadata address", async () => {

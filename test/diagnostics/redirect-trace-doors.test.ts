@@ -108,7 +108,14 @@ describe("GET /api/v1/redirect-check", () => {
           totalTimeMs: 0,
           chainStatus: "Redirect loop",
           chain: [hop(1, site.url("/rest-loop"), 301, "Moved Permanently", site.url("/rest-loop"))],
-          warnings: [{ code: "redirect_loop", message: `Hop 1 redirects back to ${site.url("/rest-loop")}, already in the chain`, hop: 1, severity: "problem" }],
+          warnings: [
+            {
+              code: "redirect_loop",
+              message: `Hop 1 redirects back to ${site.url("/rest-loop")}, already in the chain`,
+              hop: 1,
+              severity: "problem",
+            },
+          ],
         },
         meta,
       },
@@ -119,7 +126,14 @@ describe("GET /api/v1/redirect-check", () => {
     const url = `http://127.0.0.1:${closedPort}/`;
     const { status, body } = await rest(url);
     expect(status).toBe(200);
-    expect(body["data"]).toMatchObject({ input: url, redirects: 0, finalUrl: url, finalStatus: null, chainStatus: "Request failed", chain: [] });
+    expect(body["data"]).toMatchObject({
+      input: url,
+      redirects: 0,
+      finalUrl: url,
+      finalStatus: null,
+      chainStatus: "Request failed",
+      chain: [],
+    });
   });
 
   it.each([

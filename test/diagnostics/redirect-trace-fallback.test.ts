@@ -38,7 +38,12 @@ describe("HEAD first, GET when HEAD is refused", () => {
     expect(result).toMatchObject({ chainStatus: "redirects_detected", redirects: 1, finalUrl: site.url("/after-405"), finalStatus: 200 });
     expect(result.chain[0]).toMatchObject({ status: 301, location: site.url("/after-405") });
     expect(result.warnings).toEqual([
-      { code: "head_refused_get_used", message: "HEAD answered 405 Method Not Allowed; the hop was retried with GET", hop: 1, severity: "info" },
+      {
+        code: "head_refused_get_used",
+        message: "HEAD answered 405 Method Not Allowed; the hop was retried with GET",
+        hop: 1,
+        severity: "info",
+      },
     ]);
     expect(methodsFor("/no-head")).toEqual(["HEAD", "GET"]);
   });
@@ -74,7 +79,12 @@ describe("HEAD first, GET when HEAD is refused", () => {
     const result = await trace(site.url("/get-hangs"));
     expect(result).toMatchObject({ chainStatus: "timeout", finalUrl: site.url("/get-hangs"), chain: [] });
     expect(result.warnings).toEqual([
-      { code: "hop_timeout", message: `GET ${site.url("/get-hangs")} got no response within 400 ms (after HEAD answered 501 Not Implemented)`, hop: null, severity: "problem" },
+      {
+        code: "hop_timeout",
+        message: `GET ${site.url("/get-hangs")} got no response within 400 ms (after HEAD answered 501 Not Implemented)`,
+        hop: null,
+        severity: "problem",
+      },
     ]);
   });
 });

@@ -26,21 +26,29 @@ const YEAR = "max-age=31536000; includeSubDomains";
 /** http://…/name redirects to https://…/name, which answers 200 with `sts` (none when undefined). */
 function upgrade(name: string, sts?: string | readonly string[]): string {
   const headers: Record<string, string | readonly string[]> = sts === undefined ? {} : { "strict-transport-security": sts };
-  targets.route(`/${name}`, (request): TargetRoute =>
-    request.secure
-      ? { kind: "respond", status: 200, headers }
-      : { kind: "redirect", status: 301, location: targets.url(`/${name}`, { secure: true }) },
+  targets.route(
+    `/${name}`,
+    (request): TargetRoute =>
+      request.secure
+        ? { kind: "respond", status: 200, headers }
+        : { kind: "redirect", status: 301, location: targets.url(`/${name}`, { secure: true }) },
   );
   return targets.url(`/${name}`);
 }
 
-const hstsCodes = (warnings: readonly { readonly code: string }[]) => warnings.map((warning) => warning.code).filter((code) => code.startsWith("hsts_"));
+const hstsCodes = (warnings: readonly { readonly code: string }[]) =>
+  warnings.map((warning) => warning.code).filter((code) => code.startsWith("hsts_"));
 
 describe("HSTS warnings of redirect-check (no details needed)", () => {
   it("http -> https without Strict-Transport-Security: hsts_missing on the final hop, a warning", async () => {
     const result = await traceResult(upgrade("none"), env);
     expect(result.chainStatus).toBe("redirects_detected");
-    expect(result.warnings).toContainEqual({ code: "hsts_missing", hop: 2, severity: "warning", message: expect.stringContaining("sends no Strict-Transport-Security") as string });
+    expect(result.warnings).toContainEqual({
+      code: "hsts_missing",
+      hop: 2,
+      severity: "warning",
+      message: expect.stringContaining("sends no Strict-Transport-Security") as string,
+    });
     expect(hstsCodes(result.warnings)).toEqual(["hsts_missing"]);
   });
 
@@ -81,10 +89,16 @@ describe("HSTS warnings of redirect-check (no details needed)", () => {
 
 describe("details: transportSecurity per request", () => {
   it("null on the http:// hop, the policy and h3 on the HTTPS answers", async () => {
-    targets.route("/h3", (request): TargetRoute =>
-      request.secure
-        ? { kind: "respond", status: 200, headers: { "strict-transport-security": `${YEAR}; preload`, "alt-svc": 'h3=":443"; ma=86400, h2=":443"' } }
-        : { kind: "redirect", status: 301, location: targets.url("/h3", { secure: true }) },
+    targets.route(
+      "/h3",
+      (request): TargetRoute =>
+        request.secure
+          ? {
+              kind: "respond",
+              status: 200,
+              headers: { "strict-transport-security": `${YEAR}; preload`, "alt-svc": 'h3=":443"; ma=86400, h2=":443"' },
+            }
+          : { kind: "redirect", status: 301, location: targets.url("/h3", { secure: true }) },
     );
     const result = await traceResult(targets.url("/h3"), env, { details: true });
     const requests = result.details?.requests ?? [];

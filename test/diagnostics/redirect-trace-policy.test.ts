@@ -73,7 +73,10 @@ describe("redirects to refused targets", () => {
   ] as const)("the refused request to %s names the address-table row that refused it", async (target, range) => {
     site.route("/to-range", { kind: "redirect", status: 302, location: target });
     const result = await reported(site.url("/to-range"));
-    expect(result.details?.requests.at(-1)).toMatchObject({ url: target, report: { kind: "stopped", refusal: { rule: "non_public_address", range } } });
+    expect(result.details?.requests.at(-1)).toMatchObject({
+      url: target,
+      report: { kind: "stopped", refusal: { rule: "non_public_address", range } },
+    });
   });
 
   it("the caller's own private literal is refused with its code and range", async () => {

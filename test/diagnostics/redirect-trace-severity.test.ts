@@ -2,7 +2,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TraceRedirectsResponseSchema, WarningSeverity } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { hasProblem, TRACE_WARNING_SEVERITY, TRACE_WARNINGS, traceWarning, type TraceWarningCode } from "../../src/diagnostics/redirect-trace-result.js";
+import {
+  hasProblem,
+  TRACE_WARNING_SEVERITY,
+  TRACE_WARNINGS,
+  traceWarning,
+  type TraceWarningCode,
+} from "../../src/diagnostics/redirect-trace-result.js";
 import { renderMessage } from "../../src/server/rest/rest-render.js";
 import { toTraceRedirectsResponse } from "../../src/service/trace-redirects.js";
 
@@ -30,7 +36,12 @@ describe("warning severities", () => {
 
   it("is attached to each warning, and a problem makes the trace one to look at", () => {
     const downgrade = traceWarning("https_downgrade", "Hop 1 redirects from HTTPS to plain HTTP: http://example.com/", 1);
-    expect(downgrade).toEqual({ code: "https_downgrade", message: "Hop 1 redirects from HTTPS to plain HTTP: http://example.com/", hop: 1, severity: "problem" });
+    expect(downgrade).toEqual({
+      code: "https_downgrade",
+      message: "Hop 1 redirects from HTTPS to plain HTTP: http://example.com/",
+      hop: 1,
+      severity: "problem",
+    });
     expect(hasProblem([traceWarning("temporary_redirect", "302", 1), traceWarning("host_changed", "moved", 1)])).toBe(false);
     expect(hasProblem([traceWarning("temporary_redirect", "302", 1), downgrade])).toBe(true);
   });
@@ -47,9 +58,15 @@ describe("warning severities", () => {
       warnings: CODES.map((code) => traceWarning(code, code, null)),
     };
     const message = toTraceRedirectsResponse(result);
-    const words: Record<string, WarningSeverity> = { info: WarningSeverity.INFO, warning: WarningSeverity.WARNING, problem: WarningSeverity.PROBLEM };
+    const words: Record<string, WarningSeverity> = {
+      info: WarningSeverity.INFO,
+      warning: WarningSeverity.WARNING,
+      problem: WarningSeverity.PROBLEM,
+    };
     expect(message.warnings.map((warning) => warning.severity)).toEqual(CODES.map((code) => words[TRACE_WARNING_SEVERITY[code]]));
     const rendered = renderMessage(TraceRedirectsResponseSchema, message) as { warnings: { code: string; severity: string }[] };
-    expect(rendered.warnings.map((warning) => [warning.code, warning.severity])).toEqual(CODES.map((code) => [code, TRACE_WARNING_SEVERITY[code]]));
+    expect(rendered.warnings.map((warning) => [warning.code, warning.severity])).toEqual(
+      CODES.map((code) => [code, TRACE_WARNING_SEVERITY[code]]),
+    );
   });
 });

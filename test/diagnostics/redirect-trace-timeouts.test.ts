@@ -27,7 +27,9 @@ describe("timeouts", () => {
     const result = await trace(site.url("/to-silence"), traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 400 }));
     expect(result).toMatchObject({ chainStatus: "timeout", redirects: 1, finalUrl: site.url("/silence"), finalStatus: null });
     expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/to-silence")]);
-    expect(result.warnings).toEqual([{ code: "hop_timeout", message: `HEAD ${site.url("/silence")} got no response within 400 ms`, hop: null, severity: "problem" }]);
+    expect(result.warnings).toEqual([
+      { code: "hop_timeout", message: `HEAD ${site.url("/silence")} got no response within 400 ms`, hop: null, severity: "problem" },
+    ]);
     // Timing fidelity, generous: the 400 ms timeout, not the 1.5 s budget, ended it.
     expect(result.totalTimeMs).toBeGreaterThanOrEqual(380);
     expect(result.totalTimeMs).toBeLessThan(1_400);
@@ -36,11 +38,22 @@ describe("timeouts", () => {
   it("waits the default 3 s per request, then returns the partial chain", async () => {
     site.route("/before-silence", { kind: "redirect", status: 301, location: "/silent-default" });
     site.route("/silent-default", { kind: "silent" });
-    const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: REDIRECT_TRACE.hopTimeoutMs, traceTotalTimeoutMs: REDIRECT_TRACE.totalTimeoutMs });
+    const env = traceEnv(prober, {
+      tracePorts: [site.port],
+      traceHopTimeoutMs: REDIRECT_TRACE.hopTimeoutMs,
+      traceTotalTimeoutMs: REDIRECT_TRACE.totalTimeoutMs,
+    });
     const result = await trace(site.url("/before-silence"), env);
     expect(result).toMatchObject({ chainStatus: "timeout", redirects: 1, finalUrl: site.url("/silent-default"), finalStatus: null });
     expect(result.chain.map((hop) => hop.url)).toEqual([site.url("/before-silence")]);
-    expect(result.warnings).toEqual([{ code: "hop_timeout", message: `HEAD ${site.url("/silent-default")} got no response within 3000 ms`, hop: null, severity: "problem" }]);
+    expect(result.warnings).toEqual([
+      {
+        code: "hop_timeout",
+        message: `HEAD ${site.url("/silent-default")} got no response within 3000 ms`,
+        hop: null,
+        severity: "problem",
+      },
+    ]);
     expect(result.totalTimeMs).toBeGreaterThanOrEqual(2_950);
     expect(result.totalTimeMs).toBeLessThan(6_000);
   });
@@ -55,7 +68,12 @@ describe("timeouts", () => {
     expect(result).toMatchObject({ chainStatus: "timeout", redirects: 3, finalUrl: site.url("/slow/4"), finalStatus: null });
     expect(result.chain).toHaveLength(3);
     expect(result.warnings.filter((warning) => warning.code !== "temporary_redirect")).toEqual([
-      { code: "trace_timeout", message: `The trace used its 1500 ms budget while requesting ${site.url("/slow/4")} (HEAD)`, hop: null, severity: "problem" },
+      {
+        code: "trace_timeout",
+        message: `The trace used its 1500 ms budget while requesting ${site.url("/slow/4")} (HEAD)`,
+        hop: null,
+        severity: "problem",
+      },
     ]);
     expect(result.totalTimeMs).toBeGreaterThanOrEqual(1_450);
     expect(result.totalTimeMs).toBeLessThan(2_500);
@@ -75,7 +93,9 @@ describe("timeouts", () => {
     site.route("/asked-just-now", { kind: "silent" });
     const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 5_000, traceTotalTimeoutMs: 1_500 });
     const startedAt = performance.now();
-    const outcome = await traceRedirects(site.url("/asked-just-now"), env, undefined, { timeoutsFrom: sharedClockMs() - LATE_START_GRACE_MS / 5 });
+    const outcome = await traceRedirects(site.url("/asked-just-now"), env, undefined, {
+      timeoutsFrom: sharedClockMs() - LATE_START_GRACE_MS / 5,
+    });
     const waitedMs = performance.now() - startedAt;
     if (outcome.kind !== "result") throw new Error(outcome.kind);
     expect(outcome.result.warnings.map((warning) => warning.code)).toEqual(["trace_timeout"]);

@@ -31,7 +31,11 @@ beforeAll(async () => {
   const bootstrap = join(dir, "dns.json");
   writeFileSync(bootstrap, JSON.stringify({ services: [[["test"], [rdap.url("/rdap/", { secure: true })]]] }));
   prober = loopbackProber({ dnsServers: [dns.server], ca: pki.caPem });
-  env = { ...traceEnv(prober, { tracePorts: [target.port], siteTimeoutMs: 5_000, traceHopTimeoutMs: 3_000, traceTotalTimeoutMs: 10_000 }), rdapBootstrapFile: bootstrap, domainExpiryWarnDays: 30 };
+  env = {
+    ...traceEnv(prober, { tracePorts: [target.port], siteTimeoutMs: 5_000, traceHopTimeoutMs: 3_000, traceTotalTimeoutMs: 10_000 }),
+    rdapBootstrapFile: bootstrap,
+    domainExpiryWarnDays: 30,
+  };
   rdap.route("/rdap/domain/soon.test", { kind: "respond", status: 200, body: rdapDomain("soon.test") });
   rdap.route("/rdap/domain/held.test", { kind: "respond", status: 200, body: rdapDomain("held.test", { status: ["client hold"] }) });
   dns.answer("www.soon.test", { a: ["127.0.0.1"] });
@@ -69,7 +73,12 @@ describe("is-site-down", () => {
   it("expiring in 10 days: details.registration and a domain_expires_soon warning; the verdict unchanged", async () => {
     const result = await settled(() => checkedResult(at("www.soon.test", "/ok"), env, { details: true }));
     expect(result).toMatchObject({ status: "up", statusCode: 200 });
-    expect(result.details?.registration).toMatchObject({ domain: "soon.test", state: "found", registrar: "Example Registrar, Inc.", suspended: false });
+    expect(result.details?.registration).toMatchObject({
+      domain: "soon.test",
+      state: "found",
+      registrar: "Example Registrar, Inc.",
+      suspended: false,
+    });
     expect(result.details?.warnings.map(({ code, severity }) => [code, severity])).toEqual([["domain_expires_soon", "warning"]]);
   });
 
@@ -82,7 +91,9 @@ describe("is-site-down", () => {
 
   it("a refused input asks nothing of the registry either", async () => {
     const before = asked();
-    const outcome = await import("../../src/diagnostics/site-check.js").then(({ checkSite }) => checkSite("http://www.soon.test:1/", env, undefined, { details: true }));
+    const outcome = await import("../../src/diagnostics/site-check.js").then(({ checkSite }) =>
+      checkSite("http://www.soon.test:1/", env, undefined, { details: true }),
+    );
     expect(outcome.kind).toBe("refused");
     expect(asked()).toBe(before);
   });

@@ -9,8 +9,20 @@ import { interleavedMedians } from "../fixtures/interleaved-medians.js";
 /** What the final page tells search engines (issue 39), read from its head fields and body prefix. */
 const FINAL = "https://example.test/new/page";
 
-function page(html: string | null, fields: readonly (readonly [string, string])[] = [["content-type", "text/html; charset=utf-8"]], more: Partial<FinalPage> = {}): FinalPage {
-  return { startUrl: FINAL, url: FINAL, redirects: 0, status: 200, headers: headerMapOf(fields), body: html === null ? null : new TextEncoder().encode(html), ...more };
+function page(
+  html: string | null,
+  fields: readonly (readonly [string, string])[] = [["content-type", "text/html; charset=utf-8"]],
+  more: Partial<FinalPage> = {},
+): FinalPage {
+  return {
+    startUrl: FINAL,
+    url: FINAL,
+    redirects: 0,
+    status: 200,
+    headers: headerMapOf(fields),
+    body: html === null ? null : new TextEncoder().encode(html),
+    ...more,
+  };
 }
 
 const CLEAN = `<!doctype html><html><head><title>Blue widgets | Example</title><meta name="robots" content="index, follow">
@@ -20,7 +32,13 @@ const CLEAN = `<!doctype html><html><head><title>Blue widgets | Example</title><
 describe("a clean page raises none of the new warnings", () => {
   it("no noindex, a canonical naming itself, no soft 404, no redirect to home", () => {
     const signals = searchSignals(page(CLEAN));
-    expect(signals).toEqual({ noindex: null, canonical: { url: FINAL, source: "link_element", elsewhere: false }, redirectToHome: false, soft404: null, bodyRead: true });
+    expect(signals).toEqual({
+      noindex: null,
+      canonical: { url: FINAL, source: "link_element", elsewhere: false },
+      redirectToHome: false,
+      soft404: null,
+      bodyRead: true,
+    });
     expect(searchWarningTexts(signals, FINAL)).toEqual([]);
   });
 
@@ -82,7 +100,9 @@ describe("canonical_elsewhere", () => {
   });
 
   it("a quoted parameter holding commas does not split the Link", () => {
-    expect(searchSignals(page(null, [["link", '<https://a.test/x>; title="a, b; c"; rel="canonical"']]))?.canonical?.url).toBe("https://a.test/x");
+    expect(searchSignals(page(null, [["link", '<https://a.test/x>; title="a, b; c"; rel="canonical"']]))?.canonical?.url).toBe(
+      "https://a.test/x",
+    );
   });
 });
 
@@ -99,8 +119,12 @@ describe("redirect_to_home", () => {
   });
 
   it("only after a redirect", () => {
-    expect(searchSignals(page(null, undefined, { startUrl: "https://a.test/x", url: "https://a.test/", redirects: 0 }))?.redirectToHome).toBe(false);
-    expect(searchSignals(page(null, undefined, { startUrl: "https://a.test/x", url: "https://a.test/", redirects: 1 }))?.redirectToHome).toBe(true);
+    expect(
+      searchSignals(page(null, undefined, { startUrl: "https://a.test/x", url: "https://a.test/", redirects: 0 }))?.redirectToHome,
+    ).toBe(false);
+    expect(
+      searchSignals(page(null, undefined, { startUrl: "https://a.test/x", url: "https://a.test/", redirects: 1 }))?.redirectToHome,
+    ).toBe(true);
   });
 });
 
@@ -138,25 +162,37 @@ describe("soft_404_suspected", () => {
 
   it("from the title or, failing it, the first h1, only on a 200", () => {
     expect(searchSignals(page("<title>Not Found</title>"))?.soft404).toEqual({ source: "title", text: "Not Found" });
-    expect(searchSignals(page("<title>Shop</title><h1>Sorry, <em>page</em> not found</h1><h1>Other</h1>"))?.soft404).toEqual({ source: "heading", text: "Sorry, page not found" });
+    expect(searchSignals(page("<title>Shop</title><h1>Sorry, <em>page</em> not found</h1><h1>Other</h1>"))?.soft404).toEqual({
+      source: "heading",
+      text: "Sorry, page not found",
+    });
     expect(searchSignals(page("<title>Not Found</title>", undefined, { status: 203 }))?.soft404).toBeNull();
   });
 
   it("a body that is not HTML is not read", () => {
-    expect(searchSignals(page("<title>Not Found</title>", [["content-type", "application/json"]]))).toMatchObject({ soft404: null, bodyRead: false });
+    expect(searchSignals(page("<title>Not Found</title>", [["content-type", "application/json"]]))).toMatchObject({
+      soft404: null,
+      bodyRead: false,
+    });
   });
 });
 
 describe("a hostile page costs no more than a plain one", () => {
-  const fill = (unit: string) => unit.repeat(Math.ceil(MAX_CLIENT_REDIRECT_BODY_BYTES / unit.length)).slice(0, MAX_CLIENT_REDIRECT_BODY_BYTES);
-  const plain = fill('<p class="intro">Some text of a page, with <a href="/x?a=1&amp;b=2">a link</a> and <b>bold</b>.</p>\n<div id="d"><img src="/i.png" alt="pic"></div><!-- note -->\n');
+  const fill = (unit: string) =>
+    unit.repeat(Math.ceil(MAX_CLIENT_REDIRECT_BODY_BYTES / unit.length)).slice(0, MAX_CLIENT_REDIRECT_BODY_BYTES);
+  const plain = fill(
+    '<p class="intro">Some text of a page, with <a href="/x?a=1&amp;b=2">a link</a> and <b>bold</b>.</p>\n<div id="d"><img src="/i.png" alt="pic"></div><!-- note -->\n',
+  );
   const run = (html: string) => () => searchSignals(page(html));
 
   // Each shape against the plain page, measured in the same run: a rescan per tag would cost thousands of times it;
   // measured alone, every shape costs 0.2-2x the plain page, and 200x leaves room for a machine busy with other suites.
   it.each([
     ["a huge attribute", `<link rel="canonical" href="${fill("a")}`],
-    ["a closed 60 KiB canonical and robots metas of 4 KiB", `<link rel=canonical href="/${"a".repeat(60_000)}">${fill(`<meta name=robots content="${"x".repeat(4_000)}">`)}`],
+    [
+      "a closed 60 KiB canonical and robots metas of 4 KiB",
+      `<link rel=canonical href="/${"a".repeat(60_000)}">${fill(`<meta name=robots content="${"x".repeat(4_000)}">`)}`,
+    ],
     ["a huge title", `<title>${fill("Not found ")}`],
     ["a heading that never ends", `<h1>${fill("<b>not</b> found ")}`],
     ["thousands of robots metas", fill('<meta name="robots" content="index">')],
@@ -185,11 +221,22 @@ describe("a hostile page costs no more than a plain one", () => {
   it("header values of any size are read in one pass", () => {
     const huge = `${"noarchive, ".repeat(20_000)}googlebot: noindex`;
     const links = `${'<https://a.test/x>; rel="preload", '.repeat(5_000)}<https://a.test/c>; rel=canonical`;
-    const signals = searchSignals(page(null, [["x-robots-tag", huge], ["link", links]]));
+    const signals = searchSignals(
+      page(null, [
+        ["x-robots-tag", huge],
+        ["link", links],
+      ]),
+    );
     expect(signals?.noindex).toEqual({ source: "header", directive: "noindex", scope: "googlebot" });
     expect(signals?.canonical?.url).toBe("https://a.test/c");
     const { subject, yardstick } = interleavedMedians(
-      () => searchSignals(page(null, [["x-robots-tag", huge], ["link", links]])),
+      () =>
+        searchSignals(
+          page(null, [
+            ["x-robots-tag", huge],
+            ["link", links],
+          ]),
+        ),
       () => searchSignals(page(plain)),
       9,
     );

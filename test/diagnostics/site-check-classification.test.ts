@@ -193,7 +193,11 @@ describe("site check: redirects", () => {
     try {
       targets.route("/abs/from", { kind: "redirect", status: 301, location: other.url("/abs/to") });
       const result = await check(targets.url("/abs/from"));
-      expect(result).toMatchObject({ status: "up", finalUrl: other.url("/abs/to"), redirectHops: [{ url: targets.url("/abs/from"), status: 301 }] });
+      expect(result).toMatchObject({
+        status: "up",
+        finalUrl: other.url("/abs/to"),
+        redirectHops: [{ url: targets.url("/abs/from"), status: 301 }],
+      });
       expect(other.requests).toHaveLength(1);
     } finally {
       await other.close();
@@ -295,7 +299,11 @@ describe("site check: proxy detection", () => {
   });
 
   it("a 503 carrying CloudFront headers is down and proxyBlocked", async () => {
-    targets.route("/cf-503", { kind: "respond", status: 503, headers: { "x-amz-cf-id": "abcDEF123==", via: "1.1 abc.cloudfront.net (CloudFront)" } });
+    targets.route("/cf-503", {
+      kind: "respond",
+      status: 503,
+      headers: { "x-amz-cf-id": "abcDEF123==", via: "1.1 abc.cloudfront.net (CloudFront)" },
+    });
     const result = await check(targets.url("/cf-503"));
     expect(result).toMatchObject({ status: "down", statusCode: 503, proxyBlocked: true, proxyProvider: "Amazon CloudFront" });
   });

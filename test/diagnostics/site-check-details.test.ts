@@ -27,15 +27,29 @@ beforeAll(async () => {
       "/b": { kind: "redirect", status: 302, location: "/ok" },
       "/hang": { kind: "hang" },
       "/broken": { kind: "respond", status: 503 },
-      "/refresh": { kind: "respond", status: 200, headers: { refresh: "5; url=/elsewhere", "content-type": "text/html" }, body: "<p>moving</p>" },
+      "/refresh": {
+        kind: "respond",
+        status: 200,
+        headers: { refresh: "5; url=/elsewhere", "content-type": "text/html" },
+        body: "<p>moving</p>",
+      },
       "/meta": {
         kind: "respond",
         status: 200,
         headers: { "content-type": "text/html; charset=utf-8" },
         body: '<!doctype html><html><head><meta http-equiv="refresh" content="0; url=https://next.test/landing"></head><body>x</body></html>',
       },
-      "/cf-challenge": { kind: "respond", status: 403, headers: { "cf-ray": "8a1b2c3d4e5f6789-AMS", "cf-mitigated": "challenge", server: "cloudflare" } },
-      "/cf-522": { kind: "respond", status: 522, statusText: "Origin Connection Time-out", headers: { "cf-ray": "8a1b2c3d4e5f6789-AMS", server: "cloudflare" } },
+      "/cf-challenge": {
+        kind: "respond",
+        status: 403,
+        headers: { "cf-ray": "8a1b2c3d4e5f6789-AMS", "cf-mitigated": "challenge", server: "cloudflare" },
+      },
+      "/cf-522": {
+        kind: "respond",
+        status: 522,
+        statusText: "Origin Connection Time-out",
+        headers: { "cf-ray": "8a1b2c3d4e5f6789-AMS", server: "cloudflare" },
+      },
       "/sucuri": { kind: "respond", status: 403, headers: { "x-sucuri-id": "11005", "x-sucuri-block": "BL2" } },
     },
   });
@@ -67,7 +81,10 @@ const MS = expect.any(Number) as number;
 
 /** The sum of a request's phases and `other`, in tenths of a millisecond. */
 function tenthsOfPhases(timings: HopTimings): number {
-  return [timings.dnsMs, timings.connectMs, timings.tlsMs, timings.waitingMs, timings.receivingMs, timings.otherMs].reduce<number>((sum, ms) => sum + Math.round((ms ?? 0) * 10), 0);
+  return [timings.dnsMs, timings.connectMs, timings.tlsMs, timings.waitingMs, timings.receivingMs, timings.otherMs].reduce<number>(
+    (sum, ms) => sum + Math.round((ms ?? 0) * 10),
+    0,
+  );
 }
 
 describe("is-site-down without details", () => {
@@ -106,7 +123,13 @@ describe("is-site-down with details: every field of a request", () => {
           tls: null,
           failure: null,
           // The head's fields, as sent: details asked for them.
-          responseHead: { fields: expect.arrayContaining([["Date", expect.any(String) as string], ["Transfer-Encoding", "chunked"]]) as unknown, truncated: false },
+          responseHead: {
+            fields: expect.arrayContaining([
+              ["Date", expect.any(String) as string],
+              ["Transfer-Encoding", "chunked"],
+            ]) as unknown,
+            truncated: false,
+          },
           // An http:// answer: no HSTS is taken from it, so none is read.
           transportSecurity: null,
           // An IP-address host: nothing resolved.
@@ -117,7 +140,8 @@ describe("is-site-down with details: every field of a request", () => {
     });
     const timings = only(result.details.requests).timings;
     // 0.1 ms precision.
-    for (const value of [timings.connectMs, timings.waitingMs, timings.receivingMs, timings.otherMs, timings.firstByteMs, timings.totalMs]) expect(Math.round((value ?? 0) * 10) / 10).toBe(value);
+    for (const value of [timings.connectMs, timings.waitingMs, timings.receivingMs, timings.otherMs, timings.firstByteMs, timings.totalMs])
+      expect(Math.round((value ?? 0) * 10) / 10).toBe(value);
     // The phases and `other` add up to the total exactly, in tenths.
     expect(tenthsOfPhases(timings)).toBe(Math.round(timings.totalMs * 10));
   });
@@ -125,7 +149,9 @@ describe("is-site-down with details: every field of a request", () => {
   it("every request made is an entry, and the response time is the sum of their totals rounded half up once", async () => {
     const before = targets.requests.length;
     const result = await detailed(targets.url("/a"));
-    expect(result.details.requests.map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual(targets.requests.slice(before).map((request) => `${request.method} ${request.target}`));
+    expect(result.details.requests.map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual(
+      targets.requests.slice(before).map((request) => `${request.method} ${request.target}`),
+    );
     const tenths = result.details.requests.reduce((sum, request) => sum + Math.round(request.timings.totalMs * 10), 0);
     expect(result.responseTime).toBe(Math.round(tenths / 10));
   });
@@ -168,7 +194,10 @@ describe("is-site-down with details: every field of a request", () => {
   });
 
   it("a server error: http_server_error", async () => {
-    expect((await detailed(targets.url("/broken"))).details).toMatchObject({ code: "http_server_error", requests: [{ status: 503, failure: null }] });
+    expect((await detailed(targets.url("/broken"))).details).toMatchObject({
+      code: "http_server_error",
+      requests: [{ status: 503, failure: null }],
+    });
   });
 
   it("too many redirects: too_many_redirects, five requests", async () => {
@@ -200,14 +229,23 @@ describe("is-site-down with details: each failure stage with its code", () => {
     dns.answer("silent.test", "never");
     const { details } = await detailed(targets.url("/ok", { hostname: "silent.test" }));
     expect(details.code).toBe("dns_timeout");
-    expect(only(details.requests).failure).toMatchObject({ stage: "dns", code: "dns_timeout", timedOut: true, reason: `Timed out after ${SHORT_TIMEOUT_MS} ms resolving the host name` });
+    expect(only(details.requests).failure).toMatchObject({
+      stage: "dns",
+      code: "dns_timeout",
+      timedOut: true,
+      reason: `Timed out after ${SHORT_TIMEOUT_MS} ms resolving the host name`,
+    });
   });
 
   it("connect: refused", async () => {
     const port = await closedLoopbackPort();
     const { details } = await detailed(`http://127.0.0.1:${port}/`);
     expect(details.code).toBe("connect_refused");
-    expect(only(details.requests)).toMatchObject({ remoteAddress: "127.0.0.1", ipFamily: 4, failure: { stage: "connect", code: "connect_refused" } });
+    expect(only(details.requests)).toMatchObject({
+      remoteAddress: "127.0.0.1",
+      ipFamily: 4,
+      failure: { stage: "connect", code: "connect_refused" },
+    });
   });
 
   it("tls: an expired certificate, shown with its verify code", async () => {
@@ -215,7 +253,10 @@ describe("is-site-down with details: each failure stage with its code", () => {
     expect(details.code).toBe("tls_certificate_expired");
     const request = only(details.requests);
     expect(request.failure).toMatchObject({ stage: "tls", code: "tls_certificate_expired", reason: "TLS certificate has expired" });
-    expect(request.tls).toMatchObject({ verifyError: "CERT_HAS_EXPIRED", certificate: { subject: "localhost", validTo: "2021-01-01T00:00:00.000Z" } });
+    expect(request.tls).toMatchObject({
+      verifyError: "CERT_HAS_EXPIRED",
+      certificate: { subject: "localhost", validTo: "2021-01-01T00:00:00.000Z" },
+    });
     expect(request.tls?.certificate?.daysRemaining).toBeLessThan(-365);
     expect(request.timings.connectMs).toEqual(MS);
     expect(request.timings.tlsMs).toEqual(MS);
@@ -225,7 +266,10 @@ describe("is-site-down with details: each failure stage with its code", () => {
   it("http: a server that never answers times out; a garbage answer is invalid", async () => {
     const hang = await detailed(targets.url("/hang"));
     expect(hang.details.code).toBe("http_timeout");
-    expect(only(hang.details.requests)).toMatchObject({ timings: { connectMs: MS, firstByteMs: null, receivingMs: null }, failure: { stage: "http", code: "http_timeout", timedOut: true } });
+    expect(only(hang.details.requests)).toMatchObject({
+      timings: { connectMs: MS, firstByteMs: null, receivingMs: null },
+      failure: { stage: "http", code: "http_timeout", timedOut: true },
+    });
     // Accepted, never answered: the wait is a phase of its own, running to the timeout, and the phases add up.
     const hung = only(hang.details.requests).timings;
     expect(hung.waitingMs).toBeGreaterThanOrEqual(SHORT_TIMEOUT_MS * 0.9);

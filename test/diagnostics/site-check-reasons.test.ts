@@ -44,7 +44,14 @@ describe("site check reasons", () => {
   });
 
   it("shows the probe's own sentence for every failure but a timeout", () => {
-    const own: ProbeFailure = { stage: "connect", cause: "EWHATEVER", timedOut: false, reason: "the probe's sentence", elapsedMs: 1, remoteAddress: null };
+    const own: ProbeFailure = {
+      stage: "connect",
+      cause: "EWHATEVER",
+      timedOut: false,
+      reason: "the probe's sentence",
+      elapsedMs: 1,
+      remoteAddress: null,
+    };
     expect(failureReason(own, 6_000)).toBe("the probe's sentence");
     expect(failureReason({ ...own, timedOut: true, elapsedMs: 6_000 }, 6_000)).toBe("Timed out after 6 s connecting to the server");
   });
@@ -85,17 +92,30 @@ function listedReasons(markdown: string, heading: string): string[] {
 
 describe("the documented list of reasons", () => {
   const docs = listedReasons(readFileSync(new URL("../../docs/is-site-down.md", import.meta.url), "utf8"), "## Every `reason` text");
-  const readme = listedReasons(readFileSync(new URL("../../README.md", import.meta.url), "utf8"), "### Every `reason` text of is-site-down");
+  const readme = listedReasons(
+    readFileSync(new URL("../../README.md", import.meta.url), "utf8"),
+    "### Every `reason` text of is-site-down",
+  );
 
   it("names every sentence the probe can give a failure that did not time out, and no other", () => {
-    const probeSentences = new Set([...Object.values(CAUSES).filter((info) => info.stage !== "input" && info.timedOut !== true && info.wordedBy === undefined).map((info) => info.reason), ...Object.values(STAGE_FALLBACKS)]);
+    const probeSentences = new Set([
+      ...Object.values(CAUSES)
+        .filter((info) => info.stage !== "input" && info.timedOut !== true && info.wordedBy === undefined)
+        .map((info) => info.reason),
+      ...Object.values(STAGE_FALLBACKS),
+    ]);
     const ownSentence = /^(Server returned |Too many redirects|Redirect |Timed out after N s )/;
     for (const sentence of probeSentences) expect(docs).toContain(sentence);
     for (const sentence of docs.filter((text) => !ownSentence.test(text))) expect(probeSentences).toContain(sentence);
   });
 
   it("names every sentence of is-site-down's own", () => {
-    const own = [...Object.values(REDIRECT_REFUSAL_REASONS), ...Object.values(REDIRECT_DEFECT_REASONS), NO_ADDRESS_REASON, tooManyRedirectsReason(5)];
+    const own = [
+      ...Object.values(REDIRECT_REFUSAL_REASONS),
+      ...Object.values(REDIRECT_DEFECT_REASONS),
+      NO_ADDRESS_REASON,
+      tooManyRedirectsReason(5),
+    ];
     for (const sentence of own) expect(docs).toContain(sentence);
   });
 

@@ -57,7 +57,10 @@ it("a call taken in within the start grace gives its first request the full six 
   const startedAt = performance.now();
   const outcome = await checkSite(targets.url("/never"), env, undefined, { timeoutsFrom: sharedClockMs() - LATE_START_GRACE_MS / 5 });
   const waitedMs = performance.now() - startedAt;
-  expect(outcome).toMatchObject({ kind: "result", result: { status: "down", failedStage: "http", responseTime: null, reason: "Timed out after 6 s waiting for a response" } });
+  expect(outcome).toMatchObject({
+    kind: "result",
+    result: { status: "down", failedStage: "http", responseTime: null, reason: "Timed out after 6 s waiting for a response" },
+  });
   expect(waitedMs).toBeGreaterThanOrEqual(5_900);
   expect(waitedMs).toBeLessThan(9_000);
 });

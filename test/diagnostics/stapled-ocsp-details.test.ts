@@ -40,17 +40,31 @@ describe("redirect-check: certificate_revoked", () => {
     expect(plain.chainStatus).toBe("redirects_detected");
     const revoked = plain.warnings.filter((warning) => warning.code === "certificate_revoked");
     expect(revoked).toEqual([
-      { code: "certificate_revoked", hop: 1, severity: "problem", message: `The certificate of ${url} is revoked since ${fixture.revokedAt} (keyCompromise): the OCSP answer its server staples says so` },
+      {
+        code: "certificate_revoked",
+        hop: 1,
+        severity: "problem",
+        message: `The certificate of ${url} is revoked since ${fixture.revokedAt} (keyCompromise): the OCSP answer its server staples says so`,
+      },
     ]);
     const detailed = await traceResult(url, traceEnvFor(url), { details: true });
     expect(detailed.warnings.filter((warning) => warning.code === "certificate_revoked")).toHaveLength(1);
     // The two hops and the extra GET of the final page (details), all over the one connection that stapled.
     expect(detailed.details?.requests.map((request) => request.tls?.ocsp.status)).toEqual(["revoked", "revoked", "revoked"]);
-    expect(detailed.details?.requests[0]?.tls?.ocsp).toMatchObject({ forLeaf: true, signature: "verified", revokedAt: fixture.revokedAt, revocationReason: "keyCompromise" });
+    expect(detailed.details?.requests[0]?.tls?.ocsp).toMatchObject({
+      forLeaf: true,
+      signature: "verified",
+      revokedAt: fixture.revokedAt,
+      revocationReason: "keyCompromise",
+    });
   });
 
   it("no warning for a good staple, for none, or for a revoked answer about another certificate", async () => {
-    for (const pick of [(f: OcspFixture) => [f.good, f.answers.good], (f: OcspFixture) => [f.good, null], (f: OcspFixture) => [f.good, f.answers.revoked]] as const) {
+    for (const pick of [
+      (f: OcspFixture) => [f.good, f.answers.good],
+      (f: OcspFixture) => [f.good, null],
+      (f: OcspFixture) => [f.good, f.answers.revoked],
+    ] as const) {
       const site = await target((f) => pick(f) as [OcspFixture["good"], Buffer | null]);
       const result = await traceResult(site.url, traceEnvFor(site.url), { details: true });
       expect(result.chainStatus).toBe("healthy");

@@ -22,8 +22,20 @@ describe("the one bare-domain rule", () => {
   });
 
   it("is the rule redirect-check reads its input by: a bare domain parses as its https:// form, a scheme as given", () => {
-    for (const typed of ["example.com", "example.com:8443/x?y", "ht!tp://bad url", "a.test/x?u=http://b/", "http://example.com/", "ftp://example.com/", "mailto:a@example.com", "exa mple.com", ""]) {
-      expect(parseTargetInput(typed, { allowBareDomain: true }), typed).toEqual(parseTargetInput(startingUrlText(typed), { allowBareDomain: false }));
+    for (const typed of [
+      "example.com",
+      "example.com:8443/x?y",
+      "ht!tp://bad url",
+      "a.test/x?u=http://b/",
+      "http://example.com/",
+      "ftp://example.com/",
+      "mailto:a@example.com",
+      "exa mple.com",
+      "",
+    ]) {
+      expect(parseTargetInput(typed, { allowBareDomain: true }), typed).toEqual(
+        parseTargetInput(startingUrlText(typed), { allowBareDomain: false }),
+      );
     }
   });
 });
@@ -31,7 +43,10 @@ describe("the one bare-domain rule", () => {
 describe("an input that holds :// but is no URL", () => {
   it("is refused as no URL by both operations, before anything is looked up", () => {
     for (const rules of [{ allowBareDomain: true }, { allowBareDomain: false }]) {
-      expect(parseTargetInput("ht!tp://bad url", rules)).toMatchObject({ ok: false, refusal: { code: "input_invalid_url", rule: "invalid_url" } });
+      expect(parseTargetInput("ht!tp://bad url", rules)).toMatchObject({
+        ok: false,
+        refusal: { code: "input_invalid_url", rule: "invalid_url" },
+      });
       expect(parseTargetInput("h ttp://example.com/", rules)).toMatchObject({ ok: false, refusal: { code: "input_invalid_url" } });
     }
   });

@@ -30,7 +30,9 @@ describe("a timeout's reason", () => {
     expect(result.failedStage).toBe("dns");
     const failure = result.details?.requests[0]?.failure;
     expect(failure?.timedOut).toBe(true);
-    const said = /^Timed out after ([\d.]+) s resolving the host name(?: \(the resolver gave up before the 6 s allowed\))?$/.exec(result.reason ?? "");
+    const said = /^Timed out after ([\d.]+) s resolving the host name(?: \(the resolver gave up before the 6 s allowed\))?$/.exec(
+      result.reason ?? "",
+    );
     expect(said, result.reason ?? "").not.toBeNull();
     // The time in words is the lookup's own, to the 0.1 s it is written in.
     expect(Math.abs(Number(said?.[1]) * 1_000 - (failure?.elapsedMs ?? 0))).toBeLessThanOrEqual(50);

@@ -51,7 +51,12 @@ async function target(minVersion: SecureVersion, maxVersion: SecureVersion, h2 =
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  const made: Target = { url: `https://127.0.0.1:${String((server.address() as AddressInfo).port)}/`, handshakes: () => counts.handshakes, requests: () => counts.requests, server };
+  const made: Target = {
+    url: `https://127.0.0.1:${String((server.address() as AddressInfo).port)}/`,
+    handshakes: () => counts.handshakes,
+    requests: () => counts.requests,
+    server,
+  };
   started.push(made);
   return made;
 }
@@ -148,7 +153,11 @@ describe("redirect-check with details, an https first host", () => {
   it("lists tls13_not_supported in its warnings too", async () => {
     const only12 = await target("TLSv1.2", "TLSv1.2");
     const port = Number(new URL(only12.url).port);
-    const result = await traceResult(only12.url, traceEnv(env.prober, { tracePorts: [port], traceHopTimeoutMs: SITE_TIMEOUT_MS, traceTotalTimeoutMs: 5_000 }), { details: true });
+    const result = await traceResult(
+      only12.url,
+      traceEnv(env.prober, { tracePorts: [port], traceHopTimeoutMs: SITE_TIMEOUT_MS, traceTotalTimeoutMs: 5_000 }),
+      { details: true },
+    );
     expect(result.details?.tlsVersions?.attempts.map(({ outcome }) => outcome)).toEqual(["refused", "accepted", "refused", "refused"]);
     expect(result.warnings.filter(({ code }) => code === "tls13_not_supported")).toHaveLength(1);
   });

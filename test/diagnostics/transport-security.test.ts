@@ -63,7 +63,11 @@ describe("parseHsts", () => {
     ["every byte value", Array.from({ length: 65_536 }, (_, i) => String.fromCharCode((i * 7919) % 256)).join("")],
   ])("reads %s in work bounded by the cap, never throwing", (_label, input) => {
     expect(() => parseHsts(input)).not.toThrow();
-    const { subject, yardstick: base } = interleavedMedians(() => parseHsts(input), () => parseHsts(yardstick), 9);
+    const { subject, yardstick: base } = interleavedMedians(
+      () => parseHsts(input),
+      () => parseHsts(yardstick),
+      9,
+    );
     expect(subject).toBeLessThan(Math.max(base, 0.05) * 50);
   });
 
@@ -80,14 +84,33 @@ describe("hstsOf: the first field counts (RFC 6797 §8.1)", () => {
   it.each([
     [[], { kind: "missing" }],
     [[["strict-transport-security", "max-age=100"]], { kind: "policy", policy: policy(100) }],
-    [[["strict-transport-security", "max-age=100"], ["strict-transport-security", "max-age=5; preload"]], { kind: "policy", policy: policy(100) }],
-    [[["strict-transport-security", "max-age=oops"], ["strict-transport-security", "max-age=100"]], { kind: "invalid" }],
+    [
+      [
+        ["strict-transport-security", "max-age=100"],
+        ["strict-transport-security", "max-age=5; preload"],
+      ],
+      { kind: "policy", policy: policy(100) },
+    ],
+    [
+      [
+        ["strict-transport-security", "max-age=oops"],
+        ["strict-transport-security", "max-age=100"],
+      ],
+      { kind: "invalid" },
+    ],
   ] as const)("%j", (fields, expected) => {
     expect(hstsOf(headerMapOf(fields))).toEqual(expected);
   });
 
   it("a field named __proto__ or constructor is just a field", () => {
-    expect(hstsOf(headerMapOf([["__proto__", "x"], ["constructor", "y"]]))).toEqual({ kind: "missing" });
+    expect(
+      hstsOf(
+        headerMapOf([
+          ["__proto__", "x"],
+          ["constructor", "y"],
+        ]),
+      ),
+    ).toEqual({ kind: "missing" });
   });
 });
 
@@ -101,7 +124,7 @@ describe("altSvcAdvertisesH3", () => {
     ['H3=":443"', false],
     ['h2="a,h3=\\":1\\"", quic=":443"', false],
     ['  ,  h3=":8443"', true],
-    [["h2=\":443\"", "h3=\":443\""], true],
+    [['h2=":443"', 'h3=":443"'], true],
     ['xh3=":443"', false],
     ["h3", false],
   ] as const)("%j -> %s", (value, expected) => {
@@ -115,18 +138,33 @@ describe("altSvcAdvertisesH3", () => {
   ])("reads %s in work bounded by the cap, never throwing", (_label, input) => {
     expect(altSvcAdvertisesH3(input)).toBe(false);
     const plain = `${'h2=":443"; ma=86400, '.repeat(300)}h3=":443"`;
-    const { subject, yardstick: base } = interleavedMedians(() => altSvcAdvertisesH3(input), () => altSvcAdvertisesH3(plain), 9);
+    const { subject, yardstick: base } = interleavedMedians(
+      () => altSvcAdvertisesH3(input),
+      () => altSvcAdvertisesH3(plain),
+      9,
+    );
     expect(subject).toBeLessThan(Math.max(base, 0.05) * 50);
   });
 });
 
 describe("transportSecurityOf", () => {
   it("puts the readings together", () => {
-    expect(transportSecurityOf(headerMapOf([["strict-transport-security", "max-age=1; preload"], ["alt-svc", 'h3=":443"']]))).toEqual({
+    expect(
+      transportSecurityOf(
+        headerMapOf([
+          ["strict-transport-security", "max-age=1; preload"],
+          ["alt-svc", 'h3=":443"'],
+        ]),
+      ),
+    ).toEqual({
       hsts: policy(1, false, true),
       hstsInvalid: false,
       h3Advertised: true,
     });
-    expect(transportSecurityOf(headerMapOf([["strict-transport-security", "nope"]]))).toEqual({ hsts: null, hstsInvalid: true, h3Advertised: false });
+    expect(transportSecurityOf(headerMapOf([["strict-transport-security", "nope"]]))).toEqual({
+      hsts: null,
+      hstsInvalid: true,
+      h3Advertised: false,
+    });
   });
 });

@@ -39,7 +39,10 @@ describe("bad input sweep", () => {
     dns.answer("forbidden.test", { a: ["127.0.0.2"] });
     dns.answer("mixed.test", { a: ["127.0.0.1", "127.0.0.2"] });
     targets = await startHttpTargets({
-      routes: { "/up": { kind: "respond", status: 200 }, "/to-forbidden": { kind: "redirect", status: 302, location: `http://127.0.0.2:${forbiddenPort}/` } },
+      routes: {
+        "/up": { kind: "respond", status: 200 },
+        "/to-forbidden": { kind: "redirect", status: 302, location: `http://127.0.0.2:${forbiddenPort}/` },
+      },
     });
     access = await startTestService({
       as: "access",
@@ -122,7 +125,12 @@ describe("bad input sweep", () => {
     for (const tool of ["is-site-down", "redirect-check"]) {
       for (const spelling of spellings) {
         const answer = await rest(`/api/v1/${tool}`, `url=${encodeURIComponent(spelling)}`);
-        expect({ spelling, tool, status: answer.status, wellFormed: wellFormed(answer) }).toEqual({ spelling, tool, status: 400, wellFormed: true });
+        expect({ spelling, tool, status: answer.status, wellFormed: wellFormed(answer) }).toEqual({
+          spelling,
+          tool,
+          status: 400,
+          wellFormed: true,
+        });
       }
     }
     // A redirect into the forbidden range is followed by nothing: the diagnostic says so, no packet leaves.
@@ -139,10 +147,61 @@ describe("bad input sweep", () => {
     const random = prng(20_240_607);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
     // Hosts are only loopback forms, forbidden forms and names the loopback DNS fixture answers: never a public address.
-    const schemes = ["http://", "https://", "HTTP://", "http:/", "http:", "ftp://", "javascript:", "file://", "", "//", "http:\\\\", "ws://", "h\ttp://"];
-    const hosts = ["127.0.0.1", "127.0.0.2", "forbidden.test", "nowhere.test", "", "[", "[::1", "[::1]", "a..b.test", "%00", "ex ample.test", "-.test", "xn--.test", "é.test", "a".repeat(300) + ".test", "\u0000", "@", "user@", "user:pw@127.0.0.1", "0x7f000002", "[fe80::1%25eth0]", "[::ffff:127.0.0.2]"];
+    const schemes = [
+      "http://",
+      "https://",
+      "HTTP://",
+      "http:/",
+      "http:",
+      "ftp://",
+      "javascript:",
+      "file://",
+      "",
+      "//",
+      "http:\\\\",
+      "ws://",
+      "h\ttp://",
+    ];
+    const hosts = [
+      "127.0.0.1",
+      "127.0.0.2",
+      "forbidden.test",
+      "nowhere.test",
+      "",
+      "[",
+      "[::1",
+      "[::1]",
+      "a..b.test",
+      "%00",
+      "ex ample.test",
+      "-.test",
+      "xn--.test",
+      "é.test",
+      "a".repeat(300) + ".test",
+      "\u0000",
+      "@",
+      "user@",
+      "user:pw@127.0.0.1",
+      "0x7f000002",
+      "[fe80::1%25eth0]",
+      "[::ffff:127.0.0.2]",
+    ];
     const ports = ["", ":", `:${targets.httpPort}`, `:${forbiddenPort}`, ":0", ":65536", ":99999", ":-1", ":abc", ":80:80", ":1"];
-    const paths = ["", "/", "/up", "/%zz", "/%", "/\u0000", "/?", "/#", "/a b", `/${"x".repeat(3_000)}`, "/..%2f..%2f", "/\r\nx-injected: 1", "?url=http://127.0.0.2/"];
+    const paths = [
+      "",
+      "/",
+      "/up",
+      "/%zz",
+      "/%",
+      "/\u0000",
+      "/?",
+      "/#",
+      "/a b",
+      `/${"x".repeat(3_000)}`,
+      "/..%2f..%2f",
+      "/\r\nx-injected: 1",
+      "?url=http://127.0.0.2/",
+    ];
     const inputs = Array.from({ length: 2_500 }, () => `${pick(schemes)}${pick(hosts)}${pick(ports)}${pick(paths)}`);
     const answers = await bounded(inputs.length, 32, 45_000, async (index) => {
       const input = inputs[index] as string;
@@ -179,13 +238,19 @@ describe("bad input sweep", () => {
     ];
     for (const query of queries) {
       const answer = await rest("/api/v1/is-site-down", query, query.includes("api_key=") ? {} : { "x-api-key": access.key });
-      expect({ query: query.slice(0, 80), ok: answer.status < 500 && (answer.status >= 400 || answer.status === 200) && wellFormed(answer) }).toEqual({
+      expect({
+        query: query.slice(0, 80),
+        ok: answer.status < 500 && (answer.status >= 400 || answer.status === 200) && wellFormed(answer),
+      }).toEqual({
         query: query.slice(0, 80),
         ok: true,
       });
     }
     // Past the header limit the request never reaches a handler: Node's parser answers and closes.
-    const huge = await rawExchange(access.port, `GET /api/v1/is-site-down?url=${"a".repeat(70_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const huge = await rawExchange(
+      access.port,
+      `GET /api/v1/is-site-down?url=${"a".repeat(70_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
     expect(rawWellFormed(huge)).toBe(true);
     expect(forbiddenConnections).toBe(0);
   });
@@ -243,9 +308,14 @@ describe("bad input sweep", () => {
       const http1 = parseHttp1(reply.bytes);
       // The broken preface is an HTTP/1.1 parse error (a bare 400 and close). HTTP/2 connection errors are
       // answered with GOAWAY (RFC 9113 §5.4.1), or by closing the connection outright.
-      const answered = http1 !== undefined ? rawWellFormed(reply) : reply.closedByServer || http2FrameTypes(reply.bytes).includes(HTTP2_GOAWAY);
+      const answered =
+        http1 !== undefined ? rawWellFormed(reply) : reply.closedByServer || http2FrameTypes(reply.bytes).includes(HTTP2_GOAWAY);
       const sent = attempt.subarray(24, 40).toString("hex");
-      expect({ sent, answered, reply: reply.bytes.toString("hex").slice(0, 120) }).toEqual({ sent, answered: true, reply: reply.bytes.toString("hex").slice(0, 120) });
+      expect({ sent, answered, reply: reply.bytes.toString("hex").slice(0, 120) }).toEqual({
+        sent,
+        answered: true,
+        reply: reply.bytes.toString("hex").slice(0, 120),
+      });
     }
     const healthy = await rest("/api/v1/is-site-down", `url=${encodeURIComponent(targets.url("/up"))}`);
     expect(healthy.status).toBe(200);

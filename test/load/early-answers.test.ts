@@ -34,8 +34,16 @@ let attacked: ServeProcess;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "sitediag-early-"));
-  const env = (name: string, budget: number) => ({ SITEDIAG_STORE: `sqlite:${join(dir, `${name}.db`)}`, SITEDIAG_CREDIT_BUDGET: String(budget), SITEDIAG_MAX_INFLIGHT: String(MAX_INFLIGHT) });
-  [rich, poor, attacked] = await Promise.all([startServeProcess(env("rich", 1_000_000), true), startServeProcess(env("poor", 1), true), startServeProcess(env("attacked", 1), true)]);
+  const env = (name: string, budget: number) => ({
+    SITEDIAG_STORE: `sqlite:${join(dir, `${name}.db`)}`,
+    SITEDIAG_CREDIT_BUDGET: String(budget),
+    SITEDIAG_MAX_INFLIGHT: String(MAX_INFLIGHT),
+  });
+  [rich, poor, attacked] = await Promise.all([
+    startServeProcess(env("rich", 1_000_000), true),
+    startServeProcess(env("poor", 1), true),
+    startServeProcess(env("attacked", 1), true),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -114,7 +122,11 @@ describe("issue 28's rows, as the issue tells them", () => {
     const peakRss = watchPeakRss(pid);
     const doors: Door[] = ["grpc-web-stream", "connect-stream"];
     // Eight calls of 8 slots each would hold all 64 while unanswered; each gives up after 4 s.
-    const calls = Promise.all(Array.from({ length: 8 }, (_, index) => callFor(attacked, { door: doors[index % 2] ?? "grpc-web-stream", framing: "chunked", protocol: "http1", refusal: "413" }, 4_000)));
+    const calls = Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        callFor(attacked, { door: doors[index % 2] ?? "grpc-web-stream", framing: "chunked", protocol: "http1", refusal: "413" }, 4_000),
+      ),
+    );
     const answered = await Promise.race([calls.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 3_000))]);
     // Made while the calls' connections are still open if they are unanswered: a 503 if they hold their slots.
     const next = await healthyCall(attacked);

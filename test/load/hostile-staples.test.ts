@@ -42,11 +42,19 @@ beforeAll(async () => {
   pki = await getTestPki();
   // No name is ever probed: should one slip in, its DNS query goes to a closed loopback port.
   const noDns = `127.0.0.1:${await closedLoopbackPort()}`;
-  threads = createProbeThreads({ allowCidrs: LOOPBACK_CIDRS, dnsServers: [noDns], ca: pki.caPem, userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000 });
+  threads = createProbeThreads(
+    { allowCidrs: LOOPBACK_CIDRS, dnsServers: [noDns], ca: pki.caPem, userAgent: USER_AGENT },
+    { threads: 1, maxLoopDelayMs: 1_000 },
+  );
   plainSite = await startStaplingTarget(pki.valid, null);
   for (const variety of STAPLE_VARIETIES) hostile.set(variety, await startStaplingTarget(pki.valid, freshStaple(variety, SIZES[variety])));
   const ports = [plainSite.port, ...[...hostile.values()].map((site) => site.port)];
-  runner = createThreadedRunner(threads, { siteTimeoutMs: 6_000, traceHopTimeoutMs: 3_000, traceTotalTimeoutMs: 10_000, tracePorts: ports });
+  runner = createThreadedRunner(threads, {
+    siteTimeoutMs: 6_000,
+    traceHopTimeoutMs: 3_000,
+    traceTotalTimeoutMs: 10_000,
+    tracePorts: ports,
+  });
   await threads.ready();
 }, 60_000);
 
@@ -61,7 +69,8 @@ async function checkCpuMs(url: string, details: boolean): Promise<number> {
   const before = process.cpuUsage();
   const outcome = await runner.checkSite(url, undefined, { details });
   const spent = process.cpuUsage(before);
-  if (outcome.kind !== "result" || outcome.result.status !== "up") throw new Error(`${url}: expected up, got ${JSON.stringify(outcome).slice(0, 300)}`);
+  if (outcome.kind !== "result" || outcome.result.status !== "up")
+    throw new Error(`${url}: expected up, got ${JSON.stringify(outcome).slice(0, 300)}`);
   return (spent.user + spent.system) / 1_000;
 }
 
@@ -85,8 +94,13 @@ describe("a hostile staple costs a check a few milliseconds at most", () => {
         stapled.push(await checkCpuMs(site.url, details));
       }
       const over = median(stapled) - median(plain);
-      console.log(`${variety} staples, details ${details}: ${median(stapled).toFixed(1)} ms of CPU a check against ${median(plain).toFixed(1)} stapling nothing (${over.toFixed(1)} over, bound ${STAPLE_BOUND_MS})`);
-      expect(over, `${variety} staples: ${stapled.map((ms) => ms.toFixed(1)).join(" ")} ms a check against ${plain.map((ms) => ms.toFixed(1)).join(" ")} ms without`).toBeLessThan(STAPLE_BOUND_MS);
+      console.log(
+        `${variety} staples, details ${details}: ${median(stapled).toFixed(1)} ms of CPU a check against ${median(plain).toFixed(1)} stapling nothing (${over.toFixed(1)} over, bound ${STAPLE_BOUND_MS})`,
+      );
+      expect(
+        over,
+        `${variety} staples: ${stapled.map((ms) => ms.toFixed(1)).join(" ")} ms a check against ${plain.map((ms) => ms.toFixed(1)).join(" ")} ms without`,
+      ).toBeLessThan(STAPLE_BOUND_MS);
     },
     60_000,
   );
@@ -103,11 +117,17 @@ describe("60 hostile-staple checks at once", () => {
       for (let index = 0; index < 4; index++) {
         await new Promise((resolve) => setTimeout(resolve, 150));
         const outcome = await runner.checkSite(plainSite.url, undefined, {});
-        healthy.push(outcome.kind === "result" ? outcome.result.status : `${outcome.kind}${outcome.kind === "overloaded" ? ` (${outcome.overload.why})` : ""}`);
+        healthy.push(
+          outcome.kind === "result"
+            ? outcome.result.status
+            : `${outcome.kind}${outcome.kind === "overloaded" ? ` (${outcome.overload.why})` : ""}`,
+        );
       }
       // The storm's own checks are up; on a machine starved of CPU, 60 handshakes asked at once may also
       // start over a second late (our own scheduling, not the staple's): counted, but at most a few.
-      const answers = (await storm).map((outcome) => (outcome.kind === "result" ? outcome.result.status : outcome.kind === "overloaded" ? outcome.overload.why : outcome.kind));
+      const answers = (await storm).map((outcome) =>
+        outcome.kind === "result" ? outcome.result.status : outcome.kind === "overloaded" ? outcome.overload.why : outcome.kind,
+      );
       expect(answers.filter((answer) => answer !== "up" && answer !== "late_start")).toEqual([]);
       expect(answers.filter((answer) => answer === "up").length).toBeGreaterThanOrEqual(40);
     }

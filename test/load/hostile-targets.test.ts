@@ -24,8 +24,15 @@ import { runHostileFuzz } from "../fixtures/hostile-harness.js";
 const env = process.env;
 const SEED = Number(env.SITEDIAG_FUZZ_SEED ?? "28");
 const CASES = env.SITEDIAG_FUZZ_CASES === undefined ? Number.POSITIVE_INFINITY : Number(env.SITEDIAG_FUZZ_CASES);
-const REPLAY = env.SITEDIAG_FUZZ_REPLAY?.split(",").map((id) => id.trim()).filter((id) => id !== "");
-const BUDGET_MS = env.SITEDIAG_FUZZ_SECONDS !== undefined ? Number(env.SITEDIAG_FUZZ_SECONDS) * 1_000 : env.SITEDIAG_FUZZ_CASES !== undefined || REPLAY !== undefined ? Number.POSITIVE_INFINITY : 20_000;
+const REPLAY = env.SITEDIAG_FUZZ_REPLAY?.split(",")
+  .map((id) => id.trim())
+  .filter((id) => id !== "");
+const BUDGET_MS =
+  env.SITEDIAG_FUZZ_SECONDS !== undefined
+    ? Number(env.SITEDIAG_FUZZ_SECONDS) * 1_000
+    : env.SITEDIAG_FUZZ_CASES !== undefined || REPLAY !== undefined
+      ? Number.POSITIVE_INFINITY
+      : 20_000;
 const ONLY = env.SITEDIAG_FUZZ_FAMILIES?.split(",").map((name) => name.trim());
 /** Where each case is noted as it starts and ends, for a crash that leaves no summary. */
 const JOURNAL = env.SITEDIAG_FUZZ_JOURNAL ?? join(tmpdir(), `sitediag-fuzz-${process.pid}.log`);

@@ -82,11 +82,16 @@ describe("HTTP/2 limits", () => {
       await until(() => (h2.answered.size >= 10 ? true : undefined), 5_000);
       const metrics = await (await fetch(`${service.url}/metrics`)).text();
       expect(sampleValue(metrics, "sitediag_inflight_checks")).toBe(MAX_INFLIGHT);
-      const overCap = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent("http://127.0.0.1:9/")}`, { headers: { "x-api-key": key } });
+      const overCap = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent("http://127.0.0.1:9/")}`, {
+        headers: { "x-api-key": key },
+      });
       expect(overCap.status).toBe(503);
       // Every trickling stream is cut at the request timeout, although bytes keep arriving.
       const started = performance.now();
-      await until(() => (streams.every((stream) => h2.resets.get(stream) === RST_CANCEL || h2.answered.has(stream)) ? true : undefined), 10_000);
+      await until(
+        () => (streams.every((stream) => h2.resets.get(stream) === RST_CANCEL || h2.answered.has(stream)) ? true : undefined),
+        10_000,
+      );
       expect(performance.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS + 3_000);
       expect(streams.filter((stream) => h2.resets.get(stream) === RST_CANCEL)).toHaveLength(MAX_INFLIGHT);
       // And their slots are free again.

@@ -60,17 +60,31 @@ function grpcWebStatus(answer: { headers: Headers; text: string } | undefined): 
   return answer?.headers.get("grpc-status") ?? /grpc-status: ?(\d+)/.exec(answer?.text ?? "")?.[1];
 }
 
-async function post(path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; headers: Headers; text: string }> {
+async function post(
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; headers: Headers; text: string }> {
   const response = await fetch(`${service.url}${path}`, { method: "POST", headers, body });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
 /** One unary call over h2c with the gRPC protocol; resolves with grpc-status and grpc-message from the trailers (or trailers-only head). */
-function grpcCall(path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: string | undefined; message: string | undefined }> {
+function grpcCall(
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: string | undefined; message: string | undefined }> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(service.url);
     session.on("error", reject);
-    const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc+proto", te: "trailers", ...headers });
+    const stream = session.request({
+      ":method": "POST",
+      ":path": path,
+      "content-type": "application/grpc+proto",
+      te: "trailers",
+      ...headers,
+    });
     let status: string | undefined;
     let message: string | undefined;
     const take = (fields: http2.IncomingHttpHeaders) => {
@@ -145,7 +159,9 @@ describe("compression bombs are stopped at the message limit, on every protocol"
 
   it("gRPC reflection needs no key, and gets the same limit", async () => {
     const bomb = envelope(gzipBomb(48 * 1024 * 1024), true);
-    const outcome = await underAttack(() => Promise.all(Array.from({ length: 8 }, () => grpcCall(REFLECTION, { "grpc-encoding": "gzip" }, bomb))));
+    const outcome = await underAttack(() =>
+      Promise.all(Array.from({ length: 8 }, () => grpcCall(REFLECTION, { "grpc-encoding": "gzip" }, bomb))),
+    );
     for (const call of outcome.result) expect(call.status).toBe("8");
     expectBounded(outcome);
   });
@@ -216,7 +232,9 @@ describe("bad credentials and secrets", () => {
       "http://admin:pw-secret-7@127.0.0.1:99999/",
     ];
     for (const url of spellings) {
-      await (await fetch(`${service.url}/api/v1/redirect-check?url=${encodeURIComponent(url)}`, { headers: { "x-api-key": key } })).arrayBuffer();
+      await (
+        await fetch(`${service.url}/api/v1/redirect-check?url=${encodeURIComponent(url)}`, { headers: { "x-api-key": key } })
+      ).arrayBuffer();
     }
     // The log line of the last request is written when its response closes: wait for it.
     const deadline = Date.now() + 5_000;

@@ -66,7 +66,10 @@ describe("sustained mixed load through both doors", () => {
         return { status: 200, ok: result.redirects === 1 };
       },
     ];
-    const run = (count: number) => bounded(count, CONCURRENCY, 40_000, (index) => (calls[index % calls.length] as (i: number) => Promise<{ status: number; ok: boolean }>)(index));
+    const run = (count: number) =>
+      bounded(count, CONCURRENCY, 40_000, (index) =>
+        (calls[index % calls.length] as (i: number) => Promise<{ status: number; ok: boolean }>)(index),
+      );
 
     await run(250);
     const heapBefore = heapAfterGc();

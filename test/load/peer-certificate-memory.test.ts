@@ -41,7 +41,10 @@ beforeAll(async () => {
   const chain = await oddCertificate(seededRandom(5), "long-chain");
   intermediates = Number(/(\d+) intermediates/.exec(chain.name)?.[1] ?? 0);
   target = await startHttpTargets({ tls: { key: chain.key, cert: chain.cert }, routes: { "/": { kind: "respond", status: 200 } } });
-  prober = createProber({ allowCidrs: LOOPBACK_CIDRS, dnsServers: [], ca: pki.caPem, userAgent: USER_AGENT, reuseConnections: false }, { onDefect: () => undefined });
+  prober = createProber(
+    { allowCidrs: LOOPBACK_CIDRS, dnsServers: [], ca: pki.caPem, userAgent: USER_AGENT, reuseConnections: false },
+    { onDefect: () => undefined },
+  );
 }, 60_000);
 
 afterAll(async () => {

@@ -15,7 +15,10 @@ const SLOW_MS = 1_500;
 function chargesIn(path: string): { rows: number; credits: number } {
   const db = new Database(path, { readonly: true });
   try {
-    const row = db.prepare("SELECT COUNT(*) AS rows, COALESCE(SUM(cost), 0) AS credits FROM credit_charges").get() as { rows: number; credits: number };
+    const row = db.prepare("SELECT COUNT(*) AS rows, COALESCE(SUM(cost), 0) AS credits FROM credit_charges").get() as {
+      rows: number;
+      credits: number;
+    };
     return { rows: row.rows, credits: row.credits };
   } finally {
     db.close();

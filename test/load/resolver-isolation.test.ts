@@ -48,11 +48,15 @@ describe.skipIf(!namespacesWork)("default resolver in a mount namespace (skipped
     writeFileSync(resolvConf, `nameserver ${silentServer}\n`);
     writeFileSync(hosts, "127.0.0.1 localhost hosts-only.test\n");
     const mounts = `mount --bind ${resolvConf} /etc/resolv.conf && mount --bind ${hosts} /etc/hosts && exec "$0" "$@"`;
-    service = await startServeProcess(
-      { SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`, SITEDIAG_SITE_TIMEOUT_MS: "5000" },
-      true,
-      ["unshare", "--mount", "--propagation", "private", "sh", "-c", mounts],
-    );
+    service = await startServeProcess({ SITEDIAG_STORE: `sqlite:${join(dir, "keys.db")}`, SITEDIAG_SITE_TIMEOUT_MS: "5000" }, true, [
+      "unshare",
+      "--mount",
+      "--propagation",
+      "private",
+      "sh",
+      "-c",
+      mounts,
+    ]);
   }, 30_000);
 
   afterAll(async () => {

@@ -79,7 +79,9 @@ describe("target faults under load", () => {
     const target = await startBrokenTarget("HTTP/1.1 200 OK\r\ncontent-le");
     try {
       const results = await bounded(CHECKS, CONCURRENCY, 30_000, () => check(target.url));
-      expect(results.filter((result) => result.status !== 200 || result.data.status !== "down" || result.data.failedStage !== "http")).toEqual([]);
+      expect(
+        results.filter((result) => result.status !== 200 || result.data.status !== "down" || result.data.failedStage !== "http"),
+      ).toEqual([]);
       expect(target.connections()).toBe(CHECKS);
     } finally {
       await target.close();
@@ -92,7 +94,8 @@ describe("target faults under load", () => {
     try {
       const results = await bounded(CHECKS, CONCURRENCY, 30_000, () => check(target.url));
       // The head arrived whole, so "up 200" is a fair reading; "down" at the http stage is too. Nothing else is.
-      const fair = (data: SiteData) => (data.status === "up" && data.statusCode === 200) || (data.status === "down" && data.failedStage === "http");
+      const fair = (data: SiteData) =>
+        (data.status === "up" && data.statusCode === 200) || (data.status === "down" && data.failedStage === "http");
       expect(results.filter((result) => result.status !== 200 || !fair(result.data))).toEqual([]);
     } finally {
       await target.close();
@@ -104,7 +107,9 @@ describe("target faults under load", () => {
     const target = await startBrokenTarget(null);
     try {
       const results = await bounded(CHECKS, CONCURRENCY, 30_000, () => check(target.url));
-      expect(results.filter((result) => result.status !== 200 || result.data.status !== "down" || result.data.failedStage !== "http")).toEqual([]);
+      expect(
+        results.filter((result) => result.status !== 200 || result.data.status !== "down" || result.data.failedStage !== "http"),
+      ).toEqual([]);
       // Generous: the timeout plus scheduling under load, never the test's own limit.
       expect(Math.max(...results.map((result) => result.elapsedMs))).toBeLessThan(TIMEOUT_MS + 2_000);
     } finally {
@@ -119,7 +124,9 @@ describe("target faults under load", () => {
     const first = await check(url);
     expect(first.data).toMatchObject({ status: "up", statusCode: 200 });
     const results = await bounded(CHECKS, CONCURRENCY, 30_000, () => check(url));
-    expect(results.filter((result) => result.status !== 200 || result.data.status !== "down" || result.data.failedStage !== "dns")).toEqual([]);
+    expect(results.filter((result) => result.status !== 200 || result.data.status !== "down" || result.data.failedStage !== "dns")).toEqual(
+      [],
+    );
     expect(Math.max(...results.map((result) => result.elapsedMs))).toBeLessThan(TIMEOUT_MS + 2_000);
     await stillServes();
   });

@@ -19,7 +19,10 @@ describe("createLogger", () => {
   it("censors key material logged by mistake in headers or a parsed query", async () => {
     const out = capture();
     const logger = await createLogger({ level: "info", destination: out.destination });
-    logger.info({ headers: { "x-api-key": "sd_header" }, query: { api_key: "sd_query" }, req: { headers: { "x-api-key": "sd_nested" } } }, "oops");
+    logger.info(
+      { headers: { "x-api-key": "sd_header" }, query: { api_key: "sd_query" }, req: { headers: { "x-api-key": "sd_nested" } } },
+      "oops",
+    );
     const text = out.lines.join("");
     expect(text).not.toContain("sd_");
     expect(text).toContain("[REDACTED]");

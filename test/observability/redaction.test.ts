@@ -64,7 +64,11 @@ describe("redactValue's cost is linear in the value (issue 28 audit)", () => {
   it("a 16 KiB value with an @ only at its start costs about what a short-runs one does (it was ~0.5 s: a rescan per position)", () => {
     const size = 16 * 1024;
     const [atStart, shortRuns] = [`@${"a".repeat(size)}`, "a/".repeat(size / 2)];
-    const { subject: value, yardstick } = interleavedMedians(() => redactValue(atStart), () => redactValue(shortRuns), 7);
+    const { subject: value, yardstick } = interleavedMedians(
+      () => redactValue(atStart),
+      () => redactValue(shortRuns),
+      7,
+    );
     // Generous: the quadratic rescan cost hundreds of times the yardstick.
     expect(value).toBeLessThan(Math.max(yardstick, 0.05) * 30);
   });

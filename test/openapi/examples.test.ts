@@ -5,10 +5,17 @@ import { createResponseValidator } from "../fixtures/response-validator.js";
 type Json = Record<string, unknown>;
 
 describe("the examples of the document", () => {
-  const document = JSON.parse(openApiDocumentJson()) as { paths: Record<string, { get?: { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: unknown }> }> }> } }> };
+  const document = JSON.parse(openApiDocumentJson()) as {
+    paths: Record<
+      string,
+      { get?: { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: unknown }> }> }> } }
+    >;
+  };
   const validator = createResponseValidator(openApiDocumentJson());
   const examples = Object.entries(document.paths).flatMap(([path, item]) =>
-    Object.entries(item.get?.responses["200"]?.content?.["application/json"]?.examples ?? {}).map(([name, example]) => [path, name, example.value] as const),
+    Object.entries(item.get?.responses["200"]?.content?.["application/json"]?.examples ?? {}).map(
+      ([name, example]) => [path, name, example.value] as const,
+    ),
   );
 
   it("show both operations with and without details", () => {
@@ -36,7 +43,14 @@ describe("the examples of the document", () => {
       }
     };
     for (const [, , value] of examples) walk((value as { data: Json }).data["details"], "details");
-    for (const field of ["code", "requests.tls.certificate.daysRemaining", "requests.tls.verifyError", "requests.failure.code", "proxy.kind", "clientRedirect.delaySeconds"]) {
+    for (const field of [
+      "code",
+      "requests.tls.certificate.daysRemaining",
+      "requests.tls.verifyError",
+      "requests.failure.code",
+      "proxy.kind",
+      "clientRedirect.delaySeconds",
+    ]) {
       expect(seen).toContain(`details.${field}`);
     }
   });

@@ -70,7 +70,9 @@ message GetResponse {
     const image = join(scratch, "bad.binpb");
     await run(buf, ["build", module, "-o", image], { cwd: root });
     const set = fromBinary(FileDescriptorSetSchema, await readFile(image));
-    const response = protocGenSitediagOpenapi.run(create(CodeGeneratorRequestSchema, { fileToGenerate: ["bad/v1/bad.proto"], protoFile: set.file }));
+    const response = protocGenSitediagOpenapi.run(
+      create(CodeGeneratorRequestSchema, { fileToGenerate: ["bad/v1/bad.proto"], protoFile: set.file }),
+    );
 
     expect(response.file).toEqual([]);
     expect(response.error?.split("\n").sort()).toEqual([

@@ -78,7 +78,12 @@ describe.each(getRoutes.map((method) => [method.name, method] as const))("the %s
       expect.objectContaining({ name: "url", in: "query", required: true, schema: { type: "string" } }),
       expect.objectContaining({ name: "details", in: "query", required: false, schema: { type: "boolean" } }),
       expect.objectContaining({ name: "vantages", in: "query", required: false, schema: { type: "array", items: { type: "string" } } }),
-      expect.objectContaining({ name: "user_agent", in: "query", required: false, schema: { type: "string", enum: ["browser", "googlebot", "bingbot"] } }),
+      expect.objectContaining({
+        name: "user_agent",
+        in: "query",
+        required: false,
+        schema: { type: "string", enum: ["browser", "googlebot", "bingbot"] },
+      }),
       expect.objectContaining({ name: "api_key", in: "query", required: false }),
     ]);
     expect(operation().security).toEqual([{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }]);
@@ -113,48 +118,64 @@ describe.each(getRoutes.map((method) => [method.name, method] as const))("the %s
 
 const isVantageStream = (method: DescMethod) => method.name.startsWith("Vantage");
 
-describe.each(DiagnosticsService.methods.filter((method) => method.methodKind === "server_streaming" && !isVantageStream(method)).map((method) => [method.name, method] as const))(
-  "the %s batch route",
+describe.each(
+  DiagnosticsService.methods
+    .filter((method) => method.methodKind === "server_streaming" && !isVantageStream(method))
+    .map((method) => [method.name, method] as const),
+)("the %s batch route", (_name, method) => {
+  const path = getOption(method, http).pattern.value as string;
+  const operation = () => at(document, "paths", path, "post") as Json;
+  const component = (name: string) => at(document, "components", "schemas", name) as Json;
+
+  it("is a POST with the request message as its JSON body, answered as NDJSON lines of the envelope", () => {
+    expect(path).toMatch(/^\/api\/v1\/batch\//);
+    expect(operation().operationId).toBe(method.name);
+    const body = at(operation(), "requestBody", "content", "application/json", "schema") as Json;
+    expect(Object.keys(body.properties as Json)).toEqual(method.input.fields.map((field) => field.jsonName));
+    expect(body.additionalProperties).toBe(false);
+    const lines = at(operation(), "responses", "200", "content", "application/x-ndjson", "schema", "oneOf") as Json[];
+    expect(lines.map((line) => line.$ref)).toEqual([
+      `#/components/schemas/${method.name}Success`,
+      `#/components/schemas/${method.name}Failure`,
+    ]);
+    const result = method.output.fields.find((field) => field.name === "result")?.message;
+    expect(at(component(`${method.name}Success`), "properties", "data")).toEqual({
+      $ref: `#/components/schemas/${result?.typeName ?? ""}`,
+    });
+    expect(at(component(`${method.name}Success`), "properties", "index")).toMatchObject({ type: "integer" });
+    expect(at(component(`${method.name}Failure`), "properties", "error")).toEqual({ $ref: "#/components/schemas/ErrorDetail" });
+  });
+});
+
+describe.each(DiagnosticsService.methods.filter(isVantageStream).map((method) => [method.name, method] as const))(
+  "the %s stream route",
   (_name, method) => {
     const path = getOption(method, http).pattern.value as string;
     const operation = () => at(document, "paths", path, "post") as Json;
     const component = (name: string) => at(document, "components", "schemas", name) as Json;
 
-    it("is a POST with the request message as its JSON body, answered as NDJSON lines of the envelope", () => {
-      expect(path).toMatch(/^\/api\/v1\/batch\//);
+    it("is a POST of the request message, answered as NDJSON lines each holding one message of the stream", () => {
+      expect(path).toMatch(/^\/api\/v1\/vantages\//);
       expect(operation().operationId).toBe(method.name);
-      const body = at(operation(), "requestBody", "content", "application/json", "schema") as Json;
-      expect(Object.keys(body.properties as Json)).toEqual(method.input.fields.map((field) => field.jsonName));
-      expect(body.additionalProperties).toBe(false);
       const lines = at(operation(), "responses", "200", "content", "application/x-ndjson", "schema", "oneOf") as Json[];
-      expect(lines.map((line) => line.$ref)).toEqual([`#/components/schemas/${method.name}Success`, `#/components/schemas/${method.name}Failure`]);
-      const result = method.output.fields.find((field) => field.name === "result")?.message;
-      expect(at(component(`${method.name}Success`), "properties", "data")).toEqual({ $ref: `#/components/schemas/${result?.typeName ?? ""}` });
-      expect(at(component(`${method.name}Success`), "properties", "index")).toMatchObject({ type: "integer" });
-      expect(at(component(`${method.name}Failure`), "properties", "error")).toEqual({ $ref: "#/components/schemas/ErrorDetail" });
+      expect(lines.map((line) => line.$ref)).toEqual([
+        `#/components/schemas/${method.name}Success`,
+        `#/components/schemas/${method.name}Failure`,
+      ]);
+      expect(component(`${method.name}Success`).required).toEqual(["ok", "data", "meta"]);
+      expect(at(component(`${method.name}Success`), "properties", "data")).toEqual({
+        $ref: `#/components/schemas/${method.output.typeName}`,
+      });
     });
   },
 );
 
-describe.each(DiagnosticsService.methods.filter(isVantageStream).map((method) => [method.name, method] as const))("the %s stream route", (_name, method) => {
-  const path = getOption(method, http).pattern.value as string;
-  const operation = () => at(document, "paths", path, "post") as Json;
-  const component = (name: string) => at(document, "components", "schemas", name) as Json;
-
-  it("is a POST of the request message, answered as NDJSON lines each holding one message of the stream", () => {
-    expect(path).toMatch(/^\/api\/v1\/vantages\//);
-    expect(operation().operationId).toBe(method.name);
-    const lines = at(operation(), "responses", "200", "content", "application/x-ndjson", "schema", "oneOf") as Json[];
-    expect(lines.map((line) => line.$ref)).toEqual([`#/components/schemas/${method.name}Success`, `#/components/schemas/${method.name}Failure`]);
-    expect(component(`${method.name}Success`).required).toEqual(["ok", "data", "meta"]);
-    expect(at(component(`${method.name}Success`), "properties", "data")).toEqual({ $ref: `#/components/schemas/${method.output.typeName}` });
-  });
-});
-
 describe("one route derivation", () => {
   it("documents exactly the routes the server serves, verb and path", () => {
     const served = restRoutesOf([DiagnosticsService]).map((route) => `${route.verb} ${route.path}`);
-    const documented = Object.entries(document.paths as Json).flatMap(([path, operations]) => Object.keys(operations as Json).map((verb) => `${verb.toUpperCase()} ${path}`));
+    const documented = Object.entries(document.paths as Json).flatMap(([path, operations]) =>
+      Object.keys(operations as Json).map((verb) => `${verb.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(served.sort());
   });
 });
@@ -180,12 +201,16 @@ describe("data schemas follow the message descriptors", () => {
     expect(schema.additionalProperties).toBe(false);
   });
 
-  const fields = [...messages.values()].flatMap((message) => message.fields.map((field) => [`${message.name}.${field.jsonName}`, field] as const));
+  const fields = [...messages.values()].flatMap((message) =>
+    message.fields.map((field) => [`${message.name}.${field.jsonName}`, field] as const),
+  );
 
   it.each(fields)("%s: type and nullability", (_name, field: DescField) => {
     const property = at(componentOf(field.parent), "properties", field.jsonName) as Json;
     const types = [property.type].flat();
-    expect(types.includes("null")).toBe(field.proto.proto3Optional === true || (field.fieldKind === "list" && hasOption(field, rest_null_when_empty)));
+    expect(types.includes("null")).toBe(
+      field.proto.proto3Optional === true || (field.fieldKind === "list" && hasOption(field, rest_null_when_empty)),
+    );
     if (field.fieldKind === "list") {
       expect(types[0]).toBe("array");
       if (field.listKind === "message") expect(property.items).toEqual({ $ref: `#/components/schemas/${field.message.typeName}` });
@@ -194,7 +219,12 @@ describe("data schemas follow the message descriptors", () => {
       expect(publicValues.length).toBe(field.enum.values.length - 1);
       expect(property.enum).toEqual(field.proto.proto3Optional ? [...publicValues, null] : publicValues);
     } else if (field.fieldKind === "scalar") {
-      const jsonTypes: Partial<Record<ScalarType, string>> = { [ScalarType.STRING]: "string", [ScalarType.BOOL]: "boolean", [ScalarType.INT32]: "integer", [ScalarType.DOUBLE]: "number" };
+      const jsonTypes: Partial<Record<ScalarType, string>> = {
+        [ScalarType.STRING]: "string",
+        [ScalarType.BOOL]: "boolean",
+        [ScalarType.INT32]: "integer",
+        [ScalarType.DOUBLE]: "number",
+      };
       expect(types[0]).toBe(jsonTypes[field.scalar]);
     }
     expect(property.description).not.toBe("");
@@ -205,6 +235,13 @@ describe("data schemas follow the message descriptors", () => {
     const [checkSite, traceRedirects] = DiagnosticsService.methods.map((m) => m.output) as [DescMessage, DescMessage];
     expect(values(checkSite, "status")).toEqual(["up", "down"]);
     expect(values(checkSite, "failedStage")).toEqual(["dns", "connect", "tls", "http", null]);
-    expect(values(traceRedirects, "chainStatus")).toEqual(["Healthy", "Redirects detected", "Redirect loop", "Too many redirects", "Request failed", "Timeout"]);
+    expect(values(traceRedirects, "chainStatus")).toEqual([
+      "Healthy",
+      "Redirects detected",
+      "Redirect loop",
+      "Too many redirects",
+      "Request failed",
+      "Timeout",
+    ]);
   });
 });

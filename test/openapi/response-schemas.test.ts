@@ -52,7 +52,10 @@ const traceLoop = {
   totalTimeMs: 9,
   chainStatus: "Redirect loop",
   chain: [hop, { ...hop, hop: 2, url: "https://127.0.0.1:8443/", location: "http://127.0.0.1:8080/", upgradedToHttps: false }],
-  warnings: [{ code: "redirect_loop", message: "The chain returns to a URL it already visited.", hop: 2, severity: "problem" }, { code: "https_downgrade", message: "Leaves HTTPS.", hop: null, severity: "problem" }],
+  warnings: [
+    { code: "redirect_loop", message: "The chain returns to a URL it already visited.", hop: 2, severity: "problem" },
+    { code: "https_downgrade", message: "Leaves HTTPS.", hop: null, severity: "problem" },
+  ],
 };
 const traceHealthy = {
   input: "127.0.0.1",
@@ -99,16 +102,51 @@ describe("bodies that break the spec are rejected", () => {
   it.each([
     ["a missing field", SITE, { ok: true, data: siteWithoutProxyBlocked, meta: siteMeta }, "proxyBlocked"],
     ["an unknown status string", SITE, { ok: true, data: { ...siteDown, status: "Down" }, meta: siteMeta }, "/data/status"],
-    ["the proto name of an enum value", SITE, { ok: true, data: { ...siteDown, failedStage: "FAILED_STAGE_DNS" }, meta: siteMeta }, "/data/failedStage"],
+    [
+      "the proto name of an enum value",
+      SITE,
+      { ok: true, data: { ...siteDown, failedStage: "FAILED_STAGE_DNS" }, meta: siteMeta },
+      "/data/failedStage",
+    ],
     ["a field the spec does not name", SITE, { ok: true, data: { ...siteDown, extra: 1 }, meta: siteMeta }, "additional"],
-    ["a non-integer status code", SITE, { ok: true, data: { ...siteUpAfterRedirect, statusCode: 200.5 }, meta: siteMeta }, "/data/statusCode"],
-    ["a hop without its status", SITE, { ok: true, data: { ...siteUpAfterRedirect, redirectHops: [{ url: "http://127.0.0.1:8080/" }] }, meta: siteMeta }, "/data/redirectHops/0"],
+    [
+      "a non-integer status code",
+      SITE,
+      { ok: true, data: { ...siteUpAfterRedirect, statusCode: 200.5 }, meta: siteMeta },
+      "/data/statusCode",
+    ],
+    [
+      "a hop without its status",
+      SITE,
+      { ok: true, data: { ...siteUpAfterRedirect, redirectHops: [{ url: "http://127.0.0.1:8080/" }] }, meta: siteMeta },
+      "/data/redirectHops/0",
+    ],
     ["the other route's meta.tool", SITE, { ok: true, data: siteDown, meta: traceMeta }, "/meta/tool"],
     ["ok false on a 200", SITE, { ok: false, data: siteDown, meta: siteMeta }, "/ok"],
-    ["null for a non-nullable final URL", TRACE, { ok: true, data: { ...traceHealthy, finalUrl: null }, meta: traceMeta }, "/data/finalUrl"],
-    ["null instead of an empty warnings array", TRACE, { ok: true, data: { ...traceHealthy, warnings: null }, meta: traceMeta }, "/data/warnings"],
-    ["a chain status in the wrong case", TRACE, { ok: true, data: { ...traceHealthy, chainStatus: "healthy" }, meta: traceMeta }, "/data/chainStatus"],
-    ["a warning without hop", TRACE, { ok: true, data: { ...traceLoop, warnings: [{ code: "x", message: "y" }] }, meta: traceMeta }, "/data/warnings/0"],
+    [
+      "null for a non-nullable final URL",
+      TRACE,
+      { ok: true, data: { ...traceHealthy, finalUrl: null }, meta: traceMeta },
+      "/data/finalUrl",
+    ],
+    [
+      "null instead of an empty warnings array",
+      TRACE,
+      { ok: true, data: { ...traceHealthy, warnings: null }, meta: traceMeta },
+      "/data/warnings",
+    ],
+    [
+      "a chain status in the wrong case",
+      TRACE,
+      { ok: true, data: { ...traceHealthy, chainStatus: "healthy" }, meta: traceMeta },
+      "/data/chainStatus",
+    ],
+    [
+      "a warning without hop",
+      TRACE,
+      { ok: true, data: { ...traceLoop, warnings: [{ code: "x", message: "y" }] }, meta: traceMeta },
+      "/data/warnings/0",
+    ],
   ])("200 with %s", (_name, path, body, where) => {
     const problems = validator.body(path, 200, body);
     expect(problems.join("\n")).toContain(where);

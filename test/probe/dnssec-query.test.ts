@@ -28,17 +28,25 @@ afterAll(async () => {
   await Promise.all([target.close(), dns.close()]);
 });
 
-function hop(host: string, asked: { describeResolution?: boolean; readDnssec?: boolean } = { describeResolution: true, readDnssec: true }): Promise<HopOutcome> {
+function hop(
+  host: string,
+  asked: { describeResolution?: boolean; readDnssec?: boolean } = { describeResolution: true, readDnssec: true },
+): Promise<HopOutcome> {
   return prober.hop({ url: new URL(`http://${host}:${target.port}/`), method: "GET", timeoutMs: 5_000, ports: ANY_PORT, ...asked });
 }
 
 function resolutionOf(outcome: HopOutcome): NameResolution {
-  const found = outcome.kind === "response" ? outcome.response.resolution : outcome.kind === "failure" ? outcome.trace.resolution : undefined;
+  const found =
+    outcome.kind === "response" ? outcome.response.resolution : outcome.kind === "failure" ? outcome.trace.resolution : undefined;
   if (found === undefined) throw new Error(`no resolution on ${JSON.stringify(outcome)}`);
   return found;
 }
 
-const queriesOf = (name: string) => dns.queries.filter((query) => query.name === name).map(({ type, dnssecOk }) => `${type}${dnssecOk ? "+DO" : ""}`).sort();
+const queriesOf = (name: string) =>
+  dns.queries
+    .filter((query) => query.name === name)
+    .map(({ type, dnssecOk }) => `${type}${dnssecOk ? "+DO" : ""}`)
+    .sort();
 
 describe("the AD flag", () => {
   it("a resolver that validated the answer: validated, from one more A query with the DO bit", async () => {
@@ -63,7 +71,10 @@ describe("the AD flag", () => {
   it("without details exactly today's queries: A and AAAA, no DO bit", async () => {
     dns.answer("bare.dnssec.test", { rcode: "servfail", ede: [{ code: 6, text: "bogus" }] });
     const outcome = await hop("bare.dnssec.test", { readDnssec: true });
-    expect(outcome).toMatchObject({ kind: "failure", failure: { cause: "ESERVFAIL", reason: "DNS lookup failed: the name server reported a failure" } });
+    expect(outcome).toMatchObject({
+      kind: "failure",
+      failure: { cause: "ESERVFAIL", reason: "DNS lookup failed: the name server reported a failure" },
+    });
     expect(queriesOf("bare.dnssec.test")).toContain("A");
     expect(dns.queries.filter((query) => query.name === "bare.dnssec.test" && (query.dnssecOk || query.type === "CNAME"))).toEqual([]);
   });
@@ -79,7 +90,8 @@ describe("Extended DNS Errors name the failure", () => {
         stage: "dns",
         timedOut: false,
         cause: "EDE_DNSSEC_BOGUS",
-        reason: 'DNS lookup failed: DNSSEC validation failed (the answer is bogus) (Extended DNS Error 6 DNSSEC Bogus: "RRSIG for bogus.dnssec.test. A expired")',
+        reason:
+          'DNS lookup failed: DNSSEC validation failed (the answer is bogus) (Extended DNS Error 6 DNSSEC Bogus: "RRSIG for bogus.dnssec.test. A expired")',
       },
     });
     expect(resolutionOf(outcome)).toMatchObject({
@@ -95,7 +107,9 @@ describe("Extended DNS Errors name the failure", () => {
     dns.answer("blocked.dnssec.test", { rcode: "nxdomain", ede: [{ code: 15, text: "malware list" }] });
     dns.answer("far.dnssec.test", { rcode: "servfail", ede: [{ code: 22 }] });
     dns.answer("other.dnssec.test", { rcode: "servfail", ede: [{ code: 0, text: "upstream said no" }] });
-    const codes = await Promise.all(["expired", "blocked", "far", "other"].map(async (name) => resolutionOf(await hop(`${name}.dnssec.test`))));
+    const codes = await Promise.all(
+      ["expired", "blocked", "far", "other"].map(async (name) => resolutionOf(await hop(`${name}.dnssec.test`))),
+    );
     expect(codes.map(({ code, dnssec }) => [code, dnssec])).toEqual([
       ["dns_dnssec_signature_expired", "bogus"],
       ["dns_blocked", "unvalidated"],
@@ -103,12 +117,21 @@ describe("Extended DNS Errors name the failure", () => {
       ["dns_server_failure", "unknown"],
     ]);
     const other = await hop("other.dnssec.test");
-    expect(other).toMatchObject({ failure: { reason: 'DNS lookup failed: the name server reported a failure (Extended DNS Error 0 Other Error: "upstream said no")' } });
+    expect(other).toMatchObject({
+      failure: { reason: 'DNS lookup failed: the name server reported a failure (Extended DNS Error 0 Other Error: "upstream said no")' },
+    });
   });
 
   it("a hostile text: control bytes and bidi overrides replaced, invalid UTF-8 read leniently, 160 characters at most; at most four errors kept", async () => {
-    const hostile = Buffer.concat([Buffer.from("\u001b[31m\u202eevil\u0000\r\n", "utf8"), Buffer.from([0xff, 0xfe]), Buffer.from("x".repeat(500))]);
-    dns.answer("hostile.dnssec.test", { rcode: "servfail", ede: [...Array.from({ length: 5 }, () => ({ code: 6, text: hostile })), { data: new Uint8Array([1]) }] });
+    const hostile = Buffer.concat([
+      Buffer.from("\u001b[31m\u202eevil\u0000\r\n", "utf8"),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from("x".repeat(500)),
+    ]);
+    dns.answer("hostile.dnssec.test", {
+      rcode: "servfail",
+      ede: [...Array.from({ length: 5 }, () => ({ code: 6, text: hostile })), { data: new Uint8Array([1]) }],
+    });
     const outcome = await hop("hostile.dnssec.test");
     const resolution = resolutionOf(outcome);
     expect(resolution.extendedErrors).toHaveLength(MAX_EXTENDED_ERRORS);
@@ -145,11 +168,23 @@ describe("bounded and total", () => {
       id: 7,
       flags: dnsPacket.AUTHENTIC_DATA | 2,
       questions: [{ type: "A", name: "x.test" }],
-      additionals: [{ type: "OPT", name: ".", udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [{ code: 15, data: Buffer.from([0, 6, 65, 66]) } as never] }],
+      additionals: [
+        {
+          type: "OPT",
+          name: ".",
+          udpPayloadSize: 1232,
+          extendedRcode: 0,
+          ednsVersion: 0,
+          flags: 0,
+          flag_do: false,
+          options: [{ code: 15, data: Buffer.from([0, 6, 65, 66]) } as never],
+        },
+      ],
     });
     for (let i = 0; i < 3_000; i++) {
       const bytes = Buffer.from(answer);
-      for (let flips = 1 + Math.floor(random() * 6); flips > 0; flips--) bytes[2 + Math.floor(random() * (bytes.length - 2))] = Math.floor(random() * 256);
+      for (let flips = 1 + Math.floor(random() * 6); flips > 0; flips--)
+        bytes[2 + Math.floor(random() * (bytes.length - 2))] = Math.floor(random() * 256);
       const cut = bytes.subarray(0, 2 + Math.floor(random() * (bytes.length - 1)));
       for (const message of [bytes, cut]) {
         const reading = readAnswer(message, 7, "x.test");
@@ -167,6 +202,7 @@ describe("bounded and total", () => {
     expect(serverAddress("127.0.0.1:5353")).toEqual({ address: "127.0.0.1", port: 5353, family: 4 });
     expect(serverAddress("::1")).toEqual({ address: "::1", port: 53, family: 6 });
     expect(serverAddress("[::1]:5353")).toEqual({ address: "::1", port: 5353, family: 6 });
-    for (const bad of ["", "resolver.test", "127.0.0.1:0", "127.0.0.1:70000", "[x]:53", "[::1]:"]) expect(serverAddress(bad), bad).toBeNull();
+    for (const bad of ["", "resolver.test", "127.0.0.1:0", "127.0.0.1:70000", "[x]:53", "[::1]:"])
+      expect(serverAddress(bad), bad).toBeNull();
   });
 });

@@ -58,7 +58,13 @@ describe("connect stage", () => {
     const { port } = server.address() as AddressInfo;
     await new Promise((resolve) => server.close(resolve));
     const failure = expectFailure(await hop(`http://127.0.0.1:${port}/`));
-    expect(failure).toMatchObject({ stage: "connect", cause: "ECONNREFUSED", timedOut: false, reason: "Connection refused", remoteAddress: "127.0.0.1" });
+    expect(failure).toMatchObject({
+      stage: "connect",
+      cause: "ECONNREFUSED",
+      timedOut: false,
+      reason: "Connection refused",
+      remoteAddress: "127.0.0.1",
+    });
   });
 });
 
@@ -129,7 +135,11 @@ describe("http stage", () => {
     const lower = await raw({ kind: "bytes", answer: () => Buffer.from("http/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok", "latin1") });
     // The head reader takes only "HTTP/": lower case is an invalid response, never HTTP/0.9.
     expect(expectFailure(await hop(lower.url)).cause).toBe("HTTP_PARSE_ERROR");
-    const pieces = await raw({ kind: "pieces", pieces: () => ["H", "T", "TP/1.1 200 OK\r\n", "content-length: 2\r\nconnection: close\r\n\r\nok"], gapMs: 20 });
+    const pieces = await raw({
+      kind: "pieces",
+      pieces: () => ["H", "T", "TP/1.1 200 OK\r\n", "content-length: 2\r\nconnection: close\r\n\r\nok"],
+      gapMs: 20,
+    });
     const outcome = await hop(pieces.url);
     expect(outcome.kind).toBe("response");
   });
@@ -137,7 +147,12 @@ describe("http stage", () => {
   it("a reset after the request was accepted fails at http", async () => {
     const target = await raw({ kind: "reset" });
     const failure = expectFailure(await hop(target.url));
-    expect(failure).toMatchObject({ stage: "http", cause: "ECONNRESET", timedOut: false, reason: "The server closed the connection without a response" });
+    expect(failure).toMatchObject({
+      stage: "http",
+      cause: "ECONNRESET",
+      timedOut: false,
+      reason: "The server closed the connection without a response",
+    });
     expect(target.connections()).toBe(1);
   });
 
@@ -154,7 +169,12 @@ describe("http stage", () => {
   it("oversized headers are refused, not buffered", async () => {
     const target = await raw({ kind: "huge-headers", bytes: 512 * 1024 });
     const failure = expectFailure(await hop(target.url));
-    expect(failure).toMatchObject({ stage: "http", cause: "RESPONSE_HEAD_TOO_LARGE", reason: "The server sent response headers that are too large", timedOut: false });
+    expect(failure).toMatchObject({
+      stage: "http",
+      cause: "RESPONSE_HEAD_TOO_LARGE",
+      reason: "The server sent response headers that are too large",
+      timedOut: false,
+    });
   });
 
   it("an endless body: the head is answered and the body is never drained", async () => {

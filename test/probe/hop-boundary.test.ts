@@ -93,7 +93,10 @@ describe("a defect inside a hop", () => {
 
   it("a failure the target caused is not a defect", async () => {
     const defects: HopDefect[] = [];
-    const { outcome } = await runHop({ url: new URL(`http://127.0.0.1:${await closedLoopbackPort()}/`), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } }, depsWith(defects));
+    const { outcome } = await runHop(
+      { url: new URL(`http://127.0.0.1:${await closedLoopbackPort()}/`), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } },
+      depsWith(defects),
+    );
     expect(codeOf(outcome)).toBe("connect_refused");
     expect(defects).toEqual([]);
   });
@@ -135,11 +138,21 @@ describe("a socket listener that throws", () => {
 
 describe("the log line", () => {
   it("is one JSON line at pino's error level with the host, the stage and the defect's own stack", () => {
-    const line = defectLine({ host: "site.example", stage: "tls", error: new InternalProbeError(new RangeError("Invalid time value")) }, 1_700_000_000_000);
+    const line = defectLine(
+      { host: "site.example", stage: "tls", error: new InternalProbeError(new RangeError("Invalid time value")) },
+      1_700_000_000_000,
+    );
     expect(line.endsWith("\n")).toBe(true);
     expect(line.slice(0, -1)).not.toContain("\n");
     const parsed = JSON.parse(line) as Record<string, unknown>;
-    expect(parsed).toMatchObject({ level: 50, time: 1_700_000_000_000, service: "sitediag", host: "site.example", stage: "tls", err: { type: "RangeError", message: "Invalid time value" } });
+    expect(parsed).toMatchObject({
+      level: 50,
+      time: 1_700_000_000_000,
+      service: "sitediag",
+      host: "site.example",
+      stage: "tls",
+      err: { type: "RangeError", message: "Invalid time value" },
+    });
     expect((parsed.err as { stack: string }).stack).toContain("RangeError: Invalid time value");
   });
 

@@ -38,16 +38,31 @@ beforeAll(async () => {
   http1 = await startHttpTargets({
     routes: {
       "/proto": { kind: "raw", data: rawHead("200 OK", PROTO_FIELDS) },
-      "/two-locations": { kind: "raw", data: rawHead("301 Moved", [["location", "/a"], ["location", "/b"]]) },
+      "/two-locations": {
+        kind: "raw",
+        data: rawHead("301 Moved", [
+          ["location", "/a"],
+          ["location", "/b"],
+        ]),
+      },
       "/many": { kind: "raw", data: rawHead("200 OK", many) },
       "/enough": { kind: "raw", data: rawHead("200 OK", many.slice(0, MAX_RESPONSE_HEADER_FIELDS - 2)) },
     },
   });
   // HTTP/2 targets answering every request with exactly these fields, in order, repeats included, and no body.
-  const h2Head = (fields: readonly (readonly [string, string])[]) => startRawH2Target(pki.valid, () => [{ kind: "headers", fields, endStream: true }]);
+  const h2Head = (fields: readonly (readonly [string, string])[]) =>
+    startRawH2Target(pki.valid, () => [{ kind: "headers", fields, endStream: true }]);
   h2.proto = await h2Head([[":status", "200"], ...PROTO_FIELDS]);
-  h2.twoLocations = await h2Head([[":status", "301"], ["location", "/a"], ["location", "/b"]]);
-  h2.sameLocations = await h2Head([[":status", "200"], ["location", "/a"], ["location", "/a"]]);
+  h2.twoLocations = await h2Head([
+    [":status", "301"],
+    ["location", "/a"],
+    ["location", "/b"],
+  ]);
+  h2.sameLocations = await h2Head([
+    [":status", "200"],
+    ["location", "/a"],
+    ["location", "/a"],
+  ]);
   h2.many = await h2Head([[":status", "200"], ...many]);
   env = createTestEnv({ ca: pki.caPem, siteTimeoutMs: 5_000 });
 });
@@ -102,7 +117,10 @@ describe("two Location fields", () => {
   ] as const)("that differ are refused over %s as a browser refuses them", async (_name, url) => {
     expect(codeOf(await hop(url()))).toBe("http_conflicting_location");
     const outcome = await checkSite(url(), env, undefined, { details: true });
-    expect(outcome).toMatchObject({ kind: "result", result: { status: "down", failedStage: "http", details: { code: "http_conflicting_location" } } });
+    expect(outcome).toMatchObject({
+      kind: "result",
+      result: { status: "down", failedStage: "http", details: { code: "http_conflicting_location" } },
+    });
   });
 
   it("that repeat one value are harmless over HTTP/2 too", async () => {

@@ -79,7 +79,11 @@ describe("the resolver never waits on a silent name server for a name it does no
     expect(dns.queries.some((query) => query.name.startsWith("listed"))).toBe(false);
 
     for (const controller of hanging) controller.abort();
-    const silent = { ok: false, code: "ABORTED", evidence: { source: { kind: "configured", servers: [dns.server] }, records: [], rcode: null } };
+    const silent = {
+      ok: false,
+      code: "ABORTED",
+      evidence: { source: { kind: "configured", servers: [dns.server] }, records: [], rcode: null },
+    };
     for (const result of await Promise.all(pending)) expect(result).toEqual(silent);
   });
 
@@ -88,6 +92,10 @@ describe("the resolver never waits on a silent name server for a name it does no
     expect(await resolver.resolve("later.test", AbortSignal.timeout(5_000))).toMatchObject({ ok: false });
     writeFileSync(hostsFile, "127.0.0.3 later.test\n");
     await new Promise((resolve) => setTimeout(resolve, 2_100));
-    expect(await resolver.resolve("later.test", AbortSignal.timeout(5_000))).toMatchObject({ ok: true, addresses: [{ address: "127.0.0.3", family: 4 }], evidence: { source: { kind: "hosts_file" } } });
+    expect(await resolver.resolve("later.test", AbortSignal.timeout(5_000))).toMatchObject({
+      ok: true,
+      addresses: [{ address: "127.0.0.3", family: 4 }],
+      evidence: { source: { kind: "hosts_file" } },
+    });
   });
 });

@@ -40,7 +40,14 @@ function hop(host: string, describeResolution = true, timeoutMs = 5_000): Promis
 
 /** The resolution a hop carries, whatever its kind; throws when it has none. */
 function resolutionOf(outcome: HopOutcome): NameResolution {
-  const found = outcome.kind === "response" ? outcome.response.resolution : outcome.kind === "failure" ? outcome.trace.resolution : outcome.kind === "refused" ? outcome.resolution : undefined;
+  const found =
+    outcome.kind === "response"
+      ? outcome.response.resolution
+      : outcome.kind === "failure"
+        ? outcome.trace.resolution
+        : outcome.kind === "refused"
+          ? outcome.resolution
+          : undefined;
   if (found === undefined) throw new Error(`no resolution on ${JSON.stringify(outcome)}`);
   return found;
 }
@@ -109,7 +116,13 @@ describe("what a name resolved to", () => {
   });
 
   it("an IP-literal host has no resolution", async () => {
-    const outcome = await prober.hop({ url: new URL(`http://127.0.0.1:${target.port}/`), method: "GET", timeoutMs: 5_000, ports: ANY_PORT, describeResolution: true });
+    const outcome = await prober.hop({
+      url: new URL(`http://127.0.0.1:${target.port}/`),
+      method: "GET",
+      timeoutMs: 5_000,
+      ports: ANY_PORT,
+      describeResolution: true,
+    });
     expect(outcome.kind === "response" && outcome.response.resolution).toBeUndefined();
   });
 });
@@ -141,7 +154,12 @@ describe("failures: the table's code beside the server's rcode", () => {
   it("a dangling CNAME: the chain to the name that does not exist", async () => {
     dns.answer("www.dangling.test", { cname: "gone.dangling.test" });
     dns.answer("gone.dangling.test", "nxdomain");
-    expect(resolutionOf(await hop("www.dangling.test"))).toMatchObject({ cnameChain: ["gone.dangling.test"], cnameChainEnd: "complete", code: "dns_no_such_host", rcode: "NXDOMAIN" });
+    expect(resolutionOf(await hop("www.dangling.test"))).toMatchObject({
+      cnameChain: ["gone.dangling.test"],
+      cnameChainEnd: "complete",
+      code: "dns_no_such_host",
+      rcode: "NXDOMAIN",
+    });
   });
 });
 
@@ -149,7 +167,11 @@ describe("the chain is bounded", () => {
   it("a loop ends where a name comes back", async () => {
     dns.answer("a.loop.test", { cname: "b.loop.test" });
     dns.answer("b.loop.test", { cname: "a.loop.test" });
-    expect(resolutionOf(await hop("a.loop.test"))).toMatchObject({ cnameChain: ["b.loop.test", "a.loop.test"], cnameChainEnd: "loop", rcode: "SERVFAIL" });
+    expect(resolutionOf(await hop("a.loop.test"))).toMatchObject({
+      cnameChain: ["b.loop.test", "a.loop.test"],
+      cnameChainEnd: "loop",
+      rcode: "SERVFAIL",
+    });
   });
 
   it("a 200-link loop: MAX_CNAME_LINKS links and too_long, after at most one query more", async () => {

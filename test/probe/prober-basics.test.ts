@@ -61,7 +61,9 @@ function expectResponse(outcome: HopOutcome) {
 
 describe("prober.hop over http", () => {
   it("answers status, reason phrase, headers and the address dialled", async () => {
-    const response = expectResponse(await prober.hop({ url: new URL(`${httpBase}/ok?q=1#frag`), method: "GET", timeoutMs: 3_000, ports: ANY_PORT }));
+    const response = expectResponse(
+      await prober.hop({ url: new URL(`${httpBase}/ok?q=1#frag`), method: "GET", timeoutMs: 3_000, ports: ANY_PORT }),
+    );
     expect(response.status).toBe(200);
     expect(response.statusText).toBe("OK");
     expect(response.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
@@ -77,7 +79,9 @@ describe("prober.hop over http", () => {
   });
 
   it("resolves Location against the hop URL and keeps the raw header", async () => {
-    const response = expectResponse(await prober.hop({ url: new URL(`${httpBase}/moved`), method: "HEAD", timeoutMs: 3_000, ports: ANY_PORT }));
+    const response = expectResponse(
+      await prober.hop({ url: new URL(`${httpBase}/moved`), method: "HEAD", timeoutMs: 3_000, ports: ANY_PORT }),
+    );
     expect(response.status).toBe(301);
     expect(response.statusText).toBe("Moved Permanently");
     expect(response.locationHeader).toBe("../elsewhere?x=1");
@@ -86,7 +90,9 @@ describe("prober.hop over http", () => {
   });
 
   it("reports the server's own reason phrase", async () => {
-    const response = expectResponse(await prober.hop({ url: new URL(`${httpBase}/custom-reason`), method: "GET", timeoutMs: 3_000, ports: ANY_PORT }));
+    const response = expectResponse(
+      await prober.hop({ url: new URL(`${httpBase}/custom-reason`), method: "GET", timeoutMs: 3_000, ports: ANY_PORT }),
+    );
     expect(response.status).toBe(299);
     expect(response.statusText).toBe("Quite Fine");
   });
@@ -94,7 +100,9 @@ describe("prober.hop over http", () => {
 
 describe("prober.hop over https", () => {
   it("verifies the certificate against the host name and summarises it", async () => {
-    const response = expectResponse(await prober.hop({ url: new URL(`${httpsBase}/ok`), method: "GET", timeoutMs: 3_000, ports: ANY_PORT }));
+    const response = expectResponse(
+      await prober.hop({ url: new URL(`${httpsBase}/ok`), method: "GET", timeoutMs: 3_000, ports: ANY_PORT }),
+    );
     expect(response.status).toBe(200);
     expect(response.tls?.protocol).toMatch(/^TLSv1\.[23]$/);
     expect(response.tls?.certificate?.subjectName).toContain("CN=localhost");

@@ -71,7 +71,8 @@ describe("names are judged by every answer", () => {
     const before = allowed.connections();
     const outcome = await hop(`http://mixed.test:${allowed.port}/`);
     expect(outcome).toMatchObject({ kind: "refused", refusal: { rule: "non_public_address" } });
-    if (outcome.kind === "refused") expect(outcome.refusal.reason).toBe("Target mixed.test resolves to 127.0.0.2, which is not a public address (Loopback, RFC 1122)");
+    if (outcome.kind === "refused")
+      expect(outcome.refusal.reason).toBe("Target mixed.test resolves to 127.0.0.2, which is not a public address (Loopback, RFC 1122)");
     expect(allowed.connections()).toBe(before);
     expect(forbidden.connections()).toBe(0);
   });

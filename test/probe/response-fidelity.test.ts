@@ -41,8 +41,18 @@ describe("targets a browser handles", () => {
           const cookies = Array.from({ length: 80 }, (_, i) => `set-cookie: c${i}=${"v".repeat(240)}; Path=/\r\n`).join("");
           return Buffer.from(`HTTP/1.1 200 OK\r\n${cookies}content-length: 2\r\nconnection: close\r\n\r\nok`, "latin1");
         }
-        if (path === "/utf8-path") return Buffer.concat([Buffer.from("HTTP/1.1 301 Moved\r\nlocation: /caf"), Buffer.from("é/", "utf8"), Buffer.from("\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")]);
-        if (path === "/utf8-host") return Buffer.concat([Buffer.from("HTTP/1.1 302 Found\r\nlocation: http://b"), Buffer.from("ü", "utf8"), Buffer.from(`cher.test:${port}/landed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`)]);
+        if (path === "/utf8-path")
+          return Buffer.concat([
+            Buffer.from("HTTP/1.1 301 Moved\r\nlocation: /caf"),
+            Buffer.from("é/", "utf8"),
+            Buffer.from("\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"),
+          ]);
+        if (path === "/utf8-host")
+          return Buffer.concat([
+            Buffer.from("HTTP/1.1 302 Found\r\nlocation: http://b"),
+            Buffer.from("ü", "utf8"),
+            Buffer.from(`cher.test:${port}/landed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`),
+          ]);
         if (path === "/caf%C3%A9/" || path === "/landed") return ok;
         return Buffer.from("HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", "latin1");
       },

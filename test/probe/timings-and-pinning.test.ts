@@ -37,7 +37,8 @@ describe("timings", () => {
 
   it("every hop opens its own connection (no pool shared between hops)", async () => {
     const before = slow.connections();
-    for (let i = 0; i < 2; i++) await prober.hop({ url: new URL(slow.url), method: "HEAD", timeoutMs: 3_000, ports: { kind: "fetch-safe" } });
+    for (let i = 0; i < 2; i++)
+      await prober.hop({ url: new URL(slow.url), method: "HEAD", timeoutMs: 3_000, ports: { kind: "fetch-safe" } });
     expect(slow.connections() - before).toBe(2);
   });
 });

@@ -52,7 +52,12 @@ afterAll(async () => {
 
 describe("prober.tlsVersions", () => {
   it("a server that accepts and never answers a ClientHello: each version failed at tls, timed out, ended by the one deadline", async () => {
-    const outcome = await prober.tlsVersions({ url: new URL(`https://127.0.0.1:${String(silentPort)}/`), address: "127.0.0.1", timeoutMs: 400, ports: FETCH_SAFE });
+    const outcome = await prober.tlsVersions({
+      url: new URL(`https://127.0.0.1:${String(silentPort)}/`),
+      address: "127.0.0.1",
+      timeoutMs: 400,
+      ports: FETCH_SAFE,
+    });
     if (outcome.kind !== "tried") throw new Error(`expected tried, got ${outcome.kind}`);
     expect(outcome.attempts.map(({ version, outcome: came }) => [version, came])).toEqual([
       ["TLSv1.3", "failed"],
@@ -66,18 +71,38 @@ describe("prober.tlsVersions", () => {
 
   it("refuses an address the policy refuses: nothing sent", async () => {
     const before = accepted;
-    const outcome = await prober.tlsVersions({ url: new URL(`https://mixed.test:${String(silentPort)}/`), address: "127.0.0.1", timeoutMs: 400, ports: FETCH_SAFE });
+    const outcome = await prober.tlsVersions({
+      url: new URL(`https://mixed.test:${String(silentPort)}/`),
+      address: "127.0.0.1",
+      timeoutMs: 400,
+      ports: FETCH_SAFE,
+    });
     expect(outcome).toMatchObject({ kind: "refused", refusal: { code: "input_resolves_non_public" } });
-    const literal = await prober.tlsVersions({ url: new URL(`https://127.0.1.9:${String(silentPort)}/`), address: "127.0.1.9", timeoutMs: 400, ports: FETCH_SAFE });
+    const literal = await prober.tlsVersions({
+      url: new URL(`https://127.0.1.9:${String(silentPort)}/`),
+      address: "127.0.1.9",
+      timeoutMs: 400,
+      ports: FETCH_SAFE,
+    });
     expect(literal.kind).toBe("refused");
     expect(accepted).toBe(before);
   });
 
   it("refuses a name whose answer no longer holds the address (no_address), and an http URL: nothing sent", async () => {
     const before = accepted;
-    const moved = await prober.tlsVersions({ url: new URL(`https://moved.test:${String(silentPort)}/`), address: "127.0.0.1", timeoutMs: 400, ports: FETCH_SAFE });
+    const moved = await prober.tlsVersions({
+      url: new URL(`https://moved.test:${String(silentPort)}/`),
+      address: "127.0.0.1",
+      timeoutMs: 400,
+      ports: FETCH_SAFE,
+    });
     expect(moved).toMatchObject({ kind: "refused", refusal: { rule: "no_address" } });
-    const plain = await prober.tlsVersions({ url: new URL(`http://127.0.0.1:${String(silentPort)}/`), address: "127.0.0.1", timeoutMs: 400, ports: FETCH_SAFE });
+    const plain = await prober.tlsVersions({
+      url: new URL(`http://127.0.0.1:${String(silentPort)}/`),
+      address: "127.0.0.1",
+      timeoutMs: 400,
+      ports: FETCH_SAFE,
+    });
     expect(plain).toMatchObject({ kind: "refused", refusal: { rule: "scheme" } });
     expect(accepted).toBe(before);
   });
@@ -87,7 +112,9 @@ describe("a version this process's OpenSSL cannot offer", () => {
   it("is not_offered_locally, and no handshake of it reaches the server; the others are tried", async () => {
     const pki = await getTestPki();
     let handshakes = 0;
-    const server = createTlsServer({ key: pki.valid.key, cert: pki.valid.cert, minVersion: "TLSv1.2" }, (socket) => socket.on("error", () => undefined));
+    const server = createTlsServer({ key: pki.valid.key, cert: pki.valid.cert, minVersion: "TLSv1.2" }, (socket) =>
+      socket.on("error", () => undefined),
+    );
     server.on("secureConnection", () => (handshakes += 1));
     server.on("tlsClientError", () => undefined);
     server.listen(0, "127.0.0.1");
@@ -104,7 +131,8 @@ describe("a version this process's OpenSSL cannot offer", () => {
     };
     // The prober's own contexts, but none for TLS 1.3: as a build of OpenSSL without it would have.
     const built = versionContexts();
-    const contexts = () => new Map(TLS_VERSIONS.map((version) => [version, version === "TLSv1.3" ? null : (built().get(version) ?? null)] as const));
+    const contexts = () =>
+      new Map(TLS_VERSIONS.map((version) => [version, version === "TLSv1.3" ? null : (built().get(version) ?? null)] as const));
     try {
       const url = new URL(`https://127.0.0.1:${String((server.address() as AddressInfo).port)}/`);
       const outcome = await runTlsVersions({ url, address: "127.0.0.1", timeoutMs: 2_000, ports: FETCH_SAFE }, deps, contexts);

@@ -7,7 +7,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Prober } from "../../src/probe/hop-types.js";
 import { readRdapDomain } from "../../src/registration/rdap-answer.js";
 import { MAX_BOOTSTRAP_NAMES, parseRdapBootstrap, rdapServiceFor } from "../../src/registration/rdap-bootstrap.js";
-import { clearRegistrationCache, lookUpRegistration, type Registration, registrableDomain, registrationWithin } from "../../src/registration/registration-lookup.js";
+import {
+  clearRegistrationCache,
+  lookUpRegistration,
+  type Registration,
+  registrableDomain,
+  registrationWithin,
+} from "../../src/registration/registration-lookup.js";
 import { registrationWarnings } from "../../src/registration/registration-warnings.js";
 import { startHttpTargets, type HttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
@@ -26,7 +32,18 @@ beforeAll(async () => {
   prober = loopbackProber({ ca: pki.caPem });
   dir = mkdtempSync(join(tmpdir(), "sitediag-rdap-"));
   bootstrap = join(dir, "dns.json");
-  writeFileSync(bootstrap, JSON.stringify({ version: "1.0", services: [[["test", "example"], [`http://127.0.0.1:${rdap.httpPort}/plain/`, rdap.url("/rdap/", { secure: true })]]] }));
+  writeFileSync(
+    bootstrap,
+    JSON.stringify({
+      version: "1.0",
+      services: [
+        [
+          ["test", "example"],
+          [`http://127.0.0.1:${rdap.httpPort}/plain/`, rdap.url("/rdap/", { secure: true })],
+        ],
+      ],
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -47,9 +64,22 @@ const asked = (path: string) => rdap.requests.filter((request) => request.target
 
 describe("one lookup of the service the bootstrap names", () => {
   it("the registrable domain's answer: registrar, dates, status, over https with the test CA; cached: a second check asks nothing", async () => {
-    rdap.route("/rdap/domain/site.test", { kind: "respond", status: 200, headers: { "content-type": "application/rdap+json" }, body: rdapDomain("site.test") });
+    rdap.route("/rdap/domain/site.test", {
+      kind: "respond",
+      status: 200,
+      headers: { "content-type": "application/rdap+json" },
+      body: rdapDomain("site.test"),
+    });
     const found = await lookUp("www.site.test");
-    expect(found).toMatchObject({ domain: "site.test", state: "found", rdapUrl: rdap.url("/rdap/domain/site.test", { secure: true }), registrar: "Example Registrar, Inc.", created: "2001-02-03T04:05:06.000Z", status: ["client transfer prohibited"], suspended: false });
+    expect(found).toMatchObject({
+      domain: "site.test",
+      state: "found",
+      rdapUrl: rdap.url("/rdap/domain/site.test", { secure: true }),
+      registrar: "Example Registrar, Inc.",
+      created: "2001-02-03T04:05:06.000Z",
+      status: ["client transfer prohibited"],
+      suspended: false,
+    });
     expect(registrationWarnings(found, 30).map(({ code, severity }) => [code, severity])).toEqual([["domain_expires_soon", "warning"]]);
     expect(registrationWarnings(found, 5)).toEqual([]);
     expect(await lookUp("other.site.test")).toEqual(found);
@@ -58,7 +88,14 @@ describe("one lookup of the service the bootstrap names", () => {
   });
 
   it("on hold and expired: domain_on_hold and domain_expired, problems", async () => {
-    rdap.route("/rdap/domain/held.test", { kind: "respond", status: 200, body: rdapDomain("held.test", { status: ["server hold"], events: [{ eventAction: "expiration", eventDate: "2020-01-01T00:00:00Z" }] }) });
+    rdap.route("/rdap/domain/held.test", {
+      kind: "respond",
+      status: 200,
+      body: rdapDomain("held.test", {
+        status: ["server hold"],
+        events: [{ eventAction: "expiration", eventDate: "2020-01-01T00:00:00Z" }],
+      }),
+    });
     const held = await lookUp("held.test");
     expect(held).toMatchObject({ state: "found", suspended: true, expires: "2020-01-01T00:00:00.000Z" });
     expect(registrationWarnings(held, 30).map(({ code, severity }) => [code, severity])).toEqual([
@@ -68,7 +105,12 @@ describe("one lookup of the service the bootstrap names", () => {
   });
 
   it("no service, an IP literal, a bare public suffix: nothing asked", async () => {
-    expect(await lookUp("site.invalidtld")).toEqual({ domain: "site.invalidtld", state: "unknown", unknownReason: "no_service", rdapUrl: null });
+    expect(await lookUp("site.invalidtld")).toEqual({
+      domain: "site.invalidtld",
+      state: "unknown",
+      unknownReason: "no_service",
+      rdapUrl: null,
+    });
     expect(lookUpRegistration(prober, "127.0.0.1", bootstrap)).toBeNull();
     expect(lookUpRegistration(prober, "[::1]", bootstrap)).toBeNull();
     expect(registrableDomain("co.uk")).toBeNull();
@@ -84,15 +126,27 @@ describe("hostile registries", () => {
     rdap.route("/rdap/domain/broken.test", { kind: "respond", status: 200, body: "{not json" });
     rdap.route("/rdap/domain/deep.test", { kind: "respond", status: 200, body: "[".repeat(60_000) });
     rdap.route("/rdap/domain/gone.test", { kind: "respond", status: 404, body: "{}" });
-    const reasons = await Promise.all(["huge", "broken", "deep", "gone"].map(async (name) => (await lookUp(`${name}.test`)) as { unknownReason?: string }));
-    expect(reasons.map((registration) => registration.unknownReason)).toEqual(["too_large", "invalid_answer", "invalid_answer", "http_status"]);
+    const reasons = await Promise.all(
+      ["huge", "broken", "deep", "gone"].map(async (name) => (await lookUp(`${name}.test`)) as { unknownReason?: string }),
+    );
+    expect(reasons.map((registration) => registration.unknownReason)).toEqual([
+      "too_large",
+      "invalid_answer",
+      "invalid_answer",
+      "http_status",
+    ]);
   });
 
   it("an answer that never comes: the diagnostic's grace ends first (unfinished); the lookup itself ends at its own 3 s (timeout)", async () => {
     rdap.route("/rdap/domain/endless.test", { kind: "hang" });
     const pending = lookUpRegistration(prober, "endless.test", bootstrap);
     if (pending === null) throw new Error("no domain");
-    expect(await registrationWithin(pending, 50)).toEqual({ domain: "endless.test", state: "unknown", unknownReason: "unfinished", rdapUrl: null });
+    expect(await registrationWithin(pending, 50)).toEqual({
+      domain: "endless.test",
+      state: "unknown",
+      unknownReason: "unfinished",
+      rdapUrl: null,
+    });
     expect(await pending.answer).toMatchObject({ state: "unknown", unknownReason: "timeout" });
   });
 
@@ -119,7 +173,11 @@ describe("hostile registries", () => {
   });
 
   it("a slow answer is still read when it comes within the lookup's time", async () => {
-    rdap.route("/rdap/domain/slow.test", { kind: "delayed", delayMs: 300, then: { kind: "respond", status: 200, body: rdapDomain("slow.test") } });
+    rdap.route("/rdap/domain/slow.test", {
+      kind: "delayed",
+      delayMs: 300,
+      then: { kind: "respond", status: 200, body: rdapDomain("slow.test") },
+    });
     expect(await lookUp("slow.test")).toMatchObject({ state: "found" });
   });
 
@@ -136,7 +194,12 @@ describe("hostile registries", () => {
     const narrow = loopbackProber({ ca: pki.caPem, allowCidrs: ["127.0.0.1/32"] });
     try {
       const pending = lookUpRegistration(narrow, "inside.test", privateFile);
-      expect(await pending?.answer).toEqual({ domain: "inside.test", state: "unknown", unknownReason: "refused", rdapUrl: `https://127.0.0.2:${port}/rdap/domain/inside.test` });
+      expect(await pending?.answer).toEqual({
+        domain: "inside.test",
+        state: "unknown",
+        unknownReason: "refused",
+        rdapUrl: `https://127.0.0.2:${port}/rdap/domain/inside.test`,
+      });
       expect(connections).toBe(0);
     } finally {
       await narrow.close();
@@ -151,7 +214,8 @@ describe("hostile registries", () => {
     expect(rdapServiceFor(table, "a.x7.tld7")).toBe("https://rdap7.example/");
     expect(rdapServiceFor(table, "a.tld29999")).toBeNull();
     expect(rdapServiceFor(table, "a.plain")).toBeNull();
-    for (const bad of ["", "null", "[]", '{"services": 5}', '{"services": [[1, 2], [["x"], [7]]]}']) expect(parseRdapBootstrap(bad).size, bad).toBe(0);
+    for (const bad of ["", "null", "[]", '{"services": 5}', '{"services": [[1, 2], [["x"], [7]]]}'])
+      expect(parseRdapBootstrap(bad).size, bad).toBe(0);
   });
 
   it("an answer's texts: control characters replaced, lengths cut, lists bounded", () => {

@@ -42,7 +42,8 @@ async function startSilentTarget(): Promise<{ url: string; accepted: () => numbe
 const OPTIONS = { allowCidrs: ["127.0.0.0/8"], dnsServers: [], userAgent: USER_AGENT };
 /** Each check's request may take 10 s unless a test says otherwise. */
 const LIMITS: DiagnosticLimits = { siteTimeoutMs: 10_000, traceHopTimeoutMs: 10_000, traceTotalTimeoutMs: 30_000, tracePorts: [80, 443] };
-const runnerOn = (threads: ProbeThreads, limits: Partial<DiagnosticLimits> = {}): ThreadedRunner => createThreadedRunner(threads, Object.assign({}, LIMITS, limits));
+const runnerOn = (threads: ProbeThreads, limits: Partial<DiagnosticLimits> = {}): ThreadedRunner =>
+  createThreadedRunner(threads, Object.assign({}, LIMITS, limits));
 
 let ok: RawTarget;
 
@@ -83,14 +84,19 @@ describe("diagnostics on probe threads", () => {
   });
 
   it("answers every check of a burst larger than a thread starts in one turn, each with its own outcome", async () => {
-    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, index) => runner.checkSite(`${ok.url}burst/${index}`, undefined, {})));
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => runner.checkSite(`${ok.url}burst/${index}`, undefined, {})),
+    );
     expect(outcomes.map((outcome) => (outcome.kind === "result" ? outcome.result.finalUrl : outcome.kind))).toEqual(
       Array.from({ length: 50 }, (_, index) => `${ok.url}burst/${index}`),
     );
   });
 
   it("screens on the thread, with the same policy", async () => {
-    expect(await runner.checkSite("http://10.0.0.1/", undefined, {})).toMatchObject({ kind: "refused", refusal: { rule: "non_public_address" } });
+    expect(await runner.checkSite("http://10.0.0.1/", undefined, {})).toMatchObject({
+      kind: "refused",
+      refusal: { rule: "non_public_address" },
+    });
   });
 
   it("a caller's abort reaches the thread: the target sees its connection closed and the check ends as cancelled", async () => {
@@ -139,7 +145,9 @@ describe("diagnostics on probe threads", () => {
     const silent = await startSilentTarget();
     try {
       // Asked for 29.8 s ago with a 30 s timeout: before, it was sent with 0.2 s left and reported as the target's timeout.
-      const outcome = await runnerOn(threads, { siteTimeoutMs: 30_000 }).checkSite(silent.url, undefined, { timeoutsFrom: sharedClockMs() - 29_800 });
+      const outcome = await runnerOn(threads, { siteTimeoutMs: 30_000 }).checkSite(silent.url, undefined, {
+        timeoutsFrom: sharedClockMs() - 29_800,
+      });
       expect(outcome).toMatchObject({ kind: "overloaded", overload: { why: "late_start" } });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(silent.accepted()).toBe(0);
@@ -226,7 +234,11 @@ describe("a probe thread that keeps dying", () => {
   }, 60_000);
 
   it("a check asked for while no thread runs is overload at once, not a defect", async () => {
-    const threads = createProbeThreads(OPTIONS, { threads: 1, maxLoopDelayMs: 1_000, restart: { firstDelayMs: 5_000, maxDelayMs: 5_000, healthyAfterMs: 60_000 } });
+    const threads = createProbeThreads(OPTIONS, {
+      threads: 1,
+      maxLoopDelayMs: 1_000,
+      restart: { firstDelayMs: 5_000, maxDelayMs: 5_000, healthyAfterMs: 60_000 },
+    });
     try {
       for (let death = 1; death <= 2; death++) {
         await threads.ready();
@@ -234,7 +246,10 @@ describe("a probe thread that keeps dying", () => {
       }
       // The second death in a row waits 5 s for its replacement.
       expect(threads.workers()).toEqual([]);
-      expect(await runnerOn(threads).checkSite(ok.url, undefined, {})).toMatchObject({ kind: "overloaded", overload: { why: "no_thread" } });
+      expect(await runnerOn(threads).checkSite(ok.url, undefined, {})).toMatchObject({
+        kind: "overloaded",
+        overload: { why: "no_thread" },
+      });
     } finally {
       await threads.close();
     }

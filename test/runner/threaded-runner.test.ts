@@ -20,7 +20,10 @@ beforeAll(async () => {
   site = await startTraceTarget();
   site.route("/silent", { kind: "silent" });
   const entry = new URL("../fixtures/holding-diagnostic-thread.ts", import.meta.url);
-  threads = createProbeThreads({ allowCidrs: LOOPBACK_CIDRS, dnsServers: [], userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000, entry });
+  threads = createProbeThreads(
+    { allowCidrs: LOOPBACK_CIDRS, dnsServers: [], userAgent: USER_AGENT },
+    { threads: 1, maxLoopDelayMs: 1_000, entry },
+  );
   await threads.ready();
 }, 30_000);
 
@@ -54,7 +57,9 @@ async function behindHold<T>(call: () => Promise<T>, holdMs = HOLD_MS): Promise<
 it("a trace that waited behind a busy thread longer than the grace is overload, and nothing is sent to its target", async () => {
   const target = await startRawTarget({ kind: "silent" });
   try {
-    const { outcome } = await behindHold(() => runnerWith({ tracePorts: [target.port], traceTotalTimeoutMs: 1_500 }).traceRedirects(target.url, undefined, {}));
+    const { outcome } = await behindHold(() =>
+      runnerWith({ tracePorts: [target.port], traceTotalTimeoutMs: 1_500 }).traceRedirects(target.url, undefined, {}),
+    );
     expect(outcome).toMatchObject({ kind: "overloaded", overload: { why: "late_start" } });
     expect(target.connections()).toBe(0);
   } finally {
@@ -79,7 +84,10 @@ it("a check that started within the grace gets its full time, and its timeout is
   const target = await startRawTarget({ kind: "silent" });
   try {
     const holdMs = LATE_START_GRACE_MS / 10;
-    const { outcome, elapsedMs } = await behindHold(() => runnerWith({ siteTimeoutMs: 1_000 }).checkSite(target.url, undefined, {}), holdMs);
+    const { outcome, elapsedMs } = await behindHold(
+      () => runnerWith({ siteTimeoutMs: 1_000 }).checkSite(target.url, undefined, {}),
+      holdMs,
+    );
     if (outcome.kind !== "result") throw new Error(JSON.stringify(outcome));
     expect(outcome.result).toMatchObject({ status: "down", failedStage: "http", reason: "Timed out after 1 s waiting for a response" });
     expect(target.connections()).toBe(1);
@@ -106,7 +114,10 @@ it("a check queued behind a busy thread: the whole timeout on the wire, and its 
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   try {
     const holdMs = LATE_START_GRACE_MS / 5;
-    const { outcome, elapsedMs } = await behindHold(() => runnerWith({ siteTimeoutMs: 1_000 }).checkSite(url, undefined, { details: true }), holdMs);
+    const { outcome, elapsedMs } = await behindHold(
+      () => runnerWith({ siteTimeoutMs: 1_000 }).checkSite(url, undefined, { details: true }),
+      holdMs,
+    );
     if (outcome.kind !== "result") throw new Error(JSON.stringify(outcome));
     expect(outcome.result).toMatchObject({ status: "down", failedStage: "http", reason: "Timed out after 1 s waiting for a response" });
     const timings = outcome.result.details?.requests[0]?.timings;
@@ -124,25 +135,29 @@ it("a check queued behind a busy thread: the whole timeout on the wire, and its 
   }
 }, 20_000);
 
-it.each(["exit", "throw"] as const)("a check in flight on a thread that dies (%s) is overload, sent once and never again, and the replacement runs the next", async (crash) => {
-  const target = await startRawTarget({ kind: "silent" });
-  try {
-    const pending = runnerWith({ siteTimeoutMs: 10_000 }).checkSite(target.url, undefined, {});
-    await until(() => (target.connections() === 1 ? true : undefined), 5_000);
-    await expect(threads.run({ crash } satisfies CrashJob)).rejects.toBeInstanceOf(ProbeThreadUnavailable);
-    expect(await pending).toMatchObject({ kind: "overloaded", overload: { why: "thread_lost" } });
-    await threads.ready();
-    const ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
+it.each(["exit", "throw"] as const)(
+  "a check in flight on a thread that dies (%s) is overload, sent once and never again, and the replacement runs the next",
+  async (crash) => {
+    const target = await startRawTarget({ kind: "silent" });
     try {
-      expect(await runnerWith({}).checkSite(ok.url, undefined, {})).toMatchObject({ kind: "result", result: { status: "up" } });
+      const pending = runnerWith({ siteTimeoutMs: 10_000 }).checkSite(target.url, undefined, {});
+      await until(() => (target.connections() === 1 ? true : undefined), 5_000);
+      await expect(threads.run({ crash } satisfies CrashJob)).rejects.toBeInstanceOf(ProbeThreadUnavailable);
+      expect(await pending).toMatchObject({ kind: "overloaded", overload: { why: "thread_lost" } });
+      await threads.ready();
+      const ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
+      try {
+        expect(await runnerWith({}).checkSite(ok.url, undefined, {})).toMatchObject({ kind: "result", result: { status: "up" } });
+      } finally {
+        await ok.close();
+      }
+      expect(target.connections()).toBe(1);
     } finally {
-      await ok.close();
+      await target.close();
     }
-    expect(target.connections()).toBe(1);
-  } finally {
-    await target.close();
-  }
-}, 30_000);
+  },
+  30_000,
+);
 
 it("a caller's cancel reaches its diagnostic on the thread: the request in flight is closed there, not left to its timeout", async () => {
   const target = await startRawTarget({ kind: "silent" });

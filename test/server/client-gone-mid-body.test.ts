@@ -62,8 +62,15 @@ describe("a client gone halfway through its body", () => {
       if (inflight !== 0) await pause(20);
     }
     expect(inflight).toBe(0);
-    expect(service.logLines().slice(logged).filter((line) => line.msg === "server defect")).toEqual([]);
-    const next = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent("not a url")}`, { headers: { "x-api-key": service.key } });
+    expect(
+      service
+        .logLines()
+        .slice(logged)
+        .filter((line) => line.msg === "server defect"),
+    ).toEqual([]);
+    const next = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent("not a url")}`, {
+      headers: { "x-api-key": service.key },
+    });
     expect(next.status).toBe(400);
   });
 });

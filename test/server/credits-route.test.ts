@@ -17,7 +17,8 @@ afterAll(async () => {
 });
 
 const policy = () => ({ budget: service.config.creditBudget, windowSeconds: service.config.creditWindowSeconds });
-const credits = (headers: Record<string, string> = { "x-api-key": service.key }, method = "GET") => fetch(`${service.url}/api/v1/credits`, { method, headers });
+const credits = (headers: Record<string, string> = { "x-api-key": service.key }, method = "GET") =>
+  fetch(`${service.url}/api/v1/credits`, { method, headers });
 
 describe("GET /api/v1/credits", () => {
   it("says what the key has left in the usage headers and as data, and charges nothing however often it is read", async () => {
@@ -30,14 +31,22 @@ describe("GET /api/v1/credits", () => {
       expect(response.headers.get("x-ratelimit-limit")).toBe(String(service.config.creditBudget));
       expect(await response.json()).toEqual({
         ok: true,
-        data: { remaining: before.remaining, limit: service.config.creditBudget, used: before.used, windowSeconds: service.config.creditWindowSeconds, resetAt: expect.any(Number) },
+        data: {
+          remaining: before.remaining,
+          limit: service.config.creditBudget,
+          used: before.used,
+          windowSeconds: service.config.creditWindowSeconds,
+          resetAt: expect.any(Number),
+        },
         meta: { tool: "credits", version: "v1" },
       });
     }
     expect((await service.store.usage(service.keyId, policy())).used).toBe(before.used);
 
     // A charged call shows at once, and a key's own budget is its limit.
-    const trace = await fetch(`${service.url}/api/v1/redirect-check?url=${encodeURIComponent(targets.url("/fast"))}`, { headers: { "x-api-key": service.key } });
+    const trace = await fetch(`${service.url}/api/v1/redirect-check?url=${encodeURIComponent(targets.url("/fast"))}`, {
+      headers: { "x-api-key": service.key },
+    });
     expect(trace.status).toBe(200);
     await trace.arrayBuffer();
     await service.store.setKeyBudget(service.keyId, 120);

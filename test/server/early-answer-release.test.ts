@@ -37,15 +37,49 @@ const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 const proto = Buffer.from(toBinary(CheckSitesRequestSchema, create(CheckSitesRequestSchema, { urls: [url] })));
 
 const CALLS: Refused[] = [
-  { name: "Connect streaming, content-length", path: CHECK_SITES, contentType: "application/connect+json", body: envelope(json({ urls: [url] }), false), declareLength: true },
-  { name: "Connect streaming, no content-length", path: CHECK_SITES, contentType: "application/connect+json", body: envelope(json({ urls: [url] }), false), declareLength: false },
-  { name: "Connect unary, content-length (a control: refused from its length, its body never read, so Node drops it)", path: CHECK_SITE, contentType: "application/json", body: json({ url }), declareLength: true },
-  { name: "Connect unary, no content-length (a control: read past the limit, what is left fits the request's buffer)", path: CHECK_SITE, contentType: "application/json", body: json({ url }), declareLength: false },
-  { name: "gRPC streaming, content-length", path: CHECK_SITES, contentType: "application/grpc+proto", body: envelope(proto, false), declareLength: true },
+  {
+    name: "Connect streaming, content-length",
+    path: CHECK_SITES,
+    contentType: "application/connect+json",
+    body: envelope(json({ urls: [url] }), false),
+    declareLength: true,
+  },
+  {
+    name: "Connect streaming, no content-length",
+    path: CHECK_SITES,
+    contentType: "application/connect+json",
+    body: envelope(json({ urls: [url] }), false),
+    declareLength: false,
+  },
+  {
+    name: "Connect unary, content-length (a control: refused from its length, its body never read, so Node drops it)",
+    path: CHECK_SITE,
+    contentType: "application/json",
+    body: json({ url }),
+    declareLength: true,
+  },
+  {
+    name: "Connect unary, no content-length (a control: read past the limit, what is left fits the request's buffer)",
+    path: CHECK_SITE,
+    contentType: "application/json",
+    body: json({ url }),
+    declareLength: false,
+  },
+  {
+    name: "gRPC streaming, content-length",
+    path: CHECK_SITES,
+    contentType: "application/grpc+proto",
+    body: envelope(proto, false),
+    declareLength: true,
+  },
 ];
 
 /** Makes the call, reads its answer to the server's END_STREAM, and leaves the session open (the caller closes it). */
-async function refusedCall(baseUrl: string, key: string, call: Refused): Promise<{ session: http2.ClientHttp2Session; status: unknown; text: string }> {
+async function refusedCall(
+  baseUrl: string,
+  key: string,
+  call: Refused,
+): Promise<{ session: http2.ClientHttp2Session; status: unknown; text: string }> {
   const session = http2.connect(baseUrl);
   session.on("error", () => undefined);
   const headers: http2.OutgoingHttpHeaders = { ":method": "POST", ":path": call.path, "content-type": call.contentType, "x-api-key": key };

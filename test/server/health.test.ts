@@ -36,14 +36,18 @@ describe("health and readiness", () => {
     const notReady = await fetch(`${service.url}/readyz`);
     expect([notReady.status, await notReady.json()]).toEqual([503, { status: "not_ready" }]);
     expect((await health().check({ service: "" })).status).toBe(HealthCheckResponse_ServingStatus.NOT_SERVING);
-    expect((await health().check({ service: "sitediag.v1.DiagnosticsService" })).status).toBe(HealthCheckResponse_ServingStatus.NOT_SERVING);
+    expect((await health().check({ service: "sitediag.v1.DiagnosticsService" })).status).toBe(
+      HealthCheckResponse_ServingStatus.NOT_SERVING,
+    );
     storeUp = true;
     expect((await health().check({ service: "sitediag.v1.DiagnosticsService" })).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
     expect(gate.visits).toEqual([]);
   });
 
   it("answers an unknown service name with NOT_FOUND and Watch with UNIMPLEMENTED", async () => {
-    const unknown = await health().check({ service: "nope.v1.Nope" }).catch((error: unknown) => ConnectError.from(error));
+    const unknown = await health()
+      .check({ service: "nope.v1.Nope" })
+      .catch((error: unknown) => ConnectError.from(error));
     expect(unknown).toBeInstanceOf(ConnectError);
     expect((unknown as ConnectError).code).toBe(Code.NotFound);
     const watch = async () => {

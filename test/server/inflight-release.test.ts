@@ -76,9 +76,22 @@ const body = Buffer.from(JSON.stringify({ url: "http://127.0.0.1:1/" }));
 
 describe("a client gone during its key lookup holds no slot", () => {
   const doors: [string, (key: string) => Promise<void>][] = [
-    ["REST over HTTP/1.1", (key) => leaveEarlyHttp1(`GET /api/v1/is-site-down?url=http%3A%2F%2F127.0.0.1%3A1%2F HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\n\r\n`)],
-    ["Connect over HTTP/1.1", (key) => leaveEarlyHttp1(`POST ${CHECK_SITE} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-api-key: ${key}\r\ncontent-length: ${body.length}\r\n\r\n${body.toString()}`)],
-    ["Connect over h2c", (key) => leaveEarlyH2c({ ":method": "POST", ":path": CHECK_SITE, "content-type": "application/json", "x-api-key": key }, body)],
+    [
+      "REST over HTTP/1.1",
+      (key) =>
+        leaveEarlyHttp1(`GET /api/v1/is-site-down?url=http%3A%2F%2F127.0.0.1%3A1%2F HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\n\r\n`),
+    ],
+    [
+      "Connect over HTTP/1.1",
+      (key) =>
+        leaveEarlyHttp1(
+          `POST ${CHECK_SITE} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-api-key: ${key}\r\ncontent-length: ${body.length}\r\n\r\n${body.toString()}`,
+        ),
+    ],
+    [
+      "Connect over h2c",
+      (key) => leaveEarlyH2c({ ":method": "POST", ":path": CHECK_SITE, "content-type": "application/json", "x-api-key": key }, body),
+    ],
   ];
 
   it.each(doors)("%s", async (name, leave) => {
@@ -86,9 +99,12 @@ describe("a client gone during its key lookup holds no slot", () => {
     // The lookup ends at most LOOKUP_MS after the client left; its slot must be free right after.
     const started = performance.now();
     let held: number | undefined;
-    while (performance.now() - started < LOOKUP_MS + 2_000 && (held = await inflight()) !== 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (performance.now() - started < LOOKUP_MS + 2_000 && (held = await inflight()) !== 0)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(held).toBe(0);
-    const next = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent("not a url")}`, { headers: { "x-api-key": service.key } });
+    const next = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent("not a url")}`, {
+      headers: { "x-api-key": service.key },
+    });
     expect(next.status).toBe(400);
   });
 });

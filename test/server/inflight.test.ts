@@ -29,13 +29,17 @@ describe("SITEDIAG_MAX_INFLIGHT", () => {
     await until(() => (silent.connections() >= 2 ? true : undefined), 5_000);
     expect((await service.store.usage(service.keyId, policy())).used).toBe(4);
 
-    const rest = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(silent.url)}`, { headers: { "x-api-key": service.key } });
+    const rest = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(silent.url)}`, {
+      headers: { "x-api-key": service.key },
+    });
     expect(rest.status).toBe(503);
     expect(rest.headers.get("retry-after")).toBe("2");
     expect(((await rest.json()) as { error: { code: string } }).error.code).toBe("unavailable");
 
     const connect = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
-    const refused = await connect.checkSite({ url: silent.url }, { headers: { "x-api-key": service.key } }).catch((error: unknown) => ConnectError.from(error));
+    const refused = await connect
+      .checkSite({ url: silent.url }, { headers: { "x-api-key": service.key } })
+      .catch((error: unknown) => ConnectError.from(error));
     expect(refused).toBeInstanceOf(ConnectError);
     expect((refused as ConnectError).code).toBe(Code.Unavailable);
     expect((refused as ConnectError).metadata.get("retry-after")).toBe("2");

@@ -35,7 +35,11 @@ describe("request and connection limits", () => {
     const response = await fetch(long, { headers: { "x-api-key": service.key } });
     expect(response.status).toBe(414);
     expect(response.headers.get("x-request-id")).toBeTruthy();
-    expect(await response.json()).toMatchObject({ ok: false, error: { code: "invalid_argument" }, meta: { tool: "is-site-down", version: "v1" } });
+    expect(await response.json()).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument" },
+      meta: { tool: "is-site-down", version: "v1" },
+    });
     const elsewhere = await fetch(`${service.url}/nowhere?x=${"a".repeat(17_000)}`);
     expect(await elsewhere.json()).toMatchObject({ ok: false, meta: { tool: null } });
   });
@@ -53,19 +57,30 @@ describe("request and connection limits", () => {
   });
 
   it("reads a request target's path up to its query only, as the router does: a '#' in it (never sent by a client) is part of a path no route has", async () => {
-    const short = await rawExchange(port, "GET /api/v1/is-site-down#x?url=http://127.0.0.1/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const short = await rawExchange(
+      port,
+      "GET /api/v1/is-site-down#x?url=http://127.0.0.1/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
     expect(short.text).toMatch(/^HTTP\/1\.1 404 /);
-    const long = await rawExchange(port, `GET /api/v1/is-site-down#x?url=${"a".repeat(17_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const long = await rawExchange(
+      port,
+      `GET /api/v1/is-site-down#x?url=${"a".repeat(17_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
     expect(long.text).toMatch(/^HTTP\/1\.1 414 /);
     expect(long.text).toContain('"meta":{"tool":null');
   });
 
   it("judges any url the HTTP layer holds in the diagnostic: a 10,000-character url is a charged 400 of its operation", async () => {
-    const before = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent("http://127.0.0.1:1/")}`, { headers: { "x-api-key": service.key } });
-    const usedBefore = Number(before.headers.get("x-ratelimit-used"));
-    const response = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(`https://example.com/${"a".repeat(10_000)}`)}`, {
+    const before = await fetch(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent("http://127.0.0.1:1/")}`, {
       headers: { "x-api-key": service.key },
     });
+    const usedBefore = Number(before.headers.get("x-ratelimit-used"));
+    const response = await fetch(
+      `${service.url}/api/v1/is-site-down?url=${encodeURIComponent(`https://example.com/${"a".repeat(10_000)}`)}`,
+      {
+        headers: { "x-api-key": service.key },
+      },
+    );
     expect(response.status).toBe(400);
     const body = (await response.json()) as { ok: boolean; error: { code: string; message: string }; meta: { tool: string | null } };
     expect(body).toMatchObject({ ok: false, error: { code: "invalid_argument" }, meta: { tool: "is-site-down" } });

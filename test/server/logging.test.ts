@@ -73,13 +73,18 @@ describe("request logs", () => {
     let connectId: string | null = null;
     await connect.checkSite(
       { url: targets.url("/up") },
-      { headers: { "x-api-key": service.key, "x-request-id": "bad id\twith spaces" }, onHeader: (headers) => (connectId = headers.get("x-request-id")) },
+      {
+        headers: { "x-api-key": service.key, "x-request-id": "bad id\twith spaces" },
+        onHeader: (headers) => (connectId = headers.get("x-request-id")),
+      },
     );
     expect(connectId).toMatch(UUID);
 
     const grpc = createClient(DiagnosticsService, createGrpcTransport({ baseUrl: service.url }));
     // No key: the error answer is trailers-only, so the id arrives in the error's metadata.
-    const refused = await grpc.checkSite({ url: targets.url("/up") }, { headers: { "x-request-id": "grpc-1" } }).catch((error: unknown) => ConnectError.from(error));
+    const refused = await grpc
+      .checkSite({ url: targets.url("/up") }, { headers: { "x-request-id": "grpc-1" } })
+      .catch((error: unknown) => ConnectError.from(error));
     expect(refused).toBeInstanceOf(ConnectError);
     expect((refused as ConnectError).metadata.get("x-request-id")).toBe("grpc-1");
     await settle();
@@ -94,7 +99,13 @@ describe("request logs", () => {
     expect(id).toMatch(UUID);
     await fetch(`${service.url}/healthz`, { headers: { "x-request-id": "probe-1" } });
     await settle();
-    expect(lineFor(id)).toMatchObject({ door: null, operation: null, outcome: "not_found", status: 404, url: "/nowhere?api_key=%5BREDACTED%5D" });
+    expect(lineFor(id)).toMatchObject({
+      door: null,
+      operation: null,
+      outcome: "not_found",
+      status: 404,
+      url: "/nowhere?api_key=%5BREDACTED%5D",
+    });
     expect(lineFor("probe-1")).toMatchObject({ level: 20, outcome: "ok", status: 200 });
   });
 });

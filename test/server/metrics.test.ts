@@ -55,7 +55,9 @@ describe("GET /metrics", () => {
     expect(sampleValue(text, "sitediag_credit_charges_total", { decision: "admitted" })).toBe(3);
     expect(sampleValue(text, "sitediag_credit_charges_total", { decision: "rejected" })).toBe(1);
     expect(sampleValue(text, "sitediag_credits_charged_total")).toBe(9);
-    expect(sampleValue(text, "sitediag_store_operation_duration_seconds_count", { store: "sqlite", operation: "charge", outcome: "ok" })).toBe(4);
+    expect(
+      sampleValue(text, "sitediag_store_operation_duration_seconds_count", { store: "sqlite", operation: "charge", outcome: "ok" }),
+    ).toBe(4);
     expect(sampleValue(text, "sitediag_inflight_checks")).toBe(0);
 
     // prom-client's default process metrics.
@@ -76,7 +78,9 @@ describe("GET /metrics", () => {
   it("serves /metrics without a key and counts no call for it", async () => {
     const before = await scrape();
     const after = await scrape();
-    expect(sampleValue(after, "sitediag_credit_charges_total", { decision: "admitted" })).toBe(sampleValue(before, "sitediag_credit_charges_total", { decision: "admitted" }));
+    expect(sampleValue(after, "sitediag_credit_charges_total", { decision: "admitted" })).toBe(
+      sampleValue(before, "sitediag_credit_charges_total", { decision: "admitted" }),
+    );
   });
 
   it("moves /metrics to SITEDIAG_METRICS_PORT when it is set, off the main port", async () => {

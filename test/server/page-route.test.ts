@@ -45,7 +45,11 @@ describe("the page's static routes", () => {
   });
 
   it("serves the hashed assets with long-lived caching and their types", async () => {
-    const expected = { [built.assets.script]: "text/javascript; charset=utf-8", [built.assets.style]: "text/css; charset=utf-8", [built.assets.icon]: "image/svg+xml" };
+    const expected = {
+      [built.assets.script]: "text/javascript; charset=utf-8",
+      [built.assets.style]: "text/css; charset=utf-8",
+      [built.assets.icon]: "image/svg+xml",
+    };
     for (const [path, type] of Object.entries(expected)) {
       expect(path).toMatch(/^\/assets\/[a-z]+-[A-Za-z0-9]{8}\.(js|css|svg)$/);
       const response = await fetch(`${service.url}${path}`);

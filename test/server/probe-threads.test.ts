@@ -23,7 +23,10 @@ async function scrapeUntil(service: ServeTestService, read: (text: string) => bo
 
 /** The key's standing as the store has it now (credits used). */
 async function usageOf(service: ServeTestService): Promise<{ readonly usage: number }> {
-  const usage = await service.store.usage(service.keyId, { budget: service.config.creditBudget, windowSeconds: service.config.creditWindowSeconds });
+  const usage = await service.store.usage(service.keyId, {
+    budget: service.config.creditBudget,
+    windowSeconds: service.config.creditWindowSeconds,
+  });
   return { usage: usage.used };
 }
 
@@ -70,7 +73,10 @@ describe("the service on probe threads", () => {
   });
 
   it("exports the probe thread's loop delay on /metrics", async () => {
-    const text = await scrapeUntil(service, (scraped) => sampleValue(scraped, "sitediag_probe_loop_delay_seconds", { thread: "0", stat: "p99" }) !== undefined);
+    const text = await scrapeUntil(
+      service,
+      (scraped) => sampleValue(scraped, "sitediag_probe_loop_delay_seconds", { thread: "0", stat: "p99" }) !== undefined,
+    );
     for (const stat of ["p50", "p99", "max"]) {
       expect(sampleValue(text, "sitediag_probe_loop_delay_seconds", { thread: "0", stat })).toBeGreaterThanOrEqual(0);
     }
@@ -114,8 +120,16 @@ describe("the service when its probe thread keeps dying", () => {
       as: "serve",
       config: { probeThreads: 1 },
       runner: (config) => {
-        const limits = { siteTimeoutMs: config.siteTimeoutMs, traceHopTimeoutMs: config.traceHopTimeoutMs, traceTotalTimeoutMs: config.traceTotalTimeoutMs, tracePorts: [ok.port, silent.port] };
-        prober = createProbeThreads({ allowCidrs: config.allowCidrs, dnsServers: [], userAgent: USER_AGENT }, { threads: 1, maxLoopDelayMs: 1_000, entry, restart });
+        const limits = {
+          siteTimeoutMs: config.siteTimeoutMs,
+          traceHopTimeoutMs: config.traceHopTimeoutMs,
+          traceTotalTimeoutMs: config.traceTotalTimeoutMs,
+          tracePorts: [ok.port, silent.port],
+        };
+        prober = createProbeThreads(
+          { allowCidrs: config.allowCidrs, dnsServers: [], userAgent: USER_AGENT },
+          { threads: 1, maxLoopDelayMs: 1_000, entry, restart },
+        );
         // The diagnostics' jobs are counted as they are handed to a thread: a held thread's test waits for them.
         const counted = Object.assign(Object.create(prober) as ProbeThreads, {
           run: (job: unknown, signal?: Parameters<ProbeThreads["run"]>[1]) => {
@@ -162,7 +176,8 @@ describe("the service when its probe thread keeps dying", () => {
       body: JSON.stringify({ url: target }),
     });
   /** Kills the thread (with a job that crashes it), and returns once it is dead: the job's answer says so. */
-  const kill = (crash: CrashJob["crash"]) => expect(prober.run({ crash } satisfies CrashJob)).rejects.toBeInstanceOf(ProbeThreadUnavailable);
+  const kill = (crash: CrashJob["crash"]) =>
+    expect(prober.run({ crash } satisfies CrashJob)).rejects.toBeInstanceOf(ProbeThreadUnavailable);
 
   it("a check in flight on the dying thread is 503 with Retry-After on REST, not charged, and sent to its target once", async () => {
     const before = used(await siteCheck(service, ok.url));
@@ -216,13 +231,19 @@ describe("the service when its probe thread keeps dying", () => {
     }
     await prober.ready();
     expect(await readyz()).toBe(200);
-    const health = await fetch(`${service.url}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const health = await fetch(`${service.url}/grpc.health.v1.Health/Check`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(((await health.json()) as { status: string }).status).toBe("SERVING");
     expect((await siteCheck(service, ok.url)).status).toBe(200);
     // The live count is read on each loop-delay report, which the new thread sends within 0.1 s.
     const text = await scrapeUntil(service, (scraped) => sampleValue(scraped, "sitediag_probe_threads_live") === 1);
     expect(sampleValue(text, "sitediag_probe_thread_deaths_total")).toBe(deathsBefore + 7);
-    expect(sampleValue(text, "sitediag_probe_queue_rejections_total", { operation: "CheckSite", why: "no_thread" })).toBeGreaterThanOrEqual(6);
+    expect(sampleValue(text, "sitediag_probe_queue_rejections_total", { operation: "CheckSite", why: "no_thread" })).toBeGreaterThanOrEqual(
+      6,
+    );
   }, 60_000);
 
   it("grpc.health.v1 says NOT_SERVING while no probe thread runs", async () => {
@@ -230,7 +251,11 @@ describe("the service when its probe thread keeps dying", () => {
     await kill("exit");
     await kill("throw").catch(() => undefined);
     // Two deaths in a row: the replacement waits out its backoff.
-    const health = await fetch(`${service.url}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const health = await fetch(`${service.url}/grpc.health.v1.Health/Check`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(((await health.json()) as { status: string }).status).toBe("NOT_SERVING");
     await prober.ready();
   });
@@ -260,7 +285,10 @@ describe("the service when its probe thread keeps dying", () => {
         body: JSON.stringify({ items: [{ url: silent.url }, { url: `${silent.url}other` }] }),
       }),
     );
-    const lines = (await response.text()).split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as { ok: boolean; error?: { code: string } });
+    const lines = (await response.text())
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as { ok: boolean; error?: { code: string } });
     expect(response.status).toBe(200);
     // The head went out before the items ran: it shows the whole charge (2 traces, 5 credits each).
     expect(response.headers.get("x-ratelimit-used")).toBe(String(before + 10));
@@ -270,7 +298,8 @@ describe("the service when its probe thread keeps dying", () => {
     ]);
     expect(silent.connections()).toBe(accepted);
     // Given back as the stream ended, a moment after its last line may have been read.
-    for (let attempt = 0; (await usageOf(service)).usage !== before && attempt < 100; attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let attempt = 0; (await usageOf(service)).usage !== before && attempt < 100; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await usageOf(service)).usage).toBe(before);
     const text = await (await fetch(`${service.url}/metrics`)).text();
     expect(sampleValue(text, "sitediag_overload_answers_total", { operation: "TraceRedirectsBatch", why: "late_start" })).toBe(2);
@@ -284,7 +313,11 @@ describe("the service while the probe threads are saturated", () => {
 
   beforeAll(async () => {
     ok = await startRawTarget({ kind: "delayed", delayMs: 0 });
-    service = await startTestService({ as: "serve", config: { probeQueue: 1 }, wrapRunner: (runner) => ({ ...runner, load: manual.load }) });
+    service = await startTestService({
+      as: "serve",
+      config: { probeQueue: 1 },
+      wrapRunner: (runner) => ({ ...runner, load: manual.load }),
+    });
   });
   afterAll(async () => {
     await service?.close();

@@ -49,8 +49,14 @@ describe("gRPC server reflection", () => {
     const before = gate.visits.length;
     const [answer] = await ask([{ case: "listServices", value: "" }]);
     expect(answer?.messageResponse.case).toBe("listServicesResponse");
-    const names = answer?.messageResponse.case === "listServicesResponse" ? answer.messageResponse.value.service.map((each) => each.name) : [];
-    expect(names).toEqual(["grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection", "sitediag.v1.DiagnosticsService"]);
+    const names =
+      answer?.messageResponse.case === "listServicesResponse" ? answer.messageResponse.value.service.map((each) => each.name) : [];
+    expect(names).toEqual([
+      "grpc.health.v1.Health",
+      "grpc.reflection.v1.ServerReflection",
+      "grpc.reflection.v1alpha.ServerReflection",
+      "sitediag.v1.DiagnosticsService",
+    ]);
     expect(gate.visits.length).toBe(before);
   });
 
@@ -64,14 +70,27 @@ describe("gRPC server reflection", () => {
       if (answer.messageResponse.case !== "fileDescriptorResponse") continue;
       const files = answer.messageResponse.value.fileDescriptorProto.map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes));
       expect(files.map((file) => file.name)).toEqual(
-        expect.arrayContaining(["sitediag/v1/diagnostics.proto", "sitediag/v1/options.proto", "google/api/annotations.proto", "google/api/http.proto", "google/protobuf/descriptor.proto"]),
+        expect.arrayContaining([
+          "sitediag/v1/diagnostics.proto",
+          "sitediag/v1/options.proto",
+          "google/api/annotations.proto",
+          "google/api/http.proto",
+          "google/protobuf/descriptor.proto",
+        ]),
       );
       // The requested file comes first, and the answer is complete: its imports resolve from the answer alone.
       const [requested] = files;
       expect(requested?.name).toBe("sitediag/v1/diagnostics.proto");
       const built = createFileRegistry(requested ?? create(FileDescriptorProtoSchema), (name) => files.find((file) => file.name === name));
       const service = built.getService("sitediag.v1.DiagnosticsService");
-      expect(service?.methods.map((method) => method.name)).toEqual(["CheckSite", "TraceRedirects", "CheckSites", "TraceRedirectsBatch", "VantageCheckSite", "VantageTraceRedirects"]);
+      expect(service?.methods.map((method) => method.name)).toEqual([
+        "CheckSite",
+        "TraceRedirects",
+        "CheckSites",
+        "TraceRedirectsBatch",
+        "VantageCheckSite",
+        "VantageTraceRedirects",
+      ]);
     }
   });
 
@@ -79,14 +98,26 @@ describe("gRPC server reflection", () => {
     const answers = await ask([
       { case: "fileContainingSymbol", value: "sitediag.v1.Nope" },
       { case: "fileByFilename", value: "nope.proto" },
-      { case: "fileContainingExtension", value: { $typeName: "grpc.reflection.v1.ExtensionRequest", containingType: "google.protobuf.EnumValueOptions", extensionNumber: 1 } },
+      {
+        case: "fileContainingExtension",
+        value: { $typeName: "grpc.reflection.v1.ExtensionRequest", containingType: "google.protobuf.EnumValueOptions", extensionNumber: 1 },
+      },
     ]);
-    expect(answers.map((answer) => (answer.messageResponse.case === "errorResponse" ? answer.messageResponse.value.errorCode : -1))).toEqual([5, 5, 5]);
+    expect(
+      answers.map((answer) => (answer.messageResponse.case === "errorResponse" ? answer.messageResponse.value.errorCode : -1)),
+    ).toEqual([5, 5, 5]);
   });
 
   it("finds the custom options by extension and lists extension numbers of their options message", async () => {
     const answers = await ask([
-      { case: "fileContainingExtension", value: { $typeName: "grpc.reflection.v1.ExtensionRequest", containingType: "google.protobuf.EnumValueOptions", extensionNumber: 50101 } },
+      {
+        case: "fileContainingExtension",
+        value: {
+          $typeName: "grpc.reflection.v1.ExtensionRequest",
+          containingType: "google.protobuf.EnumValueOptions",
+          extensionNumber: 50101,
+        },
+      },
       { case: "allExtensionNumbersOfType", value: "google.protobuf.FieldOptions" },
     ]);
     const [byExtension, numbers] = answers;
@@ -113,7 +144,9 @@ describe("gRPC server reflection", () => {
   it("lets buf curl list both RPCs with no schema", async () => {
     const { stdout } = await run(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", "--list-methods", service.url]);
     const methods = stdout.trim().split("\n");
-    expect(methods).toEqual(expect.arrayContaining(["sitediag.v1.DiagnosticsService/CheckSite", "sitediag.v1.DiagnosticsService/TraceRedirects"]));
+    expect(methods).toEqual(
+      expect.arrayContaining(["sitediag.v1.DiagnosticsService/CheckSite", "sitediag.v1.DiagnosticsService/TraceRedirects"]),
+    );
   });
 
   it("lets buf curl call CheckSite with no schema, through the interceptors", async () => {

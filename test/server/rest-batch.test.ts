@@ -57,8 +57,18 @@ describe("POST /api/v1/batch/is-site-down", () => {
     const got = await lines(response);
     expect(got.map(({ line }) => line.index).sort()).toEqual([0, 1, 2]);
     const byIndex = new Map(got.map((entry) => [entry.line.index, entry]));
-    expect(byIndex.get(1)?.line).toMatchObject({ ok: true, data: { requestedUrl: urls[1], status: "up", statusCode: 200 }, meta: { tool: "is-site-down", version: "v1" }, url: urls[1] });
-    expect(byIndex.get(2)?.line).toMatchObject({ ok: false, error: { code: "invalid_argument" }, meta: { tool: "is-site-down" }, url: "ftp://nope/" });
+    expect(byIndex.get(1)?.line).toMatchObject({
+      ok: true,
+      data: { requestedUrl: urls[1], status: "up", statusCode: 200 },
+      meta: { tool: "is-site-down", version: "v1" },
+      url: urls[1],
+    });
+    expect(byIndex.get(2)?.line).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument" },
+      meta: { tool: "is-site-down" },
+      url: "ftp://nope/",
+    });
     expect(byIndex.get(0)?.line).toMatchObject({ ok: true, data: { status: "up" } });
     // Flushed as completed: the fast item's line arrived well before the slow one's.
     expect((byIndex.get(0)?.atMs ?? 0) - (byIndex.get(1)?.atMs ?? 0)).toBeGreaterThan(500);
@@ -67,10 +77,20 @@ describe("POST /api/v1/batch/is-site-down", () => {
   it("answers a plain JSON error, charging nothing, for a batch that cannot run", async () => {
     const before = (await service.store.usage(service.keyId, policy())).used;
     const cases = [
-      { body: JSON.stringify({ urls: Array.from({ length: 101 }, () => targets.url("/fast")) }), status: 400, code: "invalid_argument", message: /at most 100 items/ },
+      {
+        body: JSON.stringify({ urls: Array.from({ length: 101 }, () => targets.url("/fast")) }),
+        status: 400,
+        code: "invalid_argument",
+        message: /at most 100 items/,
+      },
       { body: JSON.stringify({ urls: [] }), status: 400, code: "invalid_argument", message: /at least one item/ },
       { body: "{not json", status: 400, code: "invalid_argument", message: /not JSON/ },
-      { body: JSON.stringify({ url: targets.url("/fast") }), status: 400, code: "invalid_argument", message: /does not fit CheckSitesRequest/ },
+      {
+        body: JSON.stringify({ url: targets.url("/fast") }),
+        status: 400,
+        code: "invalid_argument",
+        message: /does not fit CheckSitesRequest/,
+      },
       { body: JSON.stringify({ urls: ["x".repeat(70_000)] }), status: 413, code: "resource_exhausted", message: /larger than 65536 bytes/ },
     ];
     for (const { body, status, code, message } of cases) {
@@ -102,7 +122,12 @@ describe("POST /api/v1/batch/redirect-check", () => {
     const response = await post("/api/v1/batch/redirect-check", JSON.stringify({ items }));
     expect(response.status).toBe(200);
     const byIndex = new Map((await lines(response)).map(({ line }) => [line.index, line]));
-    expect(byIndex.get(0)).toMatchObject({ ok: true, data: { chainStatus: "Redirects detected" }, expectation: { matches: true, reason: null }, meta: { tool: "redirect-check" } });
+    expect(byIndex.get(0)).toMatchObject({
+      ok: true,
+      data: { chainStatus: "Redirects detected" },
+      expectation: { matches: true, reason: null },
+      meta: { tool: "redirect-check" },
+    });
     expect(byIndex.get(1)).toMatchObject({ expectation: { matches: false } });
     expect(byIndex.get(2)).toMatchObject({ ok: true, expectation: null });
     // Without max_redirects, no line says a limit: the answer stays as it was.
@@ -110,7 +135,12 @@ describe("POST /api/v1/batch/redirect-check", () => {
   });
 
   it("holds every item to the batch's max_redirects unless it sets its own, and names a refused URL by its input_* code", async () => {
-    const items = [{ url: targets.url("/old") }, { url: targets.url("/old"), maxRedirects: 1 }, { url: `http://10.0.0.1:${targets.httpPort}/x` }, { url: "ht!tp://bad url" }];
+    const items = [
+      { url: targets.url("/old") },
+      { url: targets.url("/old"), maxRedirects: 1 },
+      { url: `http://10.0.0.1:${targets.httpPort}/x` },
+      { url: "ht!tp://bad url" },
+    ];
     const response = await post("/api/v1/batch/redirect-check", JSON.stringify({ items, maxRedirects: 0 }));
     expect(response.status).toBe(200);
     const byIndex = new Map((await lines(response)).map(({ line }) => [line.index, line]));
@@ -123,9 +153,15 @@ describe("POST /api/v1/batch/redirect-check", () => {
   it("refuses a max_redirects outside 0 to 20, for the batch and for an item", async () => {
     const whole = await post("/api/v1/batch/redirect-check", JSON.stringify({ items: [{ url: targets.url("/old") }], maxRedirects: 21 }));
     expect(whole.status).toBe(400);
-    expect(await whole.json()).toMatchObject({ ok: false, error: { code: "invalid_argument", message: "max_redirects must be a whole number from 0 to 20, not 21" } });
+    expect(await whole.json()).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument", message: "max_redirects must be a whole number from 0 to 20, not 21" },
+    });
     const item = await post("/api/v1/batch/redirect-check", JSON.stringify({ items: [{ url: targets.url("/old"), maxRedirects: -1 }] }));
     const [line] = await lines(item);
-    expect(line?.line).toMatchObject({ ok: false, error: { code: "invalid_argument", message: "the item's max_redirects must be a whole number from 0 to 20, not -1" } });
+    expect(line?.line).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument", message: "the item's max_redirects must be a whole number from 0 to 20, not -1" },
+    });
   });
 });

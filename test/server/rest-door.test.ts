@@ -6,7 +6,18 @@ import { closedLoopbackPort, type HttpTargets, startHttpTargets } from "../fixtu
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
 import { createGate } from "../fixtures/gate-interceptor.js";
 
-const SITE_CHECK_FIELDS = ["requestedUrl", "finalUrl", "status", "statusCode", "statusText", "responseTime", "reason", "failedStage", "redirectHops", "proxyBlocked"];
+const SITE_CHECK_FIELDS = [
+  "requestedUrl",
+  "finalUrl",
+  "status",
+  "statusCode",
+  "statusText",
+  "responseTime",
+  "reason",
+  "failedStage",
+  "redirectHops",
+  "proxyBlocked",
+];
 const TRACE_FIELDS = ["input", "redirects", "finalUrl", "finalStatus", "totalTimeMs", "chainStatus", "chain", "warnings"];
 
 interface Envelope {
@@ -46,7 +57,9 @@ describe("REST door against real diagnostics", () => {
 
   it("answers a completed is-site-down check with exactly ok, data and meta", async () => {
     const target = targets.url("/old");
-    const { status, headers, body } = await getJson(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`, { headers: { "x-api-key": "k1" } });
+    const { status, headers, body } = await getJson(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`, {
+      headers: { "x-api-key": "k1" },
+    });
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(["ok", "data", "meta"]);
     expect(body.ok).toBe(true);
@@ -85,11 +98,19 @@ describe("REST door against real diagnostics", () => {
 
   it("answers a redirect-check with the trace fields and meta.tool redirect-check", async () => {
     const target = targets.url("/old");
-    const { status, body } = await getJson(`${service.url}/api/v1/redirect-check?url=${encodeURIComponent(target)}`, { headers: { "x-api-key": "k1" } });
+    const { status, body } = await getJson(`${service.url}/api/v1/redirect-check?url=${encodeURIComponent(target)}`, {
+      headers: { "x-api-key": "k1" },
+    });
     expect(status).toBe(200);
     expect(body.meta).toEqual({ tool: "redirect-check", version: "v1" });
     expect(Object.keys(body.data ?? {})).toEqual(TRACE_FIELDS);
-    expect(body.data).toMatchObject({ input: target, redirects: 1, chainStatus: "Redirects detected", finalUrl: targets.url("/up"), finalStatus: 200 });
+    expect(body.data).toMatchObject({
+      input: target,
+      redirects: 1,
+      chainStatus: "Redirects detected",
+      finalUrl: targets.url("/up"),
+      finalStatus: 200,
+    });
     expect(body.data?.chain).toHaveLength(2);
     expect(Array.isArray(body.data?.warnings)).toBe(true);
   });
@@ -123,7 +144,9 @@ describe("REST door against real diagnostics", () => {
   it("rejects a parameter given twice, after the interceptors ran, without probing either value", async () => {
     const before = { visits: gate.visits.length, requests: targets.requests.length };
     const first = encodeURIComponent(targets.url("/up"));
-    const { status, body } = await getJson(`${service.url}/api/v1/is-site-down?url=${first}&url=${first}`, { headers: { "x-api-key": "k1" } });
+    const { status, body } = await getJson(`${service.url}/api/v1/is-site-down?url=${first}&url=${first}`, {
+      headers: { "x-api-key": "k1" },
+    });
     expect(status).toBe(400);
     expect(body.error).toEqual({ code: "invalid_argument", message: "query parameter url was given 2 times; give it once" });
     expect(gate.visits.length).toBe(before.visits + 1);
@@ -140,7 +163,9 @@ describe("REST door against real diagnostics", () => {
 
   it("ignores parameters that name no field", async () => {
     const target = encodeURIComponent(targets.url("/up"));
-    const { status, body } = await getJson(`${service.url}/api/v1/is-site-down?url=${target}&_=1712345678&utm_source=docs`, { headers: { "x-api-key": "k1" } });
+    const { status, body } = await getJson(`${service.url}/api/v1/is-site-down?url=${target}&_=1712345678&utm_source=docs`, {
+      headers: { "x-api-key": "k1" },
+    });
     expect(status).toBe(200);
     expect(body.data?.status).toBe("up");
   });
@@ -149,9 +174,15 @@ describe("REST door against real diagnostics", () => {
     const target = encodeURIComponent(targets.url("/up"));
     const { status, body } = await getJson(`${service.url}/api/v1/is-site-down?url=${target}`, { headers: { "x-api-key": "refused" } });
     expect(status).toBe(401);
-    expect(body).toEqual({ ok: false, error: { code: "unauthenticated", message: "API key is not valid" }, meta: { tool: "is-site-down", version: "v1" } });
+    expect(body).toEqual({
+      ok: false,
+      error: { code: "unauthenticated", message: "API key is not valid" },
+      meta: { tool: "is-site-down", version: "v1" },
+    });
     const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
-    const rpc = await client.checkSite({ url: targets.url("/up") }, { headers: { "x-api-key": "refused" } }).catch((error: unknown) => ConnectError.from(error));
+    const rpc = await client
+      .checkSite({ url: targets.url("/up") }, { headers: { "x-api-key": "refused" } })
+      .catch((error: unknown) => ConnectError.from(error));
     expect(rpc).toBeInstanceOf(ConnectError);
     expect((rpc as ConnectError).code).toBe(Code.Unauthenticated);
   });

@@ -29,8 +29,20 @@ function serviceWith(rules: readonly (Rule | undefined)[], serverStreaming = fal
       {
         name: "Query",
         field: [
-          { name: "target_host", number: 1, type: FieldDescriptorProto_Type.STRING, label: FieldDescriptorProto_Label.OPTIONAL, jsonName: "targetHost" },
-          { name: "max_hops", number: 2, type: FieldDescriptorProto_Type.INT32, label: FieldDescriptorProto_Label.OPTIONAL, jsonName: "maxHops" },
+          {
+            name: "target_host",
+            number: 1,
+            type: FieldDescriptorProto_Type.STRING,
+            label: FieldDescriptorProto_Label.OPTIONAL,
+            jsonName: "targetHost",
+          },
+          {
+            name: "max_hops",
+            number: 2,
+            type: FieldDescriptorProto_Type.INT32,
+            label: FieldDescriptorProto_Label.OPTIONAL,
+            jsonName: "maxHops",
+          },
         ],
       },
     ],
@@ -43,7 +55,9 @@ function serviceWith(rules: readonly (Rule | undefined)[], serverStreaming = fal
 
 describe("REST routes from google.api.http annotations", () => {
   it("serves the two contract routes of DiagnosticsService, its two batch routes and its two vantage streams, tool named by the path", () => {
-    expect(restRoutesOf([DiagnosticsService]).map((route) => [route.verb, route.path, route.tool, route.method.name, route.streaming])).toEqual([
+    expect(
+      restRoutesOf([DiagnosticsService]).map((route) => [route.verb, route.path, route.tool, route.method.name, route.streaming]),
+    ).toEqual([
       ["GET", "/api/v1/is-site-down", "is-site-down", "CheckSite", false],
       ["GET", "/api/v1/redirect-check", "redirect-check", "TraceRedirects", false],
       ["POST", "/api/v1/batch/is-site-down", "is-site-down", "CheckSites", true],
@@ -55,8 +69,12 @@ describe("REST routes from google.api.http annotations", () => {
 
   it("serves post with the whole request as body, for unary and server-streaming methods", () => {
     const post = { pattern: { case: "post", value: "/api/v1/extra" }, body: "*" } as const;
-    expect(restRoutesOf([serviceWith([post])]).map((route) => [route.verb, route.path, route.streaming])).toEqual([["POST", "/api/v1/extra", false]]);
-    expect(restRoutesOf([serviceWith([post], true)]).map((route) => [route.verb, route.path, route.streaming])).toEqual([["POST", "/api/v1/extra", true]]);
+    expect(restRoutesOf([serviceWith([post])]).map((route) => [route.verb, route.path, route.streaming])).toEqual([
+      ["POST", "/api/v1/extra", false],
+    ]);
+    expect(restRoutesOf([serviceWith([post], true)]).map((route) => [route.verb, route.path, route.streaming])).toEqual([
+      ["POST", "/api/v1/extra", true],
+    ]);
   });
 
   it("adds a GET route for a new annotated RPC, and its additional bindings, with no other change", () => {
@@ -71,11 +89,19 @@ describe("REST routes from google.api.http annotations", () => {
   });
 
   it("stops start-up on a binding it cannot serve rather than drop the route", () => {
-    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "put", value: "/api/v1/extra" }, body: "*" }])])).toThrow(/only get and post bindings/);
-    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "post", value: "/api/v1/extra" } }])])).toThrow(/takes the whole request as its body/);
-    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "get", value: "/api/v1/extra" }, body: "*" }])])).toThrow(/a get binding has no body/);
+    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "put", value: "/api/v1/extra" }, body: "*" }])])).toThrow(
+      /only get and post bindings/,
+    );
+    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "post", value: "/api/v1/extra" } }])])).toThrow(
+      /takes the whole request as its body/,
+    );
+    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "get", value: "/api/v1/extra" }, body: "*" }])])).toThrow(
+      /a get binding has no body/,
+    );
     expect(() => restRoutesOf([serviceWith([{ pattern: { case: "get", value: "/api/v1/{target_host}" } }])])).toThrow(/not a literal path/);
-    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "get", value: "/api/v1/extra" } }], true)])).toThrow(/only unary methods can have a get binding/);
+    expect(() => restRoutesOf([serviceWith([{ pattern: { case: "get", value: "/api/v1/extra" } }], true)])).toThrow(
+      /only unary methods can have a get binding/,
+    );
     const twice = serviceWith([{ pattern: { case: "get", value: "/api/v1/extra" } }, { pattern: { case: "get", value: "/api/v1/extra" } }]);
     expect(() => restRoutesOf([twice])).toThrow(/bound twice/);
   });
@@ -90,7 +116,10 @@ describe("query parameters onto request fields", () => {
   };
 
   it("takes a field by its proto name or its JSON name, and ignores api_key and unknown names", () => {
-    expect(fields("target_host=a.test&maxHops=3&api_key=sd_x&utm_source=b")).toMatchObject({ message: { targetHost: "a.test", maxHops: 3 }, problem: undefined });
+    expect(fields("target_host=a.test&maxHops=3&api_key=sd_x&utm_source=b")).toMatchObject({
+      message: { targetHost: "a.test", maxHops: 3 },
+      problem: undefined,
+    });
     expect(fields("targetHost=a.test&max_hops=3")).toMatchObject({ message: { targetHost: "a.test", maxHops: 3 }, problem: undefined });
   });
 

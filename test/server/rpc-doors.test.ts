@@ -29,7 +29,11 @@ describe("Connect, gRPC and gRPC-Web on the one port", () => {
 
   const doors: [Door, string, () => Transport][] = [
     ["connect", "Connect JSON over HTTP/1.1", () => createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" })],
-    ["connect", "Connect binary over HTTP/1.1", () => createConnectTransport({ baseUrl: service.url, httpVersion: "1.1", useBinaryFormat: true })],
+    [
+      "connect",
+      "Connect binary over HTTP/1.1",
+      () => createConnectTransport({ baseUrl: service.url, httpVersion: "1.1", useBinaryFormat: true }),
+    ],
     ["grpc", "gRPC over h2c", () => createGrpcTransport({ baseUrl: service.url })],
     ["grpc-web", "gRPC-Web over HTTP/1.1", () => createGrpcWebTransport({ baseUrl: service.url, httpVersion: "1.1" })],
   ];

@@ -69,7 +69,10 @@ describe("graceful shutdown of a real `sitediag serve` process", () => {
     expect(stderr).toContain("stopped");
 
     // The JSON log has the call, and the key, printed once for the person on stderr, appears nowhere in it.
-    const logLines = stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const logLines = stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logLines.some((line) => line.msg === "request" && line.operation === "CheckSite" && line.status === 200)).toBe(true);
     expect(stderr.split(key).length - 1).toBe(2); // the key line and the curl example, nothing else
     expect(stdout).not.toContain(key);

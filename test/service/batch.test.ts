@@ -24,7 +24,10 @@ beforeAll(async () => {
       "/new": { kind: "respond", status: 200 },
     },
   });
-  service = await startTestService({ as: "serve", config: { siteTimeoutMs: 2_000, traceHopTimeoutMs: 2_000, tracePorts: [targets.httpPort] } });
+  service = await startTestService({
+    as: "serve",
+    config: { siteTimeoutMs: 2_000, traceHopTimeoutMs: 2_000, tracePorts: [targets.httpPort] },
+  });
 }, 30_000);
 
 afterAll(async () => {
@@ -99,9 +102,13 @@ describe("the up-front charge", () => {
   it("refuses a batch the key cannot afford with resource_exhausted, and runs none of it", async () => {
     const key = await newBudgetedKey(12);
     const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
-    expect(await drain(client.checkSites({ urls: [targets.url("/fast"), targets.url("/fast")] }, { headers: { "x-api-key": key.secret } }))).toBeUndefined();
+    expect(
+      await drain(client.checkSites({ urls: [targets.url("/fast"), targets.url("/fast")] }, { headers: { "x-api-key": key.secret } })),
+    ).toBeUndefined();
     const seenBefore = targets.requests.length;
-    const error = await drain(client.checkSites({ urls: [1, 2, 3, 4, 5].map((n) => targets.url(`/fast?n=${n}`)) }, { headers: { "x-api-key": key.secret } }));
+    const error = await drain(
+      client.checkSites({ urls: [1, 2, 3, 4, 5].map((n) => targets.url(`/fast?n=${n}`)) }, { headers: { "x-api-key": key.secret } }),
+    );
     expect(error?.code).toBe(Code.ResourceExhausted);
     expect(error?.message).toMatch(/costs 10 credits but 8 of 12 are left/);
     expect(targets.requests.length).toBe(seenBefore);
@@ -113,7 +120,9 @@ describe("the up-front charge", () => {
     const client = createClient(DiagnosticsService, createGrpcTransport({ baseUrl: service.url }));
     // Six batches of 2 URLs (4 credits each) race for 20 credits: exactly five are admitted.
     const outcomes = await Promise.all(
-      Array.from({ length: 6 }, () => drain(client.checkSites({ urls: [targets.url("/fast"), targets.url("/fast")] }, { headers: { "x-api-key": key.secret } }))),
+      Array.from({ length: 6 }, () =>
+        drain(client.checkSites({ urls: [targets.url("/fast"), targets.url("/fast")] }, { headers: { "x-api-key": key.secret } })),
+      ),
     );
     expect(outcomes.filter((error) => error === undefined)).toHaveLength(5);
     expect(outcomes.filter((error) => error?.code === Code.ResourceExhausted)).toHaveLength(1);
@@ -123,7 +132,9 @@ describe("the up-front charge", () => {
   it("refuses 101 items as invalid_argument before charging anything", async () => {
     const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
     const before = (await service.store.usage(service.keyId, policy())).used;
-    const error = await drain(client.checkSites({ urls: Array.from({ length: 101 }, () => targets.url("/fast")) }, { headers: { "x-api-key": service.key } }));
+    const error = await drain(
+      client.checkSites({ urls: Array.from({ length: 101 }, () => targets.url("/fast")) }, { headers: { "x-api-key": service.key } }),
+    );
     expect(error?.code).toBe(Code.InvalidArgument);
     expect(error?.message).toMatch(/at most 100 items, this one has 101/);
     expect((await service.store.usage(service.keyId, policy())).used).toBe(before);
@@ -133,9 +144,15 @@ describe("the up-front charge", () => {
 describe("the in-flight cap", () => {
   it("counts a running batch as the eight checks it may run at once", async () => {
     const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
-    const running = drain(client.checkSites({ urls: [targets.url("/slow?weight=1"), targets.url("/slow?weight=2")] }, { headers: { "x-api-key": service.key } }));
+    const running = drain(
+      client.checkSites(
+        { urls: [targets.url("/slow?weight=1"), targets.url("/slow?weight=2")] },
+        { headers: { "x-api-key": service.key } },
+      ),
+    );
     const deadline = Date.now() + 5_000;
-    while (!targets.requests.some((request) => request.target.includes("weight=")) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (!targets.requests.some((request) => request.target.includes("weight=")) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
     expect(/^sitediag_inflight_checks (\d+)$/m.exec(metrics)?.[1]).toBe("8");
     expect(await running).toBeUndefined();

@@ -25,7 +25,9 @@ beforeAll(async () => {
   writeFileSync(join(dir, "ca.pem"), pki.rootPem);
   expiringSoon = await startHttpTargets({ tls: pki.expiresIn5Days, routes: { "/": { kind: "respond", status: 200 } } });
   expiredIntermediate = await startHttpTargets({ tls: pki.expiredIntermediate, routes: { "/": { kind: "respond", status: 200 } } });
-  service = await startTestService({ config: { tracePorts: [expiringSoon.httpsPort ?? 0, expiredIntermediate.httpsPort ?? 0], caFile: join(dir, "ca.pem") } });
+  service = await startTestService({
+    config: { tracePorts: [expiringSoon.httpsPort ?? 0, expiredIntermediate.httpsPort ?? 0], caFile: join(dir, "ca.pem") },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -53,10 +55,20 @@ describe("the chain and its verification through REST and Connect", () => {
   it("REST redirect-check: certificate_expires_soon with and without details; with details the chain, its keys and algorithms", async () => {
     const url = expiringSoon.url("/", { secure: true });
     const plain = await rest("/api/v1/redirect-check", url, false);
-    expect(plain["warnings"]).toEqual([{ code: "certificate_expires_soon", hop: 1, severity: "warning", message: expect.stringContaining("expires in 5 days") as string }]);
+    expect(plain["warnings"]).toEqual([
+      { code: "certificate_expires_soon", hop: 1, severity: "warning", message: expect.stringContaining("expires in 5 days") as string },
+    ]);
     const tls = tlsOf(await rest("/api/v1/redirect-check", url, true));
     const chain = tls["chain"] as JsonObject[];
-    expect(chain.map((certificate) => [certificate["subject"], certificate["keyType"], certificate["keySize"], certificate["signatureAlgorithm"], certificate["daysRemaining"]])).toEqual([
+    expect(
+      chain.map((certificate) => [
+        certificate["subject"],
+        certificate["keyType"],
+        certificate["keySize"],
+        certificate["signatureAlgorithm"],
+        certificate["daysRemaining"],
+      ]),
+    ).toEqual([
       ["localhost", "ec", 256, "sha256WithRSAEncryption", 5],
       ["sitediag chain intermediate", "rsa", 2048, "ecdsa-with-SHA256", expect.any(Number)],
       ["sitediag chain root", "ec", 256, "ecdsa-with-SHA256", expect.any(Number)],
@@ -74,7 +86,9 @@ describe("the chain and its verification through REST and Connect", () => {
   });
 
   it("SITEDIAG_CERT_EXPIRY_WARN_DAYS reaches a probe thread: under 3 days, a leaf with 5 left is no warning", async () => {
-    const threaded = await startTestService({ config: { tracePorts: [expiringSoon.httpsPort ?? 0], caFile: join(dir, "ca.pem"), probeThreads: 1, certExpiryWarnDays: 3 } });
+    const threaded = await startTestService({
+      config: { tracePorts: [expiringSoon.httpsPort ?? 0], caFile: join(dir, "ca.pem"), probeThreads: 1, certExpiryWarnDays: 3 },
+    });
     try {
       const query = new URLSearchParams({ url: expiringSoon.url("/", { secure: true }) });
       const body = (await (await fetch(`${threaded.url}/api/v1/redirect-check?${query.toString()}`)).json()) as JsonObject;
@@ -86,10 +100,20 @@ describe("the chain and its verification through REST and Connect", () => {
 
   it("Connect says the same", async () => {
     const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
-    const trace = renderMessage(TraceRedirectsResponseSchema, await client.traceRedirects({ url: expiringSoon.url("/", { secure: true }), details: true }));
+    const trace = renderMessage(
+      TraceRedirectsResponseSchema,
+      await client.traceRedirects({ url: expiringSoon.url("/", { secure: true }), details: true }),
+    );
     expect((trace["warnings"] as JsonObject[]).map((warning) => warning["code"])).toEqual(["certificate_expires_soon"]);
-    expect((tlsOf(trace)["chain"] as JsonObject[]).map((certificate) => certificate["subject"])).toEqual(["localhost", "sitediag chain intermediate", "sitediag chain root"]);
-    const check = renderMessage(CheckSiteResponseSchema, await client.checkSite({ url: expiredIntermediate.url("/", { secure: true }), details: true }));
+    expect((tlsOf(trace)["chain"] as JsonObject[]).map((certificate) => certificate["subject"])).toEqual([
+      "localhost",
+      "sitediag chain intermediate",
+      "sitediag chain root",
+    ]);
+    const check = renderMessage(
+      CheckSiteResponseSchema,
+      await client.checkSite({ url: expiredIntermediate.url("/", { secure: true }), details: true }),
+    );
     expect(tlsOf(check)["verification"]).toEqual({ verified: false, failedAt: 1, reason: "expired", more: 0 });
   });
 });

@@ -12,6 +12,13 @@ describe("chain statuses: neutral ids inside, the contract's wording from the pr
   });
 
   it("the wording of every id is the contract's (spec §2.3), read off the proto", () => {
-    expect(CHAIN_STATUS_IDS.map(chainStatusWording)).toEqual(["Healthy", "Redirects detected", "Redirect loop", "Too many redirects", "Request failed", "Timeout"]);
+    expect(CHAIN_STATUS_IDS.map(chainStatusWording)).toEqual([
+      "Healthy",
+      "Redirects detected",
+      "Redirect loop",
+      "Too many redirects",
+      "Request failed",
+      "Timeout",
+    ]);
   });
 });

@@ -35,7 +35,12 @@ describe("batches pass details through", () => {
       codes.set(item.url, item.outcome.value.details?.code);
       expect(item.outcome.value.details?.requests.length).toBeGreaterThan(0);
     }
-    expect(codes).toEqual(new Map([[targets.url("/old"), undefined], [targets.url("/broken"), "http_server_error"]]));
+    expect(codes).toEqual(
+      new Map([
+        [targets.url("/old"), undefined],
+        [targets.url("/broken"), "http_server_error"],
+      ]),
+    );
     for await (const item of client().checkSites({ urls })) {
       expect(item.outcome.case === "result" ? item.outcome.value.details : "no result").toBeUndefined();
     }
@@ -58,7 +63,10 @@ describe("batches pass details through", () => {
       body: JSON.stringify({ urls: [targets.url("/broken")], details: true }),
     });
     expect(response.status).toBe(200);
-    const lines = (await response.text()).trim().split("\n").map((line) => JSON.parse(line) as { data: { details?: { code: string } } });
+    const lines = (await response.text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { data: { details?: { code: string } } });
     expect(lines.map((line) => line.data.details?.code)).toEqual(["http_server_error"]);
   });
 });

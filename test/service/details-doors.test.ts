@@ -35,7 +35,8 @@ afterAll(async () => {
 function untimed(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(untimed);
   if (value === null || typeof value !== "object") return value;
-  if (typeof value["name"] === "string" && value["name"].toLowerCase() === "date" && typeof value["value"] === "string") return { name: value["name"], value: "date" };
+  if (typeof value["name"] === "string" && value["name"].toLowerCase() === "date" && typeof value["value"] === "string")
+    return { name: value["name"], value: "date" };
   const out: JsonObject = {};
   for (const [key, inner] of Object.entries(value)) {
     out[key] = /Ms$|^responseTime$|^totalTimeMs$|^elapsedMs$/.test(key) && typeof inner === "number" ? "number" : untimed(inner);
@@ -46,7 +47,9 @@ function untimed(value: JsonValue): JsonValue {
 /** The names of a request's response header fields, as the JSON answer lists them. */
 function headerNames(request: JsonValue | undefined): string[] {
   const fields = request !== null && typeof request === "object" && !Array.isArray(request) ? request["responseHeaders"] : undefined;
-  return Array.isArray(fields) ? fields.map((field) => (field !== null && typeof field === "object" && !Array.isArray(field) ? String(field["name"]) : "")) : [];
+  return Array.isArray(fields)
+    ? fields.map((field) => (field !== null && typeof field === "object" && !Array.isArray(field) ? String(field["name"]) : ""))
+    : [];
 }
 
 async function rest(tool: string, url: string, details: boolean): Promise<JsonObject> {
@@ -71,7 +74,10 @@ describe("details through REST", () => {
     // Each answered request's header fields, as received, in order; checked on their own below.
     const requests = (data["details"] as JsonObject)["requests"] as JsonObject[];
     expect(headerNames(requests[0])).toEqual(expect.arrayContaining(["location", "Date"]));
-    expect((requests[0]?.["responseHeaders"] as JsonObject[]).find((field) => field["name"] === "location")).toEqual({ name: "location", value: "/page" });
+    expect((requests[0]?.["responseHeaders"] as JsonObject[]).find((field) => field["name"] === "location")).toEqual({
+      name: "location",
+      value: "/page",
+    });
     expect(headerNames(requests[1]).length).toBeGreaterThan(0);
     expect(requests.map((request) => request["responseHeadersTruncated"])).toEqual([false, false]);
     for (const request of requests) {
@@ -89,7 +95,16 @@ describe("details through REST", () => {
           ipFamily: 4,
           httpVersion: "1.1",
           status: 301,
-          timings: { dnsMs: null, connectMs: "number", tlsMs: null, firstByteMs: "number", totalMs: "number", waitingMs: "number", receivingMs: "number", otherMs: "number" },
+          timings: {
+            dnsMs: null,
+            connectMs: "number",
+            tlsMs: null,
+            firstByteMs: "number",
+            totalMs: "number",
+            waitingMs: "number",
+            receivingMs: "number",
+            otherMs: "number",
+          },
           tls: null,
           failure: null,
           connectionReused: false,
@@ -106,7 +121,16 @@ describe("details through REST", () => {
           httpVersion: "1.1",
           status: 200,
           // Same origin, a keep-alive server: the redirect's connection carried this request.
-          timings: { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: "number", totalMs: "number", waitingMs: "number", receivingMs: "number", otherMs: "number" },
+          timings: {
+            dnsMs: null,
+            connectMs: null,
+            tlsMs: null,
+            firstByteMs: "number",
+            totalMs: "number",
+            waitingMs: "number",
+            receivingMs: "number",
+            otherMs: "number",
+          },
           tls: null,
           failure: null,
           connectionReused: true,
@@ -142,7 +166,16 @@ describe("details through REST", () => {
           ipFamily: 4,
           httpVersion: null,
           status: null,
-          timings: { dnsMs: null, connectMs: "number", tlsMs: null, firstByteMs: null, totalMs: "number", waitingMs: null, receivingMs: null, otherMs: "number" },
+          timings: {
+            dnsMs: null,
+            connectMs: "number",
+            tlsMs: null,
+            firstByteMs: null,
+            totalMs: "number",
+            waitingMs: null,
+            receivingMs: null,
+            otherMs: "number",
+          },
           tls: null,
           failure: { stage: "connect", code: "connect_refused", reason: "Connection refused", timedOut: false, elapsedMs: "number" },
           connectionReused: false,

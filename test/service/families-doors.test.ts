@@ -41,7 +41,12 @@ async function rest(route: "is-site-down" | "redirect-check", details: boolean):
   return body["data"] as JsonObject;
 }
 
-const DISAGREE = { code: "families_disagree", hop: 1, severity: "warning", message: expect.stringContaining("answers 200 over IPv6 (::1) but 503 over IPv4 (127.0.0.1)") as string };
+const DISAGREE = {
+  code: "families_disagree",
+  hop: 1,
+  severity: "warning",
+  message: expect.stringContaining("answers 200 over IPv6 (::1) but 503 over IPv4 (127.0.0.1)") as string,
+};
 
 describe("details.families through REST and Connect", () => {
   it("REST is-site-down: up with IPv6's 200; families and the warning under details only", async () => {
@@ -75,7 +80,12 @@ describe("details.families through REST and Connect", () => {
   it("Connect says the same", async () => {
     const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
     const check = renderMessage(CheckSiteResponseSchema, await client.checkSite({ url: url(), details: true }));
-    expect((check["details"] as JsonObject)["families"]).toMatchObject({ pickedFamily: 6, otherFamily: 4, request: { status: 503 }, statusDiffers: true });
+    expect((check["details"] as JsonObject)["families"]).toMatchObject({
+      pickedFamily: 6,
+      otherFamily: 4,
+      request: { status: 503 },
+      statusDiffers: true,
+    });
     expect((check["details"] as JsonObject)["warnings"]).toEqual([DISAGREE]);
     const trace = renderMessage(TraceRedirectsResponseSchema, await client.traceRedirects({ url: url(), details: true }));
     expect(trace["warnings"]).toEqual([DISAGREE]);

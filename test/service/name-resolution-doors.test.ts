@@ -29,8 +29,13 @@ beforeAll(async () => {
   dns.answer("bogus.doors.test", { rcode: "servfail", ede: [{ code: 6, text: "sig \u001b[2J expired" }] });
   // Hostile: a 200-link CNAME loop, 500 A records, a target past 255 bytes with odd bytes.
   for (let i = 0; i < 200; i++) dns.answer(`l${i}.ring.doors.test`, { cname: `l${(i + 1) % 200}.ring.doors.test` });
-  dns.answer("many.doors.test", { a: ["127.0.0.1", ...Array.from({ length: 499 }, (_, i) => `127.0.${1 + (i >> 8)}.${i & 255}`)], ttl: 4_294_967_295 });
-  dns.answer("long.doors.test", { cname: `${Array.from({ length: 5 }, () => `\u0007${"\u202e".repeat(20)}${"x".repeat(2)}`).join(".")}.test` });
+  dns.answer("many.doors.test", {
+    a: ["127.0.0.1", ...Array.from({ length: 499 }, (_, i) => `127.0.${1 + (i >> 8)}.${i & 255}`)],
+    ttl: 4_294_967_295,
+  });
+  dns.answer("long.doors.test", {
+    cname: `${Array.from({ length: 5 }, () => `\u0007${"\u202e".repeat(20)}${"x".repeat(2)}`).join(".")}.test`,
+  });
   dns.answer("odd.doors.test", { cname: "a\u0007\u202e\u0000b.doors.test" });
   dir = mkdtempSync(join(tmpdir(), "sitediag-names-"));
   hostsFile = join(dir, "hosts");
@@ -59,7 +64,8 @@ async function rest(tool: "is-site-down" | "redirect-check", url: string): Promi
 }
 
 const indexes = (details: JsonObject) => (details["requests"] as JsonObject[]).map((request) => request["resolution"]);
-const timeless = (details: JsonObject): JsonObject[] => (details["resolutions"] as JsonObject[]).map((resolution) => ({ ...resolution, timeMs: typeof resolution["timeMs"] }));
+const timeless = (details: JsonObject): JsonObject[] =>
+  (details["resolutions"] as JsonObject[]).map((resolution) => ({ ...resolution, timeMs: typeof resolution["timeMs"] }));
 
 describe("resolutions through REST", () => {
   it("is-site-down: the CNAME chain with TTLs from the configured server, then the hosts file, each request pointing at its own", async () => {
@@ -103,12 +109,22 @@ describe("resolutions through REST", () => {
     const details = await rest("redirect-check", named("www.doors.test", "/to-gone"));
     expect(details["code"]).toBe("dns_no_such_host");
     expect(indexes(details)).toEqual([0, 1]);
-    expect((details["resolutions"] as JsonObject[])[1]).toMatchObject({ name: "gone.doors.test", answers: [], code: "dns_no_such_host", rcode: "NXDOMAIN" });
+    expect((details["resolutions"] as JsonObject[])[1]).toMatchObject({
+      name: "gone.doors.test",
+      answers: [],
+      code: "dns_no_such_host",
+      rcode: "NXDOMAIN",
+    });
   });
 
   it("is-site-down: REFUSED, with dns_query_refused; the CNAME query is refused too, so the chain is unknown (failed)", async () => {
     const details = await rest("is-site-down", named("refusing.doors.test", "/end"));
-    expect(timeless(details)[0]).toMatchObject({ name: "refusing.doors.test", code: "dns_query_refused", rcode: "REFUSED", cnameChainEnd: "failed" });
+    expect(timeless(details)[0]).toMatchObject({
+      name: "refusing.doors.test",
+      code: "dns_query_refused",
+      rcode: "REFUSED",
+      cnameChainEnd: "failed",
+    });
   });
 
   it("an IP-address host: no resolution, and an empty list", async () => {
@@ -128,7 +144,10 @@ describe("hostile answers through REST: bounded, escaped, valid against the docu
   it("500 A records: 32 shown, 468 counted; a TTL past 2^31 - 1 is clamped", async () => {
     const [many] = timeless(await rest("is-site-down", named("many.doors.test", "/end")));
     expect(many?.["answers"]).toHaveLength(32);
-    expect(many).toMatchObject({ answersOmitted: 468, answers: expect.arrayContaining([{ address: "127.0.0.1", family: 4, ttl: 2_147_483_647 }]) as unknown });
+    expect(many).toMatchObject({
+      answersOmitted: 468,
+      answers: expect.arrayContaining([{ address: "127.0.0.1", family: 4, ttl: 2_147_483_647 }]) as unknown,
+    });
   });
 
   it("odd bytes in a CNAME target arrive as c-ares escapes them; a target past 255 bytes is refused by c-ares, and no chain is shown", async () => {
@@ -140,7 +159,12 @@ describe("hostile answers through REST: bounded, escaped, valid against the docu
     expect([
       { cnameChain: [], cnameChainEnd: "failed", code: "dns_no_such_host", rcode: "NXDOMAIN" },
       { cnameChain: [], cnameChainEnd: "not_asked", code: "dns_malformed_answer", rcode: null },
-    ]).toContainEqual({ cnameChain: long?.["cnameChain"], cnameChainEnd: long?.["cnameChainEnd"], code: long?.["code"], rcode: long?.["rcode"] });
+    ]).toContainEqual({
+      cnameChain: long?.["cnameChain"],
+      cnameChainEnd: long?.["cnameChainEnd"],
+      code: long?.["code"],
+      rcode: long?.["rcode"],
+    });
     for (const text of [JSON.stringify(odd), JSON.stringify(long)]) {
       // eslint-disable-next-line no-control-regex
       expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
@@ -152,11 +176,18 @@ describe("DNSSEC and Extended DNS Errors through REST and Connect", () => {
   it("SERVFAIL with EDE 6: dns_dnssec_bogus, dnssec bogus, the error with its escaped text; Connect the same", async () => {
     const details = await rest("is-site-down", named("bogus.doors.test", "/"));
     expect(details["code"]).toBe("dns_dnssec_bogus");
-    expect((details["resolutions"] as JsonObject[])[0]).toMatchObject({ dnssec: "bogus", rcode: "SERVFAIL", code: "dns_dnssec_bogus", extendedErrors: [{ infoCode: 6, name: "DNSSEC Bogus", extraText: "sig \ufffd[2J expired" }] });
+    expect((details["resolutions"] as JsonObject[])[0]).toMatchObject({
+      dnssec: "bogus",
+      rcode: "SERVFAIL",
+      code: "dns_dnssec_bogus",
+      extendedErrors: [{ infoCode: 6, name: "DNSSEC Bogus", extraText: "sig \ufffd[2J expired" }],
+    });
     const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
     const check = renderMessage(CheckSiteResponseSchema, await client.checkSite({ url: named("bogus.doors.test", "/"), details: true }));
     expect(timeless(check["details"] as JsonObject)).toEqual(timeless(details));
-    expect(check["reason"]).toBe('DNS lookup failed: DNSSEC validation failed (the answer is bogus) (Extended DNS Error 6 DNSSEC Bogus: "sig \ufffd[2J expired")');
+    expect(check["reason"]).toBe(
+      'DNS lookup failed: DNSSEC validation failed (the answer is bogus) (Extended DNS Error 6 DNSSEC Bogus: "sig \ufffd[2J expired")',
+    );
   });
 });
 
@@ -165,7 +196,10 @@ describe("Connect says the same", () => {
     const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
     const check = renderMessage(CheckSiteResponseSchema, await client.checkSite({ url: named("www.doors.test", "/start"), details: true }));
     expect(timeless(check["details"] as JsonObject)).toEqual(timeless(await rest("is-site-down", named("www.doors.test", "/start"))));
-    const trace = renderMessage(TraceRedirectsResponseSchema, await client.traceRedirects({ url: named("www.doors.test", "/to-gone"), details: true }));
+    const trace = renderMessage(
+      TraceRedirectsResponseSchema,
+      await client.traceRedirects({ url: named("www.doors.test", "/to-gone"), details: true }),
+    );
     expect(indexes(trace["details"] as JsonObject)).toEqual([0, 1]);
     expect(timeless(trace["details"] as JsonObject)).toEqual(timeless(await rest("redirect-check", named("www.doors.test", "/to-gone"))));
   });

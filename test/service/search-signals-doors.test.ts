@@ -57,7 +57,9 @@ afterAll(async () => {
 const openApi = createResponseValidator(openApiDocumentJson());
 
 async function rest(path: string, query: Record<string, string>): Promise<{ status: number; body: JsonObject }> {
-  const response = await fetch(`${service.url}/api/v1/${path}?${new URLSearchParams(query).toString()}`, { headers: { "x-api-key": service.key } });
+  const response = await fetch(`${service.url}/api/v1/${path}?${new URLSearchParams(query).toString()}`, {
+    headers: { "x-api-key": service.key },
+  });
   const body = (await response.json()) as JsonObject;
   expect(openApi.body(`/api/v1/${path}`, response.status, body)).toEqual([]);
   return { status: response.status, body };
@@ -68,7 +70,11 @@ async function used(): Promise<number> {
 }
 
 function timeless(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (key, item: unknown) => (["responseTime", "elapsedMs", "totalTimeMs", "responseTimeMs"].includes(key) ? typeof item : item))) as unknown;
+  return JSON.parse(
+    JSON.stringify(value, (key, item: unknown) =>
+      ["responseTime", "elapsedMs", "totalTimeMs", "responseTimeMs"].includes(key) ? typeof item : item,
+    ),
+  ) as unknown;
 }
 
 const codes = (warnings: unknown): string[] => (warnings as JsonObject[]).map((warning) => String(warning.code));
@@ -136,31 +142,38 @@ describe("user_agent", () => {
     expect(new Set(agents)).toEqual(new Set([USER_AGENT, CRAWLER_USER_AGENTS.googlebot, CRAWLER_USER_AGENTS.bingbot]));
   });
 
-  it.each(Object.keys(transports) as (keyof typeof transports)[])("%s: the field, on a single call, a batch and a vantage call", async (door) => {
-    const client = createClient(DiagnosticsService, transports[door]());
-    const headers = { "x-api-key": service.key };
-    const url = targets.url("/by-agent");
-    const trace = await client.traceRedirects({ url, userAgent: UserAgent.GOOGLEBOT }, { headers });
-    expect(trace.finalUrl).toBe(targets.url("/for-bots"));
-    const check = await client.checkSite({ url, userAgent: UserAgent.BINGBOT }, { headers });
-    expect(check.statusCode).toBe(403);
-    const vantage = await client.checkSite({ url, userAgent: UserAgent.GOOGLEBOT, vantages: ["all"] }, { headers });
-    expect(vantage.vantages?.entries[0]?.data?.finalUrl).toBe(targets.url("/for-bots"));
-    const items = [];
-    for await (const item of client.traceRedirectsBatch({ items: [{ url }, { url: targets.url("/clean") }], userAgent: UserAgent.GOOGLEBOT }, { headers })) items.push(item);
-    const first = items.find((item) => item.index === 0);
-    expect(first?.outcome.case === "result" ? first.outcome.value.finalUrl : null).toBe(targets.url("/for-bots"));
-    // details.search and the warnings, as the typed messages carry them.
-    const detailed = await client.traceRedirects({ url: targets.url("/old-noindex"), details: true }, { headers });
-    expect(detailed.details?.search?.noindex).toMatchObject({ source: "meta", directive: "noindex", scope: "robots" });
-    expect(detailed.warnings.map((warning) => warning.code)).toContain("noindex");
-    const checked = await client.checkSite({ url: targets.url("/soft"), details: true }, { headers });
-    expect(checked.details?.search?.soft404).toMatchObject({ source: "title", text: "Page not found | Example" });
-    expect(checked.details?.warnings.map((warning) => warning.code)).toEqual(["soft_404_suspected"]);
-    const checks = [];
-    for await (const item of client.checkSites({ urls: [url], userAgent: UserAgent.BINGBOT }, { headers })) checks.push(item);
-    expect(checks[0]?.outcome.case === "result" ? checks[0].outcome.value.statusCode : null).toBe(403);
-  });
+  it.each(Object.keys(transports) as (keyof typeof transports)[])(
+    "%s: the field, on a single call, a batch and a vantage call",
+    async (door) => {
+      const client = createClient(DiagnosticsService, transports[door]());
+      const headers = { "x-api-key": service.key };
+      const url = targets.url("/by-agent");
+      const trace = await client.traceRedirects({ url, userAgent: UserAgent.GOOGLEBOT }, { headers });
+      expect(trace.finalUrl).toBe(targets.url("/for-bots"));
+      const check = await client.checkSite({ url, userAgent: UserAgent.BINGBOT }, { headers });
+      expect(check.statusCode).toBe(403);
+      const vantage = await client.checkSite({ url, userAgent: UserAgent.GOOGLEBOT, vantages: ["all"] }, { headers });
+      expect(vantage.vantages?.entries[0]?.data?.finalUrl).toBe(targets.url("/for-bots"));
+      const items = [];
+      for await (const item of client.traceRedirectsBatch(
+        { items: [{ url }, { url: targets.url("/clean") }], userAgent: UserAgent.GOOGLEBOT },
+        { headers },
+      ))
+        items.push(item);
+      const first = items.find((item) => item.index === 0);
+      expect(first?.outcome.case === "result" ? first.outcome.value.finalUrl : null).toBe(targets.url("/for-bots"));
+      // details.search and the warnings, as the typed messages carry them.
+      const detailed = await client.traceRedirects({ url: targets.url("/old-noindex"), details: true }, { headers });
+      expect(detailed.details?.search?.noindex).toMatchObject({ source: "meta", directive: "noindex", scope: "robots" });
+      expect(detailed.warnings.map((warning) => warning.code)).toContain("noindex");
+      const checked = await client.checkSite({ url: targets.url("/soft"), details: true }, { headers });
+      expect(checked.details?.search?.soft404).toMatchObject({ source: "title", text: "Page not found | Example" });
+      expect(checked.details?.warnings.map((warning) => warning.code)).toEqual(["soft_404_suspected"]);
+      const checks = [];
+      for await (const item of client.checkSites({ urls: [url], userAgent: UserAgent.BINGBOT }, { headers })) checks.push(item);
+      expect(checks[0]?.outcome.case === "result" ? checks[0].outcome.value.statusCode : null).toBe(403);
+    },
+  );
 
   it("an unknown value is a 400 input_user_agent on REST, and nothing is charged", async () => {
     const before = await used();
@@ -172,7 +185,11 @@ describe("user_agent", () => {
 
   it("the REST batch's JSON body takes userAgent as the query does: its string, and another one is the same 400, uncharged", async () => {
     const post = (body: unknown) =>
-      fetch(`${service.url}/api/v1/batch/redirect-check`, { method: "POST", headers: { "x-api-key": service.key, "content-type": "application/json" }, body: JSON.stringify(body) });
+      fetch(`${service.url}/api/v1/batch/redirect-check`, {
+        method: "POST",
+        headers: { "x-api-key": service.key, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     const answered = await post({ items: [{ url: targets.url("/by-agent") }], userAgent: "googlebot" });
     expect(answered.status).toBe(200);
     const line = JSON.parse((await answered.text()).trim()) as { data: { finalUrl: string } };
@@ -180,21 +197,29 @@ describe("user_agent", () => {
     const before = await used();
     const refused = await post({ items: [{ url: targets.url("/clean") }], user_agent: "yandexbot" });
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: unknown }).error).toEqual({ code: "invalid_argument", message: "user_agent must be browser, googlebot or bingbot" });
+    expect(((await refused.json()) as { error: unknown }).error).toEqual({
+      code: "invalid_argument",
+      message: "user_agent must be browser, googlebot or bingbot",
+    });
     expect(await used()).toBe(before);
   });
 
-  it.each(Object.keys(transports) as (keyof typeof transports)[])("%s: a number the enum does not have is InvalidArgument, nothing charged", async (door) => {
-    const client = createClient(DiagnosticsService, transports[door]());
-    const before = await used();
-    const refused = await client.checkSite({ url: targets.url("/clean"), userAgent: 99 as UserAgent }, { headers: { "x-api-key": service.key } }).then(
-      () => null,
-      (error: unknown) => ConnectError.from(error),
-    );
-    expect(refused?.code).toBe(Code.InvalidArgument);
-    expect(refused?.rawMessage).toBe("user_agent must be browser, googlebot or bingbot");
-    expect(await used()).toBe(before);
-  });
+  it.each(Object.keys(transports) as (keyof typeof transports)[])(
+    "%s: a number the enum does not have is InvalidArgument, nothing charged",
+    async (door) => {
+      const client = createClient(DiagnosticsService, transports[door]());
+      const before = await used();
+      const refused = await client
+        .checkSite({ url: targets.url("/clean"), userAgent: 99 as UserAgent }, { headers: { "x-api-key": service.key } })
+        .then(
+          () => null,
+          (error: unknown) => ConnectError.from(error),
+        );
+      expect(refused?.code).toBe(Code.InvalidArgument);
+      expect(refused?.rawMessage).toBe("user_agent must be browser, googlebot or bingbot");
+      expect(await used()).toBe(before);
+    },
+  );
 });
 
 describe("the batch verdict", () => {
@@ -202,24 +227,43 @@ describe("the batch verdict", () => {
     const client = createClient(DiagnosticsService, transports.connect());
     const paths = ["/old-noindex", "/soft", "/deep/old/page", "/canonical", "/clean"];
     const verdicts = new Map<string, { verdict: string; code: string; reason: string }>();
-    for await (const item of client.traceRedirectsBatch({ items: paths.map((path) => ({ url: targets.url(path) })), details: true }, { headers: { "x-api-key": service.key } })) {
+    for await (const item of client.traceRedirectsBatch(
+      { items: paths.map((path) => ({ url: targets.url(path) })), details: true },
+      { headers: { "x-api-key": service.key } },
+    )) {
       verdicts.set(paths[item.index] ?? "", traceVerdict(item));
     }
     expect(verdicts.get("/old-noindex")).toMatchObject({ verdict: "FAIL", code: "noindex" });
     expect(verdicts.get("/soft")).toMatchObject({ verdict: "FAIL", code: "soft_404_suspected" });
     expect(verdicts.get("/deep/old/page")).toMatchObject({ verdict: "FAIL", code: "redirect_to_home" });
-    expect(verdicts.get("/canonical")).toMatchObject({ verdict: "PASS", code: "", reason: expect.stringContaining(targets.url("/the-real-one")) as string });
+    expect(verdicts.get("/canonical")).toMatchObject({
+      verdict: "PASS",
+      code: "",
+      reason: expect.stringContaining(targets.url("/the-real-one")) as string,
+    });
     expect(verdicts.get("/clean")).toEqual({ verdict: "PASS", code: "", reason: "" });
     const checks = new Map<string, string>();
-    for await (const item of client.checkSites({ urls: paths.map((path) => targets.url(path)), details: true }, { headers: { "x-api-key": service.key } })) {
+    for await (const item of client.checkSites(
+      { urls: paths.map((path) => targets.url(path)), details: true },
+      { headers: { "x-api-key": service.key } },
+    )) {
       checks.set(paths[item.index] ?? "", checkVerdict(item).code);
     }
-    expect(Object.fromEntries(checks)).toEqual({ "/old-noindex": "noindex", "/soft": "soft_404_suspected", "/deep/old/page": "redirect_to_home", "/canonical": "", "/clean": "" });
+    expect(Object.fromEntries(checks)).toEqual({
+      "/old-noindex": "noindex",
+      "/soft": "soft_404_suspected",
+      "/deep/old/page": "redirect_to_home",
+      "/canonical": "",
+      "/clean": "",
+    });
   });
 
   it("a deep URL sent home passes when the row expected that very URL", async () => {
     const client = createClient(DiagnosticsService, transports.connect());
-    for await (const item of client.traceRedirectsBatch({ items: [{ url: targets.url("/deep/old/page"), expectedFinalUrl: targets.url("/") }], details: true }, { headers: { "x-api-key": service.key } })) {
+    for await (const item of client.traceRedirectsBatch(
+      { items: [{ url: targets.url("/deep/old/page"), expectedFinalUrl: targets.url("/") }], details: true },
+      { headers: { "x-api-key": service.key } },
+    )) {
       expect(traceVerdict(item)).toMatchObject({ verdict: "PASS" });
     }
   });

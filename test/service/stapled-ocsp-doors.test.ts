@@ -47,7 +47,8 @@ async function rest(tool: "is-site-down" | "redirect-check", url: string, detail
   return body["data"] as JsonObject;
 }
 
-const ocspOf = (data: JsonObject, index = 0) => ((((data["details"] as JsonObject)["requests"] as JsonObject[])[index] as JsonObject)["tls"] as JsonObject)["ocsp"];
+const ocspOf = (data: JsonObject, index = 0) =>
+  ((((data["details"] as JsonObject)["requests"] as JsonObject[])[index] as JsonObject)["tls"] as JsonObject)["ocsp"];
 
 const REVOKED = {
   status: "revoked",
@@ -67,7 +68,14 @@ describe("stapled OCSP through REST and Connect", () => {
     const traced = await rest("redirect-check", revokedSite.url, true);
     expect(ocspOf(traced)).toMatchObject(REVOKED);
     const plain = await rest("redirect-check", revokedSite.url, false);
-    expect(plain["warnings"]).toEqual([{ code: "certificate_revoked", hop: 1, severity: "problem", message: expect.stringContaining("is revoked since 2026-01-01T00:00:00.000Z (keyCompromise)") as string }]);
+    expect(plain["warnings"]).toEqual([
+      {
+        code: "certificate_revoked",
+        hop: 1,
+        severity: "problem",
+        message: expect.stringContaining("is revoked since 2026-01-01T00:00:00.000Z (keyCompromise)") as string,
+      },
+    ]);
   });
 
   it("REST: nothing stapled reads none, every optional field null", async () => {

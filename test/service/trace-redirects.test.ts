@@ -39,7 +39,12 @@ describe("TraceRedirects handler", () => {
     // The real prober rejects only on a defect of ours; this one stands for such a defect.
     const broken: TestEnv = {
       ...env,
-      prober: { screen: () => null, hop: () => Promise.reject(new Error("resolver state corrupted")), tlsVersions: () => Promise.reject(new Error("resolver state corrupted")), close: () => Promise.resolve() },
+      prober: {
+        screen: () => null,
+        hop: () => Promise.reject(new Error("resolver state corrupted")),
+        tlsVersions: () => Promise.reject(new Error("resolver state corrupted")),
+        close: () => Promise.resolve(),
+      },
     };
     const error = await createTraceRedirectsHandler(runnerOf(broken))(request(targets.url("/ok")), context()).then(
       () => null,

@@ -23,10 +23,16 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "sitediag-hsts-"));
   writeFileSync(join(dir, "ca.pem"), pki.caPem);
   targets = await startHttpTargets({ tls: pki.valid });
-  targets.route("/up", (request): TargetRoute =>
-    request.secure
-      ? { kind: "respond", status: 200, headers: { "strict-transport-security": "max-age=600; includeSubDomains", "alt-svc": 'h3=":443"; ma=60' } }
-      : { kind: "redirect", status: 301, location: targets.url("/up", { secure: true }) },
+  targets.route(
+    "/up",
+    (request): TargetRoute =>
+      request.secure
+        ? {
+            kind: "respond",
+            status: 200,
+            headers: { "strict-transport-security": "max-age=600; includeSubDomains", "alt-svc": 'h3=":443"; ma=60' },
+          }
+        : { kind: "redirect", status: 301, location: targets.url("/up", { secure: true }) },
   );
   service = await startTestService({ config: { tracePorts: [targets.httpPort, targets.httpsPort ?? 0], caFile: join(dir, "ca.pem") } });
 });
@@ -49,7 +55,9 @@ async function restTrace(details: boolean): Promise<JsonObject> {
 describe("transportSecurity through REST and Connect", () => {
   it("REST, details=true: null on the http:// hop, the policy and h3 on each HTTPS answer; hsts_short without details too", async () => {
     const plain = await restTrace(false);
-    expect(plain["warnings"]).toEqual([{ code: "hsts_short", hop: 2, severity: "info", message: expect.stringContaining("max-age=600") as string }]);
+    expect(plain["warnings"]).toEqual([
+      { code: "hsts_short", hop: 2, severity: "info", message: expect.stringContaining("max-age=600") as string },
+    ]);
     const data = await restTrace(true);
     const requests = (data["details"] as JsonObject)["requests"] as JsonObject[];
     const expected = { hsts: { maxAge: 600, includeSubDomains: true, preload: false }, hstsInvalid: false, h3Advertised: true };
@@ -60,6 +68,8 @@ describe("transportSecurity through REST and Connect", () => {
     const client = createClient(DiagnosticsService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
     const answer = renderMessage(TraceRedirectsResponseSchema, await client.traceRedirects({ url: targets.url("/up"), details: true }));
     const requests = ((answer["details"] as JsonObject)["requests"] as JsonObject[]).map((request) => request["transportSecurity"]);
-    expect(requests).toEqual((((await restTrace(true))["details"] as JsonObject)["requests"] as JsonObject[]).map((request) => request["transportSecurity"]));
+    expect(requests).toEqual(
+      (((await restTrace(true))["details"] as JsonObject)["requests"] as JsonObject[]).map((request) => request["transportSecurity"]),
+    );
   });
 });

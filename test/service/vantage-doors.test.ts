@@ -35,7 +35,9 @@ const openApi = createResponseValidator(openApiDocumentJson());
 
 /** A REST call, its answer checked against the OpenAPI document as it comes. */
 async function rest(path: string, query: Record<string, string>): Promise<{ status: number; body: JsonObject; remaining: string | null }> {
-  const response = await fetch(`${service.url}/api/v1/${path}?${new URLSearchParams(query).toString()}`, { headers: { "x-api-key": service.key } });
+  const response = await fetch(`${service.url}/api/v1/${path}?${new URLSearchParams(query).toString()}`, {
+    headers: { "x-api-key": service.key },
+  });
   const body = (await response.json()) as JsonObject;
   expect(openApi.body(`/api/v1/${path}`, response.status, body)).toEqual([]);
   return { status: response.status, body, remaining: response.headers.get("x-ratelimit-remaining") };
@@ -47,7 +49,11 @@ async function used(): Promise<number> {
 
 /** Times are measured per call: two answers differ there and only there. */
 function timeless(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (key, item: unknown) => (["responseTime", "elapsedMs", "totalTimeMs", "responseTimeMs"].includes(key) ? typeof item : item))) as unknown;
+  return JSON.parse(
+    JSON.stringify(value, (key, item: unknown) =>
+      ["responseTime", "elapsedMs", "totalTimeMs", "responseTimeMs"].includes(key) ? typeof item : item,
+    ),
+  ) as unknown;
 }
 
 const transports = {
@@ -72,7 +78,22 @@ describe("is-site-down with vantages=all on one instance", () => {
           requestedUrl: url,
           vantages: {
             verdict: "up_everywhere",
-            entries: [{ vantage: { name: "local", label: null, location: null, state: "done", elapsedMs: 0, code: null, reason: null, version: null, lastSeen: null }, data: plain.body.data }],
+            entries: [
+              {
+                vantage: {
+                  name: "local",
+                  label: null,
+                  location: null,
+                  state: "done",
+                  elapsedMs: 0,
+                  code: null,
+                  reason: null,
+                  version: null,
+                  lastSeen: null,
+                },
+                data: plain.body.data,
+              },
+            ],
             differences: null,
           },
         },
@@ -97,7 +118,17 @@ describe("is-site-down with vantages=all on one instance", () => {
     const vantages = (body.data as JsonObject).vantages as JsonObject;
     expect(vantages.verdict).toBe("up_where_answered");
     expect((vantages.entries as JsonObject[]).map((entry) => entry.vantage)).toEqual([
-      { name: "ap-south", label: null, location: null, state: "unavailable", elapsedMs: 0, code: "no_live_instance", reason: expect.stringContaining("No instance") as string, version: null, lastSeen: null },
+      {
+        name: "ap-south",
+        label: null,
+        location: null,
+        state: "unavailable",
+        elapsedMs: 0,
+        code: "no_live_instance",
+        reason: expect.stringContaining("No instance") as string,
+        version: null,
+        lastSeen: null,
+      },
       expect.objectContaining({ name: "local", state: "done" }) as JsonObject,
     ]);
     expect((vantages.entries as JsonObject[])[0]?.data).toBeNull();
@@ -133,7 +164,12 @@ describe("is-site-down with vantages=all on one instance", () => {
     const vantages = (body.data as JsonObject).vantages as JsonObject;
     expect(vantages.verdict).toBe("unavailable");
     expect((vantages.entries as JsonObject[])[0]).toEqual({
-      vantage: expect.objectContaining({ name: "local", state: "refused", code: "input_non_public_address", reason: expect.stringContaining("10.0.0.1") as string }) as JsonObject,
+      vantage: expect.objectContaining({
+        name: "local",
+        state: "refused",
+        code: "input_non_public_address",
+        reason: expect.stringContaining("10.0.0.1") as string,
+      }) as JsonObject,
       data: null,
     });
     expect((await used()) - before).toBe(2);
@@ -191,34 +227,48 @@ describe.each(Object.entries(transports))("the %s door", (_door, transport) => {
   it("refuses a list that is not one with InvalidArgument, charging nothing", async () => {
     const client = createClient(DiagnosticsService, transport());
     const before = await used();
-    const error = await client.checkSite({ url: targets.url("/home"), vantages: ["all", "local"] }, { headers: { "x-api-key": service.key } }).then(
-      () => undefined,
-      (thrown: unknown) => ConnectError.from(thrown),
-    );
+    const error = await client
+      .checkSite({ url: targets.url("/home"), vantages: ["all", "local"] }, { headers: { "x-api-key": service.key } })
+      .then(
+        () => undefined,
+        (thrown: unknown) => ConnectError.from(thrown),
+      );
     expect(error?.code).toBe(Code.InvalidArgument);
     expect(await used()).toBe(before);
   });
 });
 
 describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () => {
-  it.each(Object.entries(transports))("%s: each entry as it arrives, then the verdict; charged per vantage, unavailable ones refunded", async (_door, transport) => {
-    const client = createClient(DiagnosticsService, transport());
-    const url = targets.url("/start");
-    const before = await used();
-    const messages = [];
-    for await (const message of client.vantageCheckSite({ url, vantages: ["all"] }, { headers: { "x-api-key": service.key } })) messages.push(message);
-    expect(messages).toHaveLength(2);
-    expect(messages[0]?.entry?.vantage?.name).toBe("local");
-    expect(messages[0]?.entry?.data?.statusCode).toBe(200);
-    expect(messages[0]?.verdict).toBeUndefined();
-    expect(messages[1]?.entry).toBeUndefined();
-    expect(messages[1]?.verdict).toBe(VantageVerdict.UP_EVERYWHERE);
-    expect((await used()) - before).toBe(2);
-    const traced = [];
-    for await (const message of client.vantageTraceRedirects({ url, vantages: ["local,nowhere"] }, { headers: { "x-api-key": service.key } })) traced.push(message);
-    expect(traced.map((message) => message.entry?.vantage?.name ?? message.verdict)).toEqual(["nowhere", "local", VantageVerdict.UP_WHERE_ANSWERED]);
-    expect((await used()) - before).toBe(2 + 5);
-  });
+  it.each(Object.entries(transports))(
+    "%s: each entry as it arrives, then the verdict; charged per vantage, unavailable ones refunded",
+    async (_door, transport) => {
+      const client = createClient(DiagnosticsService, transport());
+      const url = targets.url("/start");
+      const before = await used();
+      const messages = [];
+      for await (const message of client.vantageCheckSite({ url, vantages: ["all"] }, { headers: { "x-api-key": service.key } }))
+        messages.push(message);
+      expect(messages).toHaveLength(2);
+      expect(messages[0]?.entry?.vantage?.name).toBe("local");
+      expect(messages[0]?.entry?.data?.statusCode).toBe(200);
+      expect(messages[0]?.verdict).toBeUndefined();
+      expect(messages[1]?.entry).toBeUndefined();
+      expect(messages[1]?.verdict).toBe(VantageVerdict.UP_EVERYWHERE);
+      expect((await used()) - before).toBe(2);
+      const traced = [];
+      for await (const message of client.vantageTraceRedirects(
+        { url, vantages: ["local,nowhere"] },
+        { headers: { "x-api-key": service.key } },
+      ))
+        traced.push(message);
+      expect(traced.map((message) => message.entry?.vantage?.name ?? message.verdict)).toEqual([
+        "nowhere",
+        "local",
+        VantageVerdict.UP_WHERE_ANSWERED,
+      ]);
+      expect((await used()) - before).toBe(2 + 5);
+    },
+  );
 
   it("REST: POST /api/v1/vantages/is-site-down answers NDJSON, one envelope per message, the verdict last", async () => {
     const url = targets.url("/home");
@@ -229,10 +279,17 @@ describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () =
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/x-ndjson/);
-    const lines = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line) as JsonObject);
+    const lines = (await response.text())
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as JsonObject);
     expect(lines).toHaveLength(3);
     for (const line of lines) expect(line).toMatchObject({ ok: true, meta: { tool: "is-site-down", version: "v1" } });
-    expect(lines.map((line) => Object.keys(line.data as JsonObject))).toEqual([["entry", "verdict", "differences"], ["entry", "verdict", "differences"], ["entry", "verdict", "differences"]]);
+    expect(lines.map((line) => Object.keys(line.data as JsonObject))).toEqual([
+      ["entry", "verdict", "differences"],
+      ["entry", "verdict", "differences"],
+      ["entry", "verdict", "differences"],
+    ]);
     expect(((lines[0]?.data as JsonObject).entry as JsonObject).vantage).toMatchObject({ name: "ap-south", state: "unavailable" });
     const local = (lines[1]?.data as JsonObject).entry as JsonObject;
     expect(local.vantage).toMatchObject({ name: "local", state: "done" });

@@ -19,7 +19,13 @@ beforeAll(async () => {
   const runner = runnerOf(env);
   const fanout = createLocalFanout({ info: LOCAL_VANTAGE, runner });
   await fanout.close();
-  server = await startServer({ config: { ...loadConfig({}), host: "127.0.0.1", port: 0 }, runner, vantages: { fanout }, interceptors: [createVantagePlanner(fanout)], shutdownGraceMs: 1_000 });
+  server = await startServer({
+    config: { ...loadConfig({}), host: "127.0.0.1", port: 0 },
+    runner,
+    vantages: { fanout },
+    interceptors: [createVantagePlanner(fanout)],
+    shutdownGraceMs: 1_000,
+  });
 });
 
 afterAll(async () => {
@@ -30,14 +36,18 @@ afterAll(async () => {
 
 describe("the vantage planner", () => {
   it("answers all with no live vantage as retryable unavailable, not as a plain check", async () => {
-    const response = await fetch(`${server.url}/api/v1/is-site-down?${new URLSearchParams({ url: targets.url("/ok"), vantages: "all" }).toString()}`);
+    const response = await fetch(
+      `${server.url}/api/v1/is-site-down?${new URLSearchParams({ url: targets.url("/ok"), vantages: "all" }).toString()}`,
+    );
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("1");
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unavailable");
   });
 
   it("lets a named vantage through: its entry says it has no live instance", async () => {
-    const response = await fetch(`${server.url}/api/v1/is-site-down?${new URLSearchParams({ url: targets.url("/ok"), vantages: "local" }).toString()}`);
+    const response = await fetch(
+      `${server.url}/api/v1/is-site-down?${new URLSearchParams({ url: targets.url("/ok"), vantages: "local" }).toString()}`,
+    );
     expect(response.status).toBe(200);
     const body = (await response.json()) as { data: { vantages: { verdict: string; entries: { vantage: { code: string } }[] } } };
     expect(body.data.vantages.verdict).toBe("unavailable");

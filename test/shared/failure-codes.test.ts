@@ -1,7 +1,15 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseTargetInput } from "../../src/diagnostics/diagnostic-call.js";
-import { allFailureCodes, CAUSES, causeInfo, failureCode, inputRefusalCause, refusalCause, STAGE_FALLBACK_CODES } from "../../src/shared/failures.js";
+import {
+  allFailureCodes,
+  CAUSES,
+  causeInfo,
+  failureCode,
+  inputRefusalCause,
+  refusalCause,
+  STAGE_FALLBACK_CODES,
+} from "../../src/shared/failures.js";
 
 /** The codes of the README's table of failure codes, in order. */
 function readmeCodes(): string[] {
@@ -27,7 +35,8 @@ describe("stable failure codes", () => {
 
   it("a code names the stage it belongs to (chain-wide outcomes and our own defects aside)", () => {
     for (const info of Object.values(CAUSES)) {
-      if (info.code.startsWith("redirect_") || ["too_many_redirects", "trace_timeout", "internal_probe_error"].includes(info.code)) continue;
+      if (info.code.startsWith("redirect_") || ["too_many_redirects", "trace_timeout", "internal_probe_error"].includes(info.code))
+        continue;
       expect(info.code.split("_")[0]).toBe(info.stage);
     }
   });
@@ -56,7 +65,10 @@ describe("stable failure codes", () => {
       expect(info.rule, key).toBeDefined();
     }
     for (const rule of ["non_public_address", "bad_port", "port", "credentials", "url_too_long", "scheme", "invalid_url"] as const) {
-      expect(inputRows.some(([, info]) => info.rule === rule), rule).toBe(true);
+      expect(
+        inputRows.some(([, info]) => info.rule === rule),
+        rule,
+      ).toBe(true);
     }
   });
 

@@ -17,15 +17,21 @@ describe("the vantages a caller names", () => {
     expect(readVantageList(["all,local"])).toMatchObject({ kind: "problem", problem: { code: "input_vantages_syntax" } });
   });
 
-  it.each(["", "a,", ",a", "EU", "eu_west", "-eu", "eu-", "é", "a".repeat(33), "eu west", "a\u0000b"])("%j is not a list of names", (text) => {
-    expect(readVantageList([text])).toMatchObject({ kind: "problem", problem: { code: "input_vantages_syntax" } });
-  });
+  it.each(["", "a,", ",a", "EU", "eu_west", "-eu", "eu-", "é", "a".repeat(33), "eu west", "a\u0000b"])(
+    "%j is not a list of names",
+    (text) => {
+      expect(readVantageList([text])).toMatchObject({ kind: "problem", problem: { code: "input_vantages_syntax" } });
+    },
+  );
 
   it("at most 16 names, a repeat counted, and a huge element refused before it is split", () => {
     const names = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
     expect(readVantageList([names(16).join(",")])).toMatchObject({ kind: "names" });
     expect(readVantageList([names(17).join(",")])).toMatchObject({ kind: "problem", problem: { code: "input_vantages_too_many" } });
-    expect(readVantageList(Array.from({ length: 17 }, () => "eu"))).toMatchObject({ kind: "problem", problem: { code: "input_vantages_too_many" } });
+    expect(readVantageList(Array.from({ length: 17 }, () => "eu"))).toMatchObject({
+      kind: "problem",
+      problem: { code: "input_vantages_too_many" },
+    });
     expect(readVantageList([",".repeat(1_000_000)])).toMatchObject({ kind: "problem", problem: { code: "input_vantages_too_many" } });
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { siteCheckReading, traceReading, type VantageReading, vantageVerdict, verdictNeedsALook, verdictTone } from "../../src/shared/vantage-verdict.js";
+import {
+  siteCheckReading,
+  traceReading,
+  type VantageReading,
+  vantageVerdict,
+  verdictNeedsALook,
+  verdictTone,
+} from "../../src/shared/vantage-verdict.js";
 
 describe("the verdict over a call's vantages", () => {
   const U = "up";
@@ -35,7 +42,15 @@ describe("the verdict over a call's vantages", () => {
 
   it("only up everywhere needs no look", () => {
     expect(verdictNeedsALook("up_everywhere")).toBe(false);
-    for (const verdict of ["down_everywhere", "down_in_some", "blocked_in_some", "unavailable", "up_where_answered", "down_where_answered"] as const) expect(verdictNeedsALook(verdict)).toBe(true);
+    for (const verdict of [
+      "down_everywhere",
+      "down_in_some",
+      "blocked_in_some",
+      "unavailable",
+      "up_where_answered",
+      "down_where_answered",
+    ] as const)
+      expect(verdictNeedsALook(verdict)).toBe(true);
   });
 
   it.each([

@@ -27,7 +27,10 @@ describe.skipIf(!redisHere.available)("known regions: all is every vantage seen,
 
   beforeAll(async () => {
     targets = await startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } });
-    rig = await startThreeVantages(targets.httpPort, (name): Record<string, string> => (name === "ap-south" ? { SITEDIAG_VANTAGE_VERSION: OLD_BUILD } : {}));
+    rig = await startThreeVantages(
+      targets.httpPort,
+      (name): Record<string, string> => (name === "ap-south" ? { SITEDIAG_VANTAGE_VERSION: OLD_BUILD } : {}),
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -40,10 +43,18 @@ describe.skipIf(!redisHere.available)("known regions: all is every vantage seen,
     return (await rig.store.usage(rig.key.id, { budget: BUDGET, windowSeconds: 86_400 })).used;
   }
 
-  async function fromAll(): Promise<{ vantages: { verdict: string; entries: JsonObject[]; differences: JsonObject[] | null }; took: number }> {
+  async function fromAll(): Promise<{
+    vantages: { verdict: string; entries: JsonObject[]; differences: JsonObject[] | null };
+    took: number;
+  }> {
     const started = performance.now();
-    const response = await fetch(`${rig.asker.url}/api/v1/is-site-down?${new URLSearchParams({ url: targets.url("/ok"), vantages: "all" }).toString()}`, { headers: { "x-api-key": rig.key.secret } });
-    const body = (await response.json()) as { data: { vantages: { verdict: string; entries: JsonObject[]; differences: JsonObject[] | null } } };
+    const response = await fetch(
+      `${rig.asker.url}/api/v1/is-site-down?${new URLSearchParams({ url: targets.url("/ok"), vantages: "all" }).toString()}`,
+      { headers: { "x-api-key": rig.key.secret } },
+    );
+    const body = (await response.json()) as {
+      data: { vantages: { verdict: string; entries: JsonObject[]; differences: JsonObject[] | null } };
+    };
     return { vantages: body.data.vantages, took: performance.now() - started };
   }
 
@@ -51,10 +62,20 @@ describe.skipIf(!redisHere.available)("known regions: all is every vantage seen,
     const { vantages } = await fromAll();
     expect(vantages.verdict).toBe("up_everywhere");
     expect(vantages.entries.map((entry) => (entry.vantage as JsonObject).version)).toEqual([OLD_BUILD, VERSION, VERSION]);
-    expect(vantages.differences).toEqual([{ aspect: "version", values: [{ value: OLD_BUILD, vantages: ["ap-south"] }, { value: VERSION, vantages: ["eu-west", "us-east"] }] }]);
+    expect(vantages.differences).toEqual([
+      {
+        aspect: "version",
+        values: [
+          { value: OLD_BUILD, vantages: ["ap-south"] },
+          { value: VERSION, vantages: ["eu-west", "us-east"] },
+        ],
+      },
+    ]);
     const cli = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/ok")], env());
     expect(cli.code).toBe(0);
-    expect(cli.stderr).toBe(`sitediag: warning: the vantages that answered run different builds (ap-south ${OLD_BUILD}; eu-west, us-east ${VERSION}): their answers may differ for that reason alone\n`);
+    expect(cli.stderr).toBe(
+      `sitediag: warning: the vantages that answered run different builds (ap-south ${OLD_BUILD}; eu-west, us-east ${VERSION}): their answers may differ for that reason alone\n`,
+    );
   }, 60_000);
 
   it("vantages list: each vantage live, its instance, build and clock offset from this machine", async () => {
@@ -62,7 +83,11 @@ describe.skipIf(!redisHere.available)("known regions: all is every vantage seen,
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^VANTAGE\s+STATE\s+LAST SEEN\s+INSTANCE\s+BUILD\s+CLOCK OFFSET$/);
-    expect(lines[1]).toMatch(new RegExp(`^ap-south\\s+live\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z \\(\\d+ s ago\\)\\s+\\S+\\s+${OLD_BUILD.replaceAll(".", "\\.")}\\s+[+-]?\\d+ ms$`));
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^ap-south\\s+live\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z \\(\\d+ s ago\\)\\s+\\S+\\s+${OLD_BUILD.replaceAll(".", "\\.")}\\s+[+-]?\\d+ ms$`,
+      ),
+    );
     expect(lines.slice(1).map((line) => line.split(/\s+/)[0])).toEqual(["ap-south", "eu-west", "us-east"]);
   });
 
@@ -71,12 +96,23 @@ describe.skipIf(!redisHere.available)("known regions: all is every vantage seen,
     south?.child.kill("SIGSTOP");
     // Its heartbeat expires 5 s after its last beat: from then on `all` knows it is silent.
     // Asked before then, it would be sent the job and waited for: read the list until it says so.
-    await eventually(async () => (/^ap-south\s+not live/m.test((await runDiagnose(vantagesCommand, ["list"], env())).stdout) ? true : undefined), 30_000);
+    await eventually(
+      async () => (/^ap-south\s+not live/m.test((await runDiagnose(vantagesCommand, ["list"], env())).stdout) ? true : undefined),
+      30_000,
+    );
     const before = await used();
     const { vantages, took } = await fromAll();
     const [silent] = vantages.entries;
-    expect(silent?.vantage).toMatchObject({ name: "ap-south", state: "unavailable", code: "no_live_instance", elapsedMs: 0, version: OLD_BUILD });
-    expect((silent?.vantage as JsonObject).reason).toMatch(/^No instance of this vantage has been seen since \d{4}-\d\d-\d\dT[\d:.]+Z; nothing is known/);
+    expect(silent?.vantage).toMatchObject({
+      name: "ap-south",
+      state: "unavailable",
+      code: "no_live_instance",
+      elapsedMs: 0,
+      version: OLD_BUILD,
+    });
+    expect((silent?.vantage as JsonObject).reason).toMatch(
+      /^No instance of this vantage has been seen since \d{4}-\d\d-\d\dT[\d:.]+Z; nothing is known/,
+    );
     expect(Date.parse(String((silent?.vantage as JsonObject).lastSeen))).toBeLessThan(Date.now() - 4_000);
     // Never "everywhere" with a region silent, and the two that answered are all that is charged.
     expect(vantages.verdict).toBe("up_where_answered");
@@ -85,7 +121,9 @@ describe.skipIf(!redisHere.available)("known regions: all is every vantage seen,
     expect(took).toBeLessThan(32_000);
     const cli = await runDiagnose(checkCommand, ["--vantages", "all", targets.url("/ok")], env());
     expect(cli.code).toBe(1);
-    expect(cli.stdout).toMatch(/^ap-south\s+unavailable\s+-\s+-\s+0 ms\s+no_live_instance\s+No instance of this vantage has been seen since/m);
+    expect(cli.stdout).toMatch(
+      /^ap-south\s+unavailable\s+-\s+-\s+0 ms\s+no_live_instance\s+No instance of this vantage has been seen since/m,
+    );
     expect(cli.stdout).toContain(`up_where_answered  ${targets.url("/ok")}  (3 vantages: 1 unavailable, 2 done; not seen from ap-south)`);
     const listed = await runDiagnose(vantagesCommand, ["list"], env());
     expect(listed.stdout).toMatch(/^ap-south\s+not live\s+\S+ \(\d+ s ago\)\s+\S+ \(gone\)/m);

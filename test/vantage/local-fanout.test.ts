@@ -12,7 +12,9 @@ let env: TestEnv;
 let runner: DiagnosticRunner;
 
 /** The real runner, telling each job's signal and outcome as they happen. */
-function watched(inner: DiagnosticRunner): DiagnosticRunner & { readonly signals: AbortWatch[]; readonly outcomes: Promise<SiteCheckOutcome>[] } {
+function watched(
+  inner: DiagnosticRunner,
+): DiagnosticRunner & { readonly signals: AbortWatch[]; readonly outcomes: Promise<SiteCheckOutcome>[] } {
   const signals: AbortWatch[] = [];
   const outcomes: Promise<SiteCheckOutcome>[] = [];
   return Object.assign({}, inner, {
@@ -49,18 +51,28 @@ describe("the local fanout", () => {
     const fanout = createLocalFanout({ info: { name: "local" }, runner }, [{ info: { name: "second", label: "Second" }, runner }]);
     expect(fanout.self).toEqual({ name: "local" });
     expect((await fanout.alive()).map((vantage) => vantage.name)).toEqual(["local", "second"]);
-    const entries = await entriesOf(fanout.run({ kind: "site-check", raw: targets.url("/ok"), options: {} }, ["second", "nowhere", "local"], sharedClockMs() + 10_000, undefined));
+    const entries = await entriesOf(
+      fanout.run(
+        { kind: "site-check", raw: targets.url("/ok"), options: {} },
+        ["second", "nowhere", "local"],
+        sharedClockMs() + 10_000,
+        undefined,
+      ),
+    );
     expect(entries).toHaveLength(3);
     expect(entries[0]).toEqual({ vantage: { name: "nowhere" }, state: "unavailable", reason: "no_live_instance", elapsedMs: 0 });
     const answered = entries.filter((entry) => entry.state === "answered");
     expect(answered.map((entry) => entry.vantage.name).sort()).toEqual(["local", "second"]);
-    for (const entry of answered) expect(entry.state === "answered" && entry.outcome.kind === "result" && entry.outcome.result.status).toBe("up");
+    for (const entry of answered)
+      expect(entry.state === "answered" && entry.outcome.kind === "result" && entry.outcome.result.status).toBe("up");
   });
 
   it("at the deadline a vantage not in is unavailable, and its job is withdrawn", async () => {
     const slow = watched(runner);
     const fanout = createLocalFanout({ info: { name: "local" }, runner: slow });
-    const entries = await entriesOf(fanout.run({ kind: "site-check", raw: targets.url("/hang"), options: {} }, ["local"], sharedClockMs() + 300, undefined));
+    const entries = await entriesOf(
+      fanout.run({ kind: "site-check", raw: targets.url("/hang"), options: {} }, ["local"], sharedClockMs() + 300, undefined),
+    );
     expect(entries).toMatchObject([{ vantage: { name: "local" }, state: "unavailable", reason: "deadline" }]);
     expect(entries[0]?.elapsedMs).toBeGreaterThanOrEqual(290);
     expect(slow.signals[0]?.aborted).toBe(true);
@@ -71,7 +83,14 @@ describe("the local fanout", () => {
     const slow = watched(runner);
     const fanout = createLocalFanout({ info: { name: "local" }, runner: slow });
     const caller = new AbortController();
-    const done = entriesOf(fanout.run({ kind: "site-check", raw: targets.url("/hang"), options: {} }, ["local", "nowhere"], sharedClockMs() + 10_000, caller.signal));
+    const done = entriesOf(
+      fanout.run(
+        { kind: "site-check", raw: targets.url("/hang"), options: {} },
+        ["local", "nowhere"],
+        sharedClockMs() + 10_000,
+        caller.signal,
+      ),
+    );
     setTimeout(() => caller.abort(new Error("the caller left")), 200);
     const entries = await done;
     expect(entries.map((entry) => entry.vantage.name)).toEqual(["nowhere"]);
@@ -83,7 +102,9 @@ describe("the local fanout", () => {
     const fanout = createLocalFanout({ info: { name: "local" }, runner });
     await fanout.close();
     expect(await fanout.alive()).toEqual([]);
-    const entries = await entriesOf(fanout.run({ kind: "site-check", raw: targets.url("/ok"), options: {} }, ["local"], sharedClockMs() + 1_000, undefined));
+    const entries = await entriesOf(
+      fanout.run({ kind: "site-check", raw: targets.url("/ok"), options: {} }, ["local"], sharedClockMs() + 1_000, undefined),
+    );
     expect(entries).toMatchObject([{ state: "unavailable", reason: "no_live_instance" }]);
   });
 

@@ -29,7 +29,10 @@ describe.skipIf(!availability.available)("three vantages on a Redis Cluster, `si
   const serves: ServeProcess[] = [];
 
   beforeAll(async () => {
-    [cluster, targets] = await Promise.all([startRedisCluster(), startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } })]);
+    [cluster, targets] = await Promise.all([
+      startRedisCluster(),
+      startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } }),
+    ]);
     const started = await Promise.all(
       VANTAGES.map(async (name) => {
         const server = await startDnsServer();
@@ -62,7 +65,10 @@ describe.skipIf(!availability.available)("three vantages on a Redis Cluster, `si
   });
 
   async function entriesOf(url: string): Promise<JsonObject[]> {
-    const response = await fetch(`${serves[1]?.url ?? ""}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: "all" }).toString()}`, { headers: { "x-api-key": key.secret } });
+    const response = await fetch(
+      `${serves[1]?.url ?? ""}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: "all" }).toString()}`,
+      { headers: { "x-api-key": key.secret } },
+    );
     const body = (await response.json()) as JsonObject;
     expect(response.status, JSON.stringify(body)).toBe(200);
     return ((body.data as JsonObject).vantages as JsonObject).entries as JsonObject[];
@@ -72,7 +78,9 @@ describe.skipIf(!availability.available)("three vantages on a Redis Cluster, `si
     const url = targets.url("/ok", { hostname: "site.test" });
     const before = (await store.usage(key.id, POLICY)).used;
     const entries = await entriesOf(url);
-    expect(entries.map((entry) => [(entry.vantage as JsonObject).name, (entry.vantage as JsonObject).state, (entry.data as JsonObject).status])).toEqual([
+    expect(
+      entries.map((entry) => [(entry.vantage as JsonObject).name, (entry.vantage as JsonObject).state, (entry.data as JsonObject).status]),
+    ).toEqual([
       ["ap-south", "done", "down"],
       ["eu-west", "done", "up"],
       ["us-east", "done", "up"],

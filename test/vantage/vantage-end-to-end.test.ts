@@ -124,7 +124,9 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     const details = entries.map((entry) => (entry.data as JsonObject).details as JsonObject);
     expect(details.map((detail) => detail.code)).toEqual(["dns_no_such_host", null, null]);
     // Each vantage resolved the name with its own DNS server.
-    expect(details.map((detail) => ((detail.resolutions as JsonObject[])[0]?.source as JsonObject).servers)).toEqual(VANTAGES.map((name) => [dns.get(name)?.server]));
+    expect(details.map((detail) => ((detail.resolutions as JsonObject[])[0]?.source as JsonObject).servers)).toEqual(
+      VANTAGES.map((name) => [dns.get(name)?.server]),
+    );
     for (const detail of details.slice(1)) {
       const [request] = detail.requests as JsonObject[];
       expect(request?.responseHeaders).toContainEqual({ name: "x-padding", value: "p".repeat(4_000) });
@@ -136,9 +138,14 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     const body = await restBody("is-site-down", { url: "http://10.0.0.1/", vantages: "all" });
     const vantages = (body.data as JsonObject).vantages as JsonObject;
     expect(vantages.verdict).toBe("unavailable");
-    expect((vantages.entries as JsonObject[]).map((entry) => [(entry.vantage as JsonObject).name, (entry.vantage as JsonObject).state, (entry.vantage as JsonObject).code, entry.data])).toEqual(
-      VANTAGES.map((name) => [name, "refused", "input_non_public_address", null]),
-    );
+    expect(
+      (vantages.entries as JsonObject[]).map((entry) => [
+        (entry.vantage as JsonObject).name,
+        (entry.vantage as JsonObject).state,
+        (entry.vantage as JsonObject).code,
+        entry.data,
+      ]),
+    ).toEqual(VANTAGES.map((name) => [name, "refused", "input_non_public_address", null]));
     expect((await used()) - before).toBe(6);
   });
 
@@ -173,7 +180,10 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
       ["eu-west", VantageState.DONE, SiteStatus.UP],
       ["us-east", VantageState.DONE, SiteStatus.UP],
     ]);
-    const gate = await client.checkSite({ url: targets.url("/ok", { hostname: "gate.test" }), vantages: ["ap-south", "eu-west", "us-east"] }, { headers });
+    const gate = await client.checkSite(
+      { url: targets.url("/ok", { hostname: "gate.test" }), vantages: ["ap-south", "eu-west", "us-east"] },
+      { headers },
+    );
     expect(gate.vantages?.verdict).toBe(VantageVerdict.BLOCKED_IN_SOME);
     const trace = await client.traceRedirects({ url: targets.url("/start", { hostname: "site.test" }), vantages: ["all"] }, { headers });
     expect(trace.vantages?.verdict).toBe(VantageVerdict.DOWN_IN_SOME);
@@ -191,7 +201,10 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
       body: JSON.stringify({ url: targets.url("/ok", { hostname: "site.test" }), vantages: ["all"] }),
     });
     expect(response.status).toBe(200);
-    const lines = (await response.text()).trimEnd().split("\n").map((line) => (JSON.parse(line) as JsonObject).data as JsonObject);
+    const lines = (await response.text())
+      .trimEnd()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as JsonObject).data as JsonObject);
     expect(lines).toHaveLength(4);
     const entries = lines.slice(0, 3).map((line) => line.entry as JsonObject);
     expect(entries.map((entry) => [(entry.vantage as JsonObject).name, (entry.data as JsonObject).status]).sort()).toEqual([
@@ -210,14 +223,32 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     });
     const client = createClient(DiagnosticsService, transports.grpc());
     const messages = [];
-    for await (const message of client.vantageTraceRedirects({ url: targets.url("/start", { hostname: "gate.test" }), vantages: ["all"] }, { headers: { "x-api-key": key.secret } })) messages.push(message);
+    for await (const message of client.vantageTraceRedirects(
+      { url: targets.url("/start", { hostname: "gate.test" }), vantages: ["all"] },
+      { headers: { "x-api-key": key.secret } },
+    ))
+      messages.push(message);
     expect(messages).toHaveLength(4);
-    expect(messages.slice(0, 3).map((message) => message.entry?.vantage?.name).sort()).toEqual([...VANTAGES]);
+    expect(
+      messages
+        .slice(0, 3)
+        .map((message) => message.entry?.vantage?.name)
+        .sort(),
+    ).toEqual([...VANTAGES]);
     expect(messages[3]?.verdict).toBe(VantageVerdict.BLOCKED_IN_SOME);
     const connect = createClient(DiagnosticsService, transports.connect());
     const checks = [];
-    for await (const message of connect.vantageCheckSite({ url: targets.url("/ok", { hostname: "gate.test" }), vantages: ["all"] }, { headers: { "x-api-key": key.secret } })) checks.push(message);
-    expect(checks.slice(0, 3).map((message) => [message.entry?.vantage?.name, message.entry?.data?.statusCode]).sort()).toEqual([
+    for await (const message of connect.vantageCheckSite(
+      { url: targets.url("/ok", { hostname: "gate.test" }), vantages: ["all"] },
+      { headers: { "x-api-key": key.secret } },
+    ))
+      checks.push(message);
+    expect(
+      checks
+        .slice(0, 3)
+        .map((message) => [message.entry?.vantage?.name, message.entry?.data?.statusCode])
+        .sort(),
+    ).toEqual([
       ["ap-south", 200],
       ["eu-west", 200],
       ["us-east", 403],
@@ -229,21 +260,35 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     const poor = await issueKey(store, "five credits", { budget: 5 });
     if (poor === undefined) throw new Error("no key");
     const url = targets.url("/ok", { hostname: "unpaid.test" });
-    const response = await fetch(`${asker.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: "all" }).toString()}`, { headers: { "x-api-key": poor.secret } });
+    const response = await fetch(`${asker.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: "all" }).toString()}`, {
+      headers: { "x-api-key": poor.secret },
+    });
     expect(response.status).toBe(429);
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/costs 6 credits/);
     expect((await store.usage(poor.record.id, POLICY)).used).toBe(0);
     // Within budget the same name is asked of every vantage's DNS server: had a job gone out, it would have been.
-    const affordable = await fetch(`${asker.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: "eu-west" }).toString()}`, { headers: { "x-api-key": poor.secret } });
+    const affordable = await fetch(`${asker.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: "eu-west" }).toString()}`, {
+      headers: { "x-api-key": poor.secret },
+    });
     expect(affordable.status).toBe(200);
-    expect(VANTAGES.map((name) => (dns.get(name)?.queries ?? []).filter((query) => query.name === "unpaid.test").length > 0)).toEqual([false, true, false]);
+    expect(VANTAGES.map((name) => (dns.get(name)?.queries ?? []).filter((query) => query.name === "unpaid.test").length > 0)).toEqual([
+      false,
+      true,
+      false,
+    ]);
   });
 
   it("a vantage stopped gracefully (SIGTERM) with a job in hand finishes it: its entry is done, then it exits 0", async () => {
     const server = await startDnsServer();
     dns.set("sa-east", server);
     server.answer("site.test", { a: ["127.0.0.1"] });
-    const stopping = await startServe({ SITEDIAG_STORE: rig.redis.url(), SITEDIAG_VANTAGE: "sa-east", SITEDIAG_DNS_SERVERS: server.server, SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_SITE_TIMEOUT_MS: String(SITE_TIMEOUT_MS) });
+    const stopping = await startServe({
+      SITEDIAG_STORE: rig.redis.url(),
+      SITEDIAG_VANTAGE: "sa-east",
+      SITEDIAG_DNS_SERVERS: server.server,
+      SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
+      SITEDIAG_SITE_TIMEOUT_MS: String(SITE_TIMEOUT_MS),
+    });
     serves.set("sa-east", stopping);
     await eventually(async () => {
       const body = await restBody("is-site-down", { url: targets.url("/ok"), vantages: "sa-east" });
@@ -309,8 +354,15 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
       headers: { "x-api-key": key.secret, "content-type": "application/json" },
       body: JSON.stringify({ url: targets.url("/ok", { hostname: "site.test" }), vantages: ["us-east", "eu-west"] }),
     });
-    const lines = (await response.text()).trimEnd().split("\n").map((line) => (JSON.parse(line) as JsonObject).data as JsonObject);
-    expect(lines.map((line) => (line.entry === null ? line.verdict : ((line.entry as JsonObject).vantage as JsonObject).state))).toEqual(["unavailable", "done", "up_where_answered"]);
+    const lines = (await response.text())
+      .trimEnd()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as JsonObject).data as JsonObject);
+    expect(lines.map((line) => (line.entry === null ? line.verdict : ((line.entry as JsonObject).vantage as JsonObject).state))).toEqual([
+      "unavailable",
+      "done",
+      "up_where_answered",
+    ]);
     expect(((lines[0]?.entry as JsonObject).vantage as JsonObject).code).toBe("no_live_instance");
     expect((await used()) - before).toBe(10 + 2);
   }, 90_000);

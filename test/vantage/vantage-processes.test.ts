@@ -13,7 +13,22 @@ import { collect, eventually, type ServeProcess, startServe } from "../fixtures/
 const availability = redisAvailability();
 const PASSWORD = "vantage-test-password";
 /** The user docs/vantages.md creates: the sitediag keys only, no dangerous commands. */
-const ACL = ["resetkeys", "~sitediag:*", "~{sitediag:*", "resetchannels", "-@all", "+@read", "+@write", "+@stream", "+@scripting", "+@connection", "+@keyspace", "-@dangerous", "+info", "+time"];
+const ACL = [
+  "resetkeys",
+  "~sitediag:*",
+  "~{sitediag:*",
+  "resetchannels",
+  "-@all",
+  "+@read",
+  "+@write",
+  "+@stream",
+  "+@scripting",
+  "+@connection",
+  "+@keyspace",
+  "-@dangerous",
+  "+info",
+  "+time",
+];
 
 describe.skipIf(!availability.available)("vantages as `sitediag serve` processes on one Redis", () => {
   let redis: RedisServerFixture;
@@ -30,7 +45,12 @@ describe.skipIf(!availability.available)("vantages as `sitediag serve` processes
     admin.disconnect();
     storeUrl = `redis://sitediag:${PASSWORD}@127.0.0.1:${redis.port}/0`;
     // Every request but the first answers at once; /slow holds each for 3 s.
-    targets = await startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 }, "/slow": { kind: "delayed", delayMs: 3_000, then: { kind: "respond", status: 200 } } } });
+    targets = await startHttpTargets({
+      routes: {
+        "/ok": { kind: "respond", status: 200 },
+        "/slow": { kind: "delayed", delayMs: 3_000, then: { kind: "respond", status: 200 } },
+      },
+    });
     for (const name of ["eu-west-a", "eu-west-b", "us-east", "ap-south"]) {
       const server = await startDnsServer();
       server.answer("site.test", name === "ap-south" ? "nxdomain" : { a: ["127.0.0.1"] });
@@ -39,9 +59,23 @@ describe.skipIf(!availability.available)("vantages as `sitediag serve` processes
     const start = async (name: string, vantage: string) => {
       const server = dns.get(name);
       if (server === undefined) throw new Error(name);
-      serves.set(name, await startServe({ SITEDIAG_STORE: storeUrl, SITEDIAG_VANTAGE: vantage, SITEDIAG_VANTAGE_LABEL: `${vantage} label`, SITEDIAG_DNS_SERVERS: server.server, SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8" }));
+      serves.set(
+        name,
+        await startServe({
+          SITEDIAG_STORE: storeUrl,
+          SITEDIAG_VANTAGE: vantage,
+          SITEDIAG_VANTAGE_LABEL: `${vantage} label`,
+          SITEDIAG_DNS_SERVERS: server.server,
+          SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
+        }),
+      );
     };
-    await Promise.all([start("eu-west-a", "eu-west"), start("eu-west-b", "eu-west"), start("us-east", "us-east"), start("ap-south", "ap-south")]);
+    await Promise.all([
+      start("eu-west-a", "eu-west"),
+      start("eu-west-b", "eu-west"),
+      start("us-east", "us-east"),
+      start("ap-south", "ap-south"),
+    ]);
     dispatcher = await createRedisFanout({ location: { kind: "redis", url: storeUrl }, self: { name: "tester" }, maxJobs: 1 });
     await eventually(async () => ((await dispatcher.alive()).length === 3 ? true : undefined));
   }, 120_000);
@@ -61,8 +95,18 @@ describe.skipIf(!availability.available)("vantages as `sitediag serve` processes
       ["us-east", "us-east label"],
     ]);
     const url = targets.url("/ok", { hostname: "site.test" });
-    const entries = await collect(dispatcher, { kind: "site-check", raw: url, options: {} }, ["eu-west", "us-east", "ap-south"], sharedClockMs() + 10_000);
-    const states = Object.fromEntries(entries.map((entry) => [entry.vantage.name, entry.state === "answered" && entry.outcome.kind === "result" ? entry.outcome.result.status : entry.state]));
+    const entries = await collect(
+      dispatcher,
+      { kind: "site-check", raw: url, options: {} },
+      ["eu-west", "us-east", "ap-south"],
+      sharedClockMs() + 10_000,
+    );
+    const states = Object.fromEntries(
+      entries.map((entry) => [
+        entry.vantage.name,
+        entry.state === "answered" && entry.outcome.kind === "result" ? entry.outcome.result.status : entry.state,
+      ]),
+    );
     expect(states).toEqual({ "eu-west": "up", "us-east": "up", "ap-south": "down" });
     const down = entries.find((entry) => entry.vantage.name === "ap-south");
     if (down?.state !== "answered" || down.outcome.kind !== "result") throw new Error("no answer from ap-south");
@@ -78,7 +122,9 @@ describe.skipIf(!availability.available)("vantages as `sitediag serve` processes
     // The options as the operation sends them: its time limits count from the call's arrival.
     const run = collect(dispatcher, { kind: "site-check", raw: url, options: { timeoutsFrom: sharedClockMs() } }, ["eu-west"], deadline);
     // Whichever worker took the job asked its own DNS server: that one dies.
-    const holder = await eventually(async () => (queried("eu-west-a") > before.a ? "eu-west-a" : queried("eu-west-b") > before.b ? "eu-west-b" : undefined));
+    const holder = await eventually(async () =>
+      queried("eu-west-a") > before.a ? "eu-west-a" : queried("eu-west-b") > before.b ? "eu-west-b" : undefined,
+    );
     const sibling = holder === "eu-west-a" ? "eu-west-b" : "eu-west-a";
     await serves.get(holder)?.kill();
     const entries = await run;
@@ -93,7 +139,12 @@ describe.skipIf(!availability.available)("vantages as `sitediag serve` processes
   it("a vantage's only worker killed: its entry is `unavailable` by the deadline, the others answer; once its heartbeat expires it is gone from alive()", async () => {
     await serves.get("us-east")?.kill();
     const deadline = sharedClockMs() + 2_500;
-    const entries = await collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["us-east", "ap-south"], deadline);
+    const entries = await collect(
+      dispatcher,
+      { kind: "site-check", raw: targets.url("/ok"), options: {} },
+      ["us-east", "ap-south"],
+      deadline,
+    );
     expect(entries.map((entry) => [entry.vantage.name, entry.state])).toEqual([
       ["ap-south", "answered"],
       ["us-east", "unavailable"],
@@ -104,16 +155,40 @@ describe.skipIf(!availability.available)("vantages as `sitediag serve` processes
     // By the deadline, give or take how late a busy machine runs a timer.
     expect(sharedClockMs()).toBeLessThan(deadline + 3_000);
     await eventually(async () => ((await dispatcher.alive()).every((info) => info.name !== "us-east") ? true : undefined));
-    const later = await collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["us-east"], sharedClockMs() + 10_000);
+    const later = await collect(
+      dispatcher,
+      { kind: "site-check", raw: targets.url("/ok"), options: {} },
+      ["us-east"],
+      sharedClockMs() + 10_000,
+    );
     expect(later).toEqual([expect.objectContaining({ state: "unavailable", reason: "no_live_instance" })]);
   }, 40_000);
 
   it("/readyz of a worker that cannot reach its vantage stream is 503, though the store answers", async () => {
     const admin = new Redis(redis.url());
     // Allowed the store's keys, not the engine's.
-    await admin.call("ACL", "SETUSER", "storeonly", "on", `>${PASSWORD}`, "resetkeys", "~sitediag:*", "-@all", "+@read", "+@write", "+@stream", "+@scripting", "+@connection", "+@keyspace", "-@dangerous");
+    await admin.call(
+      "ACL",
+      "SETUSER",
+      "storeonly",
+      "on",
+      `>${PASSWORD}`,
+      "resetkeys",
+      "~sitediag:*",
+      "-@all",
+      "+@read",
+      "+@write",
+      "+@stream",
+      "+@scripting",
+      "+@connection",
+      "+@keyspace",
+      "-@dangerous",
+    );
     admin.disconnect();
-    const serve = await startServe({ SITEDIAG_STORE: `redis://storeonly:${PASSWORD}@127.0.0.1:${redis.port}/0`, SITEDIAG_VANTAGE: "cut-off" });
+    const serve = await startServe({
+      SITEDIAG_STORE: `redis://storeonly:${PASSWORD}@127.0.0.1:${redis.port}/0`,
+      SITEDIAG_VANTAGE: "cut-off",
+    });
     try {
       expect(await fetch(`${serve.url}/healthz`).then((response) => response.status)).toBe(200);
       expect(await fetch(`${serve.url}/readyz`).then((response) => response.status)).toBe(503);

@@ -44,7 +44,9 @@ describe.skipIf(!availability.available)("the vantage registry", () => {
       ["eu-west", true, "0.2.0"],
     ]);
     expect(known[0]?.lastSeen).toBe(now - 20_000);
-    expect(known[0]?.instances).toEqual([{ id: "i-south", lastSeen: now - 20_000, live: false, version: "0.0.1", clockOffsetMs: undefined }]);
+    expect(known[0]?.instances).toEqual([
+      { id: "i-south", lastSeen: now - 20_000, live: false, version: "0.0.1", clockOffsetMs: undefined },
+    ]);
     // Its own beat measured its clock against the Redis server's.
     expect(typeof known[1]?.instances[0]?.clockOffsetMs).toBe("number");
     // The beat trimmed the member silent past the window.

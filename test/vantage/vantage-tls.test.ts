@@ -29,13 +29,46 @@ describe.skipIf(!availability.available)("a vantage on rediss://", () => {
   beforeAll(async () => {
     const pki = await getTestPki();
     dir = mkdtempSync(join(tmpdir(), "sitediag-redis-tls-"));
-    for (const [name, text] of [["ca.pem", pki.caPem], ["key.pem", pki.valid.key], ["cert.pem", pki.valid.cert]] as const) writeFileSync(join(dir, name), text);
+    for (const [name, text] of [
+      ["ca.pem", pki.caPem],
+      ["key.pem", pki.valid.key],
+      ["cert.pem", pki.valid.cert],
+    ] as const)
+      writeFileSync(join(dir, name), text);
     [plainPort, tlsPort] = [await closedLoopbackPort(), await closedLoopbackPort()];
-    const args = ["--port", String(plainPort), "--tls-port", String(tlsPort), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"];
-    const tls = ["--tls-cert-file", join(dir, "cert.pem"), "--tls-key-file", join(dir, "key.pem"), "--tls-ca-cert-file", join(dir, "ca.pem"), "--tls-auth-clients", "no"];
+    const args = [
+      "--port",
+      String(plainPort),
+      "--tls-port",
+      String(tlsPort),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+    ];
+    const tls = [
+      "--tls-cert-file",
+      join(dir, "cert.pem"),
+      "--tls-key-file",
+      join(dir, "key.pem"),
+      "--tls-ca-cert-file",
+      join(dir, "ca.pem"),
+      "--tls-auth-clients",
+      "no",
+    ];
     redis = spawn(process.env.REDIS_SERVER_BINARY ?? "redis-server", [...args, ...tls], { stdio: "ignore" });
     await eventually(async () => {
-      const client = new Redis({ port: plainPort, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      const client = new Redis({
+        port: plainPort,
+        host: "127.0.0.1",
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
       client.on("error", () => undefined);
       try {
         await client.connect();
@@ -48,8 +81,17 @@ describe.skipIf(!availability.available)("a vantage on rediss://", () => {
     });
     targets = await startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } });
     // Node trusts the test CA through NODE_EXTRA_CA_CERTS, as an operator's private CA would be.
-    serve = await startServe({ SITEDIAG_STORE: `rediss://localhost:${tlsPort}/0`, SITEDIAG_VANTAGE: "tls-west", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", NODE_EXTRA_CA_CERTS: join(dir, "ca.pem") });
-    dispatcher = await createRedisFanout({ location: { kind: "redis", url: `redis://127.0.0.1:${plainPort}/0` }, self: { name: "tester" }, maxJobs: 1 });
+    serve = await startServe({
+      SITEDIAG_STORE: `rediss://localhost:${tlsPort}/0`,
+      SITEDIAG_VANTAGE: "tls-west",
+      SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
+      NODE_EXTRA_CA_CERTS: join(dir, "ca.pem"),
+    });
+    dispatcher = await createRedisFanout({
+      location: { kind: "redis", url: `redis://127.0.0.1:${plainPort}/0` },
+      self: { name: "tester" },
+      maxJobs: 1,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -64,7 +106,12 @@ describe.skipIf(!availability.available)("a vantage on rediss://", () => {
     if (dispatcher === undefined || serve === undefined) throw new Error("not started");
     const fanout = dispatcher;
     await eventually(async () => ((await fanout.alive()).some((info) => info.name === "tls-west") ? true : undefined));
-    const entries = await collect(fanout, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["tls-west"], sharedClockMs() + 10_000);
+    const entries = await collect(
+      fanout,
+      { kind: "site-check", raw: targets.url("/ok"), options: {} },
+      ["tls-west"],
+      sharedClockMs() + 10_000,
+    );
     expect(entries).toEqual([expect.objectContaining({ state: "answered", outcome: expect.objectContaining({ kind: "result" }) })]);
     expect(await fetch(`${serve.url}/readyz`).then((response) => response.status)).toBe(200);
   });

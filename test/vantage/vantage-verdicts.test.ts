@@ -81,7 +81,9 @@ async function used(): Promise<number> {
 
 async function fromVantages(host: string, vantages: string): Promise<{ verdict: string; entries: JsonObject[] }> {
   const url = `http://${host}:${targets.httpPort}/`;
-  const response = await fetch(`${service.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages }).toString()}`, { headers: { "x-api-key": service.key } });
+  const response = await fetch(`${service.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages }).toString()}`, {
+    headers: { "x-api-key": service.key },
+  });
   expect(response.status).toBe(200);
   const body = (await response.json()) as { data: { vantages: { verdict: string; entries: JsonObject[] } } };
   return body.data.vantages;
@@ -105,27 +107,49 @@ describe("the verdict over three vantages that see the target differently", () =
 
   it("what differs between them, computed by the service: the addresses and resolver each used (with details), status, final URL, failed stage", async () => {
     const url = `http://site.test:${targets.httpPort}/`;
-    const response = await fetch(`${service.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: ASKED, details: "true" }).toString()}`, { headers: { "x-api-key": service.key } });
-    const { differences } = ((await response.json()) as { data: { vantages: { differences: { aspect: string; values: { value: string; vantages: string[] }[] }[] } } }).data.vantages;
+    const response = await fetch(
+      `${service.url}/api/v1/is-site-down?${new URLSearchParams({ url, vantages: ASKED, details: "true" }).toString()}`,
+      { headers: { "x-api-key": service.key } },
+    );
+    const { differences } = (
+      (await response.json()) as {
+        data: { vantages: { differences: { aspect: string; values: { value: string; vantages: string[] }[] }[] } };
+      }
+    ).data.vantages;
     const byAspect = Object.fromEntries(differences.map((difference) => [difference.aspect, difference.values]));
     expect(Object.keys(byAspect)).toEqual(["addresses", "resolver", "status", "final_url", "failed_stage"]);
     expect(byAspect.addresses).toEqual([
       { value: "NXDOMAIN", vantages: ["ap-south"] },
       { value: "127.0.0.1", vantages: ["eu-west", "us-east"] },
     ]);
-    expect(byAspect.resolver?.map((value) => value.value)).toEqual(NAMES.slice().sort().map((name) => `configured ${dns.get(name)?.server ?? ""}`));
+    expect(byAspect.resolver?.map((value) => value.value)).toEqual(
+      NAMES.slice()
+        .sort()
+        .map((name) => `configured ${dns.get(name)?.server ?? ""}`),
+    );
     expect(byAspect.failed_stage).toEqual([
       { value: "dns", vantages: ["ap-south"] },
       { value: "none", vantages: ["eu-west", "us-east"] },
     ]);
     // The same on the streaming door's last message.
-    const streamed = await fetch(`${service.url}/api/v1/vantages/is-site-down`, { method: "POST", headers: { "x-api-key": service.key, "content-type": "application/json" }, body: JSON.stringify({ url, vantages: [ASKED], details: true }) });
-    const last = (await streamed.text()).trimEnd().split("\n").map((line) => (JSON.parse(line) as { data: JsonObject }).data).at(-1);
+    const streamed = await fetch(`${service.url}/api/v1/vantages/is-site-down`, {
+      method: "POST",
+      headers: { "x-api-key": service.key, "content-type": "application/json" },
+      body: JSON.stringify({ url, vantages: [ASKED], details: true }),
+    });
+    const last = (await streamed.text())
+      .trimEnd()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { data: JsonObject }).data)
+      .at(-1);
     expect(last?.differences).toEqual(differences);
   });
 
   it("nothing differs where all agree: differences null", async () => {
-    const response = await fetch(`${service.url}/api/v1/is-site-down?${new URLSearchParams({ url: `http://fine.test:${targets.httpPort}/`, vantages: ASKED }).toString()}`, { headers: { "x-api-key": service.key } });
+    const response = await fetch(
+      `${service.url}/api/v1/is-site-down?${new URLSearchParams({ url: `http://fine.test:${targets.httpPort}/`, vantages: ASKED }).toString()}`,
+      { headers: { "x-api-key": service.key } },
+    );
     expect(((await response.json()) as { data: { vantages: JsonObject } }).data.vantages.differences).toBeNull();
   });
 
@@ -170,7 +194,10 @@ describe("a vantage whose own policy refuses the target", () => {
     const before = await used();
     const { verdict, entries } = await fromVantages("fine.test", "eu-west,policed");
     expect(states(entries)).toEqual({ "eu-west": "done", policed: "refused" });
-    expect(entries[1]?.vantage).toMatchObject({ code: "input_resolves_non_public", reason: expect.stringContaining("127.0.0.1") as string });
+    expect(entries[1]?.vantage).toMatchObject({
+      code: "input_resolves_non_public",
+      reason: expect.stringContaining("127.0.0.1") as string,
+    });
     expect(verdict).toBe("up_where_answered");
     expect((await used()) - before).toBe(2 * 2);
   });
@@ -180,11 +207,29 @@ describe("the streaming door", () => {
   it("sends each vantage's entry as it arrives: the two that answer long before the one held to the deadline", async () => {
     const client = createClient(DiagnosticsService, createGrpcTransport({ baseUrl: service.url }));
     const started = performance.now();
-    const received: { readonly at: number; readonly name: string | undefined; readonly state: VantageState | undefined; readonly verdict: VantageVerdict | undefined }[] = [];
-    for await (const message of client.vantageCheckSite({ url: `http://slow.test:${targets.httpPort}/`, vantages: [ASKED] }, { headers: { "x-api-key": service.key } })) {
-      received.push({ at: performance.now() - started, name: message.entry?.vantage?.name, state: message.entry?.vantage?.state, verdict: message.verdict });
+    const received: {
+      readonly at: number;
+      readonly name: string | undefined;
+      readonly state: VantageState | undefined;
+      readonly verdict: VantageVerdict | undefined;
+    }[] = [];
+    for await (const message of client.vantageCheckSite(
+      { url: `http://slow.test:${targets.httpPort}/`, vantages: [ASKED] },
+      { headers: { "x-api-key": service.key } },
+    )) {
+      received.push({
+        at: performance.now() - started,
+        name: message.entry?.vantage?.name,
+        state: message.entry?.vantage?.state,
+        verdict: message.verdict,
+      });
     }
-    expect(received.map((message) => message.name ?? "verdict").slice(0, 2).sort()).toEqual(["eu-west", "us-east"]);
+    expect(
+      received
+        .map((message) => message.name ?? "verdict")
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(["eu-west", "us-east"]);
     expect(received.slice(2).map((message) => [message.name, message.state, message.verdict])).toEqual([
       ["ap-south", VantageState.UNAVAILABLE, undefined],
       [undefined, undefined, VantageVerdict.UP_WHERE_ANSWERED],

@@ -42,10 +42,18 @@ describe.skipIf(!chromium.available)("the page's every address and TLS versions,
     const answer = (_request: unknown, response: { end: (body: string) => void }) => response.end("ok");
     port = await listen(createServer(answer), "127.0.0.1", 0);
     await listen(createServer(answer), "127.0.0.4", port);
-    tlsPort = await listen(createTlsServer({ key: pki.valid.key, cert: pki.valid.cert, minVersion: "TLSv1.2", maxVersion: "TLSv1.2" }, answer), "127.0.0.1", 0);
+    tlsPort = await listen(
+      createTlsServer({ key: pki.valid.key, cert: pki.valid.cert, minVersion: "TLSv1.2", maxVersion: "TLSv1.2" }, answer),
+      "127.0.0.1",
+      0,
+    );
     hostsDir = mkdtempSync(join(tmpdir(), "sitediag-page-addresses-"));
     writeFileSync(join(hostsDir, "hosts"), "127.0.0.1 multi.test localhost\n127.0.0.3 multi.test\n127.0.0.4 multi.test\n");
-    rig = await startPageRig("page-addresses", { SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_TRACE_PORTS: `${port},${tlsPort}`, SITEDIAG_HOSTS_FILE: join(hostsDir, "hosts") });
+    rig = await startPageRig("page-addresses", {
+      SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
+      SITEDIAG_TRACE_PORTS: `${port},${tlsPort}`,
+      SITEDIAG_HOSTS_FILE: join(hostsDir, "hosts"),
+    });
   });
 
   afterAll(async () => {
@@ -60,7 +68,9 @@ describe.skipIf(!chromium.available)("the page's every address and TLS versions,
   const ask = (page: Page, url: string, button: "Is it down?" | "Trace redirects") => askOnPage(page, url, button, rig.key, 20_000);
 
   async function rowsOf(page: Page, selector: string): Promise<string[][]> {
-    return page.locator(`#result table.${selector} tbody tr`).evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td.textContent ?? "").replace(/\s+/g, " ").trim())));
+    return page
+      .locator(`#result table.${selector} tbody tr`)
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td.textContent ?? "").replace(/\s+/g, " ").trim())));
   }
 
   it("a check: a row per address, 127.0.0.3 failed, and address_unreachable under Warnings; the verdict stays UP", async () => {

@@ -89,7 +89,9 @@ describe.skipIf(!chromium.available)("a migration audit in the Batch tab, in Chr
       await page.getByRole("button", { name: "Trace the 4 rows not run" }).click();
       await page.getByRole("status").getByText("Not run: 4 traces cost 20 credits; this key has 0 of 50 left, enough for 0.").waitFor();
       expect(await page.getByRole("button", { name: /^Trace the first/ }).count()).toBe(0);
-      expect(await page.locator("#batch-offer").innerText()).toMatch(/Run the rest later from this table: credits start to free up at \d\d:\d\d\./);
+      expect(await page.locator("#batch-offer").innerText()).toMatch(
+        /Run the rest later from this table: credits start to free up at \d\d:\d\d\./,
+      );
       expect((await cells(page, 0)).slice(1, 2)).toEqual(["PASS"]);
       expect(asked()).toBe(sent);
     });
@@ -119,7 +121,15 @@ describe.skipIf(!chromium.available)("a migration audit in the Batch tab, in Chr
       await page.getByRole("button", { name: "Trace all" }).click();
       await page.getByRole("status").getByText("Done: 6 of 6, 5 failed.").waitFor();
 
-      expect(await cells(page, 0)).toEqual(["1 ▸", "FAIL", secure("/r3"), "200", secure("/en/"), "4", "3 redirects, more than the 2 allowed chain_too_long"]);
+      expect(await cells(page, 0)).toEqual([
+        "1 ▸",
+        "FAIL",
+        secure("/r3"),
+        "200",
+        secure("/en/"),
+        "4",
+        "3 redirects, more than the 2 allowed chain_too_long",
+      ]);
       expect((await cells(page, 1)).slice(0, 2)).toEqual(["2 ▸", "PASS"]);
       expect((await cells(page, 2))[6]).toMatch(/^expectation not met: .+ expectation_not_met$/);
       expect((await cells(page, 4))[6]).toMatch(/^not traced: .+ input_non_public_address$/);
@@ -157,14 +167,21 @@ describe.skipIf(!chromium.available)("a migration audit in the Batch tab, in Chr
 
     it("at 390 px shows each row's verdict, reason and final URL with no sideways scroll", async () => {
       const page = await openBatch(rig, 390);
-      const lines = [`${secure("/r3")},${secure("/en/")}`, `${secure("/shop")}?a-long-query-string=that-would-widen-a-column-${"x".repeat(40)}`, `${secure("/temp")},${secure("/en/")}`, "not a url"];
+      const lines = [
+        `${secure("/r3")},${secure("/en/")}`,
+        `${secure("/shop")}?a-long-query-string=that-would-widen-a-column-${"x".repeat(40)}`,
+        `${secure("/temp")},${secure("/en/")}`,
+        "not a url",
+      ];
       await page.getByLabel("URLs, one per line").fill(lines.join("\n"));
       await page.getByRole("button", { name: "Trace all" }).click();
       await page.getByRole("status").getByText("Done: 4 of 4, 3 failed.").waitFor();
       const width = Number(await page.evaluate("document.documentElement.clientWidth"));
       expect(Number(await page.evaluate("document.documentElement.scrollWidth"))).toBeLessThanOrEqual(width);
       const table = page.locator("#batch-result .table-scroll");
-      expect(await table.evaluate((element: { scrollWidth: number; clientWidth: number }) => element.scrollWidth - element.clientWidth)).toBe(0);
+      expect(
+        await table.evaluate((element: { scrollWidth: number; clientWidth: number }) => element.scrollWidth - element.clientWidth),
+      ).toBe(0);
       for (let row = 0; row < 4; row++) {
         for (const cell of [2, 5, 7]) {
           const box = await page.locator("#batch-rows tr:not(.batch-detail)").nth(row).locator(`td:nth-child(${cell})`).boundingBox();
@@ -173,7 +190,9 @@ describe.skipIf(!chromium.available)("a migration audit in the Batch tab, in Chr
           expect(box.x + box.width, `row ${row + 1} cell ${cell}`).toBeLessThanOrEqual(width);
         }
       }
-      expect(await page.locator("#batch-rows tr:not(.batch-detail)").nth(1).locator("td:nth-child(7)").innerText()).toContain("final_status_error");
+      expect(await page.locator("#batch-rows tr:not(.batch-detail)").nth(1).locator("td:nth-child(7)").innerText()).toContain(
+        "final_status_error",
+      );
       await page.screenshot({ path: join(screenshots ?? rig.dir, "page-batch-phone.png"), fullPage: true });
     });
   });

@@ -48,7 +48,6 @@ describe.skipIf(!chromium.available)("the Batch tab, in Chromium", () => {
     await targets?.close();
   });
 
-
   async function openBatch(): Promise<Page> {
     const page = await rig.open("/", { viewport: { width: 1280, height: 900 } });
     await page.getByRole("tab", { name: "Batch" }).click();
@@ -71,8 +70,24 @@ describe.skipIf(!chromium.available)("the Batch tab, in Chromium", () => {
 
     expect(await cells(page, 0)).toEqual(["1 ▸", "PASS", secure("/old"), "200", secure("/en/"), "2", "ends at the expected final URL"]);
     // No expectation, yet a chain ending in a 503 fails: the same rule as the CLI's.
-    expect(await cells(page, 1)).toEqual(["2 ▸", "FAIL", secure("/shop"), "503", secure("/en/shop"), "2", "the final URL answers 503 Service Unavailable final_status_error"]);
-    expect(await cells(page, 2)).toEqual(["3 ▸", "FAIL", secure("/loop"), "", secure("/loop"), "1", expect.stringMatching(/^redirect loop: .+ redirect_loop$/)]);
+    expect(await cells(page, 1)).toEqual([
+      "2 ▸",
+      "FAIL",
+      secure("/shop"),
+      "503",
+      secure("/en/shop"),
+      "2",
+      "the final URL answers 503 Service Unavailable final_status_error",
+    ]);
+    expect(await cells(page, 2)).toEqual([
+      "3 ▸",
+      "FAIL",
+      secure("/loop"),
+      "",
+      secure("/loop"),
+      "1",
+      expect.stringMatching(/^redirect loop: .+ redirect_loop$/),
+    ]);
     const refused = await cells(page, 3);
     expect(refused.slice(0, 2)).toEqual(["4", "FAIL"]);
     // Refused at input: its own code, as the CLI's table has it (issue 39: it said invalid_argument).
@@ -80,7 +95,9 @@ describe.skipIf(!chromium.available)("the Batch tab, in Chromium", () => {
 
     await page.getByRole("button", { name: "Row 2: show its chain" }).click();
     const opened = page.locator("#batch-rows tr.batch-detail");
-    expect(await opened.locator(".batch-detail-verdict").innerText()).toBe("Row 2: FAIL · the final URL answers 503 Service Unavailable final_status_error");
+    expect(await opened.locator(".batch-detail-verdict").innerText()).toBe(
+      "Row 2: FAIL · the final URL answers 503 Service Unavailable final_status_error",
+    );
     expect(await opened.locator("table.hops tbody tr").count()).toBe(2);
     expect(await opened.locator("table.hops tbody tr").nth(1).innerText()).toContain("503 Service Unavailable");
     expect(await opened.locator("svg.waterfall .bar.hop").count()).toBe(2);
@@ -96,8 +113,12 @@ describe.skipIf(!chromium.available)("the Batch tab, in Chromium", () => {
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
     const csv = readFileSync(await download.path(), "utf8").split("\r\n");
     expect(csv[0]).toBe("index,url,expected_final_url,max_redirects,verdict,code,reason,final_status,final_url,hops,chain");
-    expect(csv[1]).toBe(`1,${secure("/old")},${secure("/en/")},,PASS,,ends at the expected final URL,200,${secure("/en/")},2,301 ${secure("/old")} > 200 ${secure("/en/")}`);
-    expect(csv[2]).toBe(`2,${secure("/shop")},,,FAIL,final_status_error,the final URL answers 503 Service Unavailable,503,${secure("/en/shop")},2,301 ${secure("/shop")} > 503 ${secure("/en/shop")}`);
+    expect(csv[1]).toBe(
+      `1,${secure("/old")},${secure("/en/")},,PASS,,ends at the expected final URL,200,${secure("/en/")},2,301 ${secure("/old")} > 200 ${secure("/en/")}`,
+    );
+    expect(csv[2]).toBe(
+      `2,${secure("/shop")},,,FAIL,final_status_error,the final URL answers 503 Service Unavailable,503,${secure("/en/shop")},2,301 ${secure("/shop")} > 503 ${secure("/en/shop")}`,
+    );
     expect(csv[3]).toMatch(/^3,.+,,,FAIL,redirect_loop,"redirect loop: Hop 1 redirects back to .+, already in the chain",/);
   });
 
@@ -129,9 +150,14 @@ describe.skipIf(!chromium.available)("the Batch tab, in Chromium", () => {
     expect(await page.locator("#batch-cost").textContent()).toBe("80 URLs: Check all costs 160 credits, Trace all 400.");
     await page.getByRole("button", { name: "Trace all" }).click();
     // The key's credits were read for free first (GET /api/v1/credits): nothing was sent to be refused.
-    await page.getByRole("status").getByText(/^Not run: 80 traces cost 400 credits; this key has \d+ of 300 left, enough for \d+\.$/).waitFor();
+    await page
+      .getByRole("status")
+      .getByText(/^Not run: 80 traces cost 400 credits; this key has \d+ of 300 left, enough for \d+\.$/)
+      .waitFor();
     expect(await page.getByRole("alert").innerText()).toBe("");
-    expect(await page.locator("#batch-offer").innerText()).toMatch(/At most 60 traces fit the key's whole budget of 300: .+sitediag keys set-budget KEY_ID N/);
+    expect(await page.locator("#batch-offer").innerText()).toMatch(
+      /At most 60 traces fit the key's whole budget of 300: .+sitediag keys set-budget KEY_ID N/,
+    );
     expect(await page.getByRole("button", { name: /^Trace the first \d+ now$/ }).count()).toBe(1);
     expect((await cells(page, 79)).slice(1, 2)).toEqual(["NOT RUN"]);
     expect((await cells(page, 79))[6]).toMatch(/^over the budget: the key's \d+ credits left pay for \d+ traces$/);

@@ -63,15 +63,21 @@ describe.skipIf(!chromium.available)("the certificate chain on the page, in Chro
     const chain = page.locator("#result details.certificate-chain");
     expect(await chain.count()).toBe(1);
     expect(await chain.getAttribute("open")).not.toBeNull();
-    expect(await chain.locator("summary").innerText()).toMatch(/^Chain shown to request 1 by 127\.0\.0\.1:\d+: 3 certificates, not trusted: expired at certificate 1$/);
-    const rows = await chain.locator("table.chain-table tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent ?? "")));
+    expect(await chain.locator("summary").innerText()).toMatch(
+      /^Chain shown to request 1 by 127\.0\.0\.1:\d+: 3 certificates, not trusted: expired at certificate 1$/,
+    );
+    const rows = await chain
+      .locator("table.chain-table tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent ?? "")));
     expect(rows.map((row) => [row[0], row[1], row[3], row[4], row[6]])).toEqual([
       ["0", "localhost", "EC 256 (prime256v1)", "ecdsa-with-SHA256", "–"],
       ["1", "expired chain intermediate", "EC 256 (prime256v1)", "ecdsa-with-SHA256", "expired"],
       ["2", "sitediag chain root self-issued", "EC 256 (prime256v1)", "ecdsa-with-SHA256", "–"],
     ]);
     expect(rows[1]?.[5]).toMatch(/expired \d+ days ago/);
-    expect(await page.evaluate("getComputedStyle(document.querySelector('#result table.chain-table tr:has(.chain-reason) td')).backgroundColor")).toBe("rgb(254, 242, 242)");
+    expect(
+      await page.evaluate("getComputedStyle(document.querySelector('#result table.chain-table tr:has(.chain-reason) td')).backgroundColor"),
+    ).toBe("rgb(254, 242, 242)");
     await chain.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : dir, "page-chain.png"), fullPage: true });
   });
@@ -84,7 +90,9 @@ describe.skipIf(!chromium.available)("the certificate chain on the page, in Chro
     await chain.locator("summary").click();
     const keys = await chain.locator("table.chain-table tbody tr").evaluateAll((trs) => trs.map((tr) => tr.children[3]?.textContent ?? ""));
     expect(keys).toEqual(["EC 256 (prime256v1)", "RSA 2048", "EC 256 (prime256v1)"]);
-    expect(await page.locator("#result").innerText()).toMatch(/The certificate "localhost" of https:\/\/127\.0\.0\.1:\d+\/ expires in 5 days, on \d{4}-\d\d-\d\d/);
+    expect(await page.locator("#result").innerText()).toMatch(
+      /The certificate "localhost" of https:\/\/127\.0\.0\.1:\d+\/ expires in 5 days, on \d{4}-\d\d-\d\d/,
+    );
   });
 
   it("shows a hostile certificate's names as text: control bytes and bidi overrides replaced, no markup made", async () => {

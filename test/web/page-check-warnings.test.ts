@@ -69,8 +69,14 @@ describe.skipIf(!chromium.available)("the page's check warnings, in Chromium", (
     expect(await verdict.locator(".verdict-word").innerText()).toBe("UP");
     expect(await verdict.getAttribute("class")).toBe("verdict down");
     expect(await page.locator("#status").textContent()).toBe("Result: up, 1 problem");
-    expect(await verdict.locator(".reason").innerText()).toMatch(/^1 problem: The certificate of https:\/\/127\.0\.0\.1:\d+\/ is revoked since 2026-01-01/);
-    expect(await warningItems(page)).toEqual([expect.stringMatching(/^problem certificate_revoked The certificate of https:\/\/127\.0\.0\.1:\d+\/ is revoked since 2026-01-01.* \(request 1\)$/)]);
+    expect(await verdict.locator(".reason").innerText()).toMatch(
+      /^1 problem: The certificate of https:\/\/127\.0\.0\.1:\d+\/ is revoked since 2026-01-01/,
+    );
+    expect(await warningItems(page)).toEqual([
+      expect.stringMatching(
+        /^problem certificate_revoked The certificate of https:\/\/127\.0\.0\.1:\d+\/ is revoked since 2026-01-01.* \(request 1\)$/,
+      ),
+    ]);
     expect(await page.locator("#result ul.warnings li.severity-problem .badge.bad").count()).toBe(1);
     expect(await timesSeen(page, "certificate_revoked")).toBe(1);
     // From the banner to the end of the warnings, what a person reads first (below the fold: clip the whole page, not the viewport).
@@ -78,7 +84,11 @@ describe.skipIf(!chromium.available)("the page's check warnings, in Chromium", (
     const bottom = await page.locator("#result section.warnings-section").boundingBox();
     if (top === null || bottom === null) throw new Error("the verdict or the warnings were not drawn");
     const clip = { x: top.x, y: top.y, width: top.width, height: bottom.y + bottom.height - top.y };
-    await page.screenshot({ path: join(process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : rig.dir, "page-check-warnings.png"), clip, fullPage: true });
+    await page.screenshot({
+      path: join(process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : rig.dir, "page-check-warnings.png"),
+      clip,
+      fullPage: true,
+    });
   });
 
   it("a check to a certificate with 5 days left: the banner stays green, certificate_expires_soon as a warning on request 1", async () => {
@@ -86,7 +96,11 @@ describe.skipIf(!chromium.available)("the page's check warnings, in Chromium", (
     await ask(page, expiringSoon.url("/", { secure: true }), "Is it down?");
     expect(await page.locator("#result .verdict").getAttribute("class")).toBe("verdict up");
     expect(await page.locator("#result .verdict .reason").count()).toBe(0);
-    expect(await warningItems(page)).toEqual([expect.stringMatching(/^warning certificate_expires_soon The certificate "localhost" of https:\/\/127\.0\.0\.1:\d+\/ expires in 5 days.* \(request 1\)$/)]);
+    expect(await warningItems(page)).toEqual([
+      expect.stringMatching(
+        /^warning certificate_expires_soon The certificate "localhost" of https:\/\/127\.0\.0\.1:\d+\/ expires in 5 days.* \(request 1\)$/,
+      ),
+    ]);
     expect(await page.locator("#result ul.warnings li.severity-warning .badge.warn").count()).toBe(1);
   });
 
@@ -94,15 +108,25 @@ describe.skipIf(!chromium.available)("the page's check warnings, in Chromium", (
     const page = await open();
     await ask(page, disagree.url("/", "dual.test"), "Is it down?");
     expect(await page.locator("#result .verdict").getAttribute("class")).toBe("verdict up");
-    expect(await warningItems(page)).toEqual([expect.stringMatching(/^warning families_disagree GET http:\/\/dual\.test:\d+\/ answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\) \(request 1\)$/)]);
+    expect(await warningItems(page)).toEqual([
+      expect.stringMatching(
+        /^warning families_disagree GET http:\/\/dual\.test:\d+\/ answers 200 over IPv6 \(::1\) but 503 over IPv4 \(127\.0\.0\.1\) \(request 1\)$/,
+      ),
+    ]);
     expect(await timesSeen(page, "families_disagree")).toBe(1);
-    expect(await page.locator("#result section.families .note").innerText()).toBe("They did not answer alike: its warning is listed under Warnings, above.");
+    expect(await page.locator("#result section.families .note").innerText()).toBe(
+      "They did not answer alike: its warning is listed under Warnings, above.",
+    );
   });
 
   it("a trace: a family warning once, in the trace's warnings on hop 1; families that agree keep their note", async () => {
     const page = await open();
     await ask(page, disagree.url("/", "dual.test"), "Trace redirects");
-    expect(await warningItems(page)).toEqual(expect.arrayContaining([expect.stringMatching(/^warning families_disagree HEAD http:\/\/dual\.test:\d+\/ answers 200 .* \(hop 1\)$/)]));
+    expect(await warningItems(page)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^warning families_disagree HEAD http:\/\/dual\.test:\d+\/ answers 200 .* \(hop 1\)$/),
+      ]),
+    );
     expect(await timesSeen(page, "families_disagree")).toBe(1);
     await ask(page, alike.url("/", "dual.test"), "Trace redirects");
     expect(await page.locator("#result section.families .note").innerText()).toBe("Both families answered alike.");

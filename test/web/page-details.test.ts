@@ -45,14 +45,25 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     targets.route("/a", { kind: "redirect", status: 301, location: "/b" });
     targets.route("/b", { kind: "redirect", status: 302, location: "/c" });
     targets.route("/c", { kind: "respond", status: 200, body: "landed" });
-    targets.route("/cookie", { kind: "redirect", status: 302, location: "/c", headers: { "Set-Cookie": "sid=s3cr3t; Path=/; HttpOnly", "X-Served-By": "edge-1" } });
+    targets.route("/cookie", {
+      kind: "redirect",
+      status: 302,
+      location: "/c",
+      headers: { "Set-Cookie": "sid=s3cr3t; Path=/; HttpOnly", "X-Served-By": "edge-1" },
+    });
     targets.route("/sts", (request) =>
       request.secure
-        ? { kind: "respond", status: 200, headers: { "strict-transport-security": "max-age=86400; includeSubDomains", "alt-svc": 'h3=":443"; ma=60' } }
+        ? {
+            kind: "respond",
+            status: 200,
+            headers: { "strict-transport-security": "max-age=86400; includeSubDomains", "alt-svc": 'h3=":443"; ma=60' },
+          }
         : { kind: "redirect", status: 301, location: targets.url("/sts", { secure: true }) },
     );
     targets.route("/markup", { kind: "respond", status: 200, headers: { "X-Markup": MARKUP, "X-Controls": CONTROLS } });
-    targets.route("/no-head", (request) => (request.method === "HEAD" ? { kind: "respond", status: 405 } : { kind: "respond", status: 200, body: "fine" }));
+    targets.route("/no-head", (request) =>
+      request.method === "HEAD" ? { kind: "respond", status: 405 } : { kind: "respond", status: 200, body: "fine" },
+    );
     rig = await startPageRig("page-details", {
       SITEDIAG_TRACE_PORTS: `${targets.httpPort},${targets.httpsPort ?? 0}`,
       // The hang as a person meets it takes the whole per-request timeout; 3 s keeps the test short.
@@ -91,10 +102,24 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     const waiting = await bar.locator("rect.phase-waiting title").textContent();
     expect(waiting).toMatch(/^Request 1, Waiting: \d+\.\d ms$/);
     expect(tenths(waiting?.replace(/^.*: /, ""))).toBeGreaterThanOrEqual(27_000);
-    for (const other of await bar.locator("rect.phase-other title").allTextContents()) expect(tenths(other.replace(/^.*: /, ""))).toBeLessThan(1_000);
+    for (const other of await bar.locator("rect.phase-other title").allTextContents())
+      expect(tenths(other.replace(/^.*: /, ""))).toBeLessThan(1_000);
     expect(await page.locator("#result .legend").innerText()).toContain("Waiting");
     const { headings, rows } = await timingTable(page);
-    expect(headings).toEqual(["#", "Request", "Status", "DNS", "Connect", "TLS", "Waiting", "Receiving", "Other", "Total", "Address", "HTTP"]);
+    expect(headings).toEqual([
+      "#",
+      "Request",
+      "Status",
+      "DNS",
+      "Connect",
+      "TLS",
+      "Waiting",
+      "Receiving",
+      "Other",
+      "Total",
+      "Address",
+      "HTTP",
+    ]);
     expect(rows[0]?.[2]).toBe("timed out at http");
     expect(await page.locator("#result .request-stories").innerText()).toMatch(
       /^Request 1: connected in \d+\.\d ms, TLS done in \d+\.\d ms, then no response in \d+\.\d ms\. Timed out after 3 s waiting for a response$/,
@@ -114,7 +139,9 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     const chainTenths = rows.slice(0, 3).reduce((sum, row) => sum + tenths(row[total]), 0);
     expect(await page.locator("#result .facts").innerText()).toContain(`Total time\n${(chainTenths / 10).toFixed(1)} ms`);
     expect(await page.locator("#result svg.waterfall .chain-end title").textContent()).toContain(`${(chainTenths / 10).toFixed(1)} ms`);
-    const hopTimes = await page.locator("#result table.hops tbody tr").evaluateAll((trs) => trs.map((tr) => tr.children[5]?.textContent ?? ""));
+    const hopTimes = await page
+      .locator("#result table.hops tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => tr.children[5]?.textContent ?? ""));
     expect(hopTimes).toEqual(rows.slice(0, 3).map((row) => row[total]));
   });
 
@@ -126,11 +153,21 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     expect(await blocks.count()).toBe(3);
     const first = blocks.first();
     expect(await first.getAttribute("open")).toBeNull();
-    expect(await first.locator("summary").innerText()).toMatch(new RegExp(`^Request 1: HEAD ${secure("/cookie").replace(/[.?]/g, "\\$&")} \\(302\\), \\d+ fields$`));
+    expect(await first.locator("summary").innerText()).toMatch(
+      new RegExp(`^Request 1: HEAD ${secure("/cookie").replace(/[.?]/g, "\\$&")} \\(302\\), \\d+ fields$`),
+    );
     expect(await first.locator("table.header-fields").isVisible()).toBe(false);
     await first.locator("summary").click();
-    const rows = await first.locator("table.header-fields tr").evaluateAll((trs) => trs.map((tr) => [tr.children[0]?.textContent ?? "", tr.children[1]?.textContent ?? ""]));
-    expect(rows).toEqual(expect.arrayContaining([["location", "/c"], ["Set-Cookie", "sid=[redacted]"], ["X-Served-By", "edge-1"]]));
+    const rows = await first
+      .locator("table.header-fields tr")
+      .evaluateAll((trs) => trs.map((tr) => [tr.children[0]?.textContent ?? "", tr.children[1]?.textContent ?? ""]));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        ["location", "/c"],
+        ["Set-Cookie", "sid=[redacted]"],
+        ["X-Served-By", "edge-1"],
+      ]),
+    );
     expect(await page.locator("#result").innerText()).not.toContain("s3cr3t");
   });
 
@@ -140,8 +177,17 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
     await ask(page, secure("/markup"), "Is it down?");
     const block = page.locator("#result details.response-headers").first();
     await block.locator("summary").click();
-    const rows = await block.locator("table.header-fields tr").evaluateAll((trs) => trs.map((tr) => [tr.children[0]?.textContent ?? "", tr.children[1]?.textContent ?? "", tr.children[1]?.children.length ?? -1]));
-    expect(rows).toEqual(expect.arrayContaining([["X-Markup", MARKUP, 0], ["X-Controls", CONTROLS, 0]]));
+    const rows = await block
+      .locator("table.header-fields tr")
+      .evaluateAll((trs) =>
+        trs.map((tr) => [tr.children[0]?.textContent ?? "", tr.children[1]?.textContent ?? "", tr.children[1]?.children.length ?? -1]),
+      );
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        ["X-Markup", MARKUP, 0],
+        ["X-Controls", CONTROLS, 0],
+      ]),
+    );
     expect(await page.locator("#result table.header-fields img, #result table.header-fields b").count()).toBe(0);
     expect(await page.title()).toBe(title);
   });
@@ -163,9 +209,16 @@ describe.skipIf(!chromium.available)("the page's details, in Chromium", () => {
   it("shows each HTTPS answer's HSTS policy and an advertised h3 in a table of its own; the http:// hop has no row", async () => {
     const page = await open();
     await ask(page, targets.url("/sts"), "Trace redirects");
-    const rows = await page.locator("#result table.transport-table tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td.textContent ?? "").replace(/\s+/g, " ").trim())));
+    const rows = await page
+      .locator("#result table.transport-table tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td.textContent ?? "").replace(/\s+/g, " ").trim())));
     // Request 1 is the http:// redirect; 2 is the HTTPS page's HEAD, 3 the extra GET of the final page.
-    const row = (n: string) => [n, new URL(secure("/")).host, "max-age=86400 (1 day), includeSubDomains under 180 days", "advertised (not tried)"];
+    const row = (n: string) => [
+      n,
+      new URL(secure("/")).host,
+      "max-age=86400 (1 day), includeSubDomains under 180 days",
+      "advertised (not tried)",
+    ];
     expect(rows).toEqual([row("2"), row("3")]);
     expect(await page.locator("#result table.transport-table .badge.warn").count()).toBe(2);
     expect(await page.locator("#result").innerText()).toContain("hsts_short");

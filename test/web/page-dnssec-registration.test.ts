@@ -57,7 +57,9 @@ describe.skipIf(!chromium.available)("the page's DNSSEC and domain registration,
   const open = () => rig.open("/", { viewport: { width: 1280, height: 900 } });
 
   async function rows(page: Page, table: string): Promise<string[][]> {
-    return page.locator(`#result table.${table} tbody tr`).evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => (cell as unknown as { readonly innerText: string }).innerText)));
+    return page
+      .locator(`#result table.${table} tbody tr`)
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => (cell as unknown as { readonly innerText: string }).innerText)));
   }
 
   it("a validated name and its registration expiring in 10 days: two compact tables under the evidence", async () => {

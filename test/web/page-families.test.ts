@@ -28,11 +28,18 @@ describe.skipIf(!chromium.available)("the page's both IP families, in Chromium",
   beforeAll(async () => {
     const pki = await getTestPki();
     // Another certificate over IPv4, and a 503: both disagreements at once.
-    disagree = await startFamilyTargets({ 4: { status: 503, tls: { key: pki.viaIntermediate.key, cert: pki.viaIntermediate.cert + pki.intermediatePem } }, 6: { status: 200, tls: pki.valid } });
+    disagree = await startFamilyTargets({
+      4: { status: 503, tls: { key: pki.viaIntermediate.key, cert: pki.viaIntermediate.cert + pki.intermediatePem } },
+      6: { status: 200, tls: pki.valid },
+    });
     noIpv4 = await startFamilyTargets({ 4: "closed", 6: { status: 200 } });
     hostsDir = mkdtempSync(join(tmpdir(), "sitediag-page-families-"));
     writeFileSync(join(hostsDir, "hosts"), "127.0.0.1 localhost v4only.test\n::1 localhost\n");
-    rig = await startPageRig("page-families", { SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8,::1/128", SITEDIAG_TRACE_PORTS: `${disagree.port},${noIpv4.port}`, SITEDIAG_HOSTS_FILE: join(hostsDir, "hosts") });
+    rig = await startPageRig("page-families", {
+      SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8,::1/128",
+      SITEDIAG_TRACE_PORTS: `${disagree.port},${noIpv4.port}`,
+      SITEDIAG_HOSTS_FILE: join(hostsDir, "hosts"),
+    });
   });
 
   afterAll(async () => {
@@ -47,7 +54,9 @@ describe.skipIf(!chromium.available)("the page's both IP families, in Chromium",
   const ask = (page: Page, url: string, button: "Is it down?" | "Trace redirects") => askOnPage(page, url, button, rig.key, 20_000);
 
   async function familyRows(page: Page): Promise<string[][]> {
-    return page.locator("#result table.families-table tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td.textContent ?? "").replace(/\s+/g, " ").trim())));
+    return page
+      .locator("#result table.families-table tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td.textContent ?? "").replace(/\s+/g, " ").trim())));
   }
 
   it("a check: the picked family's request and the other's, their answers and certificates, and families_disagree; the verdict stays UP", async () => {
@@ -77,7 +86,11 @@ describe.skipIf(!chromium.available)("the page's both IP families, in Chromium",
     expect(rows[0]?.slice(0, 3)).toEqual(["IPv6", "::1", "200"]);
     expect(rows[1]?.slice(0, 3)).toEqual(["IPv4", "127.0.0.1", "failed at connect: connect_refused"]);
     const warnings = await page.locator("#result section.warnings-section ul.warnings li").allInnerTexts();
-    expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^\w+ ipv4_unreachable HEAD .* failed over IPv4 \(127\.0\.0\.1\): Connection refused \(hop 1\)$/)]));
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^\w+ ipv4_unreachable HEAD .* failed over IPv4 \(127\.0\.0\.1\): Connection refused \(hop 1\)$/),
+      ]),
+    );
   });
 
   it("a name with one family: no such part", async () => {

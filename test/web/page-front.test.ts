@@ -37,7 +37,11 @@ describe.skipIf(!chromium.available)("the page's front, in Chromium", () => {
     expired = await startHttpTargets({ tls: pki.expired, routes: { "/": { kind: "respond", status: 200 } } });
     // A migration's chain as people meet it: http to https, a long path, a language redirect, an expired certificate last.
     const long = "/en/products/garden-furniture/outdoor-dining-sets/teak-extendable-table-with-six-chairs";
-    targets.route("/old-shop/garden/tables", { kind: "redirect", status: 301, location: secure("/shop/garden/tables?utm_source=newsletter&utm_campaign=spring") });
+    targets.route("/old-shop/garden/tables", {
+      kind: "redirect",
+      status: 301,
+      location: secure("/shop/garden/tables?utm_source=newsletter&utm_campaign=spring"),
+    });
     targets.route("/shop/garden/tables", { kind: "redirect", status: 302, location: secure(long) });
     targets.route(long, { kind: "redirect", status: 301, location: expired.url("/", { secure: true }) });
     // A hop a second or more long: its time is the widest a hop's time cell holds ("1234.5 ms").

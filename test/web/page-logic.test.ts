@@ -7,7 +7,13 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { ChainStatus, CheckSitesResponseSchema, RequestDetailSchema, SiteStatus, TraceRedirectsBatchResponseSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import {
+  ChainStatus,
+  CheckSitesResponseSchema,
+  RequestDetailSchema,
+  SiteStatus,
+  TraceRedirectsBatchResponseSchema,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { addressFromHash, hashOf } from "../../web/src/address.js";
 import { toCsv } from "../../src/shared/batch-verdict.js";
 import { parseBatch } from "../../web/src/batch-input.js";
@@ -20,7 +26,9 @@ import { problemOf } from "../../web/src/problem.js";
 
 describe("credits from the usage headers", () => {
   it("reads the X-RateLimit family", () => {
-    const credits = creditsOf(new Headers({ "x-ratelimit-remaining": "293", "x-ratelimit-limit": "300", "x-ratelimit-reset": "1767225600" }));
+    const credits = creditsOf(
+      new Headers({ "x-ratelimit-remaining": "293", "x-ratelimit-limit": "300", "x-ratelimit-reset": "1767225600" }),
+    );
     expect(credits).toEqual({ remaining: 293, limit: 300, resetAt: new Date(1767225600_000), retryAfterSeconds: undefined });
   });
 
@@ -47,8 +55,15 @@ describe("refusals as the page explains them", () => {
   });
 
   it("429: when to try again, from Retry-After, and the credits left", () => {
-    const metadata = new Headers({ "retry-after": "120", "x-ratelimit-remaining": "1", "x-ratelimit-limit": "300", "x-ratelimit-reset": "1767225600" });
-    const { problem, credits } = problemOf(new ConnectError("this call costs 5 credits but 1 of 300 are left", Code.ResourceExhausted, metadata));
+    const metadata = new Headers({
+      "retry-after": "120",
+      "x-ratelimit-remaining": "1",
+      "x-ratelimit-limit": "300",
+      "x-ratelimit-reset": "1767225600",
+    });
+    const { problem, credits } = problemOf(
+      new ConnectError("this call costs 5 credits but 1 of 300 are left", Code.ResourceExhausted, metadata),
+    );
     expect(problem.httpStatus).toBe(429);
     expect(problem.detail).toMatch(/^this call costs 5 credits but 1 of 300 are left\. Try again after .+ \(in 2 min\)\.$/);
     expect(credits?.remaining).toBe(1);
@@ -56,7 +71,8 @@ describe("refusals as the page explains them", () => {
 
   it("429 with no Retry-After (no wait helps): the service's words, no time to try again, and what an operator can do", () => {
     const metadata = new Headers({ "x-ratelimit-remaining": "291", "x-ratelimit-limit": "300" });
-    const said = "this call costs 400 credits, more than the whole budget of 300 in the rolling 24 h window, so no wait makes it affordable";
+    const said =
+      "this call costs 400 credits, more than the whole budget of 300 in the rolling 24 h window, so no wait makes it affordable";
     const { problem } = problemOf(new ConnectError(said, Code.ResourceExhausted, metadata));
     expect(problem.detail).toBe(
       `${said}. Waiting will not help: an operator can raise this key's budget on the server (sitediag keys set-budget KEY_ID N; keys list shows the id), or run fewer items at once.`,
@@ -71,7 +87,11 @@ describe("refusals as the page explains them", () => {
 
   it("503: unavailable, in the service's words, which say when to retry", () => {
     const { problem } = problemOf(new ConnectError("the credit store is unreachable; try again shortly", Code.Unavailable));
-    expect(problem).toEqual({ title: "503: the service is unavailable", detail: "the credit store is unreachable; try again shortly.", httpStatus: 503 });
+    expect(problem).toEqual({
+      title: "503: the service is unavailable",
+      detail: "the credit store is unreachable; try again shortly.",
+      httpStatus: 503,
+    });
   });
 
   it("anything else, such as an unreachable service, as it came", () => {
@@ -120,11 +140,16 @@ describe("the waterfall's bars", () => {
       method,
       headFallback,
       timings: { totalMs, ...phases },
-      ...(failedAfterMs === undefined ? {} : { failure: { stage: "tls", code: "tls_failed", reason: "TLS handshake failed", elapsedMs: failedAfterMs } }),
+      ...(failedAfterMs === undefined
+        ? {}
+        : { failure: { stage: "tls", code: "tls_failed", reason: "TLS handshake failed", elapsedMs: failedAfterMs } }),
     });
 
   it("start each request where the previous one ended, on one axis", () => {
-    const bars = barsOf([request(10, { dnsMs: 1, connectMs: 2, tlsMs: 3, waitingMs: 3.9, receivingMs: 0.1, otherMs: 0 }), request(5.3, { connectMs: 1, waitingMs: 4.2, otherMs: 0.1 })]);
+    const bars = barsOf([
+      request(10, { dnsMs: 1, connectMs: 2, tlsMs: 3, waitingMs: 3.9, receivingMs: 0.1, otherMs: 0 }),
+      request(5.3, { connectMs: 1, waitingMs: 4.2, otherMs: 0.1 }),
+    ]);
     expect(bars.map((bar) => [bar.startMs, bar.totalMs])).toEqual([
       [0, 10],
       [10, 5.3],
@@ -172,7 +197,11 @@ describe("the waterfall's bars", () => {
 
 describe("a pasted batch", () => {
   it("takes one URL per line or url,expected CSV with a header, quotes, blank and # lines", () => {
-    const parsed = parseBatch(['url,expected', 'https://a.test/old, https://a.test/new', '', '# a comment', '"https://b.test/?q=1,2",""', 'https://c.test/'].join("\r\n"));
+    const parsed = parseBatch(
+      ["url,expected", "https://a.test/old, https://a.test/new", "", "# a comment", '"https://b.test/?q=1,2",""', "https://c.test/"].join(
+        "\r\n",
+      ),
+    );
     expect(parsed).toEqual({
       ok: true,
       entries: [
@@ -186,9 +215,15 @@ describe("a pasted batch", () => {
   it("says what is wrong with it, by line", () => {
     expect(parseBatch("  \n")).toEqual({ ok: false, problem: "Paste at least one URL." });
     expect(parseBatch('https://a.test/\n"https://b.test/')).toEqual({ ok: false, problem: "line 2: an unterminated quote" });
-    expect(parseBatch("https://a.test/,https://b.test/,x")).toEqual({ ok: false, problem: "line 1: more than two columns (url, expected final URL)" });
+    expect(parseBatch("https://a.test/,https://b.test/,x")).toEqual({
+      ok: false,
+      problem: "line 1: more than two columns (url, expected final URL)",
+    });
     expect(parseBatch(",https://b.test/")).toEqual({ ok: false, problem: "line 1: no URL in the first column" });
-    expect(parseBatch(Array.from({ length: 101 }, (_, i) => `https://a.test/${i}`).join("\n"))).toEqual({ ok: false, problem: "101 URLs: a batch takes at most 100." });
+    expect(parseBatch(Array.from({ length: 101 }, (_, i) => `https://a.test/${i}`).join("\n"))).toEqual({
+      ok: false,
+      problem: "101 URLs: a batch takes at most 100.",
+    });
   });
 
   it("downloads as CSV that a spreadsheet reads as text", () => {
@@ -203,37 +238,83 @@ describe("streamed batch items as rows", () => {
     const item = create(TraceRedirectsBatchResponseSchema, {
       index: 0,
       url: entry.url,
-      outcome: { case: "result", value: { finalUrl: "https://a.test/new", finalStatus: 200, redirects: 1, chainStatus: ChainStatus.REDIRECTS_DETECTED } },
+      outcome: {
+        case: "result",
+        value: { finalUrl: "https://a.test/new", finalStatus: 200, redirects: 1, chainStatus: ChainStatus.REDIRECTS_DETECTED },
+      },
       expectation: { matches: false, reason: "a temporary redirect" },
     });
-    expect(traceRow(waitingRow(0, entry), item).record).toMatchObject({ verdict: "FAIL", code: "expectation_not_met", reason: "expectation not met: a temporary redirect", finalStatus: "200" });
+    expect(traceRow(waitingRow(0, entry), item).record).toMatchObject({
+      verdict: "FAIL",
+      code: "expectation_not_met",
+      reason: "expectation not met: a temporary redirect",
+      finalStatus: "200",
+    });
   });
 
   it("a healthy chain ending in a 404 failed although it has no expectation", () => {
     const item = create(TraceRedirectsBatchResponseSchema, {
       index: 0,
       url: entry.url,
-      outcome: { case: "result", value: { finalUrl: entry.url, finalStatus: 404, chainStatus: ChainStatus.HEALTHY, chain: [{ hop: 1, url: entry.url, status: 404, statusText: "Not Found" }] } },
+      outcome: {
+        case: "result",
+        value: {
+          finalUrl: entry.url,
+          finalStatus: 404,
+          chainStatus: ChainStatus.HEALTHY,
+          chain: [{ hop: 1, url: entry.url, status: 404, statusText: "Not Found" }],
+        },
+      },
     });
     const row = traceRow(waitingRow(0, { url: entry.url, expectedFinalUrl: undefined }), item);
-    expect(row.record).toMatchObject({ verdict: "FAIL", code: "final_status_error", reason: "the final URL answers 404 Not Found", hops: "1" });
+    expect(row.record).toMatchObject({
+      verdict: "FAIL",
+      code: "final_status_error",
+      reason: "the final URL answers 404 Not Found",
+      hops: "1",
+    });
     expect(row.result?.kind).toBe("trace");
   });
 
   it("an item error is a failed row with its message and code; a down site failed with its reason", () => {
-    const error = create(CheckSitesResponseSchema, { index: 1, url: "ftp://x", outcome: { case: "error", value: { code: "invalid_argument", message: "url must use http or https" } } });
-    expect(checkRow(waitingRow(1, { url: "ftp://x", expectedFinalUrl: undefined }), error).record).toMatchObject({ verdict: "FAIL", code: "invalid_argument", reason: "not checked: url must use http or https" });
-    const down = create(CheckSitesResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { status: SiteStatus.DOWN, reason: "Connection refused" } } });
-    expect(checkRow(waitingRow(0, entry), down).record).toMatchObject({ verdict: "FAIL", code: "site_down", reason: "down: Connection refused" });
+    const error = create(CheckSitesResponseSchema, {
+      index: 1,
+      url: "ftp://x",
+      outcome: { case: "error", value: { code: "invalid_argument", message: "url must use http or https" } },
+    });
+    expect(checkRow(waitingRow(1, { url: "ftp://x", expectedFinalUrl: undefined }), error).record).toMatchObject({
+      verdict: "FAIL",
+      code: "invalid_argument",
+      reason: "not checked: url must use http or https",
+    });
+    const down = create(CheckSitesResponseSchema, {
+      index: 0,
+      url: entry.url,
+      outcome: { case: "result", value: { status: SiteStatus.DOWN, reason: "Connection refused" } },
+    });
+    expect(checkRow(waitingRow(0, entry), down).record).toMatchObject({
+      verdict: "FAIL",
+      code: "site_down",
+      reason: "down: Connection refused",
+    });
   });
 
   it("a row the batch never reached is NOT RUN with why; a finished row stays as it is", () => {
     const waiting = waitingRow(2, entry);
-    expect(notRunRow(waiting, "stopped before it ran")).toMatchObject({ state: "not run", record: { verdict: "NOT RUN", reason: "stopped before it ran" } });
-    const up = create(CheckSitesResponseSchema, { index: 0, url: entry.url, outcome: { case: "result", value: { status: SiteStatus.UP, statusCode: 200, finalUrl: entry.url } } });
+    expect(notRunRow(waiting, "stopped before it ran")).toMatchObject({
+      state: "not run",
+      record: { verdict: "NOT RUN", reason: "stopped before it ran" },
+    });
+    const up = create(CheckSitesResponseSchema, {
+      index: 0,
+      url: entry.url,
+      outcome: { case: "result", value: { status: SiteStatus.UP, statusCode: 200, finalUrl: entry.url } },
+    });
     const done = checkRow(waiting, up);
     expect(notRunRow(done, "stopped")).toBe(done);
-    expect(csvOf([done]).split("\r\n")[1]).toBe(`3,${entry.url},${entry.url.replace("old", "new")},,PASS,,,200,${entry.url},1,200 ${entry.url}`);
+    expect(csvOf([done]).split("\r\n")[1]).toBe(
+      `3,${entry.url},${entry.url.replace("old", "new")},,PASS,,,200,${entry.url},1,200 ${entry.url}`,
+    );
   });
 });
 
@@ -270,7 +351,9 @@ describe("a batch's cost before it runs", () => {
       "80 URLs: Check all costs 160 credits, Trace all 400. This key had 291 of 300 left at 08:31. " +
         "Trace all costs more than the whole budget of 300: no wait makes it affordable; at most 60 traces fit in one batch.",
     );
-    expect(batchCostText(1, { credits: { ...credits, remaining: 3 }, at })).toBe("1 URL: Check all costs 2 credits, Trace all 5. This key had 3 of 300 left at 08:31. Trace all costs more than the 3 left.");
+    expect(batchCostText(1, { credits: { ...credits, remaining: 3 }, at })).toBe(
+      "1 URL: Check all costs 2 credits, Trace all 5. This key had 3 of 300 left at 08:31. Trace all costs more than the 3 left.",
+    );
   });
 
   it("knows the credits of the latest answer that carried usage headers", () => {
@@ -281,7 +364,11 @@ describe("a batch's cost before it runs", () => {
 });
 
 describe("a waterfall bar's label", () => {
-  const bar = (index: number, method: string, url: string) => ({ index, role: "hop" as const, request: create(RequestDetailSchema, { method, url }) });
+  const bar = (index: number, method: string, url: string) => ({
+    index,
+    role: "hop" as const,
+    request: create(RequestDetailSchema, { method, url }),
+  });
 
   it("names the host where it changes (its scheme when only that did) and the path where only the path does, so rows of one site tell apart", () => {
     const urls = ["http://a.test/old", "https://a.test/old", "https://www.a.test/", "https://www.a.test/en/", "https://www.a.test/en/shop"];

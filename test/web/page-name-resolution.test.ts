@@ -44,7 +44,11 @@ describe.skipIf(!chromium.available)("the page's name resolution, in Chromium", 
     hostsDir = mkdtempSync(join(tmpdir(), "sitediag-page-hosts-"));
     hostsFile = join(hostsDir, "hosts");
     writeFileSync(hostsFile, "127.0.0.1 listed.page.test\n");
-    rig = await startPageRig("page-name-resolution", { SITEDIAG_DNS_SERVERS: dns.server, SITEDIAG_HOSTS_FILE: hostsFile, SITEDIAG_TRACE_PORTS: String(targets.httpPort) });
+    rig = await startPageRig("page-name-resolution", {
+      SITEDIAG_DNS_SERVERS: dns.server,
+      SITEDIAG_HOSTS_FILE: hostsFile,
+      SITEDIAG_TRACE_PORTS: String(targets.httpPort),
+    });
   });
 
   afterAll(async () => {
@@ -58,7 +62,9 @@ describe.skipIf(!chromium.available)("the page's name resolution, in Chromium", 
   const open = () => rig.open("/", { viewport: { width: 1280, height: 900 } });
 
   async function resolutionRows(page: Page): Promise<string[][]> {
-    return page.locator("#result table.resolution-table tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => (cell as unknown as { readonly innerText: string }).innerText)));
+    return page
+      .locator("#result table.resolution-table tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => (cell as unknown as { readonly innerText: string }).innerText)));
   }
 
   it("a trace through a CNAME chain to a name that does not exist: one row per lookup, the rows that used it, the rcode beside the code", async () => {
@@ -83,7 +89,10 @@ describe.skipIf(!chromium.available)("the page's name resolution, in Chromium", 
     await askOnPage(page, named("odd.page.test", "/ok"), "Is it down?", rig.key, 20_000);
     const rows = await resolutionRows(page);
     // c-ares writes the override's bytes as \DDD (and parentheses escaped); the angle brackets stay text.
-    expect(rows[0]?.[1]?.split("\n").slice(0, 2)).toEqual(["odd.page.test", "→ CNAME <img src=x onerror=alert\\(1\\)>\\226\\128\\174.page.test"]);
+    expect(rows[0]?.[1]?.split("\n").slice(0, 2)).toEqual([
+      "odd.page.test",
+      "→ CNAME <img src=x onerror=alert\\(1\\)>\\226\\128\\174.page.test",
+    ]);
     expect(await page.locator("#result table.resolution-table img").count()).toBe(0);
   });
 });

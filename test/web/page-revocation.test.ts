@@ -41,7 +41,9 @@ describe.skipIf(!chromium.available)("the page's revocation section, in Chromium
   const ask = (page: Page, url: string, button: "Is it down?" | "Trace redirects") => askOnPage(page, url, button, rig.key, 20_000);
 
   async function revocationRows(page: Page): Promise<string[][]> {
-    return page.locator("#result table.revocation-table tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td.textContent ?? "").replace(/\s+/g, " ").trim())));
+    return page
+      .locator("#result table.revocation-table tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td.textContent ?? "").replace(/\s+/g, " ").trim())));
   }
 
   it("a trace to a revoked certificate: one row for its requests, revoked with its reason, verified; certificate_revoked among the warnings", async () => {
@@ -57,7 +59,9 @@ describe.skipIf(!chromium.available)("the page's revocation section, in Chromium
     expect([leaf, signature]).toEqual(["this certificate", "verified"]);
     expect(updated).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d ?next \d{4}-\d\d-\d\d \d\d:\d\d$/);
     expect(await page.locator("#result table.revocation-table .badge.bad").count()).toBe(1);
-    expect(await page.locator("#result section.revocation .note").innerText()).toBe("Read from the handshake only: sitediag never asks an OCSP responder or a CRL address itself.");
+    expect(await page.locator("#result section.revocation .note").innerText()).toBe(
+      "Read from the handshake only: sitediag never asks an OCSP responder or a CRL address itself.",
+    );
     expect(await page.locator("#result").innerText()).toContain("certificate_revoked");
     const shots = process.env.SITEDIAG_OCSP_SCREENSHOT;
     if (shots !== undefined) await page.locator("#result").screenshot({ path: join(shots, "revocation.png") });

@@ -13,7 +13,12 @@ import { askOnPage, type PageRig, startPageRig } from "../fixtures/page-rig.js";
 
 const chromium = chromiumAvailability();
 
-const page = (head: string): TargetRoute => ({ kind: "respond", status: 200, headers: { "content-type": "text/html" }, body: `<html><head>${head}</head><body><h1>Widgets</h1></body></html>` });
+const page = (head: string): TargetRoute => ({
+  kind: "respond",
+  status: 200,
+  headers: { "content-type": "text/html" },
+  body: `<html><head>${head}</head><body><h1>Widgets</h1></body></html>`,
+});
 
 describe.skipIf(!chromium.available)("search signals and Request as, in Chromium", () => {
   let targets: HttpTargets;
@@ -26,7 +31,9 @@ describe.skipIf(!chromium.available)("search signals and Request as, in Chromium
         "/noindex": page('<title>New</title><meta name="robots" content="noindex">'),
         "/clean": page("<title>Widgets</title>"),
         "/by-agent": (request: ReceivedRequest) =>
-          String(request.headers["user-agent"] ?? "").includes("Googlebot") ? { kind: "redirect", status: 301, location: "/for-bots" } : page("<title>People</title>"),
+          String(request.headers["user-agent"] ?? "").includes("Googlebot")
+            ? { kind: "redirect", status: 301, location: "/for-bots" }
+            : page("<title>People</title>"),
         "/for-bots": page("<title>Bots</title>"),
       },
     });
@@ -53,7 +60,11 @@ describe.skipIf(!chromium.available)("search signals and Request as, in Chromium
       "Redirected to a home page\tno",
       "Reads as not found\tno",
     ]);
-    expect(await warningItems(page)).toEqual([expect.stringMatching(/^warning noindex .+ asks search engines not to index it: noindex in a <meta name="robots"> element \(hop 2\)$/)]);
+    expect(await warningItems(page)).toEqual([
+      expect.stringMatching(
+        /^warning noindex .+ asks search engines not to index it: noindex in a <meta name="robots"> element \(hop 2\)$/,
+      ),
+    ]);
     expect((await page.locator("#result").innerText()).split("asks search engines not to index it").length - 1).toBe(1);
   });
 
@@ -84,6 +95,11 @@ describe.skipIf(!chromium.available)("search signals and Request as, in Chromium
     const rows = page.locator("#batch-rows tr:not(.batch-detail)");
     expect((await rows.nth(0).locator("td").allInnerTexts()).slice(1, 2)).toEqual(["FAIL"]);
     expect((await rows.nth(0).locator("td").allInnerTexts())[6]).toMatch(/noindex$/);
-    expect((await rows.nth(2).locator("td").allInnerTexts()).slice(1, 5)).toEqual(["PASS", targets.url("/by-agent"), "200", targets.url("/for-bots")]);
+    expect((await rows.nth(2).locator("td").allInnerTexts()).slice(1, 5)).toEqual([
+      "PASS",
+      targets.url("/by-agent"),
+      "200",
+      targets.url("/for-bots"),
+    ]);
   });
 });

@@ -46,7 +46,10 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
         "/b": { kind: "respond", status: 200, body: "landed" },
       },
     });
-    rig = await startThreeVantages(targets.httpPort, (name) => ({ SITEDIAG_VANTAGE_LABEL: PLACES[name]?.label ?? name, SITEDIAG_VANTAGE_LOCATION: PLACES[name]?.location ?? "" }));
+    rig = await startThreeVantages(targets.httpPort, (name) => ({
+      SITEDIAG_VANTAGE_LABEL: PLACES[name]?.label ?? name,
+      SITEDIAG_VANTAGE_LOCATION: PLACES[name]?.location ?? "",
+    }));
     browser = await launchChromium();
   }, 120_000);
 
@@ -83,9 +86,15 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
     await fromEverywhere(page, targets.url("/a", { hostname: "site.test" }), "Is it down?");
     await expect.poll(() => page.locator("#result .vantages > .verdict .verdict-word").innerText()).toBe("Down in some regions");
     expect(await page.locator("#result .vantages > .verdict").getAttribute("data-verdict")).toBe("down_in_some");
-    expect(await page.locator("#result .vantages > .verdict .reason").innerText()).toBe(`${targets.url("/a", { hostname: "site.test" })}: 3 of 3 regions answered`);
+    expect(await page.locator("#result .vantages > .verdict .reason").innerText()).toBe(
+      `${targets.url("/a", { hostname: "site.test" })}: 3 of 3 regions answered`,
+    );
     const rows = page.locator("#result details.vantage");
-    expect(await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute("data-vantage")))).toEqual(["ap-south", "eu-west", "us-east"]);
+    expect(await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute("data-vantage")))).toEqual([
+      "ap-south",
+      "eu-west",
+      "us-east",
+    ]);
     const south = page.locator('#result details.vantage[data-vantage="ap-south"]');
     expect(await south.locator(".vantage-word").innerText()).toBe("DOWN");
     expect(await south.locator(".vantage-name").innerText()).toBe("AP South Mumbai, IN");
@@ -107,7 +116,10 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
     expect(await west.locator(".vantage-body article.check .verdict-word").innerText()).toBe("UP");
     expect(await west.locator(".vantage-body svg.waterfall").count()).toBeGreaterThan(0);
     expect(await page.locator("#status").innerText()).toBe("Result: down in some regions");
-    await page.screenshot({ path: join(process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : dir, "page-vantages.png"), fullPage: true });
+    await page.screenshot({
+      path: join(process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : dir, "page-vantages.png"),
+      fullPage: true,
+    });
   });
 
   it("a challenge in one region: blocked in some regions, that row CHALLENGED at 403 with the provider's sentence", async () => {
@@ -117,7 +129,9 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
     const east = page.locator('#result details.vantage[data-vantage="us-east"]');
     expect(await east.locator(".vantage-status").innerText()).toBe("403");
     expect(await east.locator(".vantage-word").innerText()).toBe("CHALLENGED");
-    expect(await east.locator(".vantage-reason").innerText()).toBe("Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't");
+    expect(await east.locator(".vantage-reason").innerText()).toBe(
+      "Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't",
+    );
     expect(await page.locator('#result details.vantage[data-vantage="ap-south"] .vantage-word').innerText()).toBe("UP");
   });
 
@@ -128,7 +142,9 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
       south?.child.kill("SIGSTOP");
       // Asked only once its heartbeat has expired (5 s): `all` then answers it unavailable at once.
       await eventually(async () => {
-        const scores = (await admin.zrange("{sitediag:vantages}:seen", 0, -1, "WITHSCORES")).filter((_, index, all) => index % 2 === 1 && (all[index - 1] ?? "").startsWith('["ap-south"'));
+        const scores = (await admin.zrange("{sitediag:vantages}:seen", 0, -1, "WITHSCORES")).filter(
+          (_, index, all) => index % 2 === 1 && (all[index - 1] ?? "").startsWith('["ap-south"'),
+        );
         return scores.length > 0 && scores.every((score) => Number(score) < Date.now() - 5_500) ? true : undefined;
       }, 30_000);
       const page = await open();

@@ -83,7 +83,9 @@ describe.skipIf(!chromium.available)("the page from every region, in Chromium", 
     await fromEverywhere(page, targets.url("/challenge"), "Is it down?");
     const row = page.locator('#result details.vantage[data-vantage="local"]');
     await expect.poll(() => row.locator(".vantage-word").innerText()).toBe("CHALLENGED");
-    expect(await row.locator(".vantage-reason").innerText()).toBe("Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't");
+    expect(await row.locator(".vantage-reason").innerText()).toBe(
+      "Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't",
+    );
   });
 
   it("a trace from every region: the chain status and final status in the row, the hops inside", async () => {

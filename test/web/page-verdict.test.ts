@@ -57,7 +57,9 @@ describe.skipIf(!chromium.available)("the page's verdicts, in Chromium", () => {
     expect(await verdict.getAttribute("class")).toBe("verdict gated");
     expect(await page.locator("#result .verdict-word").textContent()).toBe("CHALLENGED");
     expect(await page.locator("#status").textContent()).toBe("Result: challenged");
-    expect(await verdict.locator(".reason").textContent()).toBe("Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't");
+    expect(await verdict.locator(".reason").textContent()).toBe(
+      "Reachable, but a Cloudflare challenge answered: a browser may pass it; automated clients won't",
+    );
     // Amber (page.css --warn-bg), not the green of UP nor the red of DOWN.
     expect(await page.evaluate("getComputedStyle(document.querySelector('#result .verdict')).backgroundColor")).toBe("rgb(255, 244, 206)");
     const facts = await page.locator("#result .facts").innerText();
@@ -82,7 +84,9 @@ describe.skipIf(!chromium.available)("the page's verdicts, in Chromium", () => {
     const verdict = page.locator("#result .verdict");
     expect(await verdict.locator(".chain-status").textContent()).toBe("Redirects detected");
     expect(await verdict.getAttribute("class")).toBe("verdict down");
-    expect(await verdict.locator(".reason").textContent()).toBe(`1 problem: Hop 1 redirects from HTTPS to plain HTTP: ${targets.url("/up")}`);
+    expect(await verdict.locator(".reason").textContent()).toBe(
+      `1 problem: Hop 1 redirects from HTTPS to plain HTTP: ${targets.url("/up")}`,
+    );
     const downgrade = page.locator("#result .warnings li", { hasText: "https_downgrade" });
     expect(await downgrade.getAttribute("class")).toBe("severity-problem");
     expect(await downgrade.locator(".badge").textContent()).toBe("problem");

@@ -63,7 +63,6 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     await expired?.close();
   });
 
-
   const open = (options: Parameters<Browser["newContext"]>[0] = {}) => rig.open("/", options);
 
   afterEach(() => rig.settle());
@@ -117,10 +116,14 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     expect(await hops.count()).toBe(3);
     // Each bar has its phases, each with its number on hover.
     expect(await hops.first().locator("rect.phase-tls title").textContent()).toMatch(/^Request 1, TLS: \d/);
-    expect(await hops.nth(2).locator("title").first().textContent()).toMatch(new RegExp(`^Request 3: HEAD ${targets.url("/c", { secure: true })}, `));
+    expect(await hops.nth(2).locator("title").first().textContent()).toMatch(
+      new RegExp(`^Request 3: HEAD ${targets.url("/c", { secure: true })}, `),
+    );
     // The chain ended on a 2xx page: with details, the service read it once more (GET) for a client-side redirect.
     expect(await page.locator("#result svg.waterfall .bar").count()).toBe(4);
-    expect(await page.locator("#result svg.waterfall .bar.page-read title").first().textContent()).toMatch(/^Request 4: GET .*\/c, to read the final page for a client-side redirect/);
+    expect(await page.locator("#result svg.waterfall .bar.page-read title").first().textContent()).toMatch(
+      /^Request 4: GET .*\/c, to read the final page for a client-side redirect/,
+    );
     const timingRows = page.locator("#result table.timings tbody tr");
     expect(await timingRows.count()).toBe(4);
     // The redirects stay on one origin of a keep-alive server: the later hops ride the first one's connection, and say so.
@@ -132,7 +135,12 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     const certificates = page.locator("#result table.certificate-table tbody tr");
     expect(await certificates.count()).toBe(1);
     const certificate = await certificates.first().locator("td").allInnerTexts();
-    expect(certificate.slice(0, 4)).toEqual(["1, 2, 3, 4", `127.0.0.1:${targets.httpsPort}`, "localhost", "sitediag test CA, sitediag tests"]);
+    expect(certificate.slice(0, 4)).toEqual([
+      "1, 2, 3, 4",
+      `127.0.0.1:${targets.httpsPort}`,
+      "localhost",
+      "sitediag test CA, sitediag tests",
+    ]);
     expect(certificate[5]).toBe("valid");
     expect(certificate[6]).toMatch(/^TLSv1\.[23]/);
   });
@@ -153,7 +161,9 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
     const page = await open();
     await ask(page, targets.url("/refresh", { secure: true }), "Is it down?");
     expect(await page.locator("#result .verdict-word").textContent()).toBe("UP");
-    expect(await page.locator("#result .facts").innerText()).toContain(`Refresh header to ${targets.url("/up", { secure: true })} after 5 s (not followed)`);
+    expect(await page.locator("#result .facts").innerText()).toContain(
+      `Refresh header to ${targets.url("/up", { secure: true })} after 5 s (not followed)`,
+    );
   });
 
   it("says the key was not accepted (401)", async () => {
@@ -278,13 +288,19 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
       const csv = readFileSync(await download.path(), "utf8").split("\r\n");
       expect(csv[0]).toBe("index,url,expected_final_url,max_redirects,verdict,code,reason,final_status,final_url,hops,chain");
       expect(csv[1]).toBe(`1,${up},,,PASS,,,200,${up},1,200 ${up}`);
-      expect(csv[2]).toMatch(new RegExp(`^2,${broken},,,FAIL,\\w+,down: Server returned 503 Service Unavailable,503,${broken},1,503 ${broken}$`));
+      expect(csv[2]).toMatch(
+        new RegExp(`^2,${broken},,,FAIL,\\w+,down: Server returned 503 Service Unavailable,503,${broken},1,503 ${broken}$`),
+      );
       expect(csv).toHaveLength(5);
     });
 
     it("traces a two-column CSV and says which chains met their expected final URL", async () => {
       const page = await openBatch();
-      const lines = ["url,expected", `${targets.url("/moved", { secure: true })},${targets.url("/up", { secure: true })}`, `${targets.url("/a", { secure: true })},${targets.url("/c", { secure: true })}`];
+      const lines = [
+        "url,expected",
+        `${targets.url("/moved", { secure: true })},${targets.url("/up", { secure: true })}`,
+        `${targets.url("/a", { secure: true })},${targets.url("/c", { secure: true })}`,
+      ];
       await page.getByLabel("URLs, one per line").fill(lines.join("\n"));
       await page.getByRole("button", { name: "Trace all" }).click();
       await page.getByRole("status").getByText("Done: 2 of 2, 1 failed.").waitFor();
@@ -298,7 +314,9 @@ describe.skipIf(!chromium.available)("the page, in Chromium", () => {
 
     it("stops a running batch: the finished rows stay, the rest never arrive", async () => {
       const page = await openBatch();
-      await page.getByLabel("URLs, one per line").fill([targets.url("/up", { secure: true }), targets.url("/hang", { secure: true })].join("\n"));
+      await page
+        .getByLabel("URLs, one per line")
+        .fill([targets.url("/up", { secure: true }), targets.url("/hang", { secure: true })].join("\n"));
       await page.getByRole("button", { name: "Check all" }).click();
       await page.locator("#batch-rows tr.passed").waitFor();
       await page.getByRole("button", { name: "Stop" }).click();

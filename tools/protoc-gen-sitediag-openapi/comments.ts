@@ -10,7 +10,13 @@ export function commentText(desc: Exclude<AnyDesc, DescFile>): string {
   const raw = getComments(desc).leading ?? "";
   return raw
     .split(/\n\s*\n/)
-    .map((paragraph) => paragraph.split("\n").map((line) => line.trim()).filter((line) => line !== "").join(" "))
+    .map((paragraph) =>
+      paragraph
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line !== "")
+        .join(" "),
+    )
     .filter((paragraph) => paragraph !== "")
     .join("\n\n");
 }

@@ -6,7 +6,9 @@ import type { JsonObject } from "./json-value.js";
  * `details=true`. Documentation addresses only (RFC 5737, example.com). A
  * test validates every example against the schema it is shown with.
  */
-export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, { readonly summary: string; readonly value: JsonObject }>>>> = {
+export const SUCCESS_EXAMPLES: Readonly<
+  Record<string, Readonly<Record<string, { readonly summary: string; readonly value: JsonObject }>>>
+> = {
   "is-site-down": {
     up: {
       summary: "Up, after one redirect",
@@ -53,7 +55,16 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
                 ipFamily: 4,
                 httpVersion: null,
                 status: null,
-                timings: { dnsMs: 1.3, connectMs: 0.7, tlsMs: 36.8, waitingMs: null, receivingMs: null, otherMs: 0.1, firstByteMs: null, totalMs: 38.9 },
+                timings: {
+                  dnsMs: 1.3,
+                  connectMs: 0.7,
+                  tlsMs: 36.8,
+                  waitingMs: null,
+                  receivingMs: null,
+                  otherMs: 0.1,
+                  firstByteMs: null,
+                  totalMs: 38.9,
+                },
                 connectionReused: false,
                 responseHeaders: [],
                 responseHeadersTruncated: false,
@@ -125,7 +136,13 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
                   ],
                   verification: { verified: false, failedAt: 0, reason: "expired", more: 1 },
                 },
-                failure: { stage: "tls", code: "tls_certificate_expired", reason: "TLS certificate has expired", timedOut: false, elapsedMs: 38.9 },
+                failure: {
+                  stage: "tls",
+                  code: "tls_certificate_expired",
+                  reason: "TLS certificate has expired",
+                  timedOut: false,
+                  elapsedMs: 38.9,
+                },
               },
             ],
             proxy: null,
@@ -136,10 +153,46 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
             tlsVersions: {
               address: "192.0.2.20",
               attempts: [
-                { version: "TLSv1.3", outcome: "accepted", cipher: "TLS_AES_128_GCM_SHA256", alpn: "h2", code: null, cause: null, reason: null, tlsMs: 21.0 },
-                { version: "TLSv1.2", outcome: "accepted", cipher: "ECDHE-RSA-AES128-GCM-SHA256", alpn: "h2", code: null, cause: null, reason: null, tlsMs: 22.4 },
-                { version: "TLSv1.1", outcome: "refused", cipher: null, alpn: null, code: "tls_failed", cause: "ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION", reason: "TLS handshake failed", tlsMs: null },
-                { version: "TLSv1", outcome: "refused", cipher: null, alpn: null, code: "tls_failed", cause: "ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION", reason: "TLS handshake failed", tlsMs: null },
+                {
+                  version: "TLSv1.3",
+                  outcome: "accepted",
+                  cipher: "TLS_AES_128_GCM_SHA256",
+                  alpn: "h2",
+                  code: null,
+                  cause: null,
+                  reason: null,
+                  tlsMs: 21.0,
+                },
+                {
+                  version: "TLSv1.2",
+                  outcome: "accepted",
+                  cipher: "ECDHE-RSA-AES128-GCM-SHA256",
+                  alpn: "h2",
+                  code: null,
+                  cause: null,
+                  reason: null,
+                  tlsMs: 22.4,
+                },
+                {
+                  version: "TLSv1.1",
+                  outcome: "refused",
+                  cipher: null,
+                  alpn: null,
+                  code: "tls_failed",
+                  cause: "ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION",
+                  reason: "TLS handshake failed",
+                  tlsMs: null,
+                },
+                {
+                  version: "TLSv1",
+                  outcome: "refused",
+                  cipher: null,
+                  alpn: null,
+                  code: "tls_failed",
+                  cause: "ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION",
+                  reason: "TLS handshake failed",
+                  tlsMs: null,
+                },
               ],
               refusedCode: null,
               refusedReason: null,
@@ -195,7 +248,16 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
                 ipFamily: 6,
                 httpVersion: "1.1",
                 status: 403,
-                timings: { dnsMs: 1.0, connectMs: 9.1, tlsMs: null, waitingMs: 42.5, receivingMs: 0.1, otherMs: 0.1, firstByteMs: 31.2, totalMs: 52.8 },
+                timings: {
+                  dnsMs: 1.0,
+                  connectMs: 9.1,
+                  tlsMs: null,
+                  waitingMs: 42.5,
+                  receivingMs: 0.1,
+                  otherMs: 0.1,
+                  firstByteMs: 31.2,
+                  totalMs: 52.8,
+                },
                 connectionReused: false,
                 responseHeaders: [
                   { name: "Date", value: "Thu, 26 Nov 2026 08:00:00 GMT" },
@@ -227,7 +289,10 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
                 source: { kind: "system", path: null, servers: ["192.0.2.53"] },
                 cnameChain: [],
                 cnameChainEnd: "complete",
-                answers: [{ address: "192.0.2.30", family: 4, ttl: 60 }, { address: "2001:db8::30", family: 6, ttl: 60 }],
+                answers: [
+                  { address: "192.0.2.30", family: 4, ttl: 60 },
+                  { address: "2001:db8::30", family: 6, ttl: 60 },
+                ],
                 answersOmitted: 0,
                 timeMs: 1.0,
                 code: null,
@@ -326,7 +391,16 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
                 ipFamily: 4,
                 httpVersion: "1.1",
                 status: 200,
-                timings: { dnsMs: 1.2, connectMs: 0.9, tlsMs: null, waitingMs: 8.3, receivingMs: 0.1, otherMs: 0.1, firstByteMs: 7.8, totalMs: 10.6 },
+                timings: {
+                  dnsMs: 1.2,
+                  connectMs: 0.9,
+                  tlsMs: null,
+                  waitingMs: 8.3,
+                  receivingMs: 0.1,
+                  otherMs: 0.1,
+                  firstByteMs: 7.8,
+                  totalMs: 10.6,
+                },
                 connectionReused: false,
                 responseHeaders: [
                   { name: "Date", value: "Thu, 26 Nov 2026 08:00:00 GMT" },
@@ -347,7 +421,16 @@ export const SUCCESS_EXAMPLES: Readonly<Record<string, Readonly<Record<string, {
                 ipFamily: 4,
                 httpVersion: "1.1",
                 status: 200,
-                timings: { dnsMs: 1.1, connectMs: 0.8, tlsMs: null, waitingMs: 9.1, receivingMs: 0.1, otherMs: 0.1, firstByteMs: 8.4, totalMs: 11.2 },
+                timings: {
+                  dnsMs: 1.1,
+                  connectMs: 0.8,
+                  tlsMs: null,
+                  waitingMs: 9.1,
+                  receivingMs: 0.1,
+                  otherMs: 0.1,
+                  firstByteMs: 8.4,
+                  totalMs: 11.2,
+                },
                 connectionReused: false,
                 responseHeaders: [
                   { name: "Date", value: "Thu, 26 Nov 2026 08:00:00 GMT" },

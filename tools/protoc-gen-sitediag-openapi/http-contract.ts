@@ -53,7 +53,14 @@ const HEADERS = {
 
 type HeaderName = keyof typeof HEADERS;
 
-const USAGE_HEADERS: readonly HeaderName[] = ["RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Used", "X-RateLimit-Reset"];
+const USAGE_HEADERS: readonly HeaderName[] = [
+  "RateLimit-Policy",
+  "RateLimit",
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Used",
+  "X-RateLimit-Reset",
+];
 
 /**
  * The headers of a response: usage headers and/or Retry-After. Inlined rather
@@ -85,18 +92,51 @@ export interface ErrorStatus {
  * error.code is the Connect code name of the error the RPC door would return.
  */
 export const ERROR_STATUSES: readonly ErrorStatus[] = [
-  { status: "400", usualCode: "invalid_argument", usageHeaders: false, retryAfter: "never", description: "Missing or invalid input, or a blocked target. Credits are still charged (they are charged before parameters are validated)." },
-  { status: "401", usualCode: "unauthenticated", usageHeaders: false, retryAfter: "never", description: "Missing, invalid or revoked API key. Nothing is charged." },
+  {
+    status: "400",
+    usualCode: "invalid_argument",
+    usageHeaders: false,
+    retryAfter: "never",
+    description:
+      "Missing or invalid input, or a blocked target. Credits are still charged (they are charged before parameters are validated).",
+  },
+  {
+    status: "401",
+    usualCode: "unauthenticated",
+    usageHeaders: false,
+    retryAfter: "never",
+    description: "Missing, invalid or revoked API key. Nothing is charged.",
+  },
   {
     status: "429",
     usualCode: "resource_exhausted",
     usageHeaders: true,
     retryAfter: "sometimes",
-    description: "The request would exceed the key's available credit budget. Nothing is charged. Retry-After is absent when no wait helps: the request costs more than the key's whole budget.",
+    description:
+      "The request would exceed the key's available credit budget. Nothing is charged. Retry-After is absent when no wait helps: the request costs more than the key's whole budget.",
   },
-  { status: "500", usualCode: "internal", usageHeaders: false, retryAfter: "never", description: "The service could not complete the check." },
-  { status: "501", usualCode: "unimplemented", usageHeaders: false, retryAfter: "never", description: "The operation is not available on this server build." },
-  { status: "503", usualCode: "unavailable", usageHeaders: false, retryAfter: "sometimes", description: "Temporarily unavailable: the credit store is unreachable or the instance is at its cap of in-flight checks. Nothing is charged." },
+  {
+    status: "500",
+    usualCode: "internal",
+    usageHeaders: false,
+    retryAfter: "never",
+    description: "The service could not complete the check.",
+  },
+  {
+    status: "501",
+    usualCode: "unimplemented",
+    usageHeaders: false,
+    retryAfter: "never",
+    description: "The operation is not available on this server build.",
+  },
+  {
+    status: "503",
+    usualCode: "unavailable",
+    usageHeaders: false,
+    retryAfter: "sometimes",
+    description:
+      "Temporarily unavailable: the credit store is unreachable or the instance is at its cap of in-flight checks. Nothing is charged.",
+  },
 ];
 
 /** The error detail shared by every error envelope. */
@@ -105,7 +145,10 @@ export const ERROR_DETAIL_SCHEMA: JsonObject = {
   description: "What went wrong.",
   required: ["code", "message"],
   properties: {
-    code: { type: "string", description: "Connect error code name in snake_case, e.g. invalid_argument, unauthenticated, resource_exhausted." },
+    code: {
+      type: "string",
+      description: "Connect error code name in snake_case, e.g. invalid_argument, unauthenticated, resource_exhausted.",
+    },
     message: { type: "string", description: "Human-readable explanation." },
   },
   additionalProperties: false,

@@ -123,7 +123,11 @@ export function createMessageSchemas(options: ProtoOptions): MessageSchemas {
       } else if (value.number !== 0) {
         // The zero value is proto3's "never sent"; any other value the REST
         // door could meet needs its public string.
-        problems.push({ element: `${enumDesc.typeName}.${value.name}`, rule: "enum-value-without-rest-value", reason: `used by ${field.parent.typeName}.${field.name} but has no (sitediag.v1.rest_value)` });
+        problems.push({
+          element: `${enumDesc.typeName}.${value.name}`,
+          rule: "enum-value-without-rest-value",
+          reason: `used by ${field.parent.typeName}.${field.name} but has no (sitediag.v1.rest_value)`,
+        });
       }
     }
     return { type: "string", enum: values };
@@ -174,7 +178,10 @@ export function createMessageSchemas(options: ProtoOptions): MessageSchemas {
     const description = commentText(field);
     switch (field.fieldKind) {
       case "scalar":
-        return { description, ...(field.proto.proto3Optional === true ? nullable(scalarSchema(field, field.scalar)) : scalarSchema(field, field.scalar)) };
+        return {
+          description,
+          ...(field.proto.proto3Optional === true ? nullable(scalarSchema(field, field.scalar)) : scalarSchema(field, field.scalar)),
+        };
       case "enum":
         return { description, ...enumSchema(field, field.enum) };
       case "list":

@@ -27,7 +27,11 @@ export function buildOpenApiDocument(files: readonly DescFile[], options: ProtoO
     if (found.routes.length === 0) continue;
     const version = apiVersion(service);
     if (version === undefined) {
-      problems.push({ element: service.typeName, rule: "missing-version-in-package", reason: `package ${service.file.proto.package} does not end in a version such as v1` });
+      problems.push({
+        element: service.typeName,
+        rule: "missing-version-in-package",
+        reason: `package ${service.file.proto.package} does not end in a version such as v1`,
+      });
       continue;
     }
     versions.add(version);
@@ -36,10 +40,17 @@ export function buildOpenApiDocument(files: readonly DescFile[], options: ProtoO
       const verb = route.verb.toLowerCase();
       const existing = paths[route.path];
       if (existing !== undefined && typeof existing === "object" && existing !== null && verb in existing) {
-        problems.push({ element: `${service.typeName}.${route.method.name}`, rule: "unsupported-http-rule", reason: `${route.path} is already served by another method` });
+        problems.push({
+          element: `${service.typeName}.${route.method.name}`,
+          rule: "unsupported-http-rule",
+          reason: `${route.path} is already served by another method`,
+        });
         continue;
       }
-      paths[route.path] = { ...(typeof existing === "object" && existing !== null ? existing : {}), [verb]: operation(route, service.name, schemas) };
+      paths[route.path] = {
+        ...(typeof existing === "object" && existing !== null ? existing : {}),
+        [verb]: operation(route, service.name, schemas),
+      };
       Object.assign(envelopes, envelopeSchemas(route, version, schemas));
     }
   }

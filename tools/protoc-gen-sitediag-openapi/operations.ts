@@ -70,7 +70,10 @@ function unaryData(output: DescMessage, schemas: MessageSchemas): JsonObject {
         type: "object",
         description: "The answer of a call that named vantages: the input as given, and one entry per vantage with the verdict over them.",
         required: [input.jsonName, vantages.jsonName],
-        properties: { [input.jsonName]: { type: "string", description: commentText(input) }, [vantages.jsonName]: schemas.refTo(vantages.message) },
+        properties: {
+          [input.jsonName]: { type: "string", description: commentText(input) },
+          [vantages.jsonName]: schemas.refTo(vantages.message),
+        },
         additionalProperties: false,
       },
     ],
@@ -90,12 +93,16 @@ function lineSchemas(route: Route, version: string, schemas: MessageSchemas): Js
   const result = item.fields.find((field) => field.name === "result")?.message;
   // A stream that is no batch (one call's events, from several vantages): each line is the envelope of one message.
   if (result === undefined) return eventLineSchemas(route, schemas);
-  const place = { index: { type: "integer", minimum: 0, description: "Position of the item in the request." }, url: { type: "string", description: "The URL as given." } };
+  const place = {
+    index: { type: "integer", minimum: 0, description: "Position of the item in the request." },
+    url: { type: "string", description: "The URL as given." },
+  };
   const extras: JsonObject = {};
   for (const field of item.fields) {
     if (field.oneof !== undefined && field.proto.proto3Optional !== true) continue;
     if (field.name === "index" || field.name === "url") continue;
-    if (field.fieldKind === "message") extras[field.jsonName] = { anyOf: [schemas.refTo(field.message), { type: "null" }], description: commentText(field) };
+    if (field.fieldKind === "message")
+      extras[field.jsonName] = { anyOf: [schemas.refTo(field.message), { type: "null" }], description: commentText(field) };
   }
   return {
     [names.success]: {
@@ -107,7 +114,8 @@ function lineSchemas(route: Route, version: string, schemas: MessageSchemas): Js
     },
     [names.failure]: {
       type: "object",
-      description: "One NDJSON line: an item with no result (an invalid or refused URL), or, with no index, the error that ended the stream.",
+      description:
+        "One NDJSON line: an item with no result (an invalid or refused URL), or, with no index, the error that ended the stream.",
       required: ["ok", "error", "meta"],
       properties: { ok: { const: false }, error: componentRef("schemas", "ErrorDetail"), meta: metaRef, ...place },
       additionalProperties: false,
@@ -151,8 +159,16 @@ export function operation(route: Route, tag: string, schemas: MessageSchemas): J
   const names = envelopeNames(route);
   const description = commentText(route.method);
   const success = route.streaming
-    ? ndjsonResponse("The batch was charged and runs: one line per item, written as each completes.", responseHeaders(true, "never"), [names.success, names.failure])
-    : response("The diagnostic completed; the result is in data.", responseHeaders(true, "never"), names.success, SUCCESS_EXAMPLES[route.tool]);
+    ? ndjsonResponse("The batch was charged and runs: one line per item, written as each completes.", responseHeaders(true, "never"), [
+        names.success,
+        names.failure,
+      ])
+    : response(
+        "The diagnostic completed; the result is in data.",
+        responseHeaders(true, "never"),
+        names.success,
+        SUCCESS_EXAMPLES[route.tool],
+      );
   const responses: JsonObject = { "200": success };
   for (const error of ERROR_STATUSES) {
     const text = `${error.description} error.code is usually ${error.usualCode}.`;

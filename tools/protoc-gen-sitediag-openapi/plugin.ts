@@ -1,6 +1,11 @@
 import { create, createFileRegistry, type DescFile } from "@bufbuild/protobuf";
 import type { Plugin } from "@bufbuild/protoplugin";
-import { CodeGeneratorResponse_Feature, CodeGeneratorResponseSchema, FileDescriptorSetSchema, type CodeGeneratorRequest } from "@bufbuild/protobuf/wkt";
+import {
+  CodeGeneratorResponse_Feature,
+  CodeGeneratorResponseSchema,
+  FileDescriptorSetSchema,
+  type CodeGeneratorRequest,
+} from "@bufbuild/protobuf/wkt";
 import { buildOpenApiDocument } from "./openapi-document.js";
 import { describeProblems } from "./problem.js";
 import { createProtoOptions } from "./proto-options.js";

@@ -7,11 +7,7 @@ export interface Problem {
   /** Fully qualified name of the proto element, e.g. "sitediag.v1.ChainHop.hop". */
   readonly element: string;
   /** Which rule of the plugin the element breaks. */
-  readonly rule:
-    | "unsupported-http-rule"
-    | "unsupported-field-kind"
-    | "enum-value-without-rest-value"
-    | "missing-version-in-package";
+  readonly rule: "unsupported-http-rule" | "unsupported-field-kind" | "enum-value-without-rest-value" | "missing-version-in-package";
   readonly reason: string;
 }
 

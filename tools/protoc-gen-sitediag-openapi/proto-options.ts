@@ -1,4 +1,13 @@
-import { getOption, hasOption, isMessage, type DescEnumValue, type DescExtension, type DescField, type DescMethod, type FileRegistry } from "@bufbuild/protobuf";
+import {
+  getOption,
+  hasOption,
+  isMessage,
+  type DescEnumValue,
+  type DescExtension,
+  type DescField,
+  type DescMethod,
+  type FileRegistry,
+} from "@bufbuild/protobuf";
 import type { HttpRule } from "../../gen/google/api/http_pb.js";
 
 /**

@@ -17,13 +17,25 @@ export function renderAddresses(details: Details | undefined): HTMLElement | nul
   if (details === undefined || survey === undefined) return null;
   const rows = survey.attempts.map(addressRow);
   const warned = details.warnings.some((warning) => ADDRESS_CODES.has(warning.code));
-  const untried = survey.untried === 0 ? "" : ` ${survey.untried} more address${survey.untried === 1 ? " was" : "es were"} not tried (at most 8 of each family).`;
+  const untried =
+    survey.untried === 0
+      ? ""
+      : ` ${survey.untried} more address${survey.untried === 1 ? " was" : "es were"} not tried (at most 8 of each family).`;
   return h(
     "section",
     { class: "addresses", "aria-labelledby": "addresses-heading" },
     h("h3", { id: "addresses-heading" }, "Every address"),
-    table("The first request at each address of its host", ["Address", "Family", "Answer", "Connect", "TLS", "First byte", "Leaf certificate (SHA-256)", ""], rows, "addresses-table"),
-    h("p", { class: "note" }, `${warned ? "Not every address answered alike: see Warnings, above." : "Every address answered alike."}${untried}`),
+    table(
+      "The first request at each address of its host",
+      ["Address", "Family", "Answer", "Connect", "TLS", "First byte", "Leaf certificate (SHA-256)", ""],
+      rows,
+      "addresses-table",
+    ),
+    h(
+      "p",
+      { class: "note" },
+      `${warned ? "Not every address answered alike: see Warnings, above." : "Every address answered alike."}${untried}`,
+    ),
   );
 }
 
@@ -43,7 +55,12 @@ function addressRow(attempt: AddressAttempt): Child[] {
 
 function answerCell(attempt: AddressAttempt): Child {
   if (attempt.outcome === "refused") return h("span", { class: "badge bad", title: attempt.reason ?? "" }, "not sent");
-  if (attempt.outcome === "failed") return h("span", { class: "badge bad", title: attempt.reason ?? "" }, `failed at ${attempt.failedStage ?? "?"}: ${attempt.code ?? "?"}`);
+  if (attempt.outcome === "failed")
+    return h(
+      "span",
+      { class: "badge bad", title: attempt.reason ?? "" },
+      `failed at ${attempt.failedStage ?? "?"}: ${attempt.code ?? "?"}`,
+    );
   const status = attempt.status ?? 0;
   return h("span", { class: `badge ${status >= 500 ? "bad" : status >= 400 ? "warn" : "ok"}` }, String(status));
 }

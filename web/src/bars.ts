@@ -43,7 +43,9 @@ export function barsOf(requests: readonly RequestDetail[], hops?: number): Bar[]
   return requests.map((request, index) => {
     const timings = request.timings;
     const totalMs = Math.max(timings?.totalMs ?? 0, request.failure?.elapsedMs ?? 0);
-    const segments = PHASES.map(({ key, label, field }) => ({ phase: key, label, ms: timings?.[field] ?? 0 })).filter((segment) => segment.ms > 0);
+    const segments = PHASES.map(({ key, label, field }) => ({ phase: key, label, ms: timings?.[field] ?? 0 })).filter(
+      (segment) => segment.ms > 0,
+    );
     const bar = { index: index + 1, role: roles[index] ?? "request", request, startMs: startTenths / 10, totalMs, segments };
     startTenths += tenths(totalMs);
     return bar;
@@ -96,7 +98,8 @@ export function barLabel(bar: Pick<Bar, "index" | "role" | "request">, previousU
   else if (previous !== null && previous.origin === url.origin) where = `${url.pathname}${url.search}`;
   else {
     const path = url.pathname === "/" && url.search === "" ? "" : `${url.pathname}${url.search}`;
-    where = previous !== null && previous.host === url.host ? `${url.protocol.slice(0, -1)} ${path === "" ? "/" : path}` : `${url.host}${path}`;
+    where =
+      previous !== null && previous.host === url.host ? `${url.protocol.slice(0, -1)} ${path === "" ? "/" : path}` : `${url.host}${path}`;
   }
   return middleCut(`${bar.index} ${bar.request.method} ${where}`, LABEL_CHARACTERS);
 }

@@ -105,7 +105,10 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
     opened = undefined;
     body.replaceChildren(...lines);
     output.hidden = false;
-    await run(operation, rows.map((row) => row.index));
+    await run(
+      operation,
+      rows.map((row) => row.index),
+    );
   }
 
   /**
@@ -139,16 +142,25 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
     }
     progress(operation, indexes);
     const entries = indexes.flatMap((index) => rows[index]?.entry ?? []);
-    const ended = await runBatch(deps.client, operation, entries, key, running.signal, {
-      credits: deps.showCredits,
-      // The stream numbers the items it was sent; a re-run sent only some rows.
-      item: (sent, finish) => {
-        const index = indexes[sent];
-        if (index === undefined) return;
-        update(index, finish);
-        progress(operation, indexes);
+    const ended = await runBatch(
+      deps.client,
+      operation,
+      entries,
+      key,
+      running.signal,
+      {
+        credits: deps.showCredits,
+        // The stream numbers the items it was sent; a re-run sent only some rows.
+        item: (sent, finish) => {
+          const index = indexes[sent];
+          if (index === undefined) return;
+          update(index, finish);
+          progress(operation, indexes);
+        },
       },
-    }, userAgent.value, limit);
+      userAgent.value,
+      limit,
+    );
     const stopped = running.signal.aborted;
     running = undefined;
     const arrived = indexes.some((index) => rows[index]?.state === "done");
@@ -189,7 +201,11 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
   function offerNotRun(operation: Operation): void {
     const waiting = rows.filter((row) => row.state === "not run").map((row) => row.index);
     if (waiting.length === 0) return;
-    const button = h("button", { type: "button", id: "batch-run-rest", class: "secondary" }, `${operation === "check" ? "Check" : "Trace"} the ${waiting.length} row${waiting.length === 1 ? "" : "s"} not run`);
+    const button = h(
+      "button",
+      { type: "button", id: "batch-run-rest", class: "secondary" },
+      `${operation === "check" ? "Check" : "Trace"} the ${waiting.length} row${waiting.length === 1 ? "" : "s"} not run`,
+    );
     button.addEventListener("click", () => void run(operation, waiting));
     showOffer(null, button);
   }
@@ -231,11 +247,21 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
     if (line === undefined) return;
     const { record } = row;
     const verdict = row.state === "waiting" ? "waiting" : record.verdict;
-    line.className = row.state === "waiting" ? "waiting" : record.verdict === "PASS" ? "passed" : row.state === "not run" ? "not-run" : "failed";
+    line.className =
+      row.state === "waiting" ? "waiting" : record.verdict === "PASS" ? "passed" : row.state === "not run" ? "not-run" : "failed";
     const number =
       row.result === undefined
         ? String(row.index + 1)
-        : h("button", { type: "button", class: "row-open", "aria-expanded": "false", "aria-label": `Row ${row.index + 1}: show its ${row.result.kind === "trace" ? "chain" : "check"}` }, `${row.index + 1} ▸`);
+        : h(
+            "button",
+            {
+              type: "button",
+              class: "row-open",
+              "aria-expanded": "false",
+              "aria-label": `Row ${row.index + 1}: show its ${row.result.kind === "trace" ? "chain" : "check"}`,
+            },
+            `${row.index + 1} ▸`,
+          );
     if (number instanceof HTMLButtonElement) number.addEventListener("click", () => toggle(row.index));
     // The reason in words, and its code beside it, as the CLI's table and the CSV have both.
     const reason: Child[] = row.state === "waiting" ? [] : [record.reason];
@@ -270,7 +296,15 @@ export function setUpBatchPanel(deps: BatchPanelDeps): void {
       record.code === "" ? null : " ",
       record.code === "" ? null : h("code", {}, record.code),
     );
-    const detail = h("tr", { class: "batch-detail" }, h("td", { colspan: COLUMNS }, h("div", { class: `batch-detail-body ${record.verdict === "PASS" ? "passed" : "failed"}` }, heading, answer)));
+    const detail = h(
+      "tr",
+      { class: "batch-detail" },
+      h(
+        "td",
+        { colspan: COLUMNS },
+        h("div", { class: `batch-detail-body ${record.verdict === "PASS" ? "passed" : "failed"}` }, heading, answer),
+      ),
+    );
     line.after(detail);
     line.querySelector("button.row-open")?.setAttribute("aria-expanded", "true");
     opened = { index, line: detail };

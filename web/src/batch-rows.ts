@@ -1,9 +1,16 @@
-import type { CheckSiteResponse, CheckSitesResponse, TraceRedirectsBatchResponse, TraceRedirectsResponse } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type {
+  CheckSiteResponse,
+  CheckSitesResponse,
+  TraceRedirectsBatchResponse,
+  TraceRedirectsResponse,
+} from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { type BatchRecord, batchCsv, checkRecord, notRunRecord, refusedAtInput, traceRecord } from "../../src/shared/batch-verdict.js";
 import type { BatchEntry } from "./batch-input.js";
 
 /** What a finished row opens to: the item's own answer, drawn by the single-URL renderers. */
-export type RowResult = { readonly kind: "check"; readonly value: CheckSiteResponse } | { readonly kind: "trace"; readonly value: TraceRedirectsResponse };
+export type RowResult =
+  | { readonly kind: "check"; readonly value: CheckSiteResponse }
+  | { readonly kind: "trace"; readonly value: TraceRedirectsResponse };
 
 /**
  * One line of the batch table. Its record is what the table shows and the
@@ -20,7 +27,13 @@ export interface BatchRow {
 }
 
 export function waitingRow(index: number, entry: BatchEntry): BatchRow {
-  return { index, entry, state: "waiting", record: notRunRecord(index, entry.url, entry.expectedFinalUrl, "waiting", entry.maxRedirects), result: undefined };
+  return {
+    index,
+    entry,
+    state: "waiting",
+    record: notRunRecord(index, entry.url, entry.expectedFinalUrl, "waiting", entry.maxRedirects),
+    result: undefined,
+  };
 }
 
 /** A streamed CheckSites item. `index` is the row's place in the table (a re-run sends only some rows). */
@@ -41,7 +54,11 @@ export function traceRow(previous: BatchRow, item: TraceRedirectsBatchResponse):
 /** A row still waiting when the batch ended without it: it never ran, and says why. */
 export function notRunRow(previous: BatchRow, reason: string): BatchRow {
   if (previous.state !== "waiting") return previous;
-  return { ...previous, state: "not run", record: notRunRecord(previous.index, previous.entry.url, previous.entry.expectedFinalUrl, reason, previous.entry.maxRedirects) };
+  return {
+    ...previous,
+    state: "not run",
+    record: notRunRecord(previous.index, previous.entry.url, previous.entry.expectedFinalUrl, reason, previous.entry.maxRedirects),
+  };
 }
 
 /** A row that needs a look: it failed, or it never ran. */

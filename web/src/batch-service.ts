@@ -33,7 +33,10 @@ export async function runBatch(
   const options = { headers: { "x-api-key": key }, signal, onHeader: (headers: Headers) => handlers.credits(creditsOf(headers)) };
   try {
     if (operation === "check") {
-      for await (const item of client.checkSites({ urls: entries.map((entry) => entry.url), details: true, ...userAgentField(userAgent) }, options)) {
+      for await (const item of client.checkSites(
+        { urls: entries.map((entry) => entry.url), details: true, ...userAgentField(userAgent) },
+        options,
+      )) {
         handlers.item(item.index, (row) => checkRow(row, item));
       }
     } else {

@@ -16,11 +16,22 @@ export function renderChain(tls: TlsDetail, requests: readonly number[], host: s
   const failed = verification !== undefined && !verification.verified;
   const rows = tls.chain.map((certificate, index) => [
     String(index),
-    h("span", {}, certificate.subject || certificate.subjectName || "(no subject)", certificate.selfIssued ? h("small", {}, " self-issued") : null),
+    h(
+      "span",
+      {},
+      certificate.subject || certificate.subjectName || "(no subject)",
+      certificate.selfIssued ? h("small", {}, " self-issued") : null,
+    ),
     certificate.issuerName || "–",
     keyText(certificate),
     certificate.signatureAlgorithm || "unreadable",
-    h("span", {}, certificate.validTo === "" ? "unreadable" : formatDate(new Date(certificate.validTo)), h("br"), h("small", {}, daysText(certificate.daysRemaining))),
+    h(
+      "span",
+      {},
+      certificate.validTo === "" ? "unreadable" : formatDate(new Date(certificate.validTo)),
+      h("br"),
+      h("small", {}, daysText(certificate.daysRemaining)),
+    ),
     // Only the failing link has a word; the others of a failed chain were not named by the failure.
     index === failedAt ? h("span", { class: "badge bad chain-reason" }, reason) : failed ? "–" : h("span", { class: "badge ok" }, "ok"),
   ]);
@@ -31,8 +42,15 @@ export function renderChain(tls: TlsDetail, requests: readonly number[], host: s
     "details",
     { class: "certificate-chain", open: failed },
     h("summary", {}, `Chain shown to ${label} by ${host}: ${count}, ${verdict}`),
-    table(`The certificates of the chain shown to ${label}, leaf first, each followed by its issuer`, ["#", "Subject", "Issuer", "Key", "Signature", "Expires", "Link"], rows, "chain-table"),
-    verification !== undefined && verification.more > 0 ? h("p", { class: "note" }, `${verification.more} more certificate${verification.more === 1 ? "" : "s"} above these are not listed.`) : null,
+    table(
+      `The certificates of the chain shown to ${label}, leaf first, each followed by its issuer`,
+      ["#", "Subject", "Issuer", "Key", "Signature", "Expires", "Link"],
+      rows,
+      "chain-table",
+    ),
+    verification !== undefined && verification.more > 0
+      ? h("p", { class: "note" }, `${verification.more} more certificate${verification.more === 1 ? "" : "s"} above these are not listed.`)
+      : null,
     h("p", { class: "note" }, "In issuing order, as Node links them; not necessarily the order the server sent them in."),
   );
 }

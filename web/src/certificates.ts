@@ -28,7 +28,12 @@ export function renderCertificates(requests: readonly RequestDetail[]): HTMLElem
     const certificate = tls?.certificate;
     if (tls === undefined || certificate === undefined) return;
     const host = hostOf(request.url);
-    const same = shown.find((entry) => entry.host === host && entry.certificate.fingerprintSha256 === certificate.fingerprintSha256 && entry.tls.verifyError === tls.verifyError);
+    const same = shown.find(
+      (entry) =>
+        entry.host === host &&
+        entry.certificate.fingerprintSha256 === certificate.fingerprintSha256 &&
+        entry.tls.verifyError === tls.verifyError,
+    );
     if (same !== undefined) same.requests.push(index + 1);
     else shown.push({ host, tls, certificate, requests: [index + 1] });
   });
@@ -46,7 +51,12 @@ export function renderCertificates(requests: readonly RequestDetail[]): HTMLElem
     "section",
     { class: "certificates", "aria-labelledby": "certificates-heading" },
     h("h3", { id: "certificates-heading" }, "Certificates"),
-    table("The certificate each HTTPS request was shown", ["Requests", "Host", "Subject", "Issuer", "Expires", "State", "TLS"], rows, "certificate-table"),
+    table(
+      "The certificate each HTTPS request was shown",
+      ["Requests", "Host", "Subject", "Issuer", "Expires", "State", "TLS"],
+      rows,
+      "certificate-table",
+    ),
     ...shown.map(({ host, tls, requests: numbers }) => renderChain(tls, numbers, host)),
   );
 }
@@ -61,7 +71,11 @@ function badgeOf(daysRemaining: number, verifyError: string | undefined): HTMLEl
     // In words, from the table the probe's failures are worded by; the code (OpenSSL's or Node's) on hover.
     const cause = causeInfo(verifyError, "tls");
     const known = cause.code !== STAGE_FALLBACK_CODES.tls;
-    return h("span", { class: "badge bad", title: known ? `${verifyError} (${cause.code})` : verifyError }, known ? cause.reason : "Not trusted by this service");
+    return h(
+      "span",
+      { class: "badge bad", title: known ? `${verifyError} (${cause.code})` : verifyError },
+      known ? cause.reason : "Not trusted by this service",
+    );
   }
   if (daysRemaining < 0) return h("span", { class: "badge bad" }, "expired");
   if (daysRemaining <= EXPIRY_WARNING_DAYS) return h("span", { class: "badge warn" }, `expires within ${EXPIRY_WARNING_DAYS} days`);

@@ -37,7 +37,8 @@ function readCredits(headers: Headers): Credits | undefined {
   if (remaining === undefined || limit === undefined) return undefined;
   const resetEpoch = numberOf(headers.get("x-ratelimit-reset"));
   const resetIn = parameterOf(headers.get("ratelimit"), "t");
-  const resetAt = resetEpoch !== undefined ? new Date(resetEpoch * 1000) : resetIn !== undefined ? new Date(Date.now() + resetIn * 1000) : undefined;
+  const resetAt =
+    resetEpoch !== undefined ? new Date(resetEpoch * 1000) : resetIn !== undefined ? new Date(Date.now() + resetIn * 1000) : undefined;
   return { remaining, limit, resetAt, retryAfterSeconds: numberOf(headers.get("retry-after")) };
 }
 
@@ -71,9 +72,15 @@ export function batchCostText(count: number, known: { readonly credits: Credits;
   const { remaining, limit } = known.credits;
   const time = `${String(known.at.getHours()).padStart(2, "0")}:${String(known.at.getMinutes()).padStart(2, "0")}`;
   const parts = [cost, `This key had ${remaining} of ${limit} left at ${time}.`];
-  for (const [word, total, unit] of [["Check all", check, BATCH_UNIT_COSTS.check], ["Trace all", trace, BATCH_UNIT_COSTS.trace]] as const) {
+  for (const [word, total, unit] of [
+    ["Check all", check, BATCH_UNIT_COSTS.check],
+    ["Trace all", trace, BATCH_UNIT_COSTS.trace],
+  ] as const) {
     const noun = unit === BATCH_UNIT_COSTS.check ? "checks" : "traces";
-    if (total > limit) parts.push(`${word} costs more than the whole budget of ${limit}: no wait makes it affordable; at most ${Math.floor(limit / unit)} ${noun} fit in one batch.`);
+    if (total > limit)
+      parts.push(
+        `${word} costs more than the whole budget of ${limit}: no wait makes it affordable; at most ${Math.floor(limit / unit)} ${noun} fit in one batch.`,
+      );
     else if (total > remaining) parts.push(`${word} costs more than the ${remaining} left.`);
   }
   return parts.join(" ");

@@ -23,7 +23,12 @@ export function renderDnssec(details: Details): HTMLElement | null {
     "section",
     { class: "dnssec", "aria-labelledby": "dnssec-heading" },
     h("h3", { id: "dnssec-heading" }, "DNSSEC"),
-    table("What the resolver said of the first host's DNSSEC, and the Extended DNS Errors it gave", ["Name", "Resolver says", "Extended DNS Errors"], rows, "dnssec-table"),
+    table(
+      "What the resolver said of the first host's DNSSEC, and the Extended DNS Errors it gave",
+      ["Name", "Resolver says", "Extended DNS Errors"],
+      rows,
+      "dnssec-table",
+    ),
   );
 }
 
@@ -38,7 +43,12 @@ function errorsCell(resolution: NameResolution): Child {
     "span",
     { class: "extended-errors" },
     ...resolution.extendedErrors.map(({ infoCode, name, extraText }) =>
-      h("span", { class: "extended-error" }, `${infoCode}${name === "" ? "" : ` ${name}`}`, extraText === "" ? null : h("small", {}, ` “${extraText}”`)),
+      h(
+        "span",
+        { class: "extended-error" },
+        `${infoCode}${name === "" ? "" : ` ${name}`}`,
+        extraText === "" ? null : h("small", {}, ` “${extraText}”`),
+      ),
     ),
   );
 }

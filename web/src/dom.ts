@@ -5,13 +5,21 @@
 export type Child = Node | string | number | null | undefined | false;
 export type Attributes = Readonly<Record<string, string | number | boolean | undefined>>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   return fill(document.createElement(tag), attributes, children);
 }
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
   return fill(document.createElementNS(SVG_NS, tag), attributes, children);
 }
 

@@ -21,15 +21,28 @@ export function renderFamilies(details: Details | undefined): HTMLElement | null
   const picked = pickedRequest(details.requests, families);
   const rows = [
     familyRow(families.pickedFamily, picked, "the diagnostic's own request"),
-    families.request === undefined ? refusedRow(families) : familyRow(families.otherFamily, families.request, "the same request, once more"),
+    families.request === undefined
+      ? refusedRow(families)
+      : familyRow(families.otherFamily, families.request, "the same request, once more"),
   ];
   const warnings = details.warnings.filter((warning) => FAMILY_CODES.has(warning.code));
   return h(
     "section",
     { class: "families", "aria-labelledby": "families-heading" },
     h("h3", { id: "families-heading" }, "Both IP families"),
-    table("The first request over the family Happy Eyeballs picked, and over the other one", ["Family", "Address", "Answer", "Time", "Leaf certificate (SHA-256)", ""], rows, "families-table"),
-    h("p", { class: "note" }, warnings.length === 0 ? "Both families answered alike." : `They did not answer alike: ${warnings.length === 1 ? "its warning is" : "their warnings are"} listed under Warnings, above.`),
+    table(
+      "The first request over the family Happy Eyeballs picked, and over the other one",
+      ["Family", "Address", "Answer", "Time", "Leaf certificate (SHA-256)", ""],
+      rows,
+      "families-table",
+    ),
+    h(
+      "p",
+      { class: "note" },
+      warnings.length === 0
+        ? "Both families answered alike."
+        : `They did not answer alike: ${warnings.length === 1 ? "its warning is" : "their warnings are"} listed under Warnings, above.`,
+    ),
   );
 }
 
@@ -43,7 +56,14 @@ function familyRow(family: number, request: RequestDetail | undefined, note: str
   const name = FAMILY_NAMES[family] ?? String(family);
   if (request === undefined) return [name, "–", "–", "–", "–", note];
   const leaf = request.tls?.certificate?.fingerprintSha256;
-  return [name, request.remoteAddress ?? "–", answerCell(request), formatMs(request.timings?.totalMs ?? 0), leaf === undefined ? "–" : h("code", { class: "fingerprint", title: leaf }, leaf), note];
+  return [
+    name,
+    request.remoteAddress ?? "–",
+    answerCell(request),
+    formatMs(request.timings?.totalMs ?? 0),
+    leaf === undefined ? "–" : h("code", { class: "fingerprint", title: leaf }, leaf),
+    note,
+  ];
 }
 
 function refusedRow(families: FamilyComparison): Child[] {
@@ -53,7 +73,12 @@ function refusedRow(families: FamilyComparison): Child[] {
 
 function answerCell(request: RequestDetail): Child {
   const failure = request.failure;
-  if (failure !== undefined) return h("span", { class: "badge bad", title: failure.reason }, `${failure.timedOut ? "timed out" : "failed"} at ${failure.stage}: ${failure.code}`);
+  if (failure !== undefined)
+    return h(
+      "span",
+      { class: "badge bad", title: failure.reason },
+      `${failure.timedOut ? "timed out" : "failed"} at ${failure.stage}: ${failure.code}`,
+    );
   if (request.status === undefined) return "–";
   return h("span", { class: `badge ${request.status >= 500 ? "bad" : request.status >= 400 ? "warn" : "ok"}` }, String(request.status));
 }

@@ -20,13 +20,24 @@ export function renderNameResolution(details: Details): HTMLElement | null {
   if (details.resolutions.length === 0) return null;
   const rows = details.resolutions.map((resolution, index) => {
     const used = details.requests.flatMap((request, at) => (request.resolution === index ? [at + 1] : []));
-    return [used.length === 0 ? "–" : used.join(", "), nameCell(resolution), answersCell(resolution), sourceText(resolution.source), formatMs(resolution.timeMs)];
+    return [
+      used.length === 0 ? "–" : used.join(", "),
+      nameCell(resolution),
+      answersCell(resolution),
+      sourceText(resolution.source),
+      formatMs(resolution.timeMs),
+    ];
   });
   return h(
     "section",
     { class: "name-resolution", "aria-labelledby": "name-resolution-heading" },
     h("h3", { id: "name-resolution-heading" }, "Name resolution"),
-    table("What each host name resolved to (A and AAAA), through which CNAMEs, from which resolver", ["Requests", "Name", "Answers", "Resolver", "Time"], rows, "resolution-table"),
+    table(
+      "What each host name resolved to (A and AAAA), through which CNAMEs, from which resolver",
+      ["Requests", "Name", "Answers", "Resolver", "Time"],
+      rows,
+      "resolution-table",
+    ),
   );
 }
 

@@ -21,7 +21,11 @@ export function problemOf(error: unknown): { readonly problem: Problem; readonly
   switch (connectError.code) {
     case Code.Unauthenticated:
       return {
-        problem: { title: "401: the API key was not accepted", detail: `Check the key (it starts with sd_), or ask for one (sitediag keys create). The service said: ${said}`, httpStatus: 401 },
+        problem: {
+          title: "401: the API key was not accepted",
+          detail: `Check the key (it starts with sd_), or ask for one (sitediag keys create). The service said: ${said}`,
+          httpStatus: 401,
+        },
         credits,
       };
     case Code.ResourceExhausted: {

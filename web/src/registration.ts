@@ -24,13 +24,33 @@ export function renderRegistration(details: Details): HTMLElement | null {
   if (registration === undefined) return null;
   const row =
     registration.state === "found"
-      ? [h("span", { class: "url" }, registration.domain), registration.registrar ?? "–", day(registration.created), expiresCell(registration, details.warnings.some(({ code }) => code === "domain_expires_soon")), statusCell(registration)]
-      : [h("span", { class: "url" }, registration.domain), h("span", { class: "note" }, `unknown: ${UNKNOWN_WORDS[registration.unknownReason ?? ""] ?? "not known"}`), "–", "–", "–"];
+      ? [
+          h("span", { class: "url" }, registration.domain),
+          registration.registrar ?? "–",
+          day(registration.created),
+          expiresCell(
+            registration,
+            details.warnings.some(({ code }) => code === "domain_expires_soon"),
+          ),
+          statusCell(registration),
+        ]
+      : [
+          h("span", { class: "url" }, registration.domain),
+          h("span", { class: "note" }, `unknown: ${UNKNOWN_WORDS[registration.unknownReason ?? ""] ?? "not known"}`),
+          "–",
+          "–",
+          "–",
+        ];
   return h(
     "section",
     { class: "registration", "aria-labelledby": "registration-heading" },
     h("h3", { id: "registration-heading" }, "Domain registration"),
-    table("The first host's domain as its registry's RDAP service gave it", ["Domain", "Registrar", "Registered", "Expires", "Status"], [row], "registration-table"),
+    table(
+      "The first host's domain as its registry's RDAP service gave it",
+      ["Domain", "Registrar", "Registered", "Expires", "Status"],
+      [row],
+      "registration-table",
+    ),
   );
 }
 
@@ -44,7 +64,13 @@ function expiresCell(registration: Registration, warned: boolean): Child {
   const days = Math.floor((Date.parse(registration.expires) - Date.now()) / 86_400_000);
   if (!Number.isFinite(days)) return day(registration.expires);
   if (days < 0) return h("span", {}, day(registration.expires), " ", h("span", { class: "badge bad" }, "expired"));
-  return h("span", {}, day(registration.expires), " ", h("span", { class: `badge ${warned ? "warn" : "ok"}` }, `in ${days} day${days === 1 ? "" : "s"}`));
+  return h(
+    "span",
+    {},
+    day(registration.expires),
+    " ",
+    h("span", { class: `badge ${warned ? "warn" : "ok"}` }, `in ${days} day${days === 1 ? "" : "s"}`),
+  );
 }
 
 function statusCell(registration: Registration): Child {

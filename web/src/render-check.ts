@@ -51,7 +51,14 @@ export function renderCheck(result: CheckSiteResponse): HTMLElement {
     up ? null : h("p", { class: "reason" }, result.reason ?? "no reason given"),
     up || result.failedStage === undefined ? null : h("p", { class: "stage" }, `Failed at the ${STAGES[result.failedStage]} stage`),
   );
-  const hops = result.redirectHops.length === 0 ? null : h("ol", { class: "hops" }, ...result.redirectHops.map((hop) => h("li", {}, `${hop.status} `, h("span", { class: "url" }, hop.url))));
+  const hops =
+    result.redirectHops.length === 0
+      ? null
+      : h(
+          "ol",
+          { class: "hops" },
+          ...result.redirectHops.map((hop) => h("li", {}, `${hop.status} `, h("span", { class: "url" }, hop.url))),
+        );
   return h(
     "article",
     { class: "check" },

@@ -28,7 +28,22 @@ export function renderRequests(details: Details | undefined, hops?: number): HTM
   if (details === undefined || details.requests.length === 0) {
     return h("p", { class: "note" }, "This answer carries no per-request details (timings, certificates).");
   }
-  return h("div", { class: "requests" }, renderWaterfall(details.requests, hops), renderResponseHeaders(details.requests), renderCertificates(details.requests), renderRevocation(details.requests), renderTransportSecurity(details.requests), renderFamilies(details), renderAddresses(details), renderTlsVersions(details), renderNameResolution(details), renderDnssec(details), renderRegistration(details), renderSearch(details));
+  return h(
+    "div",
+    { class: "requests" },
+    renderWaterfall(details.requests, hops),
+    renderResponseHeaders(details.requests),
+    renderCertificates(details.requests),
+    renderRevocation(details.requests),
+    renderTransportSecurity(details.requests),
+    renderFamilies(details),
+    renderAddresses(details),
+    renderTlsVersions(details),
+    renderNameResolution(details),
+    renderDnssec(details),
+    renderRegistration(details),
+    renderSearch(details),
+  );
 }
 
 /**

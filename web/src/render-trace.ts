@@ -34,7 +34,12 @@ export function renderTrace(result: TraceRedirectsResponse): HTMLElement {
     "article",
     { class: "trace" },
     h("h2", {}, "Redirect trace"),
-    h("div", { class: `verdict ${good ? "up" : "down"}` }, h("span", { class: "verdict-word chain-status" }, CHAIN_STATUS_TEXT[result.chainStatus]), GOOD.has(result.chainStatus) ? problemLine(problems) : null),
+    h(
+      "div",
+      { class: `verdict ${good ? "up" : "down"}` },
+      h("span", { class: "verdict-word chain-status" }, CHAIN_STATUS_TEXT[result.chainStatus]),
+      GOOD.has(result.chainStatus) ? problemLine(problems) : null,
+    ),
     facts([
       ["Input", h("span", { class: "url" }, result.input)],
       ["Final URL", h("span", { class: "url" }, result.finalUrl)],
@@ -46,7 +51,12 @@ export function renderTrace(result: TraceRedirectsResponse): HTMLElement {
       ["Code", result.details?.code],
     ]),
     hops,
-    h("section", { class: "warnings-section", "aria-labelledby": "warnings-heading" }, h("h3", { id: "warnings-heading" }, "Warnings"), warningList(result.warnings, "hop")),
+    h(
+      "section",
+      { class: "warnings-section", "aria-labelledby": "warnings-heading" },
+      h("h3", { id: "warnings-heading" }, "Warnings"),
+      warningList(result.warnings, "hop"),
+    ),
     renderRequests(result.details, result.chain.length),
   );
 }

@@ -49,14 +49,22 @@ export function renderVantages(
   kind: "check" | "trace",
   answer: {
     readonly verdict: VantageVerdict;
-    readonly entries: readonly { readonly vantage?: VantageOrigin | undefined; readonly data?: CheckSiteResponse | TraceRedirectsResponse | undefined }[];
+    readonly entries: readonly {
+      readonly vantage?: VantageOrigin | undefined;
+      readonly data?: CheckSiteResponse | TraceRedirectsResponse | undefined;
+    }[];
     readonly differences: readonly VantageDifference[];
   },
   target: string,
 ): HTMLElement {
   const verdict = VERDICT[answer.verdict];
   const tone = verdict.id === "unknown" ? "gated" : TONE_CLASS[verdictTone(verdict.id)];
-  const entries = answer.entries.map((entry): Entry => (kind === "check" ? { kind, vantage: entry.vantage, data: entry.data as CheckSiteResponse | undefined } : { kind, vantage: entry.vantage, data: entry.data as TraceRedirectsResponse | undefined }));
+  const entries = answer.entries.map(
+    (entry): Entry =>
+      kind === "check"
+        ? { kind, vantage: entry.vantage, data: entry.data as CheckSiteResponse | undefined }
+        : { kind, vantage: entry.vantage, data: entry.data as TraceRedirectsResponse | undefined },
+  );
   const answered = entries.filter((entry) => entry.data !== undefined).length;
   return h(
     "article",
@@ -80,8 +88,16 @@ function vantageRow(entry: Entry): HTMLElement {
   const name = origin?.label ?? origin?.name ?? "?";
   const words = wordsOf(entry);
   const word = words === undefined ? stateWord(origin?.state) : words.word;
-  const status = entry.data === undefined ? "–" : entry.kind === "check" ? String(entry.data.statusCode ?? "–") : `${CHAIN_STATUS_TEXT[entry.data.chainStatus]}, ${entry.data.finalStatus ?? "–"}`;
-  const time = entry.data === undefined ? formatWholeMs(origin?.elapsedMs ?? 0) : formatWholeMs(entry.kind === "check" ? (entry.data.responseTime ?? origin?.elapsedMs ?? 0) : entry.data.totalTimeMs);
+  const status =
+    entry.data === undefined
+      ? "–"
+      : entry.kind === "check"
+        ? String(entry.data.statusCode ?? "–")
+        : `${CHAIN_STATUS_TEXT[entry.data.chainStatus]}, ${entry.data.finalStatus ?? "–"}`;
+  const time =
+    entry.data === undefined
+      ? formatWholeMs(origin?.elapsedMs ?? 0)
+      : formatWholeMs(entry.kind === "check" ? (entry.data.responseTime ?? origin?.elapsedMs ?? 0) : entry.data.totalTimeMs);
   // The same words as a single answer: the reason, and its code beside it.
   const reason = words === undefined ? (origin?.reason ?? "") : (words.reason ?? "");
   const code = words === undefined ? (origin?.code ?? null) : words.code;
@@ -89,19 +105,32 @@ function vantageRow(entry: Entry): HTMLElement {
     "summary",
     {},
     h("span", { class: `vantage-word ${words?.reading ?? "none"}` }, word),
-    h("span", { class: "vantage-name" }, name, origin?.location === undefined ? null : h("span", { class: "vantage-location" }, ` ${origin.location}`)),
+    h(
+      "span",
+      { class: "vantage-name" },
+      name,
+      origin?.location === undefined ? null : h("span", { class: "vantage-location" }, ` ${origin.location}`),
+    ),
     h("span", { class: "vantage-status" }, status),
     h("span", { class: "vantage-time" }, time),
     h("span", { class: "vantage-reason" }, reason, code === null ? null : h("code", { class: "vantage-code" }, code)),
   );
-  const body = entry.data === undefined ? h("p", { class: "note" }, origin?.reason ?? "No answer from this region.") : entry.kind === "check" ? renderCheck(entry.data) : renderTrace(entry.data);
+  const body =
+    entry.data === undefined
+      ? h("p", { class: "note" }, origin?.reason ?? "No answer from this region.")
+      : entry.kind === "check"
+        ? renderCheck(entry.data)
+        : renderTrace(entry.data);
   return h("details", { class: "vantage", "data-vantage": origin?.name ?? "" }, summary, h("div", { class: "vantage-body" }, body));
 }
 
 /** What differs between the regions that answered, computed by the service: one line above the rows. */
 function differencesLine(differences: readonly VantageDifference[]): HTMLElement | null {
   if (differences.length === 0) return null;
-  const parts = differences.map((difference) => `${ASPECT_WORDS[difference.aspect] ?? difference.aspect}: ${difference.values.map((value) => `${value.vantages.join(", ")} ${value.value}`).join("; ")}`);
+  const parts = differences.map(
+    (difference) =>
+      `${ASPECT_WORDS[difference.aspect] ?? difference.aspect}: ${difference.values.map((value) => `${value.vantages.join(", ")} ${value.value}`).join("; ")}`,
+  );
   return h("p", { class: "differences" }, h("strong", {}, "What differs: "), parts.join(" · "));
 }
 
@@ -110,7 +139,11 @@ function buildsWarning(differences: readonly VantageDifference[]): HTMLElement |
   const builds = differences.find((difference) => difference.aspect === "version");
   if (builds === undefined) return null;
   const which = builds.values.map((value) => `${value.vantages.join(", ")} ${value.value}`).join("; ");
-  return h("p", { class: "builds warning" }, `The regions that answered run different builds (${which}): their answers may differ for that reason alone.`);
+  return h(
+    "p",
+    { class: "builds warning" },
+    `The regions that answered run different builds (${which}): their answers may differ for that reason alone.`,
+  );
 }
 
 const ASPECT_WORDS: Readonly<Record<string, string>> = {
@@ -126,7 +159,12 @@ const ASPECT_WORDS: Readonly<Record<string, string>> = {
 
 /** The regions that said nothing about the target, named: the open question of the answer. */
 function silentLine(entries: readonly Entry[]): HTMLElement | null {
-  const silent = entries.filter((entry) => entry.data === undefined).map((entry) => `${entry.vantage?.label ?? entry.vantage?.name ?? "?"} (${entry.vantage?.state === VantageState.REFUSED ? "refused" : "no answer"})`);
+  const silent = entries
+    .filter((entry) => entry.data === undefined)
+    .map(
+      (entry) =>
+        `${entry.vantage?.label ?? entry.vantage?.name ?? "?"} (${entry.vantage?.state === VantageState.REFUSED ? "refused" : "no answer"})`,
+    );
   if (silent.length === 0) return null;
   return h("p", { class: "silent" }, `Not seen from: ${silent.join(", ")}`);
 }

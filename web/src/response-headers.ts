@@ -17,7 +17,12 @@ export function renderResponseHeaders(requests: readonly RequestDetail[]): HTMLE
         "details",
         { class: "response-headers" },
         h("summary", {}, summary),
-        h("table", { class: "header-fields" }, h("caption", {}, `Response header fields of request ${index + 1}, as received`), h("tbody", {}, ...rows)),
+        h(
+          "table",
+          { class: "header-fields" },
+          h("caption", {}, `Response header fields of request ${index + 1}, as received`),
+          h("tbody", {}, ...rows),
+        ),
         request.responseHeadersTruncated ? h("p", { class: "note" }, "Fields past the first 64 KiB of the head are left out.") : null,
       ),
     ];

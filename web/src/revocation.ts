@@ -23,18 +23,39 @@ export function renderRevocation(requests: readonly RequestDetail[]): HTMLElemen
     const ocsp = request.tls?.ocsp;
     if (ocsp === undefined) return;
     const host = hostOf(request.url);
-    const key = [ocsp.status, ocsp.forLeaf, ocsp.signature, ocsp.revokedAt, ocsp.thisUpdate, ocsp.nextUpdate, ocsp.invalidReason, ocsp.stale].join("|");
+    const key = [
+      ocsp.status,
+      ocsp.forLeaf,
+      ocsp.signature,
+      ocsp.revokedAt,
+      ocsp.thisUpdate,
+      ocsp.nextUpdate,
+      ocsp.invalidReason,
+      ocsp.stale,
+    ].join("|");
     const same = shown.find((entry) => entry.host === host && entry.key === key);
     if (same !== undefined) same.requests.push(index + 1);
     else shown.push({ host, ocsp, key, requests: [index + 1] });
   });
   if (shown.length === 0) return null;
-  const rows = shown.map(({ host, ocsp, requests: numbers }) => [numbers.join(", "), host, statusCell(ocsp), leafCell(ocsp), signatureCell(ocsp), updatedCell(ocsp)]);
+  const rows = shown.map(({ host, ocsp, requests: numbers }) => [
+    numbers.join(", "),
+    host,
+    statusCell(ocsp),
+    leafCell(ocsp),
+    signatureCell(ocsp),
+    updatedCell(ocsp),
+  ]);
   return h(
     "section",
     { class: "revocation", "aria-labelledby": "revocation-heading" },
     h("h3", { id: "revocation-heading" }, "Revocation (stapled OCSP)"),
-    table("The OCSP answer each HTTPS server stapled to its handshake", ["Requests", "Host", "Stapled answer", "For", "Signature", "Updated"], rows, "revocation-table"),
+    table(
+      "The OCSP answer each HTTPS server stapled to its handshake",
+      ["Requests", "Host", "Stapled answer", "For", "Signature", "Updated"],
+      rows,
+      "revocation-table",
+    ),
     h("p", { class: "note" }, "Read from the handshake only: sitediag never asks an OCSP responder or a CRL address itself."),
   );
 }
@@ -45,7 +66,13 @@ function statusCell(ocsp: StapledOcsp): HTMLElement {
       return h("span", { class: "badge ok" }, "good");
     case "revoked": {
       const since = ocsp.revokedAt === undefined ? "" : ` ${formatDate(new Date(ocsp.revokedAt))}`;
-      return h("span", {}, h("span", { class: "badge bad" }, "revoked"), since, ocsp.revocationReason === undefined ? null : h("small", {}, ` (${ocsp.revocationReason})`));
+      return h(
+        "span",
+        {},
+        h("span", { class: "badge bad" }, "revoked"),
+        since,
+        ocsp.revocationReason === undefined ? null : h("small", {}, ` (${ocsp.revocationReason})`),
+      );
     }
     case "unknown":
       return h("span", { class: "badge warn" }, "unknown to its responder");
@@ -64,12 +91,23 @@ function leafCell(ocsp: StapledOcsp): HTMLElement | string {
 function signatureCell(ocsp: StapledOcsp): HTMLElement | string {
   if (ocsp.status === "none" || ocsp.status === "invalid") return "–";
   if (ocsp.signature === "verified") return h("span", { class: "badge ok" }, "verified");
-  const badge = h("span", { class: `badge ${ocsp.signature === "failed" ? "bad" : "info"}` }, ocsp.signature === "failed" ? "fails" : "not checked");
+  const badge = h(
+    "span",
+    { class: `badge ${ocsp.signature === "failed" ? "bad" : "info"}` },
+    ocsp.signature === "failed" ? "fails" : "not checked",
+  );
   return h("span", {}, badge, ocsp.signatureNote === undefined ? null : h("small", {}, ` ${ocsp.signatureNote}`));
 }
 
 function updatedCell(ocsp: StapledOcsp): HTMLElement | string {
   if (ocsp.thisUpdate === undefined) return "–";
-  const next = ocsp.nextUpdate === undefined ? null : h("small", { class: ocsp.stale ? "stale" : undefined }, `${ocsp.stale ? "stale since" : "next"} ${formatDate(new Date(ocsp.nextUpdate))}`);
+  const next =
+    ocsp.nextUpdate === undefined
+      ? null
+      : h(
+          "small",
+          { class: ocsp.stale ? "stale" : undefined },
+          `${ocsp.stale ? "stale since" : "next"} ${formatDate(new Date(ocsp.nextUpdate))}`,
+        );
   return h("span", {}, formatDate(new Date(ocsp.thisUpdate)), ...(next === null ? [] : [h("br"), next]));
 }

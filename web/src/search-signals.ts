@@ -14,15 +14,30 @@ export function renderSearch(details: Details | undefined): HTMLElement | null {
     ["Indexing", indexing(search)],
     ["Canonical URL", canonical(search)],
     ["Redirected to a home page", search.redirectToHome ? "yes: a deep URL sent to a site's root reads as a soft 404" : "no"],
-    ["Reads as not found", search.soft404 === undefined ? (search.bodyRead ? "no" : "not read (no HTML body)") : `yes: its ${search.soft404.source === "title" ? "title" : "first heading"} reads “${search.soft404.text}”`],
+    [
+      "Reads as not found",
+      search.soft404 === undefined
+        ? search.bodyRead
+          ? "no"
+          : "not read (no HTML body)"
+        : `yes: its ${search.soft404.source === "title" ? "title" : "first heading"} reads “${search.soft404.text}”`,
+    ],
   ];
-  return h("section", { class: "search-signals", "aria-labelledby": "search-heading" }, h("h3", { id: "search-heading" }, "Search engines"), table("What the final page tells search engines", ["Signal", "What the page says"], rows, "search-table"));
+  return h(
+    "section",
+    { class: "search-signals", "aria-labelledby": "search-heading" },
+    h("h3", { id: "search-heading" }, "Search engines"),
+    table("What the final page tells search engines", ["Signal", "What the page says"], rows, "search-table"),
+  );
 }
 
 function indexing(search: SearchSignals): string {
   const noindex = search.noindex;
   if (noindex === undefined) return "indexable (no noindex)";
-  const where = noindex.source === "meta" ? `<meta name="${noindex.scope ?? "robots"}">` : `X-Robots-Tag${noindex.scope === undefined ? "" : ` for ${noindex.scope}`}`;
+  const where =
+    noindex.source === "meta"
+      ? `<meta name="${noindex.scope ?? "robots"}">`
+      : `X-Robots-Tag${noindex.scope === undefined ? "" : ` for ${noindex.scope}`}`;
   return `${noindex.directive}: not indexed (${where})`;
 }
 

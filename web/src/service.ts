@@ -29,7 +29,14 @@ export type Answer =
 export function createService(client: DiagnosticsClient) {
   // `everywhere`: from every vantage (vantages=all); the answer is then in the response's `vantages`.
   // `userAgent`: the "Request as" select's value (browser, googlebot, bingbot).
-  return async (operation: Operation, url: string, key: string, signal?: AbortSignal, everywhere = false, userAgent = "browser"): Promise<Answer> => {
+  return async (
+    operation: Operation,
+    url: string,
+    key: string,
+    signal?: AbortSignal,
+    everywhere = false,
+    userAgent = "browser",
+  ): Promise<Answer> => {
     let headers = new Headers();
     const options = { headers: { "x-api-key": key }, onHeader: (received: Headers) => void (headers = received), signal };
     const vantages = everywhere ? ["all"] : [];

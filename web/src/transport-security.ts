@@ -22,18 +22,30 @@ export function renderTransportSecurity(requests: readonly RequestDetail[]): HTM
     "section",
     { class: "transport-security", "aria-labelledby": "transport-security-heading" },
     h("h3", { id: "transport-security-heading" }, "Transport security"),
-    table("Strict-Transport-Security and HTTP/3 as each HTTPS answer set them", ["Request", "Host", "HSTS", "HTTP/3 (Alt-Svc)"], rows, "transport-table"),
+    table(
+      "Strict-Transport-Security and HTTP/3 as each HTTPS answer set them",
+      ["Request", "Host", "HSTS", "HTTP/3 (Alt-Svc)"],
+      rows,
+      "transport-table",
+    ),
   );
 }
 
 function hstsCell(transport: TransportSecurity): HTMLElement {
   const hsts = transport.hsts;
   if (hsts === undefined) {
-    return transport.hstsInvalid ? h("span", { class: "badge bad" }, "invalid, ignored by browsers") : h("span", { class: "badge warn" }, "none");
+    return transport.hstsInvalid
+      ? h("span", { class: "badge bad" }, "invalid, ignored by browsers")
+      : h("span", { class: "badge warn" }, "none");
   }
   const days = Math.floor(hsts.maxAge / 86_400);
   const flags = [hsts.includeSubDomains ? "includeSubDomains" : "", hsts.preload ? "preload" : ""].filter((flag) => flag !== "");
   const text = [`max-age=${hsts.maxAge} (${days} day${days === 1 ? "" : "s"})`, ...flags].join(", ");
-  const badge = hsts.maxAge === 0 ? h("span", { class: "badge bad" }, "removes the policy") : hsts.maxAge < SHORT_MAX_AGE_SECONDS ? h("span", { class: "badge warn" }, "under 180 days") : null;
+  const badge =
+    hsts.maxAge === 0
+      ? h("span", { class: "badge bad" }, "removes the policy")
+      : hsts.maxAge < SHORT_MAX_AGE_SECONDS
+        ? h("span", { class: "badge warn" }, "under 180 days")
+        : null;
   return h("span", {}, text, ...(badge === null ? [] : [" ", badge]));
 }

@@ -45,7 +45,12 @@ export function problemsOf(warnings: readonly TraceWarning[]): readonly TraceWar
 /** "2 problems: a; b", the line a good verdict carries when its warnings hold problems; null when none. */
 export function problemLine(problems: readonly TraceWarning[]): HTMLElement | null {
   if (problems.length === 0) return null;
-  return h("p", { class: "reason problems" }, `${problems.length} problem${problems.length === 1 ? "" : "s"}: `, problems.map((warning) => warning.message).join("; "));
+  return h(
+    "p",
+    { class: "reason problems" },
+    `${problems.length} problem${problems.length === 1 ? "" : "s"}: `,
+    problems.map((warning) => warning.message).join("; "),
+  );
 }
 
 /**
@@ -55,5 +60,10 @@ export function problemLine(problems: readonly TraceWarning[]): HTMLElement | nu
  */
 export function renderCheckWarnings(details: Details | undefined): HTMLElement | null {
   if (details === undefined) return null;
-  return h("section", { class: "warnings-section", "aria-labelledby": "warnings-heading" }, h("h3", { id: "warnings-heading" }, "Warnings"), warningList(details.warnings, "request"));
+  return h(
+    "section",
+    { class: "warnings-section", "aria-labelledby": "warnings-heading" },
+    h("h3", { id: "warnings-heading" }, "Warnings"),
+    warningList(details.warnings, "request"),
+  );
 }

@@ -37,7 +37,13 @@ export function renderWaterfall(requests: readonly RequestDetail[], hops?: numbe
 
   const chart = svg(
     "svg",
-    { class: "waterfall", viewBox: `0 0 ${WIDTH} ${height}`, role: "img", "aria-labelledby": titleId, preserveAspectRatio: "xMinYMin meet" },
+    {
+      class: "waterfall",
+      viewBox: `0 0 ${WIDTH} ${height}`,
+      role: "img",
+      "aria-labelledby": titleId,
+      preserveAspectRatio: "xMinYMin meet",
+    },
     svg("title", { id: titleId }, `Waterfall of ${bars.length} request${bars.length === 1 ? "" : "s"}, ${formatMs(endMs)} in all`),
     ...ticks(endMs, step).map((ms) => {
       const x = LABEL_WIDTH + ms * scale;
@@ -69,7 +75,13 @@ export function renderWaterfall(requests: readonly RequestDetail[], hops?: numbe
           x += segment.ms * scale;
           return rect;
         }),
-        failed === undefined ? null : svg("rect", { class: "phase phase-failed", x: x - 2, y: y - 2, width: 4, height: BAR_HEIGHT + 4 }, svg("title", {}, `Request ${bar.index} failed: ${failed.reason}`)),
+        failed === undefined
+          ? null
+          : svg(
+              "rect",
+              { class: "phase phase-failed", x: x - 2, y: y - 2, width: 4, height: BAR_HEIGHT + 4 },
+              svg("title", {}, `Request ${bar.index} failed: ${failed.reason}`),
+            ),
       );
     }),
   );
@@ -95,7 +107,8 @@ export function renderWaterfall(requests: readonly RequestDetail[], hops?: numbe
           h("span", { class: "url" }, `${request.method}${request.headFallback ? " (after HEAD)" : ""} ${request.url}`),
           ROLE_NOTES[bar.role] === undefined ? null : h("small", { class: "role-note" }, ` (${ROLE_NOTES[bar.role] ?? ""})`),
         ),
-        request.status ?? (request.failure === undefined ? "" : `${request.failure.timedOut ? "timed out" : "failed"} at ${request.failure.stage}`),
+        request.status ??
+          (request.failure === undefined ? "" : `${request.failure.timedOut ? "timed out" : "failed"} at ${request.failure.stage}`),
         // The redirect before it kept its connection: no dial to show, and saying so beats a dash.
         ...PHASES.map(({ key, field }) => (key === "connect" && request.connectionReused ? "reused" : msOrDash(t?.[field]))),
         formatMs(bar.totalMs),
@@ -106,7 +119,15 @@ export function renderWaterfall(requests: readonly RequestDetail[], hops?: numbe
     "timings",
   );
 
-  return h("figure", { class: "waterfall-figure" }, h("figcaption", {}, "Waterfall"), h("div", { class: "chart-scroll" }, chart), legend, failureStories(bars), numbers);
+  return h(
+    "figure",
+    { class: "waterfall-figure" },
+    h("figcaption", {}, "Waterfall"),
+    h("div", { class: "chart-scroll" }, chart),
+    legend,
+    failureStories(bars),
+    numbers,
+  );
 }
 
 /** How far each failed request got, in words, under the chart: "Request 1: connected in 0.8 ms, then no response in 6000.1 ms. Timed out ...". */
@@ -118,7 +139,10 @@ function failureStories(bars: readonly Bar[]): HTMLElement | null {
     { class: "request-stories" },
     ...failed.map(({ index, request }) => {
       const failure = request.failure;
-      const story = failure === undefined || request.timings === undefined ? "" : `${failureStory(failure, request.timings, request.connectionReused)}. `;
+      const story =
+        failure === undefined || request.timings === undefined
+          ? ""
+          : `${failureStory(failure, request.timings, request.connectionReused)}. `;
       return h("li", {}, h("strong", {}, `Request ${index}: `), `${story}${failure?.reason ?? ""}`);
     }),
   );

@@ -46,7 +46,10 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
   if (flag(values, "include-refused") && !flag(values, "rerun-failed")) return usage("--include-refused goes with --rerun-failed");
   const limitText = textOption(values, "max-redirects");
   const maxRedirects = limitText === undefined ? undefined : redirectLimit(limitText);
-  if (maxRedirects === null) return usage(`--max-redirects takes a whole number from 0 to ${REDIRECT_TRACE.maxRedirects}, not ${JSON.stringify(limitText?.slice(0, 20))}`);
+  if (maxRedirects === null)
+    return usage(
+      `--max-redirects takes a whole number from 0 to ${REDIRECT_TRACE.maxRedirects}, not ${JSON.stringify(limitText?.slice(0, 20))}`,
+    );
   const userAgent = userAgentFromText(textOption(values, "user-agent"));
   if (!userAgent.ok) return usage(userAgent.problem);
   const source = textOption(values, "batch") ?? "";
@@ -66,8 +69,12 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
     return EXIT.badInput;
   }
   // The line's own limit wins over --max-redirects.
-  const rows = maxRedirects === undefined ? again.rows : again.rows.map((row) => ({ ...row, maxRedirects: row.maxRedirects ?? maxRedirects }));
-  const skipped = again.refused === 0 ? "" : `; ${again.refused} row${again.refused === 1 ? "" : "s"} refused at input skipped (they cannot trace as written; --include-refused runs them too)`;
+  const rows =
+    maxRedirects === undefined ? again.rows : again.rows.map((row) => ({ ...row, maxRedirects: row.maxRedirects ?? maxRedirects }));
+  const skipped =
+    again.refused === 0
+      ? ""
+      : `; ${again.refused} row${again.refused === 1 ? "" : "s"} refused at input skipped (they cannot trace as written; --include-refused runs them too)`;
   if (rows.length === 0) {
     io.stderr.write(`${source}: every row passed${skipped}; nothing to re-run\n`);
     return EXIT.healthy;
@@ -102,7 +109,10 @@ export async function runBatchTrace(argv: readonly string[], io: CommandIo, help
  * A row refused at input (its code input_*: not a URL, a private address)
  * cannot trace as written, so it is left out unless `includeRefused`, and counted.
  */
-function failedRows(rows: readonly BatchRow[], includeRefused: boolean): { readonly rows: readonly BatchRow[]; readonly refused: number } | string {
+function failedRows(
+  rows: readonly BatchRow[],
+  includeRefused: boolean,
+): { readonly rows: readonly BatchRow[]; readonly refused: number } | string {
   if (rows.some((row) => row.verdict === undefined)) {
     return "--rerun-failed reads a batch report: a CSV with a verdict column, as --csv and the page's Download CSV write it";
   }
@@ -124,11 +134,20 @@ function ndjsonLine(item: TraceRedirectsBatchResponse): Record<string, unknown> 
   if (item.outcome.case !== "result") {
     const error = item.outcome.case === "error" ? item.outcome.value : { code: "internal", message: "no result", refusalCode: undefined };
     const limit = item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects };
-    return { ok: false, error: { code: error.code, message: error.message, ...(error.refusalCode === undefined ? {} : { refusalCode: error.refusalCode }) }, ...limit, ...place };
+    return {
+      ok: false,
+      error: { code: error.code, message: error.message, ...(error.refusalCode === undefined ? {} : { refusalCode: error.refusalCode }) },
+      ...limit,
+      ...place,
+    };
   }
-  const expectation = item.expectation === undefined ? null : { matches: item.expectation.matches, reason: item.expectation.reason ?? null };
+  const expectation =
+    item.expectation === undefined ? null : { matches: item.expectation.matches, reason: item.expectation.reason ?? null };
   const limit = item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects };
-  const data = renderMessage(TraceRedirectsResponseSchema, create(TraceRedirectsResponseSchema, Object.assign({}, item.outcome.value, { details: undefined })));
+  const data = renderMessage(
+    TraceRedirectsResponseSchema,
+    create(TraceRedirectsResponseSchema, Object.assign({}, item.outcome.value, { details: undefined })),
+  );
   return { ok: true, data, expectation, ...limit, ...place };
 }
 

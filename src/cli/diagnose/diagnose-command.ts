@@ -49,7 +49,12 @@ export interface DiagnoseRun {
  * file, timeouts, trace ports), turn a stop signal into an abort, run, and
  * close the runner whatever happens.
  */
-export async function runDiagnoseCommand(argv: readonly string[], io: CommandIo, help: string, diagnose: (run: DiagnoseRun) => Promise<number>): Promise<number> {
+export async function runDiagnoseCommand(
+  argv: readonly string[],
+  io: CommandIo,
+  help: string,
+  diagnose: (run: DiagnoseRun) => Promise<number>,
+): Promise<number> {
   const parsed = parseDiagnoseArgs(argv);
   if (parsed.kind === "help") {
     io.stdout.write(help);
@@ -70,13 +75,19 @@ export async function runDiagnoseCommand(argv: readonly string[], io: CommandIo,
  * the runner closed whatever happens. A run that throws because of the signal reports
  * the interruption; one that returns says so itself.
  */
-export async function withDiagnosticRunner(io: CommandIo, run: (runner: DiagnosticRunner, signal: AbortSignal) => Promise<number>): Promise<number> {
+export async function withDiagnosticRunner(
+  io: CommandIo,
+  run: (runner: DiagnosticRunner, signal: AbortSignal) => Promise<number>,
+): Promise<number> {
   const ca = readConfiguredCa(io);
   if (ca === false) return EXIT.badInput;
   // One run, one caller: no other work shares this loop, so the probe stays on it (no thread to start).
   // A defect's line goes to stderr: stdout holds the answer (JSON with --json), which a log line would break.
   const runner = diagnosticRunnerFromConfig(Object.assign({}, io.config, { probeThreads: 0 }), ca, {
-    onProbeDefect: (defect) => io.stderr.write(`internal probe error at ${defect.stage} for ${terminalText(defect.host)}: ${terminalText(defect.error instanceof Error ? String(defect.error.cause ?? defect.error.message) : String(defect.error))}\n`),
+    onProbeDefect: (defect) =>
+      io.stderr.write(
+        `internal probe error at ${defect.stage} for ${terminalText(defect.host)}: ${terminalText(defect.error instanceof Error ? String(defect.error.cause ?? defect.error.message) : String(defect.error))}\n`,
+      ),
   });
   const stop = new AbortController();
   const unsubscribe = io.onStopSignal(() => stop.abort(new Error("stopped by a signal")));
@@ -95,7 +106,9 @@ export async function withDiagnosticRunner(io: CommandIo, run: (runner: Diagnost
 /** A refused target: nothing was sent to it. The REST door answers 400 for the same input. */
 export function reportRefusal(refusal: PolicyRefusal, io: CommandIo): number {
   const range = refusal.range === undefined ? "" : `range ${refusal.range.cidr} (${refusal.range.name}, ${refusal.range.rfc})\n`;
-  io.stderr.write(`refused (${refusal.rule}): ${terminalText(refusal.reason)}\ncode ${refusal.code}\n${range}nothing was sent to the target\n`);
+  io.stderr.write(
+    `refused (${refusal.rule}): ${terminalText(refusal.reason)}\ncode ${refusal.code}\n${range}nothing was sent to the target\n`,
+  );
   return EXIT.badInput;
 }
 
@@ -110,14 +123,24 @@ export function reportInterrupted(io: CommandIo): number {
   return EXIT.interrupted;
 }
 
-type Parsed = { readonly kind: "run"; readonly args: DiagnoseArgs } | { readonly kind: "help" } | { readonly kind: "usage"; readonly problem: string };
+type Parsed =
+  | { readonly kind: "run"; readonly args: DiagnoseArgs }
+  | { readonly kind: "help" }
+  | { readonly kind: "usage"; readonly problem: string };
 
 function parseDiagnoseArgs(argv: readonly string[]): Parsed {
   // Help asked for is the answer, whatever else the line holds (`trace --batch FILE --help`).
   if (argv.some((arg) => arg === "--help" || arg === "-h")) return { kind: "help" };
   const read = readArguments(
     argv,
-    { json: { type: "boolean" }, details: { type: "boolean" }, headers: { type: "boolean" }, vantages: { type: "string" }, "user-agent": { type: "string" }, help: { type: "boolean", short: "h" } },
+    {
+      json: { type: "boolean" },
+      details: { type: "boolean" },
+      headers: { type: "boolean" },
+      vantages: { type: "string" },
+      "user-agent": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
     true,
     BATCH_ONLY,
   );
@@ -125,10 +148,21 @@ function parseDiagnoseArgs(argv: readonly string[]): Parsed {
   const { values, positionals } = read;
   const [target, ...extra] = positionals;
   if (target === undefined) return { kind: "usage", problem: "a URL is required" };
-  if (extra.length > 0) return { kind: "usage", problem: `one URL at a time; also got ${extra.map((item) => JSON.stringify(item)).join(", ")}` };
+  if (extra.length > 0)
+    return { kind: "usage", problem: `one URL at a time; also got ${extra.map((item) => JSON.stringify(item)).join(", ")}` };
   const userAgent = userAgentFromText(text(values, "user-agent"));
   if (!userAgent.ok) return { kind: "usage", problem: userAgent.problem };
-  return { kind: "run", args: { target, json: flag(values, "json"), details: flag(values, "details"), headers: flag(values, "headers"), vantages: text(values, "vantages"), userAgent: userAgent.id } };
+  return {
+    kind: "run",
+    args: {
+      target,
+      json: flag(values, "json"),
+      details: flag(values, "details"),
+      headers: flag(values, "headers"),
+      vantages: text(values, "vantages"),
+      userAgent: userAgent.id,
+    },
+  };
 }
 
 /** Options of `trace --batch FILE`, said as such when given to a single check or trace. */

@@ -47,7 +47,8 @@ export async function diagnoseFromVantages(kind: "site-check" | "trace", list: s
   let lastTrouble: unknown;
   let fanout: VantageFanout;
   try {
-    fanout = (await redisAskerFromConfig(io.config, (error) => (lastTrouble = error))) ?? createLocalFanout({ info: LOCAL_VANTAGE, runner });
+    fanout =
+      (await redisAskerFromConfig(io.config, (error) => (lastTrouble = error))) ?? createLocalFanout({ info: LOCAL_VANTAGE, runner });
   } catch (error) {
     // The connection's own error (refused, unknown host, auth) says more than the engine's timeout.
     const cause = lastTrouble ?? error;
@@ -62,7 +63,13 @@ export async function diagnoseFromVantages(kind: "site-check" | "trace", list: s
   }
 }
 
-async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace", list: string, run: DiagnoseRun, io: CommandIo): Promise<number> {
+async function diagnoseWith(
+  fanout: VantageFanout,
+  kind: "site-check" | "trace",
+  list: string,
+  run: DiagnoseRun,
+  io: CommandIo,
+): Promise<number> {
   const { args, paint, signal } = run;
   // Membership is read before any job is sent; when the store fails it there, nothing has been checked.
   const storeFailure = (error: unknown) => {
@@ -72,7 +79,14 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   const known = () => fanout.known().catch(storeFailure);
   const service = { fanout: Object.assign({}, fanout, { alive, known }), deadlines: vantageDeadlinesFor(io.config) };
   const method = kind === "site-check" ? DiagnosticsService.method.checkSite : DiagnosticsService.method.traceRedirects;
-  const context = createHandlerContext({ service: DiagnosticsService, method, protocolName: "cli", requestMethod: "GET", url: "", requestSignal: signal });
+  const context = createHandlerContext({
+    service: DiagnosticsService,
+    method,
+    protocolName: "cli",
+    requestMethod: "GET",
+    url: "",
+    requestSignal: signal,
+  });
   let data: JsonObject;
   let answer: VantageSiteChecks | VantageTraces | undefined;
   // The table always reads each answer's details (a proxy's words, the addresses that differ); --json has them only when asked, as the API.
@@ -80,19 +94,30 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   try {
     if (kind === "site-check") {
       // A person's bare domain starts at https://, as in a plain check.
-      const request = create(CheckSiteRequestSchema, { url: startingUrlText(args.target), details, vantages: [list], userAgent: userAgentValue(args.userAgent) });
+      const request = create(CheckSiteRequestSchema, {
+        url: startingUrlText(args.target),
+        details,
+        vantages: [list],
+        userAgent: userAgentValue(args.userAgent),
+      });
       const response = await createVantageCheckSite(service)(request, context);
       answer = response.vantages;
       data = restData(CheckSiteResponseSchema, response);
     } else {
-      const request = create(TraceRedirectsRequestSchema, { url: args.target, details, vantages: [list], userAgent: userAgentValue(args.userAgent) });
+      const request = create(TraceRedirectsRequestSchema, {
+        url: args.target,
+        details,
+        vantages: [list],
+        userAgent: userAgentValue(args.userAgent),
+      });
       const response = await createVantageTrace(service)(request, context);
       answer = response.vantages;
       data = restData(TraceRedirectsResponseSchema, response);
     }
   } catch (error) {
     if (signal.aborted) return reportInterrupted(io);
-    const refusal = error instanceof ConnectError && error.code === Code.InvalidArgument ? (error.cause as PolicyRefusal | undefined) : undefined;
+    const refusal =
+      error instanceof ConnectError && error.code === Code.InvalidArgument ? (error.cause as PolicyRefusal | undefined) : undefined;
     if (refusal !== undefined) return reportRefusal(refusal, io);
     if (error instanceof StoreFailure) {
       io.stderr.write(`sitediag: --vantages: the Redis of SITEDIAG_STORE failed: ${error.message}; nothing was checked\n`);
@@ -103,13 +128,20 @@ async function diagnoseWith(fanout: VantageFanout, kind: "site-check" | "trace",
   const vantages = data.vantages as JsonObject;
   const entries = Array.isArray(vantages.entries) ? (vantages.entries as JsonObject[]) : [];
   // Only `all` can come back empty: an empty table would hide that nothing ran anywhere.
-  if (entries.length === 0) io.stderr.write("sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n");
+  if (entries.length === 0)
+    io.stderr.write(
+      "sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n",
+    );
   // On the SQLite store nothing but this machine was asked, whatever the list said: never let a table pass for regions.
-  if (io.config.store.kind === "sqlite") io.stderr.write('sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n');
+  if (io.config.store.kind === "sqlite")
+    io.stderr.write(
+      'sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n',
+    );
   const builds = answer?.differences.find((difference) => difference.aspect === "version");
   if (builds !== undefined) io.stderr.write(`sitediag: warning: ${buildsWarning(builds)}\n`);
   if (args.json) io.stdout.write(`${jsonText(data)}\n`);
-  else if (entries.length > 0 && answer !== undefined) io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), answer, paint));
+  else if (entries.length > 0 && answer !== undefined)
+    io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), answer, paint));
   if (entries.length > 0 && entries.every((entry) => (entry.vantage as JsonObject | undefined)?.state === "refused")) return EXIT.badInput;
   return verdictNeedsALook(vantages.verdict as VantageVerdictId) ? EXIT.broken : EXIT.healthy;
 }

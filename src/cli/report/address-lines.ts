@@ -43,7 +43,9 @@ function outcomeCell(attempt: AddressAttempt, paint: Paint): string {
 }
 
 function untriedLine(survey: AddressSurvey, paint: Paint): string {
-  return survey.untried === 0 ? "" : `  ${paint.dim(`${String(survey.untried)} more address${survey.untried === 1 ? "" : "es"} not tried (at most 8 of each family)`)}\n`;
+  return survey.untried === 0
+    ? ""
+    : `  ${paint.dim(`${String(survey.untried)} more address${survey.untried === 1 ? "" : "es"} not tried (at most 8 of each family)`)}\n`;
 }
 
 /** Enough of a colon-separated fingerprint to tell two apart: its first and last three bytes. */

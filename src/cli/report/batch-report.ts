@@ -7,8 +7,13 @@ import { type Paint, textTable } from "./terminal-text.js";
 // the page and both CSVs use (src/shared/batch-verdict.ts).
 
 /** The records of the traced items in file order; `line` gives each row's line (its expected final URL, its limit) by index. */
-export function batchRecords(items: readonly TraceRedirectsBatchResponse[], line: (index: number) => Pick<BatchLine, "expectedFinalUrl" | "maxRedirects"> | undefined): BatchRecord[] {
-  return [...items].sort((a, b) => a.index - b.index).map((item) => traceRecord(item, line(item.index)?.expectedFinalUrl, line(item.index)?.maxRedirects));
+export function batchRecords(
+  items: readonly TraceRedirectsBatchResponse[],
+  line: (index: number) => Pick<BatchLine, "expectedFinalUrl" | "maxRedirects"> | undefined,
+): BatchRecord[] {
+  return [...items]
+    .sort((a, b) => a.index - b.index)
+    .map((item) => traceRecord(item, line(item.index)?.expectedFinalUrl, line(item.index)?.maxRedirects));
 }
 
 /** Rows to look at: any that did not pass. */
@@ -42,5 +47,13 @@ function recordRow(record: BatchRecord, paint: Paint): string[] {
   const status = Number(record.finalStatus);
   const final = record.finalStatus === "" ? paint.dim("-") : paint.status(status, record.finalStatus);
   const verdict = record.verdict === "PASS" ? paint.good("PASS") : paint.bad(record.verdict);
-  return [String(record.index + 1), verdict, final, record.hops === "" ? "-" : record.hops, record.url, paint.dim(record.code), record.reason];
+  return [
+    String(record.index + 1),
+    verdict,
+    final,
+    record.hops === "" ? "-" : record.hops,
+    record.url,
+    paint.dim(record.code),
+    record.reason,
+  ];
 }

@@ -24,7 +24,9 @@ export function chainLines(tls: TlsRecord, paint: Paint): string {
   // A failure no certificate can be named for still says why, in words, under the chain.
   const unplaced =
     verification !== null && !verification.verified && (verification.failedAt === null || verification.failedAt >= tls.chain.length)
-      ? [`      ${paint.bad(`chain not trusted: ${verification.reason ?? "failed"}${verification.failedAt === null ? "" : ` at certificate ${verification.failedAt}`}`)}\n`]
+      ? [
+          `      ${paint.bad(`chain not trusted: ${verification.reason ?? "failed"}${verification.failedAt === null ? "" : ` at certificate ${verification.failedAt}`}`)}\n`,
+        ]
       : [];
   return [...lines, ...more, ...unplaced].join("");
 }

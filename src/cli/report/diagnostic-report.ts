@@ -12,7 +12,20 @@ import { evidenceWarningLines, problemWarnings, SEVERITY_PAINT } from "./evidenc
 import { revocationLines } from "./revocation-lines.js";
 import { registrationLines } from "./registration-lines.js";
 import { resolutionLines } from "./resolution-lines.js";
-import { PHASE_HEADINGS, addressCell, answerCell, certificateLines, detailsRows, headRow, headsBefore, isChainPosition, missingPhaseCells, phaseCells, timeCell, urlCell } from "./request-lines.js";
+import {
+  PHASE_HEADINGS,
+  addressCell,
+  answerCell,
+  certificateLines,
+  detailsRows,
+  headRow,
+  headsBefore,
+  isChainPosition,
+  missingPhaseCells,
+  phaseCells,
+  timeCell,
+  urlCell,
+} from "./request-lines.js";
 import { type Paint, textTable } from "./terminal-text.js";
 
 // The reports `sitediag check` and `sitediag trace` print for people. Their
@@ -51,7 +64,8 @@ export function checkIsHealthy(result: SiteCheckResult): boolean {
 function siteSummary(result: SiteCheckResult, paint: Paint): string {
   const rows: string[][] = [["answer", siteAnswer(result, paint)]];
   if (result.reason !== null) rows.push(["reason", paint.bad(result.reason)]);
-  if (result.status === "up") for (const problem of problemWarnings(result.details?.warnings ?? [])) rows.push(["problem", paint.bad(problem.message)]);
+  if (result.status === "up")
+    for (const problem of problemWarnings(result.details?.warnings ?? [])) rows.push(["problem", paint.bad(problem.message)]);
   if (result.failedStage !== null) rows.push(["failed stage", result.failedStage]);
   if (result.finalUrl !== null) rows.push(["final URL", result.finalUrl]);
   if (result.redirectHops !== null) rows.push(["redirects", String(result.redirectHops.length)]);
@@ -59,7 +73,8 @@ function siteSummary(result: SiteCheckResult, paint: Paint): string {
   const proxy = siteProxy(result);
   if (proxy !== null) rows.push(["proxy", proxyPainted(proxy, result.statusCode ?? 0, paint)]);
   // Without details only the contract's provider name is known: say what happened, claim nothing more.
-  else if (result.proxyBlocked) rows.push(["proxy", `${result.proxyProvider ?? "a proxy or CDN"} answered ${result.statusCode ?? "with an error"}`]);
+  else if (result.proxyBlocked)
+    rows.push(["proxy", `${result.proxyProvider ?? "a proxy or CDN"} answered ${result.statusCode ?? "with an error"}`]);
   rows.push(...detailsRows(result.details, paint));
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
 }
@@ -124,19 +139,26 @@ function traceSummary(result: RedirectTraceResult, paint: Paint): string {
   // The walk's reason for stopping early is always the last warning (redirect-trace.ts).
   const stopReason = HEALTHY_CHAINS.has(result.chainStatus) ? undefined : result.warnings.at(-1);
   if (stopReason !== undefined) rows.push(["reason", paint.bad(stopReason.message)]);
-  const final = result.finalStatus === null ? paint.dim(" (no final response)") : ` (${paint.status(result.finalStatus, String(result.finalStatus))})`;
+  const final =
+    result.finalStatus === null ? paint.dim(" (no final response)") : ` (${paint.status(result.finalStatus, String(result.finalStatus))})`;
   rows.push(["final URL", `${result.finalUrl}${final}`]);
   rows.push(["redirects", String(result.redirects)]);
   rows.push(["total time", timeCell(result.totalTimeMs, result.details)]);
   const proxy = result.details?.proxy ?? null;
   // details.proxy is read off the last response the walk got, the chain's last hop.
   const lastStatus = result.chain.at(-1)?.status;
-  if (proxy !== null && lastStatus !== undefined) rows.push(["proxy", proxyPainted(proxyVerdict(proxy.provider, proxy.kind, lastStatus), lastStatus, paint)]);
+  if (proxy !== null && lastStatus !== undefined)
+    rows.push(["proxy", proxyPainted(proxyVerdict(proxy.provider, proxy.kind, lastStatus), lastStatus, paint)]);
   rows.push(...detailsRows(result.details, paint));
   return textTable(rows.map(([label = "", value = ""]) => [paint.dim(label), value]));
 }
 
-function hopTable(chain: readonly TraceHop[], positions: readonly RequestRecord[], paint: Paint, heads: ReadonlyMap<number, RequestRecord>): string {
+function hopTable(
+  chain: readonly TraceHop[],
+  positions: readonly RequestRecord[],
+  paint: Paint,
+  heads: ReadonlyMap<number, RequestRecord>,
+): string {
   const heading = ["hop", "status", "method", "address", ...PHASE_HEADINGS, "url"].map(paint.dim);
   const answered = chain.flatMap((hop, index) => {
     const request = positions[index];
@@ -144,12 +166,26 @@ function hopTable(chain: readonly TraceHop[], positions: readonly RequestRecord[
     const upgrade = hop.upgradedToHttps ? "(upgrade to HTTPS)" : "";
     const phases = request === undefined ? missingPhaseCells(`${hop.responseTimeMs} ms`) : phaseCells(request);
     const head = heads.get(index);
-    const row = [String(hop.hop), status, request?.method ?? "-", request === undefined ? "-" : addressCell(request), ...phases, urlCell(hop.url, hop.location, paint, upgrade)];
+    const row = [
+      String(hop.hop),
+      status,
+      request?.method ?? "-",
+      request === undefined ? "-" : addressCell(request),
+      ...phases,
+      urlCell(hop.url, hop.location, paint, upgrade),
+    ];
     return head === undefined ? [row] : [headRow(hop.hop, head, paint), row];
   });
   const unanswered = positions.slice(chain.length).flatMap((request, index) => {
     const head = heads.get(chain.length + index);
-    const row = [paint.dim(String(chain.length + index + 1)), answerCell(request, paint), request.method, addressCell(request), ...phaseCells(request), request.url];
+    const row = [
+      paint.dim(String(chain.length + index + 1)),
+      answerCell(request, paint),
+      request.method,
+      addressCell(request),
+      ...phaseCells(request),
+      request.url,
+    ];
     return head === undefined ? [row] : [headRow(chain.length + index + 1, head, paint), row];
   });
   return textTable([heading, ...answered, ...unanswered]);
@@ -157,6 +193,11 @@ function hopTable(chain: readonly TraceHop[], positions: readonly RequestRecord[
 
 function warningLines(result: RedirectTraceResult, paint: Paint): string {
   if (result.warnings.length === 0) return "";
-  const rows = result.warnings.map((warning) => [SEVERITY_PAINT[warning.severity](paint)(warning.severity), warning.hop === null ? "chain" : `hop ${warning.hop}`, paint.dim(warning.code), warning.message]);
+  const rows = result.warnings.map((warning) => [
+    SEVERITY_PAINT[warning.severity](paint)(warning.severity),
+    warning.hop === null ? "chain" : `hop ${warning.hop}`,
+    paint.dim(warning.code),
+    warning.message,
+  ]);
   return `\n${paint.dim("warnings")}\n${textTable(rows)}`;
 }

@@ -15,7 +15,12 @@ const FAMILY_NAMES = { 4: "IPv4", 6: "IPv6" } as const;
  *     IPv6  ::1        200           12.3 ms  SHA-256 AB:CD:…:EF  the check's request
  *     IPv4  127.0.0.1  503            4.1 ms  SHA-256 AB:CD:…:EF
  */
-export function familyLines(details: DiagnosticDetails | undefined, picked: RequestRecord | undefined, forCheck: boolean, paint: Paint): string {
+export function familyLines(
+  details: DiagnosticDetails | undefined,
+  picked: RequestRecord | undefined,
+  forCheck: boolean,
+  paint: Paint,
+): string {
   const families = details?.families ?? null;
   if (families === null) return "";
   const rows = [
@@ -28,7 +33,14 @@ export function familyLines(details: DiagnosticDetails | undefined, picked: Requ
 function familyRow(family: 4 | 6, request: RequestRecord | null, paint: Paint, note: string): string[] {
   if (request === null) return [FAMILY_NAMES[family], "-", "-", "", "", note];
   const leaf = request.tls?.certificate?.fingerprintSha256;
-  return [FAMILY_NAMES[family], request.remoteAddress ?? "-", answerCell(request, paint), formatMs(request.timings.totalMs), leaf === undefined ? "" : `SHA-256 ${shortPrint(leaf)}`, note];
+  return [
+    FAMILY_NAMES[family],
+    request.remoteAddress ?? "-",
+    answerCell(request, paint),
+    formatMs(request.timings.totalMs),
+    leaf === undefined ? "" : `SHA-256 ${shortPrint(leaf)}`,
+    note,
+  ];
 }
 
 function refusedRow(families: FamilyComparison, paint: Paint): string[] {

@@ -16,12 +16,17 @@ export function registrationLines(details: DiagnosticDetails | undefined, paint:
   const registration = details?.registration;
   if (registration === undefined || registration === null) return "";
   const head = `  ${paint.dim("domain")}  ${registration.domain}: `;
-  if (registration.state === "unknown") return `${head}${paint.dim(`registration unknown (${UNKNOWN_WORDS[registration.unknownReason]})`)}\n`;
+  if (registration.state === "unknown")
+    return `${head}${paint.dim(`registration unknown (${UNKNOWN_WORDS[registration.unknownReason]})`)}\n`;
   const parts = [
     registration.registrar === null ? null : `registrar ${registration.registrar}`,
     registration.created === null ? null : `registered ${registration.created.slice(0, 10)}`,
     registration.expires === null ? null : `expires ${registration.expires.slice(0, 10)}`,
-    registration.suspended ? paint.bad(`on hold: ${registration.status.join(", ")}`) : registration.status.length === 0 ? null : registration.status.join(", "),
+    registration.suspended
+      ? paint.bad(`on hold: ${registration.status.join(", ")}`)
+      : registration.status.length === 0
+        ? null
+        : registration.status.join(", "),
   ].filter((part): part is string => part !== null);
   return `${head}${parts.length === 0 ? "registered, nothing more said" : parts.join("; ")}\n`;
 }

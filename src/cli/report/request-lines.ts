@@ -35,7 +35,14 @@ export function headsBefore(requests: readonly RequestRecord[]): ReadonlyMap<num
 
 /** The row of a HEAD a GET replaced, numbered as the hop it was sent for. */
 export function headRow(hop: number, head: RequestRecord, paint: Paint): string[] {
-  return [paint.dim(String(hop)), answerCell(head, paint), "HEAD", addressCell(head), ...phaseCells(head), paint.dim(`${head.url} (then GET, below)`)];
+  return [
+    paint.dim(String(hop)),
+    answerCell(head, paint),
+    "HEAD",
+    addressCell(head),
+    ...phaseCells(head),
+    paint.dim(`${head.url} (then GET, below)`),
+  ];
 }
 
 /** A request that stands for a position of a trace's chain (not a HEAD a GET replaced, not the extra read of the final page). */
@@ -80,7 +87,10 @@ export function phaseCells(request: RequestRecord | undefined): string[] {
 
 /** A request over the connection the redirect before it kept says so where its dial would be. */
 function timingCells(timings: HopTimings, reused: boolean): string[] {
-  return [...TIMING_PHASES.map(({ key }) => (key === "connectMs" && reused ? "reused" : formatMs(timings[key]))), formatMs(timings.totalMs)];
+  return [
+    ...TIMING_PHASES.map(({ key }) => (key === "connectMs" && reused ? "reused" : formatMs(timings[key]))),
+    formatMs(timings.totalMs),
+  ];
 }
 
 /**
@@ -93,7 +103,9 @@ function timingCells(timings: HopTimings, reused: boolean): string[] {
 export function timeCell(wholeMs: number | null, details: DiagnosticDetails | undefined): string {
   // A check that got no response at all has no response time in the contract, and none here.
   if (wholeMs === null) return "-";
-  const counted = (details?.requests ?? []).filter((request) => request.report?.kind !== "final-page" && (request.failure !== null || request.status !== null));
+  const counted = (details?.requests ?? []).filter(
+    (request) => request.report?.kind !== "final-page" && (request.failure !== null || request.status !== null),
+  );
   if (counted.length === 0) return formatWholeMs(wholeMs);
   return formatMs(counted.reduce((tenths, request) => tenths + Math.round(request.timings.totalMs * 10), 0) / 10);
 }
@@ -124,7 +136,9 @@ export function certificateLines(requests: readonly RequestRecord[], noun: strin
     const tls = request.tls;
     const certificate = tls?.certificate;
     if (tls === null || certificate === null || certificate === undefined) return;
-    const same = shown.find((entry) => entry.certificate.fingerprintSha256 === certificate.fingerprintSha256 && entry.tls.verifyError === tls.verifyError);
+    const same = shown.find(
+      (entry) => entry.certificate.fingerprintSha256 === certificate.fingerprintSha256 && entry.tls.verifyError === tls.verifyError,
+    );
     if (same === undefined) shown.push({ tls, certificate, rows: [index + 1] });
     else same.rows.push(index + 1);
   });

@@ -14,7 +14,12 @@ import type { Paint } from "./terminal-text.js";
  * no row used (a name the policy refused) has no rows to name. The texts are
  * the resolution's own, already bounded and with control characters replaced.
  */
-export function resolutionLines(details: DiagnosticDetails | undefined, rows: readonly RequestRecord[], noun: string, paint: Paint): string {
+export function resolutionLines(
+  details: DiagnosticDetails | undefined,
+  rows: readonly RequestRecord[],
+  noun: string,
+  paint: Paint,
+): string {
   return (details?.resolutions ?? [])
     .map((resolution, index) => {
       const used = rows.flatMap((row, at) => (row.resolution === index ? [at + 1] : []));
@@ -65,6 +70,9 @@ function dnssecLine(resolution: NameResolution, paint: Paint): string {
   if (resolution.dnssec === "unknown" && resolution.extendedErrors.length === 0) return "";
   const state = DNSSEC_STATES[resolution.dnssec];
   const painted = resolution.dnssec === "bogus" ? paint.bad(state) : resolution.dnssec === "validated" ? paint.good(state) : state;
-  const errors = resolution.extendedErrors.map(({ infoCode, name, extraText }) => `Extended DNS Error ${infoCode}${name === "" ? "" : ` ${name}`}${extraText === "" ? "" : ` "${extraText}"`}`);
+  const errors = resolution.extendedErrors.map(
+    ({ infoCode, name, extraText }) =>
+      `Extended DNS Error ${infoCode}${name === "" ? "" : ` ${name}`}${extraText === "" ? "" : ` "${extraText}"`}`,
+  );
   return `  ${paint.dim("dnssec")}  ${resolution.name}: ${painted}${errors.length === 0 ? "" : `; ${errors.join("; ")}`}\n`;
 }

@@ -20,13 +20,21 @@ export function revocationLines(requests: readonly RequestRecord[], noun: string
     if (same === undefined) shown.push({ text, rows: [index + 1] });
     else same.rows.push(index + 1);
   });
-  return shown.map(({ text, rows }) => `  ${paint.dim("ocsp")}  ${text}  ${paint.dim(`(${noun}${rows.length === 1 ? "" : "s"} ${rows.join(", ")})`)}\n`).join("");
+  return shown
+    .map(
+      ({ text, rows }) => `  ${paint.dim("ocsp")}  ${text}  ${paint.dim(`(${noun}${rows.length === 1 ? "" : "s"} ${rows.join(", ")})`)}\n`,
+    )
+    .join("");
 }
 
 function describeStaple(ocsp: StapledOcsp, paint: Paint): string {
   if (ocsp.status === "none") return paint.dim("nothing stapled (no OCSP responder is asked)");
   if (ocsp.status === "invalid") return paint.warn(`invalid staple: ${ocsp.invalidReason ?? "unreadable"}`);
-  const parts = [statusText(ocsp, paint), ocsp.forLeaf ? "for this certificate" : paint.warn("for another certificate"), signatureText(ocsp, paint)];
+  const parts = [
+    statusText(ocsp, paint),
+    ocsp.forLeaf ? "for this certificate" : paint.warn("for another certificate"),
+    signatureText(ocsp, paint),
+  ];
   const next = ocsp.nextUpdate?.slice(0, 10);
   if (next !== undefined) parts.push(ocsp.stale ? paint.warn(`stale: next update was ${next}`) : `next update ${next}`);
   return parts.join(", ");

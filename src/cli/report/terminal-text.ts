@@ -25,7 +25,8 @@ const SGR = {
 } as const;
 
 export function createPaint(colour: boolean): Paint {
-  const style = (codes: readonly [number, number]) => (text: string) => (colour && text !== "" ? `\u001b[${codes[0]}m${text}\u001b[${codes[1]}m` : text);
+  const style = (codes: readonly [number, number]) => (text: string) =>
+    colour && text !== "" ? `\u001b[${codes[0]}m${text}\u001b[${codes[1]}m` : text;
   const good = style(SGR.green);
   const notice = style(SGR.cyan);
   const warn = style(SGR.yellow);

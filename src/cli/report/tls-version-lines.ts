@@ -17,7 +17,8 @@ import { type Paint, textTable } from "./terminal-text.js";
 export function tlsVersionLines(details: DiagnosticDetails | undefined, paint: Paint): string {
   const survey = details?.tlsVersions ?? null;
   if (survey === null) return "";
-  if (survey.refusal !== null) return `\n${paint.dim(`TLS versions at ${survey.address}`)}\n  ${paint.bad(`not sent: ${survey.refusal.reason}`)}\n`;
+  if (survey.refusal !== null)
+    return `\n${paint.dim(`TLS versions at ${survey.address}`)}\n  ${paint.bad(`not sent: ${survey.refusal.reason}`)}\n`;
   const heading = `TLS versions at ${survey.address} (${survey.h2 ? "h2 chosen" : "h2 not chosen"})`;
   return `\n${paint.dim(heading)}\n${textTable(survey.attempts.map((attempt) => versionRow(attempt, paint)))}`;
 }
@@ -26,8 +27,20 @@ function versionRow(attempt: TlsVersionAttempt, paint: Paint): string[] {
   const name = versionName(attempt.version);
   if (attempt.outcome === "accepted") {
     const legacy = attempt.version === "TLSv1" || attempt.version === "TLSv1.1";
-    return [name, legacy ? paint.warn("accepted") : paint.good("accepted"), attempt.cipher ?? "", attempt.alpn ?? "", attempt.tlsMs === null ? "" : formatMs(attempt.tlsMs)];
+    return [
+      name,
+      legacy ? paint.warn("accepted") : paint.good("accepted"),
+      attempt.cipher ?? "",
+      attempt.alpn ?? "",
+      attempt.tlsMs === null ? "" : formatMs(attempt.tlsMs),
+    ];
   }
   if (attempt.outcome === "not_offered_locally") return [name, paint.dim("not offered by this server's OpenSSL"), "", "", ""];
-  return [name, attempt.outcome === "refused" ? "refused" : paint.bad("failed"), attempt.cause ?? attempt.code ?? "", attempt.reason ?? "", ""];
+  return [
+    name,
+    attempt.outcome === "refused" ? "refused" : paint.bad("failed"),
+    attempt.cause ?? attempt.code ?? "",
+    attempt.reason ?? "",
+    "",
+  ];
 }

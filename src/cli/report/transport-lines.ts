@@ -20,7 +20,11 @@ export function transportLines(requests: readonly RequestRecord[], noun: string,
     if (same === undefined) shown.push({ text, rows: [index + 1] });
     else same.rows.push(index + 1);
   });
-  return shown.map(({ text, rows }) => `  ${paint.dim("hsts")}  ${text}  ${paint.dim(`(${noun}${rows.length === 1 ? "" : "s"} ${rows.join(", ")})`)}\n`).join("");
+  return shown
+    .map(
+      ({ text, rows }) => `  ${paint.dim("hsts")}  ${text}  ${paint.dim(`(${noun}${rows.length === 1 ? "" : "s"} ${rows.join(", ")})`)}\n`,
+    )
+    .join("");
 }
 
 /** The policy in the header's own words, then what Alt-Svc said (we report h3, never try it: no QUIC here). */

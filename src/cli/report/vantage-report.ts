@@ -51,20 +51,44 @@ export function buildsWarning(difference: VantageDifference): string {
 /** The one line of what differs between the regions that answered, above the rows; nothing when they agree. */
 export function differencesLine(differences: readonly VantageDifference[], paint: Paint): string {
   if (differences.length === 0) return "";
-  const aspects = differences.map((difference) => `${difference.aspect} (${difference.values.map((value) => `${value.vantages.join(", ")} ${value.value}`).join("; ")})`);
+  const aspects = differences.map(
+    (difference) => `${difference.aspect} (${difference.values.map((value) => `${value.vantages.join(", ")} ${value.value}`).join("; ")})`,
+  );
   return `${paint.strong("differs:")} ${clean(aspects.join(", "))}\n`;
 }
 
-function entryRow(entry: VantageSiteChecks["entries"][number] | VantageTraces["entries"][number], origin: VantageOrigin | undefined, state: string, paint: Paint): string[] {
+function entryRow(
+  entry: VantageSiteChecks["entries"][number] | VantageTraces["entries"][number],
+  origin: VantageOrigin | undefined,
+  state: string,
+  paint: Paint,
+): string[] {
   const name = clean(origin?.name ?? "?");
   const statePainted = state === "done" ? paint.good(state) : paint.warn(state);
   const data = entry.data;
-  if (data === undefined) return [name, statePainted, "-", paint.dim("-"), formatWholeMs(origin?.elapsedMs ?? 0), clean(origin?.code ?? ""), clean(origin?.reason ?? "")];
+  if (data === undefined)
+    return [
+      name,
+      statePainted,
+      "-",
+      paint.dim("-"),
+      formatWholeMs(origin?.elapsedMs ?? 0),
+      clean(origin?.code ?? ""),
+      clean(origin?.reason ?? ""),
+    ];
   const words: VantageRowWords = "requestedUrl" in data ? siteCheckRowWords(data) : traceRowWords(data);
   const status = "requestedUrl" in data ? data.statusCode : data.finalStatus;
   const time = "requestedUrl" in data ? (data.responseTime ?? origin?.elapsedMs ?? 0) : data.totalTimeMs;
   const word = words.reading === "down" ? paint.bad(words.word) : words.reading === "blocked" ? paint.warn(words.word) : words.word;
-  return [name, statePainted, word, status === undefined ? paint.dim("-") : paint.status(status, String(status)), formatWholeMs(time), clean(words.code ?? ""), clean(words.reason ?? "")];
+  return [
+    name,
+    statePainted,
+    word,
+    status === undefined ? paint.dim("-") : paint.status(status, String(status)),
+    formatWholeMs(time),
+    clean(words.code ?? ""),
+    clean(words.reason ?? ""),
+  ];
 }
 
 const VERDICT_IDS: Readonly<Partial<Record<VantageVerdict, VantageVerdictId>>> = {

@@ -42,7 +42,13 @@ interface Walk {
 
 /** The shape of the one element that starts at the first byte (bytes after it are not looked at, as a parser reading one value ignores them). */
 export function berShape(bytes: Uint8Array, limits: BerLimits): BerShape {
-  const walk: Walk = { bytes, limits: { maxElements: limits.maxElements, maxDepth: Math.min(limits.maxDepth, MAX_BER_DEPTH) }, elements: 0, depth: 0, over: false };
+  const walk: Walk = {
+    bytes,
+    limits: { maxElements: limits.maxElements, maxDepth: Math.min(limits.maxDepth, MAX_BER_DEPTH) },
+    elements: 0,
+    depth: 0,
+    over: false,
+  };
   const end = element(walk, 0, bytes.length, 1);
   if (walk.over) return { kind: "too-large" };
   return end < 0 ? { kind: "malformed" } : { kind: "fits", elements: walk.elements, depth: walk.depth };

@@ -46,7 +46,10 @@ export type CertificateReading =
 
 /** Raised by the connector for a failure of its own making (not the OS's, not OpenSSL's). */
 export class ConnectorError extends Error {
-  constructor(readonly code: "REMOTE_ADDRESS_MISMATCH" | "ABORTED", message: string) {
+  constructor(
+    readonly code: "REMOTE_ADDRESS_MISMATCH" | "ABORTED",
+    message: string,
+  ) {
     super(message);
     this.name = "ConnectorError";
   }
@@ -96,7 +99,10 @@ function checkRemote(socket: Socket, trace: HopTrace, policy: AddressPolicy): vo
   const same = remote !== null && approved !== null && remote.family === approved.family && remote.value === approved.value;
   if (!same || !policy.judge(formatIp(remote)).allowed) {
     socket.destroy();
-    throw new ConnectorError("REMOTE_ADDRESS_MISMATCH", `connected to ${socket.remoteAddress ?? "an unknown address"}, not ${trace.remote?.address ?? "an approved address"}`);
+    throw new ConnectorError(
+      "REMOTE_ADDRESS_MISMATCH",
+      `connected to ${socket.remoteAddress ?? "an unknown address"}, not ${trace.remote?.address ?? "an approved address"}`,
+    );
   }
 }
 
@@ -144,7 +150,14 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise
         return;
       }
       trace.remote = { address: target.address, family: target.family };
-      const socket = netConnect({ host: target.address, port: plan.port, family: target.family, lookup: noLookup, noDelay: true, ...FIELDS_NODE_SETS });
+      const socket = netConnect({
+        host: target.address,
+        port: plan.port,
+        family: target.family,
+        lookup: noLookup,
+        noDelay: true,
+        ...FIELDS_NODE_SETS,
+      });
       attempts.add(socket);
       const defect = (error: InternalProbeError) => finish(error);
       socket.once(

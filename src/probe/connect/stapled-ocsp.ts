@@ -84,14 +84,21 @@ export const NO_STAPLE: StapledOcsp = Object.freeze({
  * handshake's chain gives them (peer-chain.ts).
  */
 export function stapledOcspOf(stapled: Buffer | null, chain: Pick<PeerChain, "leaf" | "issuer">, now: number = Date.now()): StapledOcsp {
-  if (stapled === null || stapled.length === 0 || stapled.length > STAPLED_OCSP_MAX_BYTES) return readStapledOcsp(stapled, undefined, undefined, now);
+  if (stapled === null || stapled.length === 0 || stapled.length > STAPLED_OCSP_MAX_BYTES)
+    return readStapledOcsp(stapled, undefined, undefined, now);
   return readStapledOcsp(stapled, chain.leaf?.raw, chain.issuer, now);
 }
 
 /** A total reading of stapled bytes against the leaf and its issuer (DER; undefined when unknown). */
-export function readStapledOcsp(stapled: Uint8Array | null, leafDer: Uint8Array | undefined, issuerDer: Uint8Array | undefined, now: number): StapledOcsp {
+export function readStapledOcsp(
+  stapled: Uint8Array | null,
+  leafDer: Uint8Array | undefined,
+  issuerDer: Uint8Array | undefined,
+  now: number,
+): StapledOcsp {
   if (stapled === null || stapled.length === 0) return NO_STAPLE;
-  if (stapled.length > STAPLED_OCSP_MAX_BYTES) return invalid(stapled.length, `${stapled.length} bytes stapled, over the ${STAPLED_OCSP_MAX_BYTES}-byte cap: not read`);
+  if (stapled.length > STAPLED_OCSP_MAX_BYTES)
+    return invalid(stapled.length, `${stapled.length} bytes stapled, over the ${STAPLED_OCSP_MAX_BYTES}-byte cap: not read`);
   const reading = READINGS.read([stapled, leafDer, issuerDer], () => {
     // Limits before work: the tree is sized from its headers before asn1js builds it.
     if (berShape(stapled, STAPLE_SHAPE_LIMITS).kind !== "fits") return invalid(stapled.length, NOT_AN_ANSWER);
@@ -154,19 +161,42 @@ function invalid(sizeBytes: number, reason: string): StapledOcsp {
 
 const BASIC_RESPONSE = "1.3.6.1.5.5.7.48.1.1";
 const OCSP_SIGNING = "1.3.6.1.5.5.7.3.9";
-const RESPONSE_STATUS: Readonly<Record<number, string>> = { 1: "malformedRequest", 2: "internalError", 3: "tryLater", 5: "sigRequired", 6: "unauthorized" };
+const RESPONSE_STATUS: Readonly<Record<number, string>> = {
+  1: "malformedRequest",
+  2: "internalError",
+  3: "tryLater",
+  5: "sigRequired",
+  6: "unauthorized",
+};
 const CRL_REASONS: Readonly<Record<number, string>> = {
-  0: "unspecified", 1: "keyCompromise", 2: "cACompromise", 3: "affiliationChanged", 4: "superseded", 5: "cessationOfOperation",
-  6: "certificateHold", 8: "removeFromCRL", 9: "privilegeWithdrawn", 10: "aACompromise",
+  0: "unspecified",
+  1: "keyCompromise",
+  2: "cACompromise",
+  3: "affiliationChanged",
+  4: "superseded",
+  5: "cessationOfOperation",
+  6: "certificateHold",
+  8: "removeFromCRL",
+  9: "privilegeWithdrawn",
+  10: "aACompromise",
 };
 /** CertID hash algorithms (RFC 6960 allows any; SHA-1 is what responders use). */
 const CERT_ID_HASHES: Readonly<Record<string, string>> = {
-  "1.3.14.3.2.26": "sha1", "2.16.840.1.101.3.4.2.1": "sha256", "2.16.840.1.101.3.4.2.2": "sha384", "2.16.840.1.101.3.4.2.3": "sha512",
+  "1.3.14.3.2.26": "sha1",
+  "2.16.840.1.101.3.4.2.1": "sha256",
+  "2.16.840.1.101.3.4.2.2": "sha384",
+  "2.16.840.1.101.3.4.2.3": "sha512",
 };
 /** Signature algorithms checked, with their hash; null for one that names none (Ed25519). */
 const SIGNATURE_HASHES: Readonly<Record<string, string | null>> = {
-  "1.2.840.113549.1.1.5": "sha1", "1.2.840.113549.1.1.11": "sha256", "1.2.840.113549.1.1.12": "sha384", "1.2.840.113549.1.1.13": "sha512",
-  "1.2.840.10045.4.1": "sha1", "1.2.840.10045.4.3.2": "sha256", "1.2.840.10045.4.3.3": "sha384", "1.2.840.10045.4.3.4": "sha512",
+  "1.2.840.113549.1.1.5": "sha1",
+  "1.2.840.113549.1.1.11": "sha256",
+  "1.2.840.113549.1.1.12": "sha384",
+  "1.2.840.113549.1.1.13": "sha512",
+  "1.2.840.10045.4.1": "sha1",
+  "1.2.840.10045.4.3.2": "sha256",
+  "1.2.840.10045.4.3.3": "sha384",
+  "1.2.840.10045.4.3.4": "sha512",
   "1.3.101.112": null,
 };
 
@@ -249,7 +279,11 @@ function statusOf(single: SingleResponse): ReadStatus | null {
   const [time, reason] = (choice as Constructed).valueBlock.value;
   const revokedAt = time === undefined ? null : isoOf((time as GeneralizedTime).toDate());
   const code = (reason as Constructed | undefined)?.valueBlock.value[0] as Enumerated | undefined;
-  return { status: "revoked", revokedAt, reason: code === undefined ? null : (CRL_REASONS[code.valueBlock.valueDec] ?? `reason ${code.valueBlock.valueDec}`) };
+  return {
+    status: "revoked",
+    revokedAt,
+    reason: code === undefined ? null : (CRL_REASONS[code.valueBlock.valueDec] ?? `reason ${code.valueBlock.valueDec}`),
+  };
 }
 
 interface Signed {

@@ -17,7 +17,13 @@ import { chainVerification } from "./chain-verification.js";
  * `wholeChain` (details asked), every linked certificate and the link that
  * failed: a parse of each certificate's DER, work a hop without details does not do.
  */
-export function describeTls(socket: TLSSocket, chain: PeerChain, verifyError: string | null, ocsp: StapledOcsp, wholeChain: boolean): TlsDetail {
+export function describeTls(
+  socket: TLSSocket,
+  chain: PeerChain,
+  verifyError: string | null,
+  ocsp: StapledOcsp,
+  wholeChain: boolean,
+): TlsDetail {
   const described = wholeChain ? chain.links.slice(0, CHAIN_LIMITS.maxCertificates) : [];
   return {
     protocol: socket.getProtocol(),

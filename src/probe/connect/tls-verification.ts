@@ -11,7 +11,11 @@ export class TlsVerificationError extends Error {
 }
 
 /** OpenSSL's codes for "the issuer of the leaf was not found". */
-const ISSUER_NOT_FOUND: ReadonlySet<string> = new Set(["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "UNABLE_TO_GET_ISSUER_CERT"]);
+const ISSUER_NOT_FOUND: ReadonlySet<string> = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_GET_ISSUER_CERT",
+]);
 
 /**
  * Null when the handshake verified (chain and host name); otherwise the
@@ -28,7 +32,12 @@ export function verificationFailure(socket: TLSSocket, chain: PeerChain): TlsVer
   if (socket.authorized) return null;
   // Node documents an Error, and stores the code string (verifyError.code).
   const raw: unknown = socket.authorizationError;
-  const code = typeof raw === "string" ? raw : raw instanceof Error && "code" in raw && typeof raw.code === "string" ? raw.code : "UNABLE_TO_VERIFY_LEAF_SIGNATURE";
+  const code =
+    typeof raw === "string"
+      ? raw
+      : raw instanceof Error && "code" in raw && typeof raw.code === "string"
+        ? raw.code
+        : "UNABLE_TO_VERIFY_LEAF_SIGNATURE";
   if (ISSUER_NOT_FOUND.has(code) && sentLeafAloneWithIssuerAddress(chain)) return new TlsVerificationError("CERT_CHAIN_INCOMPLETE");
   return new TlsVerificationError(code);
 }

@@ -9,7 +9,11 @@
 /** A chunk-size line (size, extensions) longer than this is not one a server means. */
 const MAX_CHUNK_LINE_BYTES = 4_096;
 
-export type Framing = { readonly kind: "length"; readonly length: number } | { readonly kind: "chunked" } | { readonly kind: "close" } | { readonly kind: "invalid" };
+export type Framing =
+  | { readonly kind: "length"; readonly length: number }
+  | { readonly kind: "chunked" }
+  | { readonly kind: "close" }
+  | { readonly kind: "invalid" };
 
 /**
  * The framing the fields announce; "invalid" when Content-Length cannot be
@@ -23,7 +27,11 @@ export function bodyFraming(fields: readonly (readonly [string, string])[]): Fra
   let firstLength: string | null = null;
   let lengthsAgree = true;
   for (const [name, value] of fields) {
-    if (name === "transfer-encoding") lastCoding = value.slice(value.lastIndexOf(",") + 1).trim().toLowerCase();
+    if (name === "transfer-encoding")
+      lastCoding = value
+        .slice(value.lastIndexOf(",") + 1)
+        .trim()
+        .toLowerCase();
     else if (name === "content-length") {
       for (let from = 0; from <= value.length; ) {
         const comma = value.indexOf(",", from);

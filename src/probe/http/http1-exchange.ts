@@ -1,7 +1,14 @@
 import type { Socket } from "node:net";
 import { bodyDrain, type BodyDrain } from "./body-drain.js";
 import { bodyFraming, bodyPrefixReader, type BodyPrefixReader } from "./body-prefix.js";
-import { hasNoBody, isRedirectStatus, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
+import {
+  hasNoBody,
+  isRedirectStatus,
+  MAX_INTERIM_RESPONSES,
+  MAX_RESPONSE_HEADER_FIELDS,
+  type ExchangeRequest,
+  type Exchanged,
+} from "./exchange-types.js";
 import { now } from "../clock.js";
 import { guarded, ProbeProtocolError } from "../failure.js";
 import { findHeadEnd, parseResponseHead, skipEmptyLines, statusLineStart, TOO_MANY_FIELDS, type ResponseHead } from "./response-head.js";
@@ -105,7 +112,8 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
           return false;
         }
         const parsed = parseResponseHead(view.subarray(headStart, end), MAX_RESPONSE_HEADER_FIELDS, request.captureHead);
-        if (!parsed.ok) throw new ProbeProtocolError(parsed.rule === TOO_MANY_FIELDS ? "RESPONSE_HEAD_TOO_LARGE" : "HTTP_PARSE_ERROR", parsed.rule);
+        if (!parsed.ok)
+          throw new ProbeProtocolError(parsed.rule === TOO_MANY_FIELDS ? "RESPONSE_HEAD_TOO_LARGE" : "HTTP_PARSE_ERROR", parsed.rule);
         const { head } = parsed;
         headStart = end;
         scanFrom = end;
@@ -115,7 +123,8 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
           const framing = wanted > 0 ? bodyFraming(head.fields) : ({ kind: "length", length: 0 } as const);
           final = { head, headAt, reader: bodyPrefixReader(framing, wanted) };
           // Only a connection the check may ask again on is kept: a redirect's, or any answer's when asked. No other answer pays for a drain.
-          drain = request.keepAlive && (request.keepAfterAnswer || isRedirectStatus(head.status)) ? keepAliveDrain(head, request.method) : null;
+          drain =
+            request.keepAlive && (request.keepAfterAnswer || isRedirectStatus(head.status)) ? keepAliveDrain(head, request.method) : null;
           return true;
         }
         // Nothing here asks to switch protocols, so a 101 is a server speaking out of turn.
@@ -161,7 +170,12 @@ export function exchangeHttp1(socket: Socket, request: ExchangeRequest): Promise
       const view = buffer.subarray(0, length);
       const start = notAStatusLine(view, skipEmptyLines(view, headStart), true);
       if (start !== undefined) return fail(start);
-      fail(new ProbeProtocolError("CONNECTION_CLOSED", length === 0 ? "closed before any response byte" : "closed in the middle of the response head"));
+      fail(
+        new ProbeProtocolError(
+          "CONNECTION_CLOSED",
+          length === 0 ? "closed before any response byte" : "closed in the middle of the response head",
+        ),
+      );
     }, defect);
     const onError = guarded((error: unknown) => fail(error), defect);
     const onAbort = guarded(() => {

@@ -1,4 +1,11 @@
-import { type ClientHttp2Session, type ClientHttp2Stream, connect, constants, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from "node:http2";
+import {
+  type ClientHttp2Session,
+  type ClientHttp2Stream,
+  connect,
+  constants,
+  type IncomingHttpHeaders,
+  type IncomingHttpStatusHeader,
+} from "node:http2";
 import type { TLSSocket } from "node:tls";
 import { joinBytes } from "./body-prefix.js";
 import { hasNoBody, MAX_INTERIM_RESPONSES, MAX_RESPONSE_HEADER_FIELDS, type ExchangeRequest, type Exchanged } from "./exchange-types.js";
@@ -58,7 +65,13 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
       if (settled || final === null) return;
       settled = true;
       done();
-      resolve({ head: final.head, httpVersion: "2", headAt: final.headAt, bodyPrefix: request.bodyPrefixBytes > 0 ? joinBytes(parts, kept) : null, drain: null });
+      resolve({
+        head: final.head,
+        httpVersion: "2",
+        headAt: final.headAt,
+        bodyPrefix: request.bodyPrefixBytes > 0 ? joinBytes(parts, kept) : null,
+        drain: null,
+      });
     };
     const fail = (error: unknown) => {
       if (settled) return;
@@ -74,21 +87,34 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
       done();
       reject(error);
     };
-    const onAbort = guarded(() => (final !== null ? succeed() : fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed"))), defect);
+    const onAbort = guarded(
+      () => (final !== null ? succeed() : fail(new ProbeProtocolError("ABORTED", "the hop's deadline passed"))),
+      defect,
+    );
 
     // A GOAWAY before our stream was answered surfaces as the stream's close or error.
     const onSessionError = guarded((error: unknown) => fail(sessionError(error)), defect);
     session.on("error", onSessionError);
 
     // Our own names, but a map all the same: made by definition (fromEntries), never by assignment to a {}.
-    const pseudo: [string, string][] = [[":method", request.method], [":path", `${url.pathname}${url.search}`], [":scheme", "https"], [":authority", url.host]];
+    const pseudo: [string, string][] = [
+      [":method", request.method],
+      [":path", `${url.pathname}${url.search}`],
+      [":scheme", "https"],
+      [":authority", url.host],
+    ];
     const headers: Record<string, string> = Object.fromEntries([...pseudo, ...request.headers]);
     let stream: ClientHttp2Stream;
     try {
       // A kept session the server has since closed refuses a new stream at once: no request went out.
       stream = session.request(headers, { endStream: true });
     } catch (error) {
-      return fail(new ProbeProtocolError("CONNECTION_CLOSED", `the connection could not carry the request: ${error instanceof Error ? error.message : String(error)}`));
+      return fail(
+        new ProbeProtocolError(
+          "CONNECTION_CLOSED",
+          `the connection could not carry the request: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
     }
     open = stream;
     request.trace.requestSentAt = now();
@@ -99,7 +125,8 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
       guarded(() => {
         request.trace.firstByteAt ??= now();
         interim++;
-        if (interim > MAX_INTERIM_RESPONSES) fail(new ProbeProtocolError("TOO_MANY_INTERIM_RESPONSES", `more than ${MAX_INTERIM_RESPONSES} interim responses`));
+        if (interim > MAX_INTERIM_RESPONSES)
+          fail(new ProbeProtocolError("TOO_MANY_INTERIM_RESPONSES", `more than ${MAX_INTERIM_RESPONSES} interim responses`));
       }, defect),
     );
     stream.on(
@@ -125,8 +152,17 @@ export function exchangeHttp2(session: ClientHttp2Session, request: ExchangeRequ
         if (kept >= request.bodyPrefixBytes) succeed();
       }, defect),
     );
-    stream.on("end", guarded(() => succeed(), defect));
-    stream.on("error", guarded((error: unknown) => fail(stream.rstCode === constants.NGHTTP2_ENHANCE_YOUR_CALM ? headTooLarge() : sessionError(error)), defect));
+    stream.on(
+      "end",
+      guarded(() => succeed(), defect),
+    );
+    stream.on(
+      "error",
+      guarded(
+        (error: unknown) => fail(stream.rstCode === constants.NGHTTP2_ENHANCE_YOUR_CALM ? headTooLarge() : sessionError(error)),
+        defect,
+      ),
+    );
     stream.on(
       "close",
       guarded(() => {
@@ -190,7 +226,10 @@ function toHead(headers: IncomingHttpHeaders & IncomingHttpStatusHeader, rawHead
  * one request reads the same; no server has a reason to.)
  */
 function headTooLarge(): ProbeProtocolError {
-  return new ProbeProtocolError("RESPONSE_HEAD_TOO_LARGE", `the response head passed ${MAX_RESPONSE_HEADER_FIELDS} fields or the offered header list size`);
+  return new ProbeProtocolError(
+    "RESPONSE_HEAD_TOO_LARGE",
+    `the response head passed ${MAX_RESPONSE_HEADER_FIELDS} fields or the offered header list size`,
+  );
 }
 
 /** Node's HTTP/2 errors, named by what they mean for the hop. */

@@ -38,7 +38,9 @@ export type OpenConnection =
  * reads the rest of its body (the socket paused), or an HTTP/2 session,
  * whose answered stream is already closed (streams are independent).
  */
-export type Keepable = { readonly protocol: "http/1.1"; readonly socket: Socket; readonly drain: BodyDrain } | Extract<OpenConnection, { protocol: "h2" }>;
+export type Keepable =
+  | { readonly protocol: "http/1.1"; readonly socket: Socket; readonly drain: BodyDrain }
+  | Extract<OpenConnection, { protocol: "h2" }>;
 
 export interface ConnectionKeeper {
   /** False when it keeps none (SITEDIAG_REUSE_CONNECTIONS=false): requests then ask the server to close. */
@@ -105,7 +107,10 @@ export function createConnectionKeeper(maxKept: number = MAX_KEPT, idleMs: numbe
         timer,
         release: () => undefined,
       };
-      entry.release = connection.protocol === "h2" ? watchSession(connection.session, onGone) : drainSocket(connection.socket, connection.drain, () => (entry.ready = true), onGone);
+      entry.release =
+        connection.protocol === "h2"
+          ? watchSession(connection.session, onGone)
+          : drainSocket(connection.socket, connection.drain, () => (entry.ready = true), onGone);
       kept.set(id, entry);
       return { id };
     },
@@ -117,7 +122,8 @@ export function createConnectionKeeper(maxKept: number = MAX_KEPT, idleMs: numbe
       clearTimeout(entry.timer);
       entry.release();
       const { connection } = entry;
-      const closed = connection.socket.destroyed || (connection.protocol === "h2" && (connection.session.closed || connection.session.destroyed));
+      const closed =
+        connection.socket.destroyed || (connection.protocol === "h2" && (connection.session.closed || connection.session.destroyed));
       if (!entry.ready || entry.origin.origin !== origin || closed) {
         closeConnection(connection);
         return null;

@@ -35,7 +35,7 @@ export interface ResponseHead {
 
 export type HeadParse =
   | { readonly ok: true; readonly head: ResponseHead }
-  | { readonly ok: false; /** Which rule the head broke, for tests and logs (never shown as a reason). */ readonly rule: string };
+  | { readonly ok: false /** Which rule the head broke, for tests and logs (never shown as a reason). */; readonly rule: string };
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -69,7 +69,11 @@ const STATUS_LINE_START = [0x48, 0x54, 0x54, 0x50, 0x2f]; // "HTTP/"
  * (a control byte), or undecided while fewer than five bytes are in and more
  * may come (`complete`: the connection ended, what is here is all there is).
  */
-export function statusLineStart(buffer: Uint8Array, from: number, complete: boolean): "status_line" | "http09_text" | "not_http" | "undecided" {
+export function statusLineStart(
+  buffer: Uint8Array,
+  from: number,
+  complete: boolean,
+): "status_line" | "http09_text" | "not_http" | "undecided" {
   const available = Math.min(STATUS_LINE_START.length, buffer.length - from);
   let matches = true;
   for (let i = 0; i < available; i++) {
@@ -159,7 +163,11 @@ function afterLine(buffer: Buffer, end: number): number {
   return buffer[end] === CR ? end + 2 : end + 1;
 }
 
-function parseStatusLine(buffer: Buffer, start: number, end: number): { version: "1.0" | "1.1"; status: number; statusText: string } | string {
+function parseStatusLine(
+  buffer: Buffer,
+  start: number,
+  end: number,
+): { version: "1.0" | "1.1"; status: number; statusText: string } | string {
   // "HTTP/1.x SSS" is 12 bytes; a reason phrase, when present, follows one SP.
   const prefix = "HTTP/1.";
   const length = end - start;
@@ -185,7 +193,8 @@ function parseStatusLine(buffer: Buffer, start: number, end: number): { version:
 function parseFieldLine(buffer: Buffer, start: number, end: number): [string, string] | string {
   let colon = start;
   while (colon < end && isTokenByte(buffer[colon] as number)) colon++;
-  if (colon === end || buffer[colon] !== 0x3a) return colon === start || buffer[colon] === SP || buffer[colon] === HTAB ? "an invalid field name" : "an invalid byte in a field name";
+  if (colon === end || buffer[colon] !== 0x3a)
+    return colon === start || buffer[colon] === SP || buffer[colon] === HTAB ? "an invalid field name" : "an invalid byte in a field name";
   if (colon === start) return "an empty field name";
   const value = fieldValue(buffer, colon + 1, end);
   if (value === null) return "an invalid byte in a field value";

@@ -3,7 +3,12 @@ import { cidrContains, formatIp, parseCidr, parseIp, type Cidr, type IpAddress }
 
 /** Why an address may or may not be dialled. */
 export type AddressVerdict =
-  | { readonly allowed: true; readonly address: string; readonly by: "public" | "allow-cidr" | "range"; readonly range: AddressRange | null }
+  | {
+      readonly allowed: true;
+      readonly address: string;
+      readonly by: "public" | "allow-cidr" | "range";
+      readonly range: AddressRange | null;
+    }
   | { readonly allowed: false; readonly address: string; readonly range: AddressRange | null; readonly via: EmbeddingRange | null };
 
 export interface AddressPolicy {
@@ -60,10 +65,12 @@ function mostSpecific(
 ): Match | null {
   let best: { prefix: number; match: Match } | null = null;
   for (const { cidr, row } of plain) {
-    if (cidrContains(cidr, ip) && (best === null || cidr.prefix > best.prefix)) best = { prefix: cidr.prefix, match: { kind: "plain", row } };
+    if (cidrContains(cidr, ip) && (best === null || cidr.prefix > best.prefix))
+      best = { prefix: cidr.prefix, match: { kind: "plain", row } };
   }
   for (const { cidr, row } of embedding) {
-    if (cidrContains(cidr, ip) && (best === null || cidr.prefix > best.prefix)) best = { prefix: cidr.prefix, match: { kind: "embedding", row } };
+    if (cidrContains(cidr, ip) && (best === null || cidr.prefix > best.prefix))
+      best = { prefix: cidr.prefix, match: { kind: "embedding", row } };
   }
   return best?.match ?? null;
 }

@@ -80,7 +80,11 @@ export function formatIp(ip: IpAddress): string {
     }
     i = end;
   }
-  const hex = (from: number, to: number) => groups.slice(from, to).map((group) => group.toString(16)).join(":");
+  const hex = (from: number, to: number) =>
+    groups
+      .slice(from, to)
+      .map((group) => group.toString(16))
+      .join(":");
   if (runStart < 0) return hex(0, 8);
   return `${hex(0, runStart)}::${hex(runStart + runLength, 8)}`;
 }
@@ -122,7 +126,8 @@ function parseIpv6(text: string): bigint {
   const groups = right === undefined ? leftGroups : [...leftGroups, ...Array<string>(missing).fill("0"), ...rightGroups];
   // Four 32-bit halves as plain numbers, then one bigint.
   let value = 0n;
-  for (let i = 0; i < 8; i += 2) value = (value << 32n) | BigInt(parseInt(groups[i] ?? "0", 16) * 0x10000 + parseInt(groups[i + 1] ?? "0", 16));
+  for (let i = 0; i < 8; i += 2)
+    value = (value << 32n) | BigInt(parseInt(groups[i] ?? "0", 16) * 0x10000 + parseInt(groups[i + 1] ?? "0", 16));
   return value;
 }
 

@@ -40,7 +40,8 @@ const RETRY_AFTER = "1";
 export function createProbeQueue(options: ProbeQueueOptions): ProbeQueue {
   const { load } = options;
   const waiting: { resolve(error: ConnectError | null): void; timer: NodeJS.Timeout; onTurn: (() => void) | undefined }[] = [];
-  const refusal = (message: string) => new ConnectError(`${message}; retry in ${RETRY_AFTER} second (nothing was charged)`, Code.Unavailable, { "retry-after": RETRY_AFTER });
+  const refusal = (message: string) =>
+    new ConnectError(`${message}; retry in ${RETRY_AFTER} second (nothing was charged)`, Code.Unavailable, { "retry-after": RETRY_AFTER });
 
   load?.onReport(() => {
     if (load.congested()) return;

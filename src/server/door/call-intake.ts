@@ -32,7 +32,9 @@ function ignore(): void {}
 export type DoorHandler = (request: NodeRequest, response: NodeResponse, arrival: Arrival) => void;
 
 /** Let in (hold the slot until `release`; `turnAt` when it waited for its turn on the probe threads), or the refusal to answer with. */
-export type Admitted = { readonly ok: true; readonly turnAt: number | undefined; release(): void } | { readonly ok: false; readonly error: ConnectError };
+export type Admitted =
+  | { readonly ok: true; readonly turnAt: number | undefined; release(): void }
+  | { readonly ok: false; readonly error: ConnectError };
 
 /** What a diagnostic call must pass from its headers alone, before its body is read (admission/admission.ts). */
 export interface Admission {
@@ -58,14 +60,19 @@ export async function takeIn(
   presentedKey: string | null,
   inputProblem?: string,
 ): Promise<Intake> {
-  if (admission === undefined) return { ok: true, call: createCall(arrival, door, route, arrival.arrivedAt, inputProblem), release: () => undefined };
+  if (admission === undefined)
+    return { ok: true, call: createCall(arrival, door, route, arrival.arrivedAt, inputProblem), release: () => undefined };
   const admitted = await admission.admit(route, presentedKey);
   if (!admitted.ok) {
     arrival.report.outcome = codeToString(admitted.error.code);
     return admitted;
   }
   releaseWithAnswer(response, admitted.release);
-  return { ok: true, call: createCall(arrival, door, route, admitted.turnAt ?? arrival.arrivedAt, inputProblem), release: admitted.release };
+  return {
+    ok: true,
+    call: createCall(arrival, door, route, admitted.turnAt ?? arrival.arrivedAt, inputProblem),
+    release: admitted.release,
+  };
 }
 
 function createCall(arrival: Arrival, door: Door, route: DiagnosticRoute, timeoutsFrom: number, inputProblem: string | undefined): Call {

@@ -35,7 +35,10 @@ const UNREAD_BODY_RESET_MS = 500;
  *   reset waits a moment: gRPC's trailers are written after 'finish', and a
  *   reset sent at once would cut them off.
  */
-export function closeAfterEarlyAnswer(request: http.IncomingMessage | http2.Http2ServerRequest, response: http.ServerResponse | http2.Http2ServerResponse): void {
+export function closeAfterEarlyAnswer(
+  request: http.IncomingMessage | http2.Http2ServerRequest,
+  response: http.ServerResponse | http2.Http2ServerResponse,
+): void {
   if (request instanceof http2.Http2ServerRequest) resetAfterEarlyAnswer(request.stream);
   else if (response instanceof http.ServerResponse) lingerAfterEarlyAnswer(request, response);
 }

@@ -16,7 +16,13 @@ import { pathOf } from "./route-table.js";
  * names the tool the path belongs to (`toolOf`), so a caller sees which
  * operation refused it.
  */
-export function refusedLongTarget(request: NodeRequest, response: NodeResponse, maxBytes: number, toolOf: (path: string) => string | null, cors: CorsPolicy): boolean {
+export function refusedLongTarget(
+  request: NodeRequest,
+  response: NodeResponse,
+  maxBytes: number,
+  toolOf: (path: string) => string | null,
+  cors: CorsPolicy,
+): boolean {
   const target = request.url ?? "/";
   if (Buffer.byteLength(target, "utf8") <= maxBytes) return false;
   const message = `the request target is longer than ${maxBytes} bytes`;
@@ -56,7 +62,10 @@ export function answerClientError(
     }
     const refusal = refusalFor(error.code, maxHeaderBytes);
     const path = requestLinePath(error.rawPacket);
-    const body = Buffer.from(JSON.stringify(errorBody(refusal.code, refusal.message, metaFor(path === null ? null : toolOfPath(path)))), "utf8");
+    const body = Buffer.from(
+      JSON.stringify(errorBody(refusal.code, refusal.message, metaFor(path === null ? null : toolOfPath(path)))),
+      "utf8",
+    );
     const head =
       `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n` +
       "Content-Type: application/json; charset=utf-8\r\n" +

@@ -75,7 +75,8 @@ function routeOf(method: DescMethod, binding: HttpRule): RouteRule | string {
     if (body !== "") return `a get binding has no body, found body "${body}"`;
     return { method, verb: "GET", path, tool, streaming: false };
   }
-  if (method.methodKind !== "unary" && method.methodKind !== "server_streaming") return "only unary and server-streaming methods can have a post binding";
+  if (method.methodKind !== "unary" && method.methodKind !== "server_streaming")
+    return "only unary and server-streaming methods can have a post binding";
   if (body !== "*") return `a post binding takes the whole request as its body ("*"), found "${body}"`;
   return { method, verb: "POST", path, tool, streaming: method.methodKind === "server_streaming" };
 }

@@ -78,11 +78,13 @@ const PROBE_PATHS: readonly string[] = ["/healthz", "/readyz"];
 export function createRouteTable(options: RouteTableOptions): RouteTable {
   const routes = new Map<string, Route>();
   for (const handler of options.rpcHandlers) {
-    const diagnostic = handler.service === options.diagnostics ? diagnosticRoute(handler.method.name, null, handler.method.methodKind === "unary") : null;
+    const diagnostic =
+      handler.service === options.diagnostics ? diagnosticRoute(handler.method.name, null, handler.method.methodKind === "unary") : null;
     routes.set(handler.requestPath, { kind: "rpc", handler, diagnostic });
   }
   const restRoutes = restRoutesOf([...new Set(options.rpcHandlers.map((handler) => handler.service))]);
-  for (const rest of restRoutes) routes.set(rest.path, { kind: "rest", rest, diagnostic: diagnosticRoute(rest.method.name, rest.tool, !rest.streaming) });
+  for (const rest of restRoutes)
+    routes.set(rest.path, { kind: "rest", rest, diagnostic: diagnosticRoute(rest.method.name, rest.tool, !rest.streaming) });
   for (const path of PROBE_PATHS) routes.set(path, { kind: "probe", path });
   for (const plain of options.plainRoutes) {
     if (routes.has(plain.path)) throw new Error(`plain route ${plain.path} collides with a built-in route`);

@@ -36,7 +36,9 @@ export function createCallObserver(): Interceptor {
  * (not the key check or the charge) and counts what it found. Label values
  * are the proto enum names, lower-cased ("up", "dns", "redirects_detected").
  */
-export function createResultObserver(metrics: Pick<Metrics, "diagnosticDuration" | "siteCheckResults" | "redirectTraceResults">): Interceptor {
+export function createResultObserver(
+  metrics: Pick<Metrics, "diagnosticDuration" | "siteCheckResults" | "redirectTraceResults">,
+): Interceptor {
   return (next) => async (req) => {
     const stop = metrics.diagnosticDuration.startTimer({ operation: req.method.name });
     try {
@@ -51,7 +53,8 @@ export function createResultObserver(metrics: Pick<Metrics, "diagnosticDuration"
 
 function countResult(message: Message, metrics: Pick<Metrics, "siteCheckResults" | "redirectTraceResults">): void {
   // An answer from several vantages has no status of its own to count as one check's.
-  if ((isMessage(message, CheckSiteResponseSchema) || isMessage(message, TraceRedirectsResponseSchema)) && message.vantages !== undefined) return;
+  if ((isMessage(message, CheckSiteResponseSchema) || isMessage(message, TraceRedirectsResponseSchema)) && message.vantages !== undefined)
+    return;
   if (isMessage(message, CheckSiteResponseSchema)) {
     const stage = message.failedStage === undefined ? "none" : enumLabel(FailedStage, message.failedStage);
     metrics.siteCheckResults.inc({ status: enumLabel(SiteStatus, message.status), failed_stage: stage });

@@ -9,7 +9,6 @@ import type { Logger } from "../../observability/logger.js";
 import type { Metrics } from "../../observability/metrics.js";
 import { hostOf, redactUrl, REQUEST_ID_HEADER, requestIdFrom } from "../../observability/redaction.js";
 
-
 export interface RequestObserverDeps {
   readonly logger: Logger;
   readonly metrics: Pick<Metrics, "requests" | "overloadAnswers">;
@@ -66,10 +65,15 @@ export function observeRequests(serve: DoorHandler, routes: RouteTable, deps: Re
 }
 
 /** The door and operation of a diagnostic path, as its Call names them (from the route table); none for any other path. */
-function diagnosticOf(routes: RouteTable, path: string, request: NodeRequest): { readonly door: Door | undefined; readonly operation: string | undefined } {
+function diagnosticOf(
+  routes: RouteTable,
+  path: string,
+  request: NodeRequest,
+): { readonly door: Door | undefined; readonly operation: string | undefined } {
   const route = routes.routeOf(path);
   if (route?.kind === "rest") return { door: "rest", operation: route.diagnostic.operation };
-  if (route?.kind === "rpc" && route.diagnostic !== null) return { door: rpcDoorOf(request.headers["content-type"]), operation: route.diagnostic.operation };
+  if (route?.kind === "rpc" && route.diagnostic !== null)
+    return { door: rpcDoorOf(request.headers["content-type"]), operation: route.diagnostic.operation };
   return { door: undefined, operation: undefined };
 }
 

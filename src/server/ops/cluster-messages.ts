@@ -41,7 +41,11 @@ export function isWorkerMessage(value: unknown): value is WorkerMessage {
 export function isPrimaryMessage(value: unknown): value is PrimaryMessage {
   if (!isRecord(value)) return false;
   if (value.type === "sitediag:stop") return true;
-  return value.type === "sitediag:metrics-response" && typeof value.id === "number" && (typeof value.text === "string" || typeof value.error === "string");
+  return (
+    value.type === "sitediag:metrics-response" &&
+    typeof value.id === "number" &&
+    (typeof value.text === "string" || typeof value.error === "string")
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

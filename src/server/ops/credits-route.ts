@@ -5,7 +5,15 @@ import { unauthenticated, unavailableIfStoreDown } from "../../access/key-gate.j
 import type { AccessStore } from "../../access/store.js";
 import { usageHeaders } from "../../access/usage-headers.js";
 import { API_VERSION } from "../../shared/limits.js";
-import { answerDefect, errorBodyOf, httpStatusOf, methodNotAllowed, type NodeRequest, type NodeResponse, sendJson } from "../door/json-answer.js";
+import {
+  answerDefect,
+  errorBodyOf,
+  httpStatusOf,
+  methodNotAllowed,
+  type NodeRequest,
+  type NodeResponse,
+  sendJson,
+} from "../door/json-answer.js";
 import type { PlainHttpRoute } from "../door/route-table.js";
 
 export const CREDITS_PATH = "/api/v1/credits";
@@ -46,7 +54,13 @@ async function answerCredits(request: NodeRequest, response: NodeResponse, store
     return refuse(response, refusal);
   }
   if (usage === undefined) return refuse(response, unauthenticated());
-  const data = { remaining: usage.remaining, limit: usage.budget, used: usage.used, windowSeconds: usage.windowSeconds, resetAt: usage.resetAtEpochSeconds };
+  const data = {
+    remaining: usage.remaining,
+    limit: usage.budget,
+    used: usage.used,
+    windowSeconds: usage.windowSeconds,
+    resetAt: usage.resetAtEpochSeconds,
+  };
   const headers = usageHeaders(usage);
   headers.set("cache-control", "no-store");
   sendJson(response, 200, { ok: true, data, meta: { ...META } }, headers);

@@ -26,7 +26,8 @@ export async function listenForMetrics(options: {
   const server = http.createServer({ headersTimeout: 10_000, keepAliveTimeout: 5_000, requestTimeout: 30_000 }, (request, response) => {
     // A port of its own, with no Arrival: its one reading of the target.
     const { path } = requestTargetOf(request.url ?? "/");
-    if (path !== METRICS_PATH) return sendJson(response, 404, errorBody("not_found", `only ${METRICS_PATH} is served on this port`, metaFor(null)));
+    if (path !== METRICS_PATH)
+      return sendJson(response, 404, errorBody("not_found", `only ${METRICS_PATH} is served on this port`, metaFor(null)));
     if (request.method !== "GET" && request.method !== "HEAD") {
       return sendJson(response, 405, errorBody("unimplemented", "use GET", metaFor(null)), new Headers({ allow: "GET, HEAD" }));
     }

@@ -38,7 +38,9 @@ export function builtPageDir(): string | undefined {
  * the file system. Files of other kinds are left out, not served.
  */
 export function loadPageFiles(dir: string): PageFile[] {
-  const files: PageFile[] = [{ path: "/", body: readFileSync(join(dir, "index.html")), contentType: "text/html; charset=utf-8", immutable: false }];
+  const files: PageFile[] = [
+    { path: "/", body: readFileSync(join(dir, "index.html")), contentType: "text/html; charset=utf-8", immutable: false },
+  ];
   const assetsDir = join(dir, ASSETS_FOLDER);
   if (!existsSync(assetsDir)) return files;
   for (const entry of readdirSync(assetsDir, { withFileTypes: true })) {

@@ -13,7 +13,14 @@ const PROBE_METHODS = ["GET", "HEAD"];
  * `ready`, already false while shutting down), for orchestrators. OPTIONS
  * is refused like any other method they do not serve.
  */
-export function answerProbe(path: string, method: string, response: NodeResponse, ready: () => Promise<boolean>, cors: Headers, onDefect: (error: unknown) => void): void {
+export function answerProbe(
+  path: string,
+  method: string,
+  response: NodeResponse,
+  ready: () => Promise<boolean>,
+  cors: Headers,
+  onDefect: (error: unknown) => void,
+): void {
   if (!PROBE_METHODS.includes(method)) return methodNotAllowed(response, PROBE_METHODS, cors, null);
   if (path === "/healthz") return sendJson(response, 200, { status: "alive" }, cors);
   ready().then(
@@ -51,7 +58,11 @@ export function metricsRoute(metrics: Pick<Metrics, "exposition" | "contentType"
 }
 
 /** Writes the Prometheus text exposition; never cached, every scrape is a new reading. */
-export async function sendExposition(headOnly: boolean, response: NodeResponse, metrics: Pick<Metrics, "exposition" | "contentType">): Promise<void> {
+export async function sendExposition(
+  headOnly: boolean,
+  response: NodeResponse,
+  metrics: Pick<Metrics, "exposition" | "contentType">,
+): Promise<void> {
   const body = Buffer.from(await metrics.exposition(), "utf8");
   response.setHeader("content-type", metrics.contentType);
   response.setHeader("content-length", body.byteLength);

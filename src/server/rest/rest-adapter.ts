@@ -32,7 +32,14 @@ import { restData, vantageEvent } from "./vantage-data.js";
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
 /** Serves one request of a REST route, arrived as `arrival`; `headers` are added to whatever it answers (CORS). */
-export type RestAdapter = (route: RestRoute, diagnostic: DiagnosticRoute, request: NodeRequest, response: NodeResponse, headers: Headers, arrival: Arrival) => Promise<void>;
+export type RestAdapter = (
+  route: RestRoute,
+  diagnostic: DiagnosticRoute,
+  request: NodeRequest,
+  response: NodeResponse,
+  headers: Headers,
+  arrival: Arrival,
+) => Promise<void>;
 
 export interface RestAdapterOptions {
   readonly calls: LocalCalls;
@@ -75,7 +82,12 @@ export function createRestAdapter(options: RestAdapterOptions): RestAdapter {
 
     const intake = await takeIn(admission, arrival, response, "rest", diagnostic, presented, query?.problem);
     if (!intake.ok) {
-      sendJson(response, httpStatusOf(intake.error.code), errorBodyOf(intake.error, meta), copyApplicationHeaders(intake.error.metadata, headers));
+      sendJson(
+        response,
+        httpStatusOf(intake.error.code),
+        errorBodyOf(intake.error, meta),
+        copyApplicationHeaders(intake.error.metadata, headers),
+      );
       return;
     }
     try {
@@ -88,7 +100,18 @@ export function createRestAdapter(options: RestAdapterOptions): RestAdapter {
         if (!body.ok) return sendJson(response, body.status, errorBody(body.code, body.message, meta), headers);
         input = body.message;
       }
-      const call: RestCall = { calls, route, request, response, headers, callHeaders, contextValues: callContextValues(intake.call), input, meta, onDefect };
+      const call: RestCall = {
+        calls,
+        route,
+        request,
+        response,
+        headers,
+        callHeaders,
+        contextValues: callContextValues(intake.call),
+        input,
+        meta,
+        onDefect,
+      };
       await (route.streaming ? streamAndAnswer(call) : callAndAnswer(call));
     } finally {
       // Over once the adapter is: whatever it answered is written, or its client is gone.
@@ -125,7 +148,17 @@ function callController(response: NodeResponse): { readonly controller: AbortCon
   return { controller, clientGone: () => gone };
 }
 
-async function callAndAnswer({ calls, route, response, headers, callHeaders, contextValues, input, meta, onDefect }: RestCall): Promise<void> {
+async function callAndAnswer({
+  calls,
+  route,
+  response,
+  headers,
+  callHeaders,
+  contextValues,
+  input,
+  meta,
+  onDefect,
+}: RestCall): Promise<void> {
   const { controller, clientGone } = callController(response);
   try {
     const answer = await calls.call(route.method as DescMethodUnary, input, { controller, header: callHeaders, contextValues });
@@ -151,7 +184,17 @@ async function callAndAnswer({ calls, route, response, headers, callHeaders, con
  * usage headers and one NDJSON line per item, each flushed as it comes; an
  * error after that is the last line, an error envelope with no index.
  */
-async function streamAndAnswer({ calls, route, response, headers, callHeaders, contextValues, input, meta, onDefect }: RestCall): Promise<void> {
+async function streamAndAnswer({
+  calls,
+  route,
+  response,
+  headers,
+  callHeaders,
+  contextValues,
+  input,
+  meta,
+  onDefect,
+}: RestCall): Promise<void> {
   const { controller, clientGone } = callController(response);
   const stream = calls.stream(route.method as DescMethodServerStreaming, input, { controller, header: callHeaders, contextValues });
   const items = stream.messages[Symbol.asyncIterator]();
@@ -189,7 +232,8 @@ async function streamAndAnswer({ calls, route, response, headers, callHeaders, c
 function batchLine(item: Message, meta: RestMeta): JsonObject {
   if (isMessage(item, CheckSitesResponseSchema)) {
     const place = { index: item.index, url: item.url };
-    if (item.outcome.case === "result") return Object.assign({}, successBody(renderMessage(CheckSiteResponseSchema, item.outcome.value), meta), place);
+    if (item.outcome.case === "result")
+      return Object.assign({}, successBody(renderMessage(CheckSiteResponseSchema, item.outcome.value), meta), place);
     return Object.assign({}, itemErrorBody(item.outcome.value, meta), place);
   }
   if (isMessage(item, TraceRedirectsBatchResponseSchema)) {
@@ -198,9 +242,20 @@ function batchLine(item: Message, meta: RestMeta): JsonObject {
       const expectation = item.expectation === undefined ? null : renderMessage(TraceExpectationSchema, item.expectation);
       // The chain-length limit the item was held to, only when one was set (issue 39), so an answer without it stays as it was.
       const limit = item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects };
-      return Object.assign({}, successBody(renderMessage(TraceRedirectsResponseSchema, item.outcome.value), meta), { expectation }, limit, place);
+      return Object.assign(
+        {},
+        successBody(renderMessage(TraceRedirectsResponseSchema, item.outcome.value), meta),
+        { expectation },
+        limit,
+        place,
+      );
     }
-    return Object.assign({}, itemErrorBody(item.outcome.value, meta), item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects }, place);
+    return Object.assign(
+      {},
+      itemErrorBody(item.outcome.value, meta),
+      item.maxRedirects === undefined ? {} : { maxRedirects: item.maxRedirects },
+      place,
+    );
   }
   // A call from several vantages streams its events (an entry, then the verdict), one envelope each.
   const event = vantageEvent(item);

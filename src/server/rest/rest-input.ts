@@ -1,4 +1,13 @@
-import { type DescEnum, type DescField, type DescMessage, fromJson, type JsonValue, type Message, protoInt64, ScalarType } from "@bufbuild/protobuf";
+import {
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  fromJson,
+  type JsonValue,
+  type Message,
+  protoInt64,
+  ScalarType,
+} from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import type { NodeRequest } from "../door/json-answer.js";
@@ -111,8 +120,10 @@ function assign(target: ReturnType<typeof reflect>, field: DescField, values: st
     case "enum": {
       if (values.length > 1) return `query parameter ${field.jsonName} was given ${values.length} times; give it once`;
       // An enum's text that names no value goes on as a number no value has: the service refuses it as it refuses an unknown number from an RPC door (user_agent: input_user_agent, before any charge).
-      const parsed = field.fieldKind === "scalar" ? scalarFromText(field.scalar, values[0] ?? "") : enumFromTextOrUnknown(field.enum, values[0] ?? "");
-      if (typeof parsed === "object" && parsed !== null && "problem" in parsed) return `query parameter ${field.jsonName}: ${parsed.problem}`;
+      const parsed =
+        field.fieldKind === "scalar" ? scalarFromText(field.scalar, values[0] ?? "") : enumFromTextOrUnknown(field.enum, values[0] ?? "");
+      if (typeof parsed === "object" && parsed !== null && "problem" in parsed)
+        return `query parameter ${field.jsonName}: ${parsed.problem}`;
       target.set(field, parsed);
       return undefined;
     }
@@ -121,7 +132,8 @@ function assign(target: ReturnType<typeof reflect>, field: DescField, values: st
       const list = target.get(field);
       for (const value of values) {
         const parsed = field.listKind === "scalar" ? scalarFromText(field.scalar, value) : enumFromText(field.enum, value);
-        if (typeof parsed === "object" && parsed !== null && "problem" in parsed) return `query parameter ${field.jsonName}: ${parsed.problem}`;
+        if (typeof parsed === "object" && parsed !== null && "problem" in parsed)
+          return `query parameter ${field.jsonName}: ${parsed.problem}`;
         list.add(parsed);
       }
       return undefined;

@@ -60,7 +60,11 @@ function answer(index: DescriptorIndex, query: ReflectionQuery): ReflectionAnswe
       return filesOrNotFound(index, index.fileBySymbol(query.value), `symbol ${query.value}`);
     case "fileContainingExtension": {
       const { containingType, extensionNumber } = query.value;
-      return filesOrNotFound(index, index.fileByExtension(containingType, extensionNumber), `extension ${extensionNumber} of ${containingType}`);
+      return filesOrNotFound(
+        index,
+        index.fileByExtension(containingType, extensionNumber),
+        `extension ${extensionNumber} of ${containingType}`,
+      );
     }
     case "allExtensionNumbersOfType": {
       const numbers = index.extensionNumbersOf(query.value);
@@ -72,7 +76,11 @@ function answer(index: DescriptorIndex, query: ReflectionQuery): ReflectionAnswe
   }
 }
 
-function filesOrNotFound(index: DescriptorIndex, file: Parameters<DescriptorIndex["withImports"]>[0] | undefined, what: string): ReflectionAnswer {
+function filesOrNotFound(
+  index: DescriptorIndex,
+  file: Parameters<DescriptorIndex["withImports"]>[0] | undefined,
+  what: string,
+): ReflectionAnswer {
   if (file === undefined) return notFound(what);
   return { case: "fileDescriptorResponse", value: { fileDescriptorProto: index.withImports(file).map((each) => index.serialized(each)) } };
 }

@@ -34,14 +34,22 @@ export function serveRpc(
   );
 }
 
-function serve(handler: UniversalHandler, request: NodeRequest, response: NodeResponse, contextValues: ContextValues | undefined, onDefect: (error: unknown) => void, refusal?: ConnectError): void {
+function serve(
+  handler: UniversalHandler,
+  request: NodeRequest,
+  response: NodeResponse,
+  contextValues: ContextValues | undefined,
+  onDefect: (error: unknown) => void,
+  refusal?: ConnectError,
+): void {
   const universalRequest = universalRequestFromNodeRequest(request, response, undefined, contextValues);
   // A refused call is still answered by Connect, so each protocol gets its own
   // error form (JSON, trailers); the error comes out of the body the moment
   // Connect starts reading it, and not one byte of the real body is read.
   // Otherwise Connect reads the body the doors' way (its own reader, never
   // started, would destroy the request when it stops at the size limit).
-  const served = refusal === undefined ? Object.assign({}, universalRequest, { body: requestBody(request) }) : refusedRequest(universalRequest, refusal);
+  const served =
+    refusal === undefined ? Object.assign({}, universalRequest, { body: requestBody(request) }) : refusedRequest(universalRequest, refusal);
   handler(served)
     .then((universalResponse) => universalResponseToNodeResponse(universalResponse, response))
     .catch((reason: unknown) => {

@@ -20,7 +20,9 @@ export interface JobMessage {
 }
 
 /** A vantage's answer as it sits in the reply key: the outcome, or why there is none. */
-export type ReplyMessage = { readonly ok: true; readonly outcome: SiteCheckOutcome | RedirectTraceOutcome } | { readonly ok: false; readonly reason: string };
+export type ReplyMessage =
+  | { readonly ok: true; readonly outcome: SiteCheckOutcome | RedirectTraceOutcome }
+  | { readonly ok: false; readonly reason: string };
 
 /** A job's input and options are a URL and a few flags; anything larger is not ours. */
 export const MAX_JOB_BYTES = 16 * 1024;
@@ -32,7 +34,15 @@ const MAX_OPTION_TEXT = 256;
 
 export function encodeJob(message: JobMessage): string {
   const { job } = message;
-  return JSON.stringify({ v: FORMAT, kind: job.kind, raw: job.raw, options: job.options, deadline: message.deadline, dispatcher: message.dispatcher, request: message.request });
+  return JSON.stringify({
+    v: FORMAT,
+    kind: job.kind,
+    raw: job.raw,
+    options: job.options,
+    deadline: message.deadline,
+    dispatcher: message.dispatcher,
+    request: message.request,
+  });
 }
 
 export type Decoded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
@@ -51,7 +61,8 @@ export function decodeJob(text: string | Buffer | undefined): Decoded<JobMessage
   if (kind !== "site-check" && kind !== "trace") return bad("job of an unknown kind");
   if (typeof raw !== "string") return bad("job without an input");
   if (typeof deadline !== "number" || !Number.isFinite(deadline)) return bad("job without a deadline");
-  if (typeof dispatcher !== "string" || !isKeyId(dispatcher) || typeof request !== "string" || !isKeyId(request)) return bad("job without a valid reply address");
+  if (typeof dispatcher !== "string" || !isKeyId(dispatcher) || typeof request !== "string" || !isKeyId(request))
+    return bad("job without a valid reply address");
   const read = readOptions(options);
   if (!read.ok) return read;
   // Each kind's options are the same plain flags today; the kind decides which the runner reads.
@@ -74,13 +85,23 @@ function readOptions(value: unknown): Decoded<SiteCheckOptions & TraceOptions> {
     if (name === "__proto__" || name.length > 64) return bad("job option of an odd name");
     const known = KNOWN_OPTIONS[name];
     if (known !== undefined && typeof option !== known) return bad(`job option ${name} is not a ${known}`);
-    if (typeof option === "boolean" || (typeof option === "number" && Number.isFinite(option)) || (typeof option === "string" && option.length <= MAX_OPTION_TEXT)) kept[name] = option;
+    if (
+      typeof option === "boolean" ||
+      (typeof option === "number" && Number.isFinite(option)) ||
+      (typeof option === "string" && option.length <= MAX_OPTION_TEXT)
+    )
+      kept[name] = option;
     else if (option !== null) return bad(`job option ${name} of an odd value`);
   }
   return { ok: true, value: kept };
 }
 
-const KNOWN_OPTIONS: Readonly<Record<string, "boolean" | "number" | "string" | undefined>> = { details: "boolean", report: "boolean", timeoutsFrom: "number", userAgent: "string" };
+const KNOWN_OPTIONS: Readonly<Record<string, "boolean" | "number" | "string" | undefined>> = {
+  details: "boolean",
+  report: "boolean",
+  timeoutsFrom: "number",
+  userAgent: "string",
+};
 
 /** v8's serializer: the structured clone the probe threads already use for outcomes, so whatever an outcome holds crosses alike. */
 export function encodeReply(message: ReplyMessage): Buffer {
@@ -104,7 +125,8 @@ export function decodeReply(bytes: Buffer, kind: VantageJob["kind"]): Decoded<Re
     return bad("answer is not a serialized value");
   }
   if (!isRecord(parsed) || parsed.v !== FORMAT) return bad("answer of an unknown format");
-  if (parsed.ok === false) return { ok: true, value: { ok: false, reason: typeof parsed.reason === "string" ? parsed.reason.slice(0, 500) : "no reason given" } };
+  if (parsed.ok === false)
+    return { ok: true, value: { ok: false, reason: typeof parsed.reason === "string" ? parsed.reason.slice(0, 500) : "no reason given" } };
   if (parsed.ok !== true || !isOutcome(parsed.outcome, kind)) return bad("answer without an outcome");
   return { ok: true, value: { ok: true, outcome: parsed.outcome } };
 }
@@ -113,7 +135,12 @@ function isOutcome(value: unknown, kind: VantageJob["kind"]): value is SiteCheck
   if (!isRecord(value)) return false;
   switch (value.kind) {
     case "result":
-      return isRecord(value.result) && (kind === "site-check" ? typeof value.result.status === "string" : typeof value.result.chainStatus === "string" && Array.isArray(value.result.chain));
+      return (
+        isRecord(value.result) &&
+        (kind === "site-check"
+          ? typeof value.result.status === "string"
+          : typeof value.result.chainStatus === "string" && Array.isArray(value.result.chain))
+      );
     case "refused":
       return isRecord(value.refusal) && typeof value.refusal.rule === "string";
     case "overloaded":

@@ -27,7 +27,14 @@ export interface FanoutTiming {
   readonly forgetAfterMs: number;
 }
 
-export const DEFAULT_TIMING: FanoutTiming = { beatMs: 1_000, expiryMs: 5_000, claimIdleMs: 2_000, blockMs: 5_000, replyTtlMs: 60_000, forgetAfterMs: 86_400_000 };
+export const DEFAULT_TIMING: FanoutTiming = {
+  beatMs: 1_000,
+  expiryMs: 5_000,
+  claimIdleMs: 2_000,
+  blockMs: 5_000,
+  replyTtlMs: 60_000,
+  forgetAfterMs: 86_400_000,
+};
 
 export interface RedisFanoutOptions {
   /** The store's Redis (SITEDIAG_STORE). */
@@ -71,7 +78,8 @@ export async function createRedisFanout(options: RedisFanoutOptions): Promise<Re
   const trouble = options.onTrouble ?? (() => undefined);
   const metrics = createVantageMetrics(options.registry);
   const instance = randomBytes(12).toString("base64url");
-  const connect = (where: string, extraMs: number) => connectRedis(options.location, { commandTimeoutMs: COMMAND_TIMEOUT_MS + extraMs, onError: (error) => trouble(error, where) });
+  const connect = (where: string, extraMs: number) =>
+    connectRedis(options.location, { commandTimeoutMs: COMMAND_TIMEOUT_MS + extraMs, onError: (error) => trouble(error, where) });
   const redis = connect("redis", 0);
   const inboxConnection = connect("reply inbox", timing.blockMs);
   const workerConnection = options.runner === undefined ? undefined : connect("worker", timing.blockMs);
@@ -113,7 +121,12 @@ export async function createRedisFanout(options: RedisFanoutOptions): Promise<Re
   // deadline rather than at once; one not in the list is always read afresh.
   let recent: { readonly at: number; readonly list: readonly VantageInfo[] } | undefined;
   const aliveForRun = async (names: readonly string[]) => {
-    if (recent !== undefined && performance.now() - recent.at <= ALIVE_REUSE_MS && names.every((name) => recent?.list.some((info) => info.name === name))) return recent.list;
+    if (
+      recent !== undefined &&
+      performance.now() - recent.at <= ALIVE_REUSE_MS &&
+      names.every((name) => recent?.list.some((info) => info.name === name))
+    )
+      return recent.list;
     const at = performance.now();
     const list = await alive();
     recent = { at, list };
@@ -127,9 +140,14 @@ export async function createRedisFanout(options: RedisFanoutOptions): Promise<Re
     forget: (name) => registry.forget(name),
     clockOffset: () => clockOffsetFromRedis(redis),
     run: <J extends VantageJob>(job: J, vantages: readonly string[], deadline: number, signal: AbortWatch | undefined) =>
-      fanOut<J>({ redis, keys, inbox, alive: aliveForRun, metrics, instance, jobsMaxLen: options.jobsMaxLen ?? JOBS_MAX_LEN, trouble }, job, vantages, deadline, signal),
-    ready: () =>
-      (worker === undefined ? redis.ping().then(() => true) : worker.reachable()).catch(() => false),
+      fanOut<J>(
+        { redis, keys, inbox, alive: aliveForRun, metrics, instance, jobsMaxLen: options.jobsMaxLen ?? JOBS_MAX_LEN, trouble },
+        job,
+        vantages,
+        deadline,
+        signal,
+      ),
+    ready: () => (worker === undefined ? redis.ping().then(() => true) : worker.reachable()).catch(() => false),
     close: async () => {
       clearInterval(beatTimer);
       // Gone from the list first, so no new asker counts on this instance while it finishes its jobs.
@@ -163,7 +181,13 @@ interface FanOutContext {
 
 type Entry<J extends VantageJob> = VantageEntry<VantageOutcomeOf<J>>;
 
-async function* fanOut<J extends VantageJob>(context: FanOutContext, job: J, vantages: readonly string[], deadline: number, signal: AbortWatch | undefined): AsyncGenerator<Entry<J>> {
+async function* fanOut<J extends VantageJob>(
+  context: FanOutContext,
+  job: J,
+  vantages: readonly string[],
+  deadline: number,
+  signal: AbortWatch | undefined,
+): AsyncGenerator<Entry<J>> {
   const started = performance.now();
   // Whole milliseconds, as the seam promises: the answer's elapsed_ms is an int32, and a fraction fails its encoding.
   const elapsed = () => Math.max(0, Math.round(performance.now() - started));
@@ -174,12 +198,18 @@ async function* fanOut<J extends VantageJob>(context: FanOutContext, job: J, van
   let notify: (() => void) | undefined;
   const push = (entry: Entry<J>) => {
     arrived.push(entry);
-    if (entry.state === "unavailable") metrics.unavailable.inc({ vantage: out.has(entry.vantage.name) ? entry.vantage.name : "unknown", reason: entry.reason });
+    if (entry.state === "unavailable")
+      metrics.unavailable.inc({ vantage: out.has(entry.vantage.name) ? entry.vantage.name : "unknown", reason: entry.reason });
     else metrics.entrySeconds.observe({ vantage: entry.vantage.name }, entry.elapsedMs / 1_000);
     out.delete(entry.vantage.name);
     notify?.();
   };
-  const unavailable = (vantage: VantageInfo, reason: "no_live_instance" | "deadline" | "engine_error"): Entry<J> => ({ vantage, state: "unavailable", reason, elapsedMs: elapsed() });
+  const unavailable = (vantage: VantageInfo, reason: "no_live_instance" | "deadline" | "engine_error"): Entry<J> => ({
+    vantage,
+    state: "unavailable",
+    reason,
+    elapsedMs: elapsed(),
+  });
 
   const stopListening = context.inbox.expect(request, job.kind, (name, reply) => {
     const sent = out.get(name);

@@ -33,7 +33,14 @@ const MAX_NOTICES_PER_READ = 1_000;
 /** An answer in its notice is small (the worker inlines up to 2 KiB); a longer one is fetched from the key, size-checked. */
 const MAX_INLINE_CHARS = 4 * 1024;
 
-export function openReplyInbox(redis: RedisClient, blocking: RedisClient, keys: VantageKeys, dispatcher: string, blockMs: number, onTrouble: (error: unknown) => void): ReplyInbox {
+export function openReplyInbox(
+  redis: RedisClient,
+  blocking: RedisClient,
+  keys: VantageKeys,
+  dispatcher: string,
+  blockMs: number,
+  onTrouble: (error: unknown) => void,
+): ReplyInbox {
   const stream = keys.replies(dispatcher);
   const waiting = new Map<string, { readonly kind: VantageJob["kind"]; readonly listener: ReplyListener }>();
   let stopped = false;
@@ -43,7 +50,8 @@ export function openReplyInbox(redis: RedisClient, blocking: RedisClient, keys: 
   async function fetchReply(request: string, vantage: string, inline: string | undefined): Promise<void> {
     const wanted = waiting.get(request);
     if (wanted === undefined) return;
-    if (inline !== undefined && inline.length <= MAX_INLINE_CHARS) return wanted.listener(vantage, decodeReply(Buffer.from(inline, "base64"), wanted.kind));
+    if (inline !== undefined && inline.length <= MAX_INLINE_CHARS)
+      return wanted.listener(vantage, decodeReply(Buffer.from(inline, "base64"), wanted.kind));
     let decoded: Decoded<ReplyMessage>;
     try {
       const value = await READ_SCRIPT(redis, [keys.reply(dispatcher, request)], [vantage, MAX_REPLY_BYTES]);

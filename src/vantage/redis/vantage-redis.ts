@@ -93,7 +93,9 @@ export function disconnect(client: RedisClient): void {
 }
 
 /** EVALSHA of a fixed script, falling back to EVAL when Redis has lost its script cache (a restart, a failover, SCRIPT FLUSH). */
-export function scriptOf(source: string): (client: RedisClient, keys: readonly string[], args: readonly (string | number | Buffer)[]) => Promise<unknown> {
+export function scriptOf(
+  source: string,
+): (client: RedisClient, keys: readonly string[], args: readonly (string | number | Buffer)[]) => Promise<unknown> {
   const sha = createHash("sha1").update(source).digest("hex");
   return async (client, keys, args) => {
     try {

@@ -45,7 +45,14 @@ export async function clockOffsetFromRedis(redis: RedisClient): Promise<number> 
 }
 
 /** `announced`: this instance is a worker of `self`, which is then alive whatever Redis says. */
-export function vantageRegistry(redis: RedisClient, keys: VantageKeys, self: VantageInfo, instance: string, timing: RegistryTiming, announced: boolean): VantageRegistry {
+export function vantageRegistry(
+  redis: RedisClient,
+  keys: VantageKeys,
+  self: VantageInfo,
+  instance: string,
+  timing: RegistryTiming,
+  announced: boolean,
+): VantageRegistry {
   const member = JSON.stringify([self.name, self.label ?? null, self.location ?? null, instance, self.version ?? null]);
   const clocks = `${keys.seen}:clock`;
   const read = async (since: number) => {
@@ -98,12 +105,26 @@ export function vantageRegistry(redis: RedisClient, keys: VantageKeys, self: Van
         const known = byName.get(entry.info.name) ?? { info: entry.info, lastSeen: entry.at, instances: [] };
         known.info = entry.info;
         known.lastSeen = Math.max(known.lastSeen, entry.at);
-        known.instances.push({ id: entry.instance, lastSeen: entry.at, live, version: entry.info.version, clockOffsetMs: Number.isFinite(offset) ? offset : undefined });
+        known.instances.push({
+          id: entry.instance,
+          lastSeen: entry.at,
+          live,
+          version: entry.info.version,
+          clockOffsetMs: Number.isFinite(offset) ? offset : undefined,
+        });
         byName.set(entry.info.name, known);
       });
-      const list: KnownVantage[] = [...byName.values()].map((known) => ({ info: known.info, lastSeen: known.lastSeen, live: known.instances.some((one) => one.live), instances: known.instances }));
-      if (announced && !list.some((known) => known.info.name === self.name)) list.push({ info: self, lastSeen: now, live: true, instances: [] });
-      return list.map((known) => (announced && known.info.name === self.name ? Object.assign({}, known, { live: true }) : known)).sort((a, b) => byInfoName(a.info, b.info));
+      const list: KnownVantage[] = [...byName.values()].map((known) => ({
+        info: known.info,
+        lastSeen: known.lastSeen,
+        live: known.instances.some((one) => one.live),
+        instances: known.instances,
+      }));
+      if (announced && !list.some((known) => known.info.name === self.name))
+        list.push({ info: self, lastSeen: now, live: true, instances: [] });
+      return list
+        .map((known) => (announced && known.info.name === self.name ? Object.assign({}, known, { live: true }) : known))
+        .sort((a, b) => byInfoName(a.info, b.info));
     },
     forget: async (name) => {
       const all = await redis.zrangebyscore(keys.seen, "-inf", "+inf", "LIMIT", 0, MAX_MEMBERS);

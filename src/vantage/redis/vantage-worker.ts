@@ -125,14 +125,20 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
     const takenAt = sharedClockMs();
     const started = performance.now();
     const deadline = createDeadline();
-    const timer = setTimeout(() => deadline.abort(new Error("the asker's deadline passed")), Math.min(MAX_TIMER_MS, Math.max(0, message.deadline - sharedClockMs())));
+    const timer = setTimeout(
+      () => deadline.abort(new Error("the asker's deadline passed")),
+      Math.min(MAX_TIMER_MS, Math.max(0, message.deadline - sharedClockMs())),
+    );
     try {
       const { job } = message;
       // This vantage's time limits count from when it took the job, not from the asker's call: a job a
       // sibling took over, or one that waited in the stream, still gets this vantage's full time (and
       // would otherwise start "late" and be refused as our overload); the asker's deadline bounds it.
       const jobOptions = Object.assign({}, job.options, { timeoutsFrom: takenAt });
-      const outcome = job.kind === "site-check" ? await options.runner.checkSite(job.raw, deadline.signal, jobOptions) : await options.runner.traceRedirects(job.raw, deadline.signal, jobOptions);
+      const outcome =
+        job.kind === "site-check"
+          ? await options.runner.checkSite(job.raw, deadline.signal, jobOptions)
+          : await options.runner.traceRedirects(job.raw, deadline.signal, jobOptions);
       // Nobody waits for a job its deadline ended.
       if (outcome.kind === "cancelled") return undefined;
       observer.ran(job.kind, (performance.now() - started) / 1_000);
@@ -148,7 +154,11 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
     const replyKey = keys.reply(message.dispatcher, message.request);
     const encoded = encodeReply(reply);
     const inline = encoded.length <= INLINE_REPLY_BYTES ? encoded.toString("base64") : "";
-    await REPLY_SCRIPT(redis, [replyKey, keys.replies(message.dispatcher)], [options.vantage, encoded, options.replyTtlMs, message.request, options.repliesMaxLen, inline]);
+    await REPLY_SCRIPT(
+      redis,
+      [replyKey, keys.replies(message.dispatcher)],
+      [options.vantage, encoded, options.replyTtlMs, message.request, options.repliesMaxLen, inline],
+    );
   }
 
   const finishing = new Set<Promise<void>>();
@@ -171,7 +181,18 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
         continue;
       }
       try {
-        const reply = await blocking.xreadgroup("GROUP", WORKER_GROUP, options.consumer, "COUNT", options.maxJobs - inHand.size, "BLOCK", options.blockMs, "STREAMS", stream, ">");
+        const reply = await blocking.xreadgroup(
+          "GROUP",
+          WORKER_GROUP,
+          options.consumer,
+          "COUNT",
+          options.maxJobs - inHand.size,
+          "BLOCK",
+          options.blockMs,
+          "STREAMS",
+          stream,
+          ">",
+        );
         failures = 0;
         for (const entry of readStreamEntries(reply)) take(entry);
       } catch (error) {
@@ -209,18 +230,22 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
     if (Array.isArray(summary) && typeof summary[0] === "number") observer.pending(Math.max(0, length - summary[0]), summary[0]);
   }
 
-  const claimTimer = setInterval(() => {
-    claimTick().catch((error: unknown) => observer.trouble(error));
-  }, Math.max(10, Math.floor(options.claimIdleMs / 3)));
+  const claimTimer = setInterval(
+    () => {
+      claimTick().catch((error: unknown) => observer.trouble(error));
+    },
+    Math.max(10, Math.floor(options.claimIdleMs / 3)),
+  );
   const loop = ensureGroup()
     .catch((error: unknown) => observer.trouble(error))
     .then(readLoop);
 
   return {
-    reachable: () => redis.xlen(stream).then(
-      () => true,
-      () => false,
-    ),
+    reachable: () =>
+      redis.xlen(stream).then(
+        () => true,
+        () => false,
+      ),
     stop: async () => {
       stopped = true;
       signalStop();
@@ -233,7 +258,8 @@ export function startVantageWorker(options: WorkerOptions): VantageWorker {
       await Promise.all(finishing);
       // Leave the group, unless a job delivered with the last read is still ours: a sibling takes that over first.
       const mine: unknown = await redis.xpending(stream, WORKER_GROUP, "-", "+", 1, options.consumer).catch(() => undefined);
-      if (Array.isArray(mine) && mine.length === 0) await redis.xgroup("DELCONSUMER", stream, WORKER_GROUP, options.consumer).catch(() => undefined);
+      if (Array.isArray(mine) && mine.length === 0)
+        await redis.xgroup("DELCONSUMER", stream, WORKER_GROUP, options.consumer).catch(() => undefined);
     },
   };
 }

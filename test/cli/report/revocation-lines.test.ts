@@ -26,13 +26,22 @@ describe("revocationLines", () => {
   it("one line per distinct reading, naming its rows; an http request has none", () => {
     const text = revocationLines([requestWith(GOOD), requestWith(null), requestWith(GOOD), requestWith(NO_STAPLE)], "hop", paint);
     expect(text).toBe(
-      "  ocsp  good, for this certificate, signature verified, next update 2026-11-27  (hops 1, 3)\n" + "  ocsp  nothing stapled (no OCSP responder is asked)  (hop 4)\n",
+      "  ocsp  good, for this certificate, signature verified, next update 2026-11-27  (hops 1, 3)\n" +
+        "  ocsp  nothing stapled (no OCSP responder is asked)  (hop 4)\n",
     );
   });
 
   it("says stale, an unchecked or failed signature, and an unknown status", () => {
-    const stale = Object.assign({}, GOOD, { stale: true, signature: "unchecked" as const, signatureNote: "the chain does not give the leaf's issuer" });
-    const forged = Object.assign({}, GOOD, { status: "unknown" as const, signature: "failed" as const, signatureNote: "signed neither by the leaf's issuer nor by a responder it certified for OCSP signing" });
+    const stale = Object.assign({}, GOOD, {
+      stale: true,
+      signature: "unchecked" as const,
+      signatureNote: "the chain does not give the leaf's issuer",
+    });
+    const forged = Object.assign({}, GOOD, {
+      status: "unknown" as const,
+      signature: "failed" as const,
+      signatureNote: "signed neither by the leaf's issuer nor by a responder it certified for OCSP signing",
+    });
     expect(revocationLines([requestWith(stale), requestWith(forged)], "request", paint).split("\n")).toEqual([
       "  ocsp  good, for this certificate, signature not checked (the chain does not give the leaf's issuer), stale: next update was 2026-11-27  (request 1)",
       "  ocsp  unknown to its responder, for this certificate, signature fails (signed neither by the leaf's issuer nor by a responder it certified for OCSP signing), next update 2026-11-27  (request 2)",

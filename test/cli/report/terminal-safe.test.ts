@@ -36,8 +36,22 @@ describe("terminalText", () => {
 
 describe("terminalSafe", () => {
   it("cleans every string of plain data, keys included, and leaves numbers, booleans and null", () => {
-    const result = { status: 200, up: true, none: null, reason: "x\u001b[2J", fields: [["x-evil", "a\u009bb"]], nested: { "\u009bkey": ["\u202e"] } };
-    expect(terminalSafe(result)).toEqual({ status: 200, up: true, none: null, reason: "x\\x1b[2J", fields: [["x-evil", "a\\x9bb"]], nested: { "\\x9bkey": ["\\u202e"] } });
+    const result = {
+      status: 200,
+      up: true,
+      none: null,
+      reason: "x\u001b[2J",
+      fields: [["x-evil", "a\u009bb"]],
+      nested: { "\u009bkey": ["\u202e"] },
+    };
+    expect(terminalSafe(result)).toEqual({
+      status: 200,
+      up: true,
+      none: null,
+      reason: "x\\x1b[2J",
+      fields: [["x-evil", "a\\x9bb"]],
+      nested: { "\\x9bkey": ["\\u202e"] },
+    });
     expect(result.reason).toBe("x\u001b[2J");
   });
 

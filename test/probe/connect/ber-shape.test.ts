@@ -60,7 +60,8 @@ describe("berShape: the tree a BER parser would make, from the headers alone", (
     const random = seededRandom(36);
     for (let round = 0; round < 2_000; round++) {
       const bytes = Buffer.alloc(1 + Math.floor(random() * 512));
-      for (let at = 0; at < bytes.length; at++) bytes[at] = random() < 0.3 ? [0x30, 0x80, 0x04, 0x00, 0x24][Math.floor(random() * 5)] ?? 0 : Math.floor(random() * 256);
+      for (let at = 0; at < bytes.length; at++)
+        bytes[at] = random() < 0.3 ? ([0x30, 0x80, 0x04, 0x00, 0x24][Math.floor(random() * 5)] ?? 0) : Math.floor(random() * 256);
       const shape = berShape(bytes, { maxElements: 64, maxDepth: 8 });
       expect(["fits", "too-large", "malformed"]).toContain(shape.kind);
       if (shape.kind === "fits") {

@@ -65,11 +65,19 @@ describe("a certificate that fails verification is still shown, and nothing is s
   it.each([
     ["expired", (p: TestPki) => p.expired, "CERT_HAS_EXPIRED", "localhost", "sitediag test CA, sitediag tests"],
     ["self-signed", (p: TestPki) => p.selfSigned, "DEPTH_ZERO_SELF_SIGNED_CERT", "localhost", "localhost"],
-    ["for another host", (p: TestPki) => p.wrongHost, "ERR_TLS_CERT_ALTNAME_INVALID", "wrong-host.test", "sitediag test CA, sitediag tests"],
+    [
+      "for another host",
+      (p: TestPki) => p.wrongHost,
+      "ERR_TLS_CERT_ALTNAME_INVALID",
+      "wrong-host.test",
+      "sitediag test CA, sitediag tests",
+    ],
   ] as const)("%s", async (_label, pick, verifyError, subject, issuer) => {
     const listener = await startRawTlsListener(pick(pki));
     try {
-      const outcome = failed(await prober.hop({ url: new URL(listener.url), method: "GET", timeoutMs: 3_000, ports: { kind: "fetch-safe" } }));
+      const outcome = failed(
+        await prober.hop({ url: new URL(listener.url), method: "GET", timeoutMs: 3_000, ports: { kind: "fetch-safe" } }),
+      );
       expect(outcome.failure).toMatchObject({ stage: "tls", cause: verifyError, timedOut: false, remoteAddress: "127.0.0.1" });
       expect(outcome.trace.tls).toMatchObject({ protocol: expect.stringMatching(/^TLSv1\.[23]$/) as string, verifyError });
       const certificate = outcome.trace.tls?.certificate;
@@ -97,7 +105,10 @@ describe("a certificate that fails verification is still shown, and nothing is s
       const outcome = await prober.hop({ url: new URL(listener.url), method: "GET", timeoutMs: 300, ports: { kind: "fetch-safe" } });
       // The raw listener never answers HTTP: the request was sent, and timed out waiting.
       expect(failed(outcome).failure).toMatchObject({ stage: "http", timedOut: true });
-      expect(failed(outcome).trace.tls).toMatchObject({ verifyError: null, certificate: { subject: "localhost", subjectAltNames: ["DNS:localhost", "IP Address:127.0.0.1", "IP Address:0:0:0:0:0:0:0:1"] } });
+      expect(failed(outcome).trace.tls).toMatchObject({
+        verifyError: null,
+        certificate: { subject: "localhost", subjectAltNames: ["DNS:localhost", "IP Address:127.0.0.1", "IP Address:0:0:0:0:0:0:0:1"] },
+      });
       expect(listener.bytesReceived()).toBeGreaterThan(0);
     } finally {
       await listener.close();

@@ -30,12 +30,16 @@ afterAll(async () => {
 });
 
 async function site(pair: KeyPair, chain = ""): Promise<URL> {
-  const targets = await startHttpTargets({ tls: { key: pair.key, cert: pair.cert + chain }, routes: { "/": { kind: "respond", status: 200 } } });
+  const targets = await startHttpTargets({
+    tls: { key: pair.key, cert: pair.cert + chain },
+    routes: { "/": { kind: "respond", status: 200 } },
+  });
   started.push(targets);
   return new URL(targets.url("/", { secure: true }));
 }
 
-const hop = (url: URL, more: Partial<HopRequest> = {}): Promise<HopOutcome> => prober.hop({ url, method: "GET", timeoutMs: 5_000, ports: { kind: "fetch-safe" }, ...more });
+const hop = (url: URL, more: Partial<HopRequest> = {}): Promise<HopOutcome> =>
+  prober.hop({ url, method: "GET", timeoutMs: 5_000, ports: { kind: "fetch-safe" }, ...more });
 
 describe("the verdict alone", () => {
   it("a verified site answers, and nothing of its session is kept", async () => {
@@ -82,9 +86,18 @@ describe("the leaf and its staple by default; the chain with details", () => {
     const plain = await hop(url);
     const detailed = await hop(url, { captureHead: true });
     if (plain.kind !== "response" || detailed.kind !== "response") throw new Error("expected two responses");
-    expect(plain.response.tls).toMatchObject({ verifyError: null, certificate: { subject: "localhost", chainLength: 2 }, chain: [], verification: null });
+    expect(plain.response.tls).toMatchObject({
+      verifyError: null,
+      certificate: { subject: "localhost", chainLength: 2 },
+      chain: [],
+      verification: null,
+    });
     expect(detailed.response.tls?.certificate).toEqual(plain.response.tls?.certificate);
-    expect(detailed.response.tls?.chain.map((link) => link.subject)).toEqual(["localhost", "sitediag test intermediate", "sitediag test CA"]);
+    expect(detailed.response.tls?.chain.map((link) => link.subject)).toEqual([
+      "localhost",
+      "sitediag test intermediate",
+      "sitediag test CA",
+    ]);
   });
 
   it("a staple is read against the issuer the chain gives (verified), and not at all for the verdict", async () => {
@@ -134,7 +147,10 @@ describe("the default trust store, one context for every connection", () => {
         `}`,
         `await prober.close();`,
       ].join("\n");
-      const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "ca.pem") }, timeout: 60_000 });
+      const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "ca.pem") },
+        timeout: 60_000,
+      });
       expect(stdout.trim().split("\n")).toEqual(["200", "200"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -28,20 +28,64 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("chainCertificate", () => {
   it("reads an RSA-signed EC leaf and an EC root", () => {
-    expect(chainCertificate(leafDer)).toMatchObject({ subject: "localhost", keyType: "ec", keySize: 256, keyCurve: "prime256v1", signatureAlgorithm: "sha256WithRSAEncryption", selfIssued: false });
-    expect(chainCertificate(rootDer)).toMatchObject({ subject: "sitediag chain root", keyType: "ec", signatureAlgorithm: "ecdsa-with-SHA256", selfIssued: true });
+    expect(chainCertificate(leafDer)).toMatchObject({
+      subject: "localhost",
+      keyType: "ec",
+      keySize: 256,
+      keyCurve: "prime256v1",
+      signatureAlgorithm: "sha256WithRSAEncryption",
+      selfIssued: false,
+    });
+    expect(chainCertificate(rootDer)).toMatchObject({
+      subject: "sitediag chain root",
+      keyType: "ec",
+      signatureAlgorithm: "ecdsa-with-SHA256",
+      selfIssued: true,
+    });
   });
 
   it("reads an Ed25519 certificate: its key type, the curve's size, the algorithm's name", async () => {
-    await run("openssl", ["req", "-x509", "-newkey", "ed25519", "-nodes", "-keyout", join(dir, "ed.key"), "-out", join(dir, "ed.pem"), "-days", "30", "-subj", "/CN=ed.test"]);
+    await run("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "ed25519",
+      "-nodes",
+      "-keyout",
+      join(dir, "ed.key"),
+      "-out",
+      join(dir, "ed.pem"),
+      "-days",
+      "30",
+      "-subj",
+      "/CN=ed.test",
+    ]);
     const der = new X509Certificate(readFileSync(join(dir, "ed.pem"), "utf8")).raw;
-    expect(chainCertificate(der)).toMatchObject({ subject: "ed.test", keyType: "ed25519", keySize: 256, keyCurve: "", signatureAlgorithm: "ED25519", selfIssued: true });
+    expect(chainCertificate(der)).toMatchObject({
+      subject: "ed.test",
+      keyType: "ed25519",
+      keySize: 256,
+      keyCurve: "",
+      signatureAlgorithm: "ED25519",
+      selfIssued: true,
+    });
   });
 
   it("keeps a DER X509Certificate will not read as a place with empty fields", () => {
     expect(chainCertificate(Buffer.from("not a certificate"))).toEqual({
-      subject: "", subjectName: "", issuerName: "", subjectAltNames: [], subjectAltNamesMore: 0, validFrom: "", validTo: "",
-      keyType: "", keySize: 0, keyCurve: "", signatureAlgorithm: "", fingerprintSha256: "", selfIssued: false,
+      subject: "",
+      subjectName: "",
+      issuerName: "",
+      subjectAltNames: [],
+      subjectAltNamesMore: 0,
+      validFrom: "",
+      validTo: "",
+      keyType: "",
+      keySize: 0,
+      keyCurve: "",
+      signatureAlgorithm: "",
+      fingerprintSha256: "",
+      selfIssued: false,
     });
   });
 });

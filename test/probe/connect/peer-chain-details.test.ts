@@ -26,7 +26,13 @@ async function tlsOf(pair: ChainKeyPair, wholeChain = true): Promise<TlsDetail> 
   const target = await startHttpTargets({ tls: pair, routes: { "/": { kind: "respond", status: 200 } } });
   targets.push(target);
   const url = new URL(target.url("/", { secure: true }));
-  const outcome: HopOutcome = await prober.hop({ url, method: "GET", timeoutMs: 10_000, ports: { kind: "fetch-safe" }, captureHead: wholeChain });
+  const outcome: HopOutcome = await prober.hop({
+    url,
+    method: "GET",
+    timeoutMs: 10_000,
+    ports: { kind: "fetch-safe" },
+    captureHead: wholeChain,
+  });
   const tls = outcome.kind === "response" ? outcome.response.tls : outcome.kind === "failure" ? outcome.trace.tls : null;
   if (tls === null || tls === undefined) throw new Error(`no TLS detail: ${JSON.stringify(outcome).slice(0, 300)}`);
   return tls;
@@ -37,14 +43,30 @@ describe("the chain a handshake saw", () => {
     const tls = await tlsOf(pki.complete);
     expect(tls.verifyError).toBeNull();
     expect(tls.verification).toEqual({ verified: true, failedAt: null, reason: null, more: 0 });
-    expect(tls.chain.map((certificate) => certificate.subject)).toEqual(["localhost", "sitediag chain intermediate", "sitediag chain root"]);
+    expect(tls.chain.map((certificate) => certificate.subject)).toEqual([
+      "localhost",
+      "sitediag chain intermediate",
+      "sitediag chain root",
+    ]);
     const [leaf, intermediate, root] = tls.chain;
     // The leaf's key is ECDSA, signed by the RSA intermediate; the intermediate's RSA key is signed by the EC root.
-    expect(leaf).toMatchObject({ keyType: "ec", keyCurve: "prime256v1", keySize: 256, signatureAlgorithm: "sha256WithRSAEncryption", selfIssued: false });
+    expect(leaf).toMatchObject({
+      keyType: "ec",
+      keyCurve: "prime256v1",
+      keySize: 256,
+      signatureAlgorithm: "sha256WithRSAEncryption",
+      selfIssued: false,
+    });
     expect(leaf?.subjectAltNames).toEqual(["DNS:localhost", "IP Address:127.0.0.1", "IP Address:0:0:0:0:0:0:0:1"]);
     expect(leaf?.subjectAltNamesMore).toBe(0);
     expect(leaf?.issuerName).toBe("CN=sitediag chain intermediate, O=sitediag chain tests");
-    expect(intermediate).toMatchObject({ keyType: "rsa", keySize: 2048, keyCurve: "", signatureAlgorithm: "ecdsa-with-SHA256", subjectAltNames: [] });
+    expect(intermediate).toMatchObject({
+      keyType: "rsa",
+      keySize: 2048,
+      keyCurve: "",
+      signatureAlgorithm: "ecdsa-with-SHA256",
+      subjectAltNames: [],
+    });
     expect(root).toMatchObject({ keyType: "ec", selfIssued: true, signatureAlgorithm: "ecdsa-with-SHA256" });
     for (const certificate of tls.chain) {
       expect(certificate.fingerprintSha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
@@ -99,6 +121,10 @@ describe("the chain a handshake saw", () => {
   it("cannot see a chain sent out of order: Node links it by issuer, and it verifies (so 'wrong order' is never claimed)", async () => {
     const tls = await tlsOf(pki.wrongOrder);
     expect(tls.verification).toEqual({ verified: true, failedAt: null, reason: null, more: 0 });
-    expect(tls.chain.map((certificate) => certificate.subject)).toEqual(["localhost", "sitediag chain intermediate", "sitediag chain root"]);
+    expect(tls.chain.map((certificate) => certificate.subject)).toEqual([
+      "localhost",
+      "sitediag chain intermediate",
+      "sitediag chain root",
+    ]);
   });
 });

@@ -7,7 +7,7 @@ import { type RawTarget, startRawTarget } from "../../fixtures/raw-targets.js";
 import { loopbackProber } from "../../fixtures/test-env.js";
 
 /** The optional body prefix of a hop (for a colleague looking for a meta refresh in the first 64 KiB of HTML). */
-const page = "<html><head><meta http-equiv=\"refresh\" content=\"0; url=/next\"></head></html>";
+const page = '<html><head><meta http-equiv="refresh" content="0; url=/next"></head></html>';
 const ANSWERS: Readonly<Record<string, string>> = {
   "/length": `HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\n\r\n${page}`,
   "/chunked": `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n10;ext=1\r\n${page.slice(0, 16)}\r\n${(page.length - 16).toString(16)}\r\n${page.slice(16)}\r\n0\r\ntrailer: x\r\n\r\n`,
@@ -29,7 +29,10 @@ const stalledSockets = new Set<Socket>();
 let prober: Prober;
 
 beforeAll(async () => {
-  target = await startRawTarget({ kind: "bytes", answer: (path) => Buffer.from(ANSWERS[path] ?? "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n", "latin1") });
+  target = await startRawTarget({
+    kind: "bytes",
+    answer: (path) => Buffer.from(ANSWERS[path] ?? "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n", "latin1"),
+  });
   endless = await startRawTarget({ kind: "endless-body" });
   // A head, ten bytes of a 100-byte body, then nothing.
   stalled = createServer((socket) => {
@@ -50,7 +53,13 @@ afterAll(async () => {
 });
 
 async function prefix(url: string, bytes: number | undefined, method: "GET" | "HEAD" = "GET", timeoutMs = 2_000) {
-  const outcome = await prober.hop({ url: new URL(url), method, timeoutMs, ports: { kind: "fetch-safe" }, ...(bytes === undefined ? {} : { bodyPrefixBytes: bytes }) });
+  const outcome = await prober.hop({
+    url: new URL(url),
+    method,
+    timeoutMs,
+    ports: { kind: "fetch-safe" },
+    ...(bytes === undefined ? {} : { bodyPrefixBytes: bytes }),
+  });
   if (outcome.kind !== "response") throw new Error(JSON.stringify(outcome));
   return outcome.response.bodyPrefix === null ? null : Buffer.from(outcome.response.bodyPrefix).toString("latin1");
 }
@@ -119,7 +128,13 @@ describe("bodyPrefixReader, byte by byte", () => {
   it.each([
     [[["content-length", "5"]], { kind: "length", length: 5 }],
     [[["content-length", "5, 5"]], { kind: "length", length: 5 }],
-    [[["content-length", "5"], ["content-length", "6"]], { kind: "invalid" }],
+    [
+      [
+        ["content-length", "5"],
+        ["content-length", "6"],
+      ],
+      { kind: "invalid" },
+    ],
     [[["content-length", "-1"]], { kind: "invalid" }],
     [[["transfer-encoding", "gzip, chunked"]], { kind: "chunked" }],
     [[["transfer-encoding", "chunked, gzip"]], { kind: "close" }],

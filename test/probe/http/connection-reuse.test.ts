@@ -92,7 +92,13 @@ afterEach(() => {
 });
 
 const url = (path: string, at = port) => new URL(`http://127.0.0.1:${at}${path}`);
-const request = (path: string, extra: Partial<HopRequest> = {}): HopRequest => ({ url: url(path), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" }, ...extra });
+const request = (path: string, extra: Partial<HopRequest> = {}): HopRequest => ({
+  url: url(path),
+  method: "GET",
+  timeoutMs: 2_000,
+  ports: { kind: "fetch-safe" },
+  ...extra,
+});
 
 function answered(outcome: HopOutcome): HopResponse {
   if (outcome.kind !== "response") throw new Error(`expected a response, got ${JSON.stringify(outcome)}`);
@@ -182,7 +188,10 @@ describe("a same-origin redirect's connection carries the next request", () => {
     answers = { "/from": moved("/to", `content-length: 0\r\n${KEEP}\r\n`), "/to": timedOut };
     expect(answered(await prober.hop(request("/to")))).toMatchObject({ status: 408, connectionReused: false });
     const first = answered(await prober.hop(request("/from")));
-    expect(answered(await prober.hop(request("/to", { reuse: first.keptConnection ?? undefined })))).toMatchObject({ status: 408, connectionReused: false });
+    expect(answered(await prober.hop(request("/to", { reuse: first.keptConnection ?? undefined })))).toMatchObject({
+      status: 408,
+      connectionReused: false,
+    });
     expect(seen.map((request) => [request.path, request.before])).toEqual([
       ["/to", 0],
       ["/from", 0],
@@ -269,7 +278,11 @@ describe("checks pass the connection along", () => {
   afterAll(() => env.close());
 
   it("is-site-down through two same-origin redirects uses one connection", async () => {
-    answers = { "/one": moved("/two", `content-length: 0\r\n${KEEP}\r\n`), "/two": moved("/three", `content-length: 0\r\n${KEEP}\r\n`), "/three": ok };
+    answers = {
+      "/one": moved("/two", `content-length: 0\r\n${KEEP}\r\n`),
+      "/two": moved("/three", `content-length: 0\r\n${KEEP}\r\n`),
+      "/three": ok,
+    };
     const result = await checkedResult(url("/one").href, env);
     expect(result).toMatchObject({ status: "up", statusCode: 200, redirectHops: [{ status: 301 }, { status: 301 }] });
     expect(connectionsOf(seen)).toEqual([1, 1, 1]);
@@ -336,7 +349,10 @@ describe("the keeper", () => {
   it("closes a connection nobody came back for after its idle time, and then has nothing to give", async () => {
     const keeper = createConnectionKeeper(16, 50);
     const { socket, closedByPeer } = await openTo(port);
-    const handle = keeper.keep({ protocol: "http/1.1", socket, drain: emptyBody() }, { origin: url("/").origin, remote: { address: "127.0.0.1", family: 4 }, tls: null });
+    const handle = keeper.keep(
+      { protocol: "http/1.1", socket, drain: emptyBody() },
+      { origin: url("/").origin, remote: { address: "127.0.0.1", family: 4 }, tls: null },
+    );
     expect(handle).not.toBeNull();
     await closedByPeer;
     expect(socket.destroyed).toBe(true);

@@ -18,8 +18,11 @@ const RUN = fileURLToPath(new URL("../../fixtures/h2-malformed-head-run.ts", imp
 it("HTTP/2 heads refused part-way are a verdict each, and the process lives (160 checks of each kind on a probe thread)", async () => {
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     // Through tsx: the run is a test fixture, which the build leaves out.
-    const child = execFile(process.execPath, ["--import", "tsx", RUN, "40"], { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (_error, out, err) =>
-      resolve({ code: child.exitCode, stdout: out, stderr: err }),
+    const child = execFile(
+      process.execPath,
+      ["--import", "tsx", RUN, "40"],
+      { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      (_error, out, err) => resolve({ code: child.exitCode, stdout: out, stderr: err }),
     );
   });
   expect(stderr).not.toContain("Assertion failed");

@@ -60,7 +60,11 @@ describe("the probe keeps an HTTP/1.1 head's fields only when asked", () => {
     target = await startRawTarget({
       kind: "bytes",
       answer: (path) => {
-        if (path === "/big") return Buffer.from(`HTTP/1.1 200 OK\r\n${Array.from({ length: 100 }, (_, i) => `X-Pad-${i}: ${"v".repeat(1000)}\r\n`).join("")}Content-Length: 0\r\nConnection: close\r\n\r\n`, "latin1");
+        if (path === "/big")
+          return Buffer.from(
+            `HTTP/1.1 200 OK\r\n${Array.from({ length: 100 }, (_, i) => `X-Pad-${i}: ${"v".repeat(1000)}\r\n`).join("")}Content-Length: 0\r\nConnection: close\r\n\r\n`,
+            "latin1",
+          );
         return Buffer.from(`${head.join("\r\n")}\r\n\r\n`, "latin1");
       },
     });
@@ -71,7 +75,13 @@ describe("the probe keeps an HTTP/1.1 head's fields only when asked", () => {
   });
 
   async function answer(path: string, captureHead?: boolean): Promise<HopResponse> {
-    const outcome = await prober.hop({ url: new URL(`http://127.0.0.1:${target.port}${path}`), method: "GET", timeoutMs: 3_000, ports: { kind: "fetch-safe" }, ...(captureHead === undefined ? {} : { captureHead }) });
+    const outcome = await prober.hop({
+      url: new URL(`http://127.0.0.1:${target.port}${path}`),
+      method: "GET",
+      timeoutMs: 3_000,
+      ports: { kind: "fetch-safe" },
+      ...(captureHead === undefined ? {} : { captureHead }),
+    });
     if (outcome.kind !== "response") throw new Error(outcome.kind);
     return outcome.response;
   }

@@ -21,7 +21,12 @@ import { loopbackProber } from "../../fixtures/test-env.js";
  * takes and the probe refuses.
  */
 type Verdict =
-  | { readonly ok: true; readonly status: number; readonly statusText: string; readonly headers: Readonly<Record<string, readonly string[]>> }
+  | {
+      readonly ok: true;
+      readonly status: number;
+      readonly statusText: string;
+      readonly headers: Readonly<Record<string, readonly string[]>>;
+    }
   | { readonly ok: false; readonly code: string };
 
 const CORPUS_SIZE = 2_500;
@@ -63,18 +68,27 @@ const port = () => (server.address() as AddressInfo).port;
 
 function llhttpVerdict(index: number): Promise<Verdict> {
   return new Promise((resolve) => {
-    const request = get({ host: "127.0.0.1", port: port(), path: `/${index}/crlf`, agent: false, maxHeaderSize: 1 << 20, insecureHTTPParser: false }, (response) => {
-      const headers: Record<string, string[]> = {};
-      for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) (headers[(response.rawHeaders[i] as string).toLowerCase()] ??= []).push(response.rawHeaders[i + 1] as string);
-      resolve({ ok: true, status: response.statusCode ?? 0, statusText: response.statusMessage ?? "", headers });
-      response.destroy();
-    });
+    const request = get(
+      { host: "127.0.0.1", port: port(), path: `/${index}/crlf`, agent: false, maxHeaderSize: 1 << 20, insecureHTTPParser: false },
+      (response) => {
+        const headers: Record<string, string[]> = {};
+        for (let i = 0; i + 1 < response.rawHeaders.length; i += 2)
+          (headers[(response.rawHeaders[i] as string).toLowerCase()] ??= []).push(response.rawHeaders[i + 1] as string);
+        resolve({ ok: true, status: response.statusCode ?? 0, statusText: response.statusMessage ?? "", headers });
+        response.destroy();
+      },
+    );
     request.on("error", (error: NodeJS.ErrnoException) => resolve({ ok: false, code: error.code ?? "ERROR" }));
   });
 }
 
 async function probeVerdict(index: number): Promise<Verdict> {
-  const outcome = await prober.hop({ url: new URL(`http://127.0.0.1:${port()}/${index}`), method: "GET", timeoutMs: 5_000, ports: { kind: "fetch-safe" } });
+  const outcome = await prober.hop({
+    url: new URL(`http://127.0.0.1:${port()}/${index}`),
+    method: "GET",
+    timeoutMs: 5_000,
+    ports: { kind: "fetch-safe" },
+  });
   if (outcome.kind === "refused" || outcome.kind === "overloaded") throw new Error(JSON.stringify(outcome));
   if (outcome.kind === "failure") return { ok: false, code: outcome.failure.cause };
   const headers: Record<string, string[]> = {};
@@ -83,7 +97,11 @@ async function probeVerdict(index: number): Promise<Verdict> {
 }
 
 /** llhttp's codes for a body's framing (Content-Length, Transfer-Encoding). */
-const FRAMING_CODES: ReadonlySet<string> = new Set(["HPE_INVALID_CONTENT_LENGTH", "HPE_UNEXPECTED_CONTENT_LENGTH", "HPE_INVALID_TRANSFER_ENCODING"]);
+const FRAMING_CODES: ReadonlySet<string> = new Set([
+  "HPE_INVALID_CONTENT_LENGTH",
+  "HPE_UNEXPECTED_CONTENT_LENGTH",
+  "HPE_INVALID_TRANSFER_ENCODING",
+]);
 
 interface Disagreement {
   readonly index: number;
@@ -101,14 +119,18 @@ function disagreement(index: number, probe: Verdict, llhttp: Verdict): Disagreem
   }
   const raw = heads[index]?.toString("latin1") ?? "";
   // Framing is judged only when a body is read: llhttp refuses a bad Content-Length the probe never uses.
-  if (probe.ok && !llhttp.ok && FRAMING_CODES.has(llhttp.code)) return "content-length" in probe.headers || "transfer-encoding" in probe.headers ? null : { index, head, probe, llhttp };
+  if (probe.ok && !llhttp.ok && FRAMING_CODES.has(llhttp.code))
+    return "content-length" in probe.headers || "transfer-encoding" in probe.headers ? null : { index, head, probe, llhttp };
   // A status below 100 is no status: llhttp takes 000 to 099, the probe refuses them.
   if (!probe.ok && llhttp.ok && /(^|\n)HTTP\/1\.[01] 0\d\d/.test(raw)) return null;
   if (probe.ok !== llhttp.ok) return { index, head, probe, llhttp };
   if (!probe.ok || !llhttp.ok) return null;
   // The hop gives the standard phrase where the server sent none.
   const phrase = llhttp.statusText === "" ? (STATUS_CODES[llhttp.status] ?? "") : llhttp.statusText;
-  const same = probe.status === llhttp.status && probe.statusText === phrase && JSON.stringify(sorted(probe.headers)) === JSON.stringify(sorted(llhttp.headers));
+  const same =
+    probe.status === llhttp.status &&
+    probe.statusText === phrase &&
+    JSON.stringify(sorted(probe.headers)) === JSON.stringify(sorted(llhttp.headers));
   return same ? null : { index, head, probe, llhttp };
 }
 
@@ -140,7 +162,11 @@ describe("the head reader agrees with llhttp", () => {
     const random = seededRandom(SEED);
     for (let i = 0; i < CORPUS_SIZE; i++) heads.push(generateHead(random).bytes);
     const { disagreements, accepted, refused } = await compareAll(0, CORPUS_SIZE);
-    if (process.env.SHOW_DISAGREEMENTS) (await import("node:fs")).writeFileSync(process.env.SHOW_DISAGREEMENTS, JSON.stringify(disagreements.map((d) => [d.head, d.probe.ok ? "ok" : d.probe.code, d.llhttp.ok ? "ok" : d.llhttp.code])));
+    if (process.env.SHOW_DISAGREEMENTS)
+      (await import("node:fs")).writeFileSync(
+        process.env.SHOW_DISAGREEMENTS,
+        JSON.stringify(disagreements.map((d) => [d.head, d.probe.ok ? "ok" : d.probe.code, d.llhttp.ok ? "ok" : d.llhttp.code])),
+      );
     expect(disagreements.slice(0, 5)).toEqual([]);
     // A corpus that only ever passes or only ever fails would prove nothing.
     expect(accepted).toBeGreaterThan(CORPUS_SIZE / 4);
@@ -156,7 +182,11 @@ describe("the head reader agrees with llhttp", () => {
       heads.push(mutateHead(random, base.bytes));
     }
     const { disagreements } = await compareAll(from, heads.length);
-    if (process.env.SHOW_DISAGREEMENTS) (await import("node:fs")).writeFileSync(`${process.env.SHOW_DISAGREEMENTS}.fuzz`, JSON.stringify(disagreements.map((d) => [d.head, d.probe.ok ? "ok" : d.probe.code, d.llhttp.ok ? "ok" : d.llhttp.code])));
+    if (process.env.SHOW_DISAGREEMENTS)
+      (await import("node:fs")).writeFileSync(
+        `${process.env.SHOW_DISAGREEMENTS}.fuzz`,
+        JSON.stringify(disagreements.map((d) => [d.head, d.probe.ok ? "ok" : d.probe.code, d.llhttp.ok ? "ok" : d.llhttp.code])),
+      );
     expect(disagreements.slice(0, 5)).toEqual([]);
   });
 });

@@ -5,7 +5,15 @@ import { createServer as createTlsServer, type Server as TlsServer } from "node:
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HopOutcome, Prober } from "../../../src/probe/hop-types.js";
 import { getTestPki, type KeyPair, type TestPki } from "../../fixtures/test-ca.js";
-import { checkedResult, createTestEnv, loopbackProber, traceEnv, traceResult, type TestEnv, traceRedirects } from "../../fixtures/test-env.js";
+import {
+  checkedResult,
+  createTestEnv,
+  loopbackProber,
+  traceEnv,
+  traceResult,
+  type TestEnv,
+  traceRedirects,
+} from "../../fixtures/test-env.js";
 
 /**
  * HTTPS as browsers speak it (issue 18): ALPN offers h2 and http/1.1, the
@@ -59,7 +67,11 @@ async function startH2Only(): Promise<{ url: (path: string) => string; methods: 
     if (path === "/sts-twice") {
       // Two Strict-Transport-Security fields: the first, short one counts (RFC 6797 §8.1), kept apart over HTTP/2 too.
       // Node's typings allow one value for this name; the wire (and Node at run time) allows two.
-      const fields = Object.fromEntries([[":status", 200], ["strict-transport-security", ["max-age=60", "max-age=31536000"]], ["alt-svc", 'h3=":443"']]) as OutgoingHttpHeaders;
+      const fields = Object.fromEntries([
+        [":status", 200],
+        ["strict-transport-security", ["max-age=60", "max-age=31536000"]],
+        ["alt-svc", 'h3=":443"'],
+      ]) as OutgoingHttpHeaders;
       return stream.respond(fields, { endStream: true });
     }
     if (path === "/no-head") return stream.respond({ ":status": headers[":method"] === "HEAD" ? 405 : 200 }, { endStream: true });
@@ -76,10 +88,13 @@ async function startH2Only(): Promise<{ url: (path: string) => string; methods: 
 
 /** A TLS server answering with fixed HTTP/1.1 bytes, with the given ALPN list (none when undefined). */
 async function startTls(pair: KeyPair, alpn: string[] | undefined): Promise<string> {
-  const server: TlsServer = createTlsServer({ key: pair.key, cert: pair.cert, ...(alpn === undefined ? {} : { ALPNProtocols: alpn }) }, (socket) => {
-    socket.on("error", () => undefined);
-    socket.once("data", () => socket.end("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"));
-  });
+  const server: TlsServer = createTlsServer(
+    { key: pair.key, cert: pair.cert, ...(alpn === undefined ? {} : { ALPNProtocols: alpn }) },
+    (socket) => {
+      socket.on("error", () => undefined);
+      socket.once("data", () => socket.end("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"));
+    },
+  );
   server.on("tlsClientError", () => undefined);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -118,7 +133,13 @@ async function failure(url: string) {
 
 describe("a server that offers only h2 in ALPN", () => {
   it("keeps the response's header fields in order, repeats kept and cookie values redacted, only when asked", async () => {
-    const asked = await prober.hop({ url: new URL(h2.url("/")), method: "HEAD", timeoutMs: 2_000, ports: { kind: "fetch-safe" }, captureHead: true });
+    const asked = await prober.hop({
+      url: new URL(h2.url("/")),
+      method: "HEAD",
+      timeoutMs: 2_000,
+      ports: { kind: "fetch-safe" },
+      captureHead: true,
+    });
     if (asked.kind !== "response") throw new Error(asked.kind);
     expect(asked.response.headFields).toEqual({
       fields: [
@@ -171,7 +192,11 @@ describe("a server that offers only h2 in ALPN", () => {
     const port = Number(new URL(h2.url("/")).port);
     const result = await traceResult(h2.url("/sts-twice"), traceEnv(prober, { tracePorts: [port] }), { details: true });
     expect(result.warnings.map((warning) => warning.code)).toEqual(["hsts_short"]);
-    expect(result.details?.requests[0]?.transportSecurity).toEqual({ hsts: { maxAge: 60, includeSubDomains: false, preload: false }, hstsInvalid: false, h3Advertised: true });
+    expect(result.details?.requests[0]?.transportSecurity).toEqual({
+      hsts: { maxAge: 60, includeSubDomains: false, preload: false },
+      hstsInvalid: false,
+      h3Advertised: true,
+    });
   });
 
   it("sends the check's cookies over HTTP/2 too: a cookie gate is up", async () => {
@@ -196,11 +221,19 @@ describe("a server that offers only h2 in ALPN", () => {
   });
 
   it("a 5xx over HTTP/2 is down, as over HTTP/1.1", async () => {
-    expect(await checkedResult(h2.url("/broken"), env)).toMatchObject({ status: "down", statusCode: 502, reason: "Server returned 502 Bad Gateway" });
+    expect(await checkedResult(h2.url("/broken"), env)).toMatchObject({
+      status: "down",
+      statusCode: 502,
+      reason: "Server returned 502 Bad Gateway",
+    });
   });
 
   it("a stream reset without a response is an http failure naming HTTP/2", async () => {
-    expect(await failure(h2.url("/reset"))).toMatchObject({ stage: "http", cause: "HTTP2_STREAM_ERROR", reason: "The server reset the HTTP/2 stream without a response" });
+    expect(await failure(h2.url("/reset"))).toMatchObject({
+      stage: "http",
+      cause: "HTTP2_STREAM_ERROR",
+      reason: "The server reset the HTTP/2 stream without a response",
+    });
   });
 
   it("reads a body prefix over HTTP/2 when asked", async () => {
@@ -215,7 +248,13 @@ describe("a same-origin redirect over HTTP/2", () => {
     const first = await reuseOn.hop({ url: new URL(h2.url(from)), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } });
     if (first.kind !== "response") throw new Error(JSON.stringify(first));
     const reuse = first.response.keptConnection ?? undefined;
-    const second = await reuseOn.hop({ url: new URL(h2.url(to)), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" }, ...(reuse === undefined ? {} : { reuse }) });
+    const second = await reuseOn.hop({
+      url: new URL(h2.url(to)),
+      method: "GET",
+      timeoutMs: 2_000,
+      ports: { kind: "fetch-safe" },
+      ...(reuse === undefined ? {} : { reuse }),
+    });
     if (second.kind !== "response") throw new Error(JSON.stringify(second));
     return { first: first.response, second: second.response };
   };
@@ -228,7 +267,13 @@ describe("a same-origin redirect over HTTP/2", () => {
     const { first, second } = await hopAfter(from, "/new");
     expect(first).toMatchObject({ status: from === "/old" ? 301 : 302, httpVersion: "2", connectionReused: false });
     expect(first.keptConnection).not.toBeNull();
-    expect(second).toMatchObject({ status: 200, httpVersion: "2", connectionReused: true, keptConnection: null, remoteAddress: "127.0.0.1" });
+    expect(second).toMatchObject({
+      status: 200,
+      httpVersion: "2",
+      connectionReused: true,
+      keptConnection: null,
+      remoteAddress: "127.0.0.1",
+    });
     expect(second.timings).toMatchObject({ connectMs: null, tlsMs: null });
     // The connection's TLS, verified when it was made, is the reused request's too.
     expect(second.tls).toEqual(first.tls);
@@ -293,7 +338,8 @@ describe("ALPN", () => {
 });
 
 describe("certificate chains", () => {
-  const INCOMPLETE = "The server's certificate chain is incomplete (missing intermediate certificate); some browsers repair this, most clients do not";
+  const INCOMPLETE =
+    "The server's certificate chain is incomplete (missing intermediate certificate); some browsers repair this, most clients do not";
 
   it("a leaf sent with its intermediate is up", async () => {
     const url = await startTls({ key: pki.viaIntermediate.key, cert: pki.viaIntermediate.cert + pki.intermediatePem }, ["http/1.1"]);
@@ -308,7 +354,11 @@ describe("certificate chains", () => {
 
   it("a leaf from an issuer nobody trusts is still an untrusted issuer", async () => {
     const url = await startTls(pki.untrustedIssuer, ["http/1.1"]);
-    expect(await failure(url)).toMatchObject({ stage: "tls", cause: "UNABLE_TO_VERIFY_LEAF_SIGNATURE", reason: "TLS certificate is not issued by a trusted authority" });
+    expect(await failure(url)).toMatchObject({
+      stage: "tls",
+      cause: "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+      reason: "TLS certificate is not issued by a trusted authority",
+    });
   });
 
   it("a certificate for another host still fails the name check (verification is ours now, and complete)", async () => {

@@ -37,7 +37,10 @@ let env: TestEnv;
 let prober: Prober;
 
 beforeAll(async () => {
-  target = await startRawTarget({ kind: "bytes", answer: (path) => Buffer.from(ANSWERS[path] ?? "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n", "latin1") });
+  target = await startRawTarget({
+    kind: "bytes",
+    answer: (path) => Buffer.from(ANSWERS[path] ?? "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n", "latin1"),
+  });
   env = createTestEnv({ siteTimeoutMs: 2_000 });
   prober = loopbackProber();
 });
@@ -75,27 +78,47 @@ describe("interim (1xx) responses are skipped until the final one", () => {
   });
 
   it("an interim response before a redirect: the redirect is followed", async () => {
-    expect(await checkedResult(url("/interim-then-redirect"), env)).toMatchObject({ status: "up", statusCode: 200, finalUrl: url("/landed") });
+    expect(await checkedResult(url("/interim-then-redirect"), env)).toMatchObject({
+      status: "up",
+      statusCode: 200,
+      finalUrl: url("/landed"),
+    });
   });
 
   it(`takes up to ${MAX_INTERIM_RESPONSES} interim responses, and refuses one more`, async () => {
     expect((await response("/interim-at-limit")).status).toBe(200);
-    expect(await failure("/interim-flood")).toMatchObject({ stage: "http", cause: "TOO_MANY_INTERIM_RESPONSES", reason: "The server sent too many interim (1xx) responses", timedOut: false });
+    expect(await failure("/interim-flood")).toMatchObject({
+      stage: "http",
+      cause: "TOO_MANY_INTERIM_RESPONSES",
+      reason: "The server sent too many interim (1xx) responses",
+      timedOut: false,
+    });
   });
 
   it("interim heads count against the head limit, with the final one", async () => {
     const small = createProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [], userAgent: USER_AGENT, maxResponseHeadBytes: 1_024 });
     try {
-      const outcome = await small.hop({ url: new URL(url("/heavy-interim")), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } });
+      const outcome = await small.hop({
+        url: new URL(url("/heavy-interim")),
+        method: "GET",
+        timeoutMs: 2_000,
+        ports: { kind: "fetch-safe" },
+      });
       expect(outcome).toMatchObject({ kind: "failure", failure: { stage: "http", cause: "RESPONSE_HEAD_TOO_LARGE" } });
-      expect(await small.hop({ url: new URL(url("/continue")), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } })).toMatchObject({ kind: "response" });
+      expect(
+        await small.hop({ url: new URL(url("/continue")), method: "GET", timeoutMs: 2_000, ports: { kind: "fetch-safe" } }),
+      ).toMatchObject({ kind: "response" });
     } finally {
       await small.close();
     }
   });
 
   it("a 101 nobody asked for is an invalid response", async () => {
-    expect(await failure("/switching")).toMatchObject({ stage: "http", cause: "HTTP_PARSE_ERROR", reason: "The server sent an invalid HTTP response" });
+    expect(await failure("/switching")).toMatchObject({
+      stage: "http",
+      cause: "HTTP_PARSE_ERROR",
+      reason: "The server sent an invalid HTTP response",
+    });
   });
 });
 
@@ -110,7 +133,11 @@ describe("line endings (RFC 9112 §2.2)", () => {
   });
 
   it.each(["/lone-cr", "/space-before-colon"])("every other rule stays: %s is an invalid response", async (path) => {
-    expect(await failure(path)).toMatchObject({ stage: "http", cause: "HTTP_PARSE_ERROR", reason: "The server sent an invalid HTTP response" });
+    expect(await failure(path)).toMatchObject({
+      stage: "http",
+      cause: "HTTP_PARSE_ERROR",
+      reason: "The server sent an invalid HTTP response",
+    });
   });
 
   it("an obs-fold line continues the previous value, joined with one space", async () => {
@@ -120,7 +147,11 @@ describe("line endings (RFC 9112 §2.2)", () => {
 
 describe("contradictions", () => {
   it("two different Location headers are an invalid response that says so", async () => {
-    expect(await failure("/two-locations")).toMatchObject({ stage: "http", cause: "CONFLICTING_LOCATION", reason: "The server sent an invalid HTTP response: two different Location headers" });
+    expect(await failure("/two-locations")).toMatchObject({
+      stage: "http",
+      cause: "CONFLICTING_LOCATION",
+      reason: "The server sent an invalid HTTP response: two different Location headers",
+    });
     expect(await checkedResult(url("/two-locations"), env)).toMatchObject({
       status: "down",
       failedStage: "http",
@@ -129,7 +160,11 @@ describe("contradictions", () => {
   });
 
   it("the same Location twice is followed", async () => {
-    expect(await checkedResult(url("/same-location-twice"), env)).toMatchObject({ status: "up", statusCode: 200, finalUrl: url("/landed") });
+    expect(await checkedResult(url("/same-location-twice"), env)).toMatchObject({
+      status: "up",
+      statusCode: 200,
+      finalUrl: url("/landed"),
+    });
   });
 
   it.each(["/te-and-cl", "/bad-length"])("framing headers of a body never read (%s) do not make the site down", async (path) => {

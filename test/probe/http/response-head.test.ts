@@ -37,7 +37,15 @@ describe("parseResponseHead", () => {
   it("reads the status line and fields, names lower-cased, values trimmed, Latin-1", () => {
     expect(parse("HTTP/1.0 301 Moved\r\nLocation:  /caf\u00c3\u00a9/ \t\r\nX-A:b\r\n\r\n")).toEqual({
       ok: true,
-      head: { version: "1.0", status: 301, statusText: "Moved", fields: [["location", "/caf\u00c3\u00a9/"], ["x-a", "b"]] },
+      head: {
+        version: "1.0",
+        status: 301,
+        statusText: "Moved",
+        fields: [
+          ["location", "/caf\u00c3\u00a9/"],
+          ["x-a", "b"],
+        ],
+      },
     });
   });
 
@@ -57,14 +65,33 @@ describe("parseResponseHead", () => {
 
   it("reads a head at any offset of a larger buffer, and from a plain Uint8Array", () => {
     const text = "HTTP/1.1 302 Found\nlocation: /next\nx: 1\n\n";
-    const expected = { ok: true, head: { version: "1.1", status: 302, statusText: "Found", fields: [["location", "/next"], ["x", "1"]] } };
+    const expected = {
+      ok: true,
+      head: {
+        version: "1.1",
+        status: 302,
+        statusText: "Found",
+        fields: [
+          ["location", "/next"],
+          ["x", "1"],
+        ],
+      },
+    };
     const padded = Buffer.from(`junk\r\n${text}trailing body`, "latin1");
     expect(parseResponseHead(padded.subarray(6, 6 + text.length))).toEqual(expected);
     expect(parseResponseHead(new Uint8Array(Buffer.from(text, "latin1")))).toEqual(expected);
   });
 
   it("joins an obs-fold to the previous value with one SP", () => {
-    expect(parse("HTTP/1.1 200 OK\r\nx: a \r\n \t b\r\ny: c\r\n\r\n")).toMatchObject({ ok: true, head: { fields: [["x", "a b"], ["y", "c"]] } });
+    expect(parse("HTTP/1.1 200 OK\r\nx: a \r\n \t b\r\ny: c\r\n\r\n")).toMatchObject({
+      ok: true,
+      head: {
+        fields: [
+          ["x", "a b"],
+          ["y", "c"],
+        ],
+      },
+    });
   });
 
   it.each([

@@ -35,7 +35,8 @@ async function fetchWith(parts: readonly string[]): Promise<HopOutcome> {
 }
 
 function seen(outcome: HopOutcome): unknown {
-  if (outcome.kind !== "response") return outcome.kind === "failure" ? outcome.failure.reason : outcome.kind === "refused" ? outcome.refusal.reason : outcome.overload.why;
+  if (outcome.kind !== "response")
+    return outcome.kind === "failure" ? outcome.failure.reason : outcome.kind === "refused" ? outcome.refusal.reason : outcome.overload.why;
   const { status, statusText, headers, bodyPrefix } = outcome.response;
   return { status, statusText, headers, body: bodyPrefix === null ? null : Buffer.from(bodyPrefix).toString("latin1") };
 }
@@ -54,17 +55,21 @@ const RESPONSES = [
   `HTTP/1.1 200 OK\r\nx-long: ${LONG_VALUE}\r\ncontent-length: 4\r\n\r\nlong`,
 ];
 
-it.each(RESPONSES.map((response, index) => [index, response] as const))("response %i: the same in pieces as whole", async (index, response) => {
-  const whole = seen(await fetchWith([response]));
-  expect(whole).toMatchObject({ status: expect.any(Number) });
-  const random = seededRandom(SEED + index);
-  for (const count of [1, 3, 8]) {
-    const parts = cutAt(response, random, count);
-    expect(seen(await fetchWith(parts)), JSON.stringify(parts.map((part) => part.length))).toEqual(whole);
-  }
-  // Cut exactly after the blank line, and one byte at a time through the head's end.
-  const headEnd = response.lastIndexOf("\n\n") >= 0 ? response.lastIndexOf("\n\n") + 2 : response.lastIndexOf("\r\n\r\n") + 4;
-  expect(seen(await fetchWith([response.slice(0, headEnd), response.slice(headEnd)]))).toEqual(whole);
-  const tail = response.slice(headEnd - 6, headEnd);
-  expect(seen(await fetchWith([response.slice(0, headEnd - 6), ...tail.split(""), response.slice(headEnd)]))).toEqual(whole);
-}, 30_000);
+it.each(RESPONSES.map((response, index) => [index, response] as const))(
+  "response %i: the same in pieces as whole",
+  async (index, response) => {
+    const whole = seen(await fetchWith([response]));
+    expect(whole).toMatchObject({ status: expect.any(Number) });
+    const random = seededRandom(SEED + index);
+    for (const count of [1, 3, 8]) {
+      const parts = cutAt(response, random, count);
+      expect(seen(await fetchWith(parts)), JSON.stringify(parts.map((part) => part.length))).toEqual(whole);
+    }
+    // Cut exactly after the blank line, and one byte at a time through the head's end.
+    const headEnd = response.lastIndexOf("\n\n") >= 0 ? response.lastIndexOf("\n\n") + 2 : response.lastIndexOf("\r\n\r\n") + 4;
+    expect(seen(await fetchWith([response.slice(0, headEnd), response.slice(headEnd)]))).toEqual(whole);
+    const tail = response.slice(headEnd - 6, headEnd);
+    expect(seen(await fetchWith([response.slice(0, headEnd - 6), ...tail.split(""), response.slice(headEnd)]))).toEqual(whole);
+  },
+  30_000,
+);

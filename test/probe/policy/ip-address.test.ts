@@ -25,7 +25,10 @@ function referenceValue(address: string): bigint {
   const [left = "", right] = canonical.split("::");
   const leftGroups = left === "" ? [] : left.split(":");
   const rightGroups = right === undefined || right === "" ? [] : right.split(":");
-  const groups = right === undefined ? leftGroups : [...leftGroups, ...Array<string>(8 - leftGroups.length - rightGroups.length).fill("0"), ...rightGroups];
+  const groups =
+    right === undefined
+      ? leftGroups
+      : [...leftGroups, ...Array<string>(8 - leftGroups.length - rightGroups.length).fill("0"), ...rightGroups];
   return groups.reduce((value, group) => (value << 16n) | BigInt(parseInt(group, 16)), 0n);
 }
 

@@ -133,13 +133,23 @@ describe("every spelling WHATWG URL normalises to a loopback or unspecified addr
   });
 
   it("credentials in front of a loopback host are refused as credentials", async () => {
-    const outcome = await prober.hop({ url: new URL(`http://a.test@127.0.0.1:${listener.port}/`), method: "GET", timeoutMs: 2_000, ports: FETCH_SAFE });
+    const outcome = await prober.hop({
+      url: new URL(`http://a.test@127.0.0.1:${listener.port}/`),
+      method: "GET",
+      timeoutMs: 2_000,
+      ports: FETCH_SAFE,
+    });
     expect(outcome).toMatchObject({ kind: "refused", refusal: { rule: "credentials" } });
     expect(listener.connections()).toBe(0);
   });
 
   it("a backslash before @ makes the host the name in front, never the address behind", async () => {
-    const outcome = await prober.hop({ url: new URL(`http://nowhere.test\\@127.0.0.1:${listener.port}/`), method: "GET", timeoutMs: 2_000, ports: FETCH_SAFE });
+    const outcome = await prober.hop({
+      url: new URL(`http://nowhere.test\\@127.0.0.1:${listener.port}/`),
+      method: "GET",
+      timeoutMs: 2_000,
+      ports: FETCH_SAFE,
+    });
     expect(outcome).toMatchObject({ kind: "failure", failure: { stage: "dns", cause: "ENOTFOUND" } });
     expect(dns.queries.some((query) => query.name === "nowhere.test")).toBe(true);
     expect(listener.connections()).toBe(0);

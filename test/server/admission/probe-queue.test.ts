@@ -20,7 +20,12 @@ describe("the probe queue", () => {
   it("holds new checks while congested and lets them go, in order, when a report shows a loop under the limit", async () => {
     const manual = manualLoad();
     const counts: number[] = [];
-    const queue = createProbeQueue({ load: manual.load, max: 4, maxWaitMs: 60_000, observer: { waiting: (count) => counts.push(count), rejected: () => undefined } });
+    const queue = createProbeQueue({
+      load: manual.load,
+      max: 4,
+      maxWaitMs: 60_000,
+      observer: { waiting: (count) => counts.push(count), rejected: () => undefined },
+    });
     manual.report(true);
     const first = settled(queue.pass("CheckSite"));
     const second = settled(queue.pass("TraceRedirects"));
@@ -75,7 +80,12 @@ describe("the probe queue", () => {
   it("refuses with Unavailable and a Retry-After when the queue is full, and names nothing charged", async () => {
     const manual = manualLoad();
     const rejected: string[] = [];
-    const queue = createProbeQueue({ load: manual.load, max: 1, maxWaitMs: 60_000, observer: { waiting: () => undefined, rejected: (operation, why) => rejected.push(`${operation}:${why}`) } });
+    const queue = createProbeQueue({
+      load: manual.load,
+      max: 1,
+      maxWaitMs: 60_000,
+      observer: { waiting: () => undefined, rejected: (operation, why) => rejected.push(`${operation}:${why}`) },
+    });
     manual.report(true);
     const first = settled(queue.pass("CheckSite"));
     const refusal = await queue.pass("CheckSite");

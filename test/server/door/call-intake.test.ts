@@ -58,7 +58,9 @@ describe("a call's timeouts start at its arrival", () => {
   it("gives a call taken in within the grace its full timeout on the wire", async () => {
     intakeDelayMs = LATE_START_GRACE_MS / 5;
     const response = await check();
-    const body = (await response.json()) as { data: { reason: string; details: { requests: { failure: { elapsedMs: number; timedOut: boolean } }[] } } };
+    const body = (await response.json()) as {
+      data: { reason: string; details: { requests: { failure: { elapsedMs: number; timedOut: boolean } }[] } };
+    };
     expect(response.status).toBe(200);
     expect(body.data.reason).toBe("Timed out after 2 s waiting for a response");
     const failure = body.data.details.requests[0]?.failure;
@@ -70,7 +72,11 @@ describe("a call's timeouts start at its arrival", () => {
 describe("admission", () => {
   it("restarts a call's timeouts when it waited for a turn on the probe threads, and not when it went on at once", async () => {
     const manual = manualLoad();
-    const admission = createAdmission(createInflightLimit({ max: 10 }), () => Promise.resolve(null), createProbeQueue({ load: manual.load, max: 10, maxWaitMs: 60_000 }));
+    const admission = createAdmission(
+      createInflightLimit({ max: 10 }),
+      () => Promise.resolve(null),
+      createProbeQueue({ load: manual.load, max: 10, maxWaitMs: 60_000 }),
+    );
     const arrivedAt = sharedClockMs() - 5_000;
     const arrival = (): Arrival => Object.assign(arrivalNow(requestTargetOf("/"), "r"), { arrivedAt });
     const response = () => new ServerResponse(new IncomingMessage(new Socket()));

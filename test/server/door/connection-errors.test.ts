@@ -6,7 +6,14 @@ import { type DualProtocolListener, listenDualProtocol } from "../../../src/serv
 
 // The connection-error check runs every 200 ms here (1 s by default), so a test waits a fraction of the default.
 const ERROR_CHECK_MS = 200;
-const LIMITS = { ...DEFAULT_INTAKE, maxHeaderBytes: 16_384, headersTimeoutMs: 400, keepAliveTimeoutMs: 5_000, http2IdleTimeoutMs: 60_000, http2ErrorCheckMs: ERROR_CHECK_MS };
+const LIMITS = {
+  ...DEFAULT_INTAKE,
+  maxHeaderBytes: 16_384,
+  headersTimeoutMs: 400,
+  keepAliveTimeoutMs: 5_000,
+  http2IdleTimeoutMs: 60_000,
+  http2ErrorCheckMs: ERROR_CHECK_MS,
+};
 
 function listen(limits: typeof LIMITS): Promise<DualProtocolListener> {
   return listenDualProtocol({ ...limits, host: "127.0.0.1", port: 0, handler: (_request, response) => response.end("served") });
@@ -86,9 +93,19 @@ describe("connections the parsers reject", () => {
 
   describe("HTTP/1.1 requests Node's parser refuses get the JSON error envelope and a close", () => {
     const cases = [
-      { name: "a header name with a space", data: "GET /x HTTP/1.1\r\nHost: x\r\nbad header: 1\r\n\r\n", status: 400, code: "invalid_argument" },
+      {
+        name: "a header name with a space",
+        data: "GET /x HTTP/1.1\r\nHost: x\r\nbad header: 1\r\n\r\n",
+        status: 400,
+        code: "invalid_argument",
+      },
       { name: "a request line that is not HTTP", data: "HELLO THERE\r\n\r\n", status: 400, code: "invalid_argument" },
-      { name: "a head over 16 KiB", data: `GET /x HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(17 * 1024)}\r\n\r\n`, status: 431, code: "invalid_argument" },
+      {
+        name: "a head over 16 KiB",
+        data: `GET /x HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(17 * 1024)}\r\n\r\n`,
+        status: 431,
+        code: "invalid_argument",
+      },
       { name: "a head never finished", data: "GET /x HTTP/1.1\r\nHost: x\r\n", status: 408, code: "deadline_exceeded" },
     ];
     for (const { name, data, status, code } of cases) {
@@ -114,9 +131,21 @@ describe("connections the parsers reject", () => {
 
   describe("HTTP/2 connection errors: GOAWAY, then the TCP connection is closed (RFC 9113 §5.4.1)", () => {
     const cases = [
-      { name: "a SETTINGS frame whose length is not a multiple of 6", data: Buffer.concat([PREFACE, frame(5, 4, 0, 0, Buffer.alloc(5))]), errorCode: 6 },
-      { name: "a DATA frame over the frame size limit", data: Buffer.concat([PREFACE, EMPTY_SETTINGS, frame(20_000, 0, 0, 1, Buffer.alloc(20_000))]), errorCode: 6 },
-      { name: "a header block HPACK cannot decode", data: Buffer.concat([PREFACE, EMPTY_SETTINGS, frame(3, 1, 4, 1, Buffer.from([0xff, 0xff, 0xff]))]), errorCode: 9 },
+      {
+        name: "a SETTINGS frame whose length is not a multiple of 6",
+        data: Buffer.concat([PREFACE, frame(5, 4, 0, 0, Buffer.alloc(5))]),
+        errorCode: 6,
+      },
+      {
+        name: "a DATA frame over the frame size limit",
+        data: Buffer.concat([PREFACE, EMPTY_SETTINGS, frame(20_000, 0, 0, 1, Buffer.alloc(20_000))]),
+        errorCode: 6,
+      },
+      {
+        name: "a header block HPACK cannot decode",
+        data: Buffer.concat([PREFACE, EMPTY_SETTINGS, frame(3, 1, 4, 1, Buffer.from([0xff, 0xff, 0xff]))]),
+        errorCode: 9,
+      },
     ];
     for (const { name, data, errorCode } of cases) {
       it(`${name}: GOAWAY with error ${errorCode}, and a close well before the idle timeout`, async () => {

@@ -52,7 +52,10 @@ describe("one port for HTTP/1.1 and h2c", () => {
     // passed 0.5 s on a busy one (a 408). The timeout that drops a client is the next tests' concern.
     const { port } = await start(30_000);
     const request = Buffer.from("GET /split HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-    const answer = await rawExchange(port, [...request].map((byte) => Buffer.from([byte])));
+    const answer = await rawExchange(
+      port,
+      [...request].map((byte) => Buffer.from([byte])),
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 200 OK/);
     expect(answer).toContain("HTTP/1.1 GET /split");
   });

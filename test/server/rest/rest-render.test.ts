@@ -15,7 +15,18 @@ import {
 import { renderMessage, RestRenderError } from "../../../src/server/rest/rest-render.js";
 
 // Field names, order and nullability from the spec's tables 2.2 and 2.3.
-const SITE_CHECK_FIELDS = ["requestedUrl", "finalUrl", "status", "statusCode", "statusText", "responseTime", "reason", "failedStage", "redirectHops", "proxyBlocked"];
+const SITE_CHECK_FIELDS = [
+  "requestedUrl",
+  "finalUrl",
+  "status",
+  "statusCode",
+  "statusText",
+  "responseTime",
+  "reason",
+  "failedStage",
+  "redirectHops",
+  "proxyBlocked",
+];
 const TRACE_FIELDS = ["input", "redirects", "finalUrl", "finalStatus", "totalTimeMs", "chainStatus", "chain", "warnings"];
 const HOP_FIELDS = ["hop", "url", "hostname", "status", "statusText", "location", "redirectType", "responseTimeMs", "upgradedToHttps"];
 
@@ -72,10 +83,26 @@ describe("REST rendering of a site check", () => {
   it("leaves details out when unset, and shows them after the contract's fields when set, nulls included", () => {
     const bare = create(CheckSiteResponseSchema, { requestedUrl: "http://127.0.0.1/", status: SiteStatus.UP });
     expect(Object.keys(renderMessage(CheckSiteResponseSchema, bare))).toEqual(SITE_CHECK_FIELDS);
-    const detailed = create(CheckSiteResponseSchema, { requestedUrl: "http://127.0.0.1/", status: SiteStatus.UP, details: create(DetailsSchema, {}) });
+    const detailed = create(CheckSiteResponseSchema, {
+      requestedUrl: "http://127.0.0.1/",
+      status: SiteStatus.UP,
+      details: create(DetailsSchema, {}),
+    });
     const data = renderMessage(CheckSiteResponseSchema, detailed);
     expect(Object.keys(data)).toEqual([...SITE_CHECK_FIELDS, "details"]);
-    expect(data.details).toEqual({ code: null, requests: [], proxy: null, clientRedirect: null, resolutions: [], families: null, warnings: [], search: null, addresses: null, tlsVersions: null, registration: null });
+    expect(data.details).toEqual({
+      code: null,
+      requests: [],
+      proxy: null,
+      clientRedirect: null,
+      resolutions: [],
+      families: null,
+      warnings: [],
+      search: null,
+      addresses: null,
+      tlsVersions: null,
+      registration: null,
+    });
   });
 
   it("refuses to show an enum value that has no REST string instead of inventing one", () => {
@@ -94,7 +121,14 @@ describe("REST rendering of a redirect trace", () => {
       totalTimeMs: 12,
       chainStatus: ChainStatus.HEALTHY,
       chain: [
-        create(ChainHopSchema, { hop: 1, url: "https://127.0.0.1/", hostname: "127.0.0.1", status: 200, statusText: "OK", responseTimeMs: 12 }),
+        create(ChainHopSchema, {
+          hop: 1,
+          url: "https://127.0.0.1/",
+          hostname: "127.0.0.1",
+          status: 200,
+          statusText: "OK",
+          responseTimeMs: 12,
+        }),
       ],
     });
     const data = renderMessage(TraceRedirectsResponseSchema, message);

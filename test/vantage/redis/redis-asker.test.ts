@@ -30,8 +30,17 @@ describe.skipIf(!availability.available)("the command line's asker over Redis", 
     redis = await startRedisServer();
     admin = new Redis(redis.url());
     targets = await startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } });
-    runner = diagnosticRunnerFromConfig(loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }), undefined);
-    worker = await createRedisFanout({ location: { kind: "redis", url: redis.url() }, self: { name: "eu-west", label: "Frankfurt" }, runner, maxJobs: 2, timing: FAST });
+    runner = diagnosticRunnerFromConfig(
+      loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }),
+      undefined,
+    );
+    worker = await createRedisFanout({
+      location: { kind: "redis", url: redis.url() },
+      self: { name: "eu-west", label: "Frankfurt" },
+      runner,
+      maxJobs: 2,
+      timing: FAST,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -48,7 +57,9 @@ describe.skipIf(!availability.available)("the command line's asker over Redis", 
 
   it("named after a worker's vantage, it asks that vantage but takes none of its jobs, beats no heartbeat, and leaves no reply stream", async () => {
     const troubles: unknown[] = [];
-    const asker = await redisAskerFromConfig(loadConfig({ SITEDIAG_STORE: redis.url(), SITEDIAG_VANTAGE: "eu-west" }), (error) => troubles.push(error));
+    const asker = await redisAskerFromConfig(loadConfig({ SITEDIAG_STORE: redis.url(), SITEDIAG_VANTAGE: "eu-west" }), (error) =>
+      troubles.push(error),
+    );
     if (asker === undefined) throw new Error("no asker on a Redis store");
     const heartbeats = await admin.zrange(keys.seen, 0, -1);
     expect(heartbeats).toHaveLength(1);
@@ -56,7 +67,8 @@ describe.skipIf(!availability.available)("the command line's asker over Redis", 
     expect(await asker.alive()).toEqual([{ name: "eu-west", label: "Frankfurt", location: undefined }]);
     const job = { kind: "site-check", raw: targets.url("/ok"), options: {} } as const;
     const runs = await Promise.all([1, 2, 3, 4].map(() => collect(asker, job, ["eu-west"], sharedClockMs() + 10_000)));
-    for (const entries of runs) expect(entries).toMatchObject([{ state: "answered", outcome: { kind: "result", result: { status: "up", statusCode: 200 } } }]);
+    for (const entries of runs)
+      expect(entries).toMatchObject([{ state: "answered", outcome: { kind: "result", result: { status: "up", statusCode: 200 } } }]);
     // Every job went to the worker, the group's one consumer, named by its heartbeat.
     const [, , , workerId] = JSON.parse(heartbeats[0] ?? "[]") as unknown[];
     const consumers = (await admin.call("XINFO", "CONSUMERS", keys.jobs("eu-west"), WORKER_GROUP)) as unknown[][];
@@ -76,9 +88,21 @@ describe.skipIf(!availability.available)("the command line's asker on a Redis Cl
   let worker: RedisFanout;
 
   beforeAll(async () => {
-    [cluster, targets] = await Promise.all([startRedisCluster(), startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } })]);
-    runner = diagnosticRunnerFromConfig(loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }), undefined);
-    worker = await createRedisFanout({ location: { kind: "redis-cluster", nodes: cluster.nodes, password: undefined }, self: { name: "eu-west" }, runner, maxJobs: 2, timing: FAST });
+    [cluster, targets] = await Promise.all([
+      startRedisCluster(),
+      startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } }),
+    ]);
+    runner = diagnosticRunnerFromConfig(
+      loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }),
+      undefined,
+    );
+    worker = await createRedisFanout({
+      location: { kind: "redis-cluster", nodes: cluster.nodes, password: undefined },
+      self: { name: "eu-west" },
+      runner,
+      maxJobs: 2,
+      timing: FAST,
+    });
   }, 90_000);
 
   afterAll(async () => {
@@ -89,9 +113,17 @@ describe.skipIf(!availability.available)("the command line's asker on a Redis Cl
   });
 
   it("asks the worker's vantage through the seeds SITEDIAG_STORE names, and its reply stream is gone after it", async () => {
-    const asker = await redisAskerFromConfig(loadConfig({ SITEDIAG_STORE: `redis+cluster://${cluster.seeds}`, SITEDIAG_VANTAGE: "eu-west" }), () => undefined);
+    const asker = await redisAskerFromConfig(
+      loadConfig({ SITEDIAG_STORE: `redis+cluster://${cluster.seeds}`, SITEDIAG_VANTAGE: "eu-west" }),
+      () => undefined,
+    );
     if (asker === undefined) throw new Error("no asker on a Redis Cluster store");
-    const entries = await collect(asker, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["eu-west"], sharedClockMs() + 10_000);
+    const entries = await collect(
+      asker,
+      { kind: "site-check", raw: targets.url("/ok"), options: {} },
+      ["eu-west"],
+      sharedClockMs() + 10_000,
+    );
     expect(entries).toMatchObject([{ state: "answered", outcome: { kind: "result", result: { status: "up" } } }]);
     const admin = new Cluster(cluster.nodes.map(({ host, port }) => ({ host, port })));
     try {

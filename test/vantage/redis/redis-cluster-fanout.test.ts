@@ -27,10 +27,16 @@ describe.skipIf(!availability.available)("the Redis fan-out on a Redis Cluster",
   let dispatcher: RedisFanout;
 
   beforeAll(async () => {
-    [cluster, targets] = await Promise.all([startRedisCluster(), startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } })]);
+    [cluster, targets] = await Promise.all([
+      startRedisCluster(),
+      startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } }),
+    ]);
     const location = { kind: "redis-cluster", nodes: cluster.nodes, password: undefined } as const;
     for (const name of VANTAGES) {
-      const runner = diagnosticRunnerFromConfig(loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }), undefined);
+      const runner = diagnosticRunnerFromConfig(
+        loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }),
+        undefined,
+      );
       runners.push(runner);
       workers.push(await createRedisFanout({ location, self: { name }, runner, maxJobs: 16, timing: FAST }));
     }
@@ -45,7 +51,8 @@ describe.skipIf(!availability.available)("the Redis fan-out on a Redis Cluster",
     await cluster?.close();
   });
 
-  const runOnce = () => collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, VANTAGES, sharedClockMs() + 8_000);
+  const runOnce = () =>
+    collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, VANTAGES, sharedClockMs() + 8_000);
 
   it("answers from every vantage, its streams spread over more than one master", async () => {
     const entries = await runOnce();

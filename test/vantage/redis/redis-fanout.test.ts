@@ -40,12 +40,39 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
       // Up in two vantages, unresolvable in the third.
       server.answer("site.test", name === "ap-south" ? "nxdomain" : { a: ["127.0.0.1"] });
       dns.push(server);
-      const runner = diagnosticRunnerFromConfig(loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_DNS_SERVERS: server.server, SITEDIAG_HOSTS_FILE: "/dev/null", SITEDIAG_TRACE_PORTS: String(targets.httpPort) }), undefined);
+      const runner = diagnosticRunnerFromConfig(
+        loadConfig({
+          SITEDIAG_PROBE_THREADS: "0",
+          SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8",
+          SITEDIAG_DNS_SERVERS: server.server,
+          SITEDIAG_HOSTS_FILE: "/dev/null",
+          SITEDIAG_TRACE_PORTS: String(targets.httpPort),
+        }),
+        undefined,
+      );
       runners.push(runner);
       const location = { kind: "redis", url: redis.url() } as const;
-      workers.push(await createRedisFanout({ location, self: { name, label: `Label ${name}` }, runner, maxJobs: 4, keyPrefix: PREFIX, timing: FAST, registry: name === "eu-west" ? (registry = new Registry()) : undefined }));
+      workers.push(
+        await createRedisFanout({
+          location,
+          self: { name, label: `Label ${name}` },
+          runner,
+          maxJobs: 4,
+          keyPrefix: PREFIX,
+          timing: FAST,
+          registry: name === "eu-west" ? (registry = new Registry()) : undefined,
+        }),
+      );
     }
-    dispatcher = await createRedisFanout({ location: { kind: "redis", url: redis.url() }, self: { name: "local" }, maxJobs: 1, keyPrefix: PREFIX, timing: FAST, registry: (dispatcherRegistry = new Registry()), onTrouble: (error) => troubles.push(String(error)) });
+    dispatcher = await createRedisFanout({
+      location: { kind: "redis", url: redis.url() },
+      self: { name: "local" },
+      maxJobs: 1,
+      keyPrefix: PREFIX,
+      timing: FAST,
+      registry: (dispatcherRegistry = new Registry()),
+      onTrouble: (error) => troubles.push(String(error)),
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -67,7 +94,12 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
 
   it("runs a check in every vantage asked, each with its own resolver: up in two, a DNS failure in the third", async () => {
     const url = targets.url("/ok", { hostname: "site.test" });
-    const entries = await collect(dispatcher, { kind: "site-check", raw: url, options: {} }, ["eu-west", "us-east", "ap-south"], sharedClockMs() + 10_000);
+    const entries = await collect(
+      dispatcher,
+      { kind: "site-check", raw: url, options: {} },
+      ["eu-west", "us-east", "ap-south"],
+      sharedClockMs() + 10_000,
+    );
     expect(entries).toHaveLength(3);
     const byName = new Map(entries.map((entry) => [entry.vantage.name, entry]));
     for (const name of ["eu-west", "us-east"]) {
@@ -81,12 +113,19 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
     expect(down.outcome.result).toMatchObject({ status: "down", failedStage: "dns" });
     expect(down.vantage.label).toBe("Label ap-south");
     // A plain result is small enough to ride in its notice: no round trip to fetch it.
-    for (const entry of entries) if (entry.state === "answered") expect(encodeReply({ ok: true, outcome: entry.outcome }).length).toBeLessThanOrEqual(INLINE_REPLY_BYTES);
+    for (const entry of entries)
+      if (entry.state === "answered")
+        expect(encodeReply({ ok: true, outcome: entry.outcome }).length).toBeLessThanOrEqual(INLINE_REPLY_BYTES);
   });
 
   it("traces redirects alike, details included when asked", async () => {
     const url = targets.url("/ok", { hostname: "site.test" });
-    const entries = await collect(dispatcher, { kind: "trace", raw: url, options: { details: true } }, ["eu-west"], sharedClockMs() + 10_000);
+    const entries = await collect(
+      dispatcher,
+      { kind: "trace", raw: url, options: { details: true } },
+      ["eu-west"],
+      sharedClockMs() + 10_000,
+    );
     const [entry] = entries;
     if (entry?.state !== "answered" || entry.outcome.kind !== "result") throw new Error("no trace");
     expect(entry.outcome.result.finalStatus).toBe(200);
@@ -95,7 +134,12 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
 
   it("answers a vantage with no live instance `unavailable` at once, without waiting for the deadline", async () => {
     const started = Date.now();
-    const entries = await collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["nowhere", "eu-west"], sharedClockMs() + 60_000);
+    const entries = await collect(
+      dispatcher,
+      { kind: "site-check", raw: targets.url("/ok"), options: {} },
+      ["nowhere", "eu-west"],
+      sharedClockMs() + 60_000,
+    );
     expect(entries.map((entry) => [entry.vantage.name, entry.state])).toEqual([
       ["nowhere", "unavailable"],
       ["eu-west", "answered"],
@@ -105,14 +149,24 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
   });
 
   it("applies each vantage's own policy: a private address the vantage does not open is that entry's refusal", async () => {
-    const entries = await collect(dispatcher, { kind: "site-check", raw: "http://10.0.0.1/", options: {} }, ["us-east"], sharedClockMs() + 10_000);
+    const entries = await collect(
+      dispatcher,
+      { kind: "site-check", raw: "http://10.0.0.1/", options: {} },
+      ["us-east"],
+      sharedClockMs() + 10_000,
+    );
     const [entry] = entries;
     if (entry?.state !== "answered") throw new Error("no answer");
     expect(entry.outcome.kind).toBe("refused");
   });
 
   it("counts per vantage: jobs run and their time and the stream's pending jobs on the worker; entry latency and unavailable entries on the asker", async () => {
-    await collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["eu-west", "nowhere"], sharedClockMs() + 10_000);
+    await collect(
+      dispatcher,
+      { kind: "site-check", raw: targets.url("/ok"), options: {} },
+      ["eu-west", "nowhere"],
+      sharedClockMs() + 10_000,
+    );
     const worker = await eventually(async () => {
       const text = await registry.metrics();
       return /sitediag_vantage_jobs_pending\{vantage="eu-west",state="taken"\} \d+/.test(text) ? text : undefined;
@@ -132,7 +186,12 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
     const keys = vantageKeys(PREFIX);
     try {
       await raw.xadd(keys.jobs("eu-west"), "*", "job", "{not json");
-      await raw.xadd(keys.jobs("eu-west"), "*", "job", JSON.stringify({ v: 1, kind: "site-check", raw: "x", deadline: 1e15, dispatcher: "../../x", request: "y" }));
+      await raw.xadd(
+        keys.jobs("eu-west"),
+        "*",
+        "job",
+        JSON.stringify({ v: 1, kind: "site-check", raw: "x", deadline: 1e15, dispatcher: "../../x", request: "y" }),
+      );
       await raw.xadd(keys.jobs("eu-west"), "*", "other", "field");
       await raw.xadd(keys.jobs("eu-west"), "*", "job", "x".repeat(100_000));
       // Notices and answers for requests nobody waits for, and a value that is no serialized answer.
@@ -140,7 +199,12 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
         await raw.xadd(keys.replies(dispatcherId), "*", "r", "req", "v", "eu-west");
         await raw.hset(keys.reply(dispatcherId, "req"), "eu-west", Buffer.from([0xff, 0x0d, 0x6f, 0x22, 0x99]));
       }
-      const entries = await collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["eu-west"], sharedClockMs() + 10_000);
+      const entries = await collect(
+        dispatcher,
+        { kind: "site-check", raw: targets.url("/ok"), options: {} },
+        ["eu-west"],
+        sharedClockMs() + 10_000,
+      );
       expect(entries.map((entry) => entry.state)).toEqual(["answered"]);
       const exposition = await registry.metrics();
       expect(exposition).toMatch(/sitediag_vantage_jobs_total\{vantage="eu-west",outcome="malformed"\} 4/);
@@ -161,7 +225,8 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
       await raw.hset(keys.reply(dispatcherId, request), "ghost", Buffer.from("garbage"));
       await raw.xadd(keys.replies(dispatcherId), "*", "r", request, "v", "ghost");
       // And answers in the notice itself: not base64, base64 of garbage, too long.
-      for (const inline of ["%%%", Buffer.from("garbage").toString("base64"), "A".repeat(100_000)]) await raw.xadd(keys.replies(dispatcherId), "*", "r", request, "v", "ghost", "a", inline);
+      for (const inline of ["%%%", Buffer.from("garbage").toString("base64"), "A".repeat(100_000)])
+        await raw.xadd(keys.replies(dispatcherId), "*", "r", request, "v", "ghost", "a", inline);
       const entries = await run;
       expect(entries).toEqual([expect.objectContaining({ state: "unavailable", reason: "deadline" })]);
       expect(troubles.some((trouble) => /malformed answer from ghost/.test(trouble))).toBe(true);
@@ -178,14 +243,21 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
     try {
       await raw.zadd(keys.seen, Date.now() + 60_000, member);
       const run = collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["twice"], sharedClockMs() + 1_500);
-      const { dispatcher: dispatcherId, request } = JSON.parse(await waitForJob(raw, keys.jobs("twice"))) as { dispatcher: string; request: string };
+      const { dispatcher: dispatcherId, request } = JSON.parse(await waitForJob(raw, keys.jobs("twice"))) as {
+        dispatcher: string;
+        request: string;
+      };
       const answer = (status: string) => encodeReply({ ok: true, outcome: { kind: "result", result: { status } } as never });
       // Two answers written past HSETNX (as two workers racing could not): the dispatcher still yields one.
       await raw.hset(keys.reply(dispatcherId, request), "twice", answer("up"), "eu-west", answer("down"));
       for (const vantage of ["twice", "twice", "eu-west"]) await raw.xadd(keys.replies(dispatcherId), "*", "r", request, "v", vantage);
       const entries = await run;
       expect(entries).toHaveLength(1);
-      expect(entries[0]).toMatchObject({ vantage: { name: "twice" }, state: "answered", outcome: { kind: "result", result: { status: "up" } } });
+      expect(entries[0]).toMatchObject({
+        vantage: { name: "twice" },
+        state: "answered",
+        outcome: { kind: "result", result: { status: "up" } },
+      });
     } finally {
       await raw.zrem(keys.seen, member);
       raw.disconnect();
@@ -201,7 +273,12 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
       const controller = new AbortController();
       const entries: unknown[] = [];
       const run = (async () => {
-        for await (const entry of dispatcher.run({ kind: "site-check", raw: targets.url("/ok"), options: {} }, ["idle", "eu-west"], sharedClockMs() + 30_000, controller.signal)) {
+        for await (const entry of dispatcher.run(
+          { kind: "site-check", raw: targets.url("/ok"), options: {} },
+          ["idle", "eu-west"],
+          sharedClockMs() + 30_000,
+          controller.signal,
+        )) {
           entries.push(entry);
           controller.abort();
         }
@@ -220,17 +297,27 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
     targets.route("/hang", { kind: "hang" });
     const runner = runners[0];
     if (runner === undefined) throw new Error("no runner");
-    const narrow = await createRedisFanout({ location: { kind: "redis", url: redis.url() }, self: { name: "narrow" }, runner, maxJobs: 2, keyPrefix: PREFIX, timing: FAST });
+    const narrow = await createRedisFanout({
+      location: { kind: "redis", url: redis.url() },
+      self: { name: "narrow" },
+      runner,
+      maxJobs: 2,
+      keyPrefix: PREFIX,
+      timing: FAST,
+    });
     try {
       const hanging = () => targets.requests.filter((request) => request.target === "/hang").length;
       const before = hanging();
       const deadline = sharedClockMs() + 5_000;
-      const runs = Array.from({ length: 5 }, () => collect(dispatcher, { kind: "site-check", raw: targets.url("/hang"), options: {} }, ["narrow"], deadline));
+      const runs = Array.from({ length: 5 }, () =>
+        collect(dispatcher, { kind: "site-check", raw: targets.url("/hang"), options: {} }, ["narrow"], deadline),
+      );
       await eventually(async () => (hanging() - before >= 2 ? true : undefined), 4_000);
       // Held until the deadline: a third would have arrived by now if it could.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(hanging() - before).toBe(2);
-      for (const entries of await Promise.all(runs)) expect(entries).toEqual([expect.objectContaining({ state: "unavailable", reason: "deadline" })]);
+      for (const entries of await Promise.all(runs))
+        expect(entries).toEqual([expect.objectContaining({ state: "unavailable", reason: "deadline" })]);
       // Every job ends acknowledged and deleted: the two it ran at their deadline, the three it took late.
       const raw = new Redis(redis.url());
       try {
@@ -256,10 +343,18 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
     const raw = new Redis(redis.url());
     const keys = vantageKeys(PREFIX);
     try {
-      const job = { job: { kind: "site-check", raw: targets.url("/later"), options: {} }, deadline: sharedClockMs() + 1e12, dispatcher: "far", request: "future" } as const;
+      const job = {
+        job: { kind: "site-check", raw: targets.url("/later"), options: {} },
+        deadline: sharedClockMs() + 1e12,
+        dispatcher: "far",
+        request: "future",
+      } as const;
       await raw.xadd(keys.jobs("us-east"), "*", "job", encodeJob(job));
       const answer = await eventually(async () => (await raw.hgetBuffer(keys.reply("far", "future"), "us-east")) ?? undefined, 10_000);
-      expect(decodeReply(answer, "site-check")).toMatchObject({ ok: true, value: { ok: true, outcome: { kind: "result", result: { status: "up" } } } });
+      expect(decodeReply(answer, "site-check")).toMatchObject({
+        ok: true,
+        value: { ok: true, outcome: { kind: "result", result: { status: "up" } } },
+      });
     } finally {
       raw.disconnect();
     }
@@ -276,7 +371,13 @@ describe.skipIf(!availability.available)("the Redis fan-out, in process", () => 
       await raw.zadd(keys.seen, Date.now() + 60_000, member);
       const controller = new AbortController();
       const run = (async () => {
-        for await (const entry of dispatcher.run({ kind: "site-check", raw: targets.url("/ok"), options: {} }, ["far-away"], sharedClockMs() + 1e12, controller.signal)) void entry;
+        for await (const entry of dispatcher.run(
+          { kind: "site-check", raw: targets.url("/ok"), options: {} },
+          ["far-away"],
+          sharedClockMs() + 1e12,
+          controller.signal,
+        ))
+          void entry;
       })();
       await new Promise((resolve) => setTimeout(resolve, 300));
       controller.abort();

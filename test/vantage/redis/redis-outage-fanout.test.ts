@@ -24,7 +24,10 @@ describe.skipIf(!availability.available)("the Redis fan-out through a Redis outa
   beforeAll(async () => {
     redis = await startRedisServer();
     targets = await startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 } } });
-    runner = diagnosticRunnerFromConfig(loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }), undefined);
+    runner = diagnosticRunnerFromConfig(
+      loadConfig({ SITEDIAG_PROBE_THREADS: "0", SITEDIAG_ALLOW_CIDRS: "127.0.0.0/8", SITEDIAG_HOSTS_FILE: "/dev/null" }),
+      undefined,
+    );
     const location = { kind: "redis", url: redis.url() } as const;
     worker = await createRedisFanout({ location, self: { name: "eu-west" }, runner, maxJobs: 4, timing: FAST });
     dispatcher = await createRedisFanout({ location, self: { name: "tester" }, maxJobs: 1, timing: FAST });
@@ -38,7 +41,8 @@ describe.skipIf(!availability.available)("the Redis fan-out through a Redis outa
     await redis?.close();
   });
 
-  const once = (deadlineMs: number) => collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["eu-west"], sharedClockMs() + deadlineMs);
+  const once = (deadlineMs: number) =>
+    collect(dispatcher, { kind: "site-check", raw: targets.url("/ok"), options: {} }, ["eu-west"], sharedClockMs() + deadlineMs);
 
   it("answers `unavailable` by the deadline while Redis is down, is not ready, and answers again once it is back", async () => {
     expect((await once(5_000)).map((entry) => entry.state)).toEqual(["answered"]);
