@@ -96,7 +96,8 @@ describe("sitediag check and trace", () => {
     expect(report.stdout).toContain(targets.url("/for-bots"));
     const unknown = await sitediag(["check", "--user-agent", "yandex", targets.url("/clean")]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^--user-agent "yandex": must be browser, googlebot or bingbot/);
+    // One line of the command line's own form (issue 39's audit), then where the options are.
+    expect(unknown.stderr).toMatch(/^sitediag check: --user-agent "yandex": must be browser, googlebot or bingbot\n/);
   });
 
   it("trace --batch fails the noindex and home rows, passes the canonical one with its word, for every row as Googlebot", async () => {
