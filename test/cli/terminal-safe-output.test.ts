@@ -124,7 +124,9 @@ describe("what a target sent, printed by the CLI", { timeout: 120_000 }, () => {
   it("check --vantages local: the vantage row's reason shown escaped", async () => {
     const run = await sitediag(["check", "--vantages", "local", url("/broken")]);
     // The one line on stderr says that on the SQLite store only this machine was asked (issue 38); nothing of the target's.
-    expect(run.stderr).toBe('sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n');
+    expect(run.stderr).toBe(
+      'sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n',
+    );
     expect(run.stdout).not.toMatch(RAW_CONTROL);
     expect(run.stdout).toContain(SHOWN);
   });
