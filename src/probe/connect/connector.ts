@@ -1,11 +1,11 @@
 import { connect as netConnect, type LookupFunction, type Socket } from "node:net";
-import { checkServerIdentity, connect as tlsConnect, type PeerCertificate, type SecureContext, type TLSSocket } from "node:tls";
+import { connect as tlsConnect, type SecureContext, type TLSSocket } from "node:tls";
 import { isIP } from "node:net";
 import type { AddressPolicy } from "../policy/address-policy.js";
 import type { HopTrace } from "../hop-trace.js";
 import { formatIp, parseIp } from "../policy/ip-address.js";
 import type { ResolvedAddress } from "../resolver.js";
-import { peerChainFrom, peerChainOf } from "./peer-chain.js";
+import { peerChainOf } from "./peer-chain.js";
 import { describeTls } from "./tls-detail.js";
 import { stapledOcspOf } from "./stapled-ocsp.js";
 import { verificationFailure } from "./tls-verification.js";
@@ -197,12 +197,6 @@ const ASK_FOR_STAPLE = { requestOCSP: true } as const;
 function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise<TLSSocket> {
   const reading = plan.certificates ?? "leaf";
   return new Promise((resolve, reject) => {
-    // The chain Node reads for its own name check (onConnectSecure hands
-    // getPeerCertificate(true) to checkServerIdentity), kept so that a hop
-    // that reads certificates does not copy the chain a second time. Node
-    // skips the name check when OpenSSL already failed the chain; the chain
-    // is then read off the socket.
-    let checked: PeerCertificate | undefined;
     const secure = tlsConnect({
       socket,
       // RFC 6066 forbids an IP address as SNI; the name check then uses `host`.
@@ -216,14 +210,6 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
       // verification saw is still readable then (told apart: an incomplete
       // chain from an untrusted issuer), which it is not once Node rejects.
       rejectUnauthorized: false,
-      ...(reading === "verdict"
-        ? {}
-        : {
-            checkServerIdentity: (hostname: string, certificate: PeerCertificate) => {
-              checked = certificate;
-              return checkServerIdentity(hostname, certificate);
-            },
-          }),
     });
     const onAbort = () => {
       secure.destroy();
@@ -252,7 +238,9 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
         // The verdict alone: the chain is read only to name a failure (tls-verification.ts).
         if (reading === "verdict") return settle(secure.authorized ? null : verificationFailure(secure, peerChainOf(secure)));
         // Read once, for every use below, and never with getPeerX509Certificate(), which leaks the chain (peer-chain.ts).
-        const chain = checked === undefined ? peerChainOf(secure) : peerChainFrom(checked);
+        // Nor kept from Node's own name check (a checkServerIdentity of ours holding its certificate): that leaked
+        // about 0.26 MiB a hop of a 72-intermediate chain on Node 22 and 24 (test/load/peer-certificate-memory.test.ts).
+        const chain = peerChainOf(secure);
         const refused = verificationFailure(secure, chain);
         // Kept whatever the verdict: the certificate a failed verification saw
         // is what a person debugging the site needs (details), and reading it
