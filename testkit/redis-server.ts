@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection } from "node:net";
-import { closedLoopbackPort } from "./loopback-ports.js";
+import { quietLoopbackPort } from "./loopback-ports.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -40,7 +40,7 @@ export function redisAvailability(): RedisAvailability {
 
 export async function startRedisServer(): Promise<RedisServerFixture> {
   const dir = mkdtempSync(join(tmpdir(), "sitediag-redis-"));
-  const port = await closedLoopbackPort();
+  let port = await quietLoopbackPort();
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
@@ -60,6 +60,21 @@ export async function startRedisServer(): Promise<RedisServerFixture> {
     }
   }
 
+  // The first start may lose its port to another copy of the suite picking the same one at the same moment: pick
+  // again. A restart after stop() keeps its port, as a real Redis coming back does.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (attempt === 3) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+      port = await quietLoopbackPort();
+    }
+  }
+
   async function stop(): Promise<void> {
     const running = child;
     if (running === undefined) return;
@@ -70,7 +85,6 @@ export async function startRedisServer(): Promise<RedisServerFixture> {
     await Promise.race([exited, delay(5_000).then(() => kill(running))]);
   }
 
-  await start();
   return {
     port,
     url: (db = 0) => `redis://127.0.0.1:${port}/${db}`,
@@ -85,12 +99,15 @@ export async function startRedisServer(): Promise<RedisServerFixture> {
   };
 }
 
+/** Until this very process answers on `port`: another Redis that won the port would answer PING as well. */
 async function waitForPong(port: number, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${output()}`);
-    const reply = await sendCommand(port, "PING\r\n").catch(() => "");
-    if (reply.startsWith("+PONG")) return;
+    const reply = await sendCommand(port, "INFO server\r\n").catch(() => "");
+    const pid = /process_id:(\d+)/.exec(reply)?.[1];
+    if (pid !== undefined && Number(pid) === child.pid) return;
+    if (pid !== undefined) throw new Error(`127.0.0.1:${port} is another Redis's (process ${pid})`);
     await delay(50);
   }
   throw new Error(`redis-server did not answer on 127.0.0.1:${port} within 10 s: ${output()}`);
