@@ -145,6 +145,10 @@ export default defineConfig({
           ...shared,
           name: "slow",
           include: SLOW,
+          // As the fast files: each worker loads the modules once. Measured side by side on the busy machine: the
+          // slow project's CPU 215 s -> 181 s, its module loading 55 s -> 18 s. No slow file sets process.env or
+          // global state; each starts and closes its own servers and processes.
+          isolate: false,
           exclude: LOAD,
           globalSetup: ["test/fixtures/build-once.ts"],
           maxWorkers: GROUPS.slow.maxWorkers,
