@@ -2,9 +2,11 @@ import { loadConfig } from "../../src/config.js";
 import { sharedClockMs } from "../../src/probe/clock.js";
 import { diagnosticRunnerFromConfig } from "../../src/runner/runner-from-config.js";
 import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis/redis-fanout.js";
-import type { VantageEntry } from "../../src/vantage/vantage-fanout.js";
+import { vantageKeys } from "../../src/vantage/redis/vantage-keys.js";
+import type { VantageEntry, VantageJob } from "../../src/vantage/vantage-fanout.js";
 import { redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
 import { processTreeCpuMicros } from "../process-cpu.js";
+import { type TimelineStep, wallMs, watchFanout } from "./fanout-timeline.js";
 import type { Figure } from "../results.js";
 import type { ServiceProcess } from "../service-process.js";
 import type { BenchStack } from "../stack.js";
@@ -84,6 +86,16 @@ export async function runVantageFanout(stack: BenchStack): Promise<Figure[]> {
       overhead.push(runMs - slowestMs);
     }
 
+    // Where the overhead goes: the same runs one at a time, with Redis stamping every command (fanout-timeline.ts);
+    // then runs of a URL every vantage refuses at input, whose 'away' is the engine's part alone (no check to run).
+    const localAlone: number[] = [];
+    const steps = await timelineOf(redis.url(), samples / 2, fanout, job, async () => {
+      const started = performance.now();
+      await local();
+      localAlone.push(performance.now() - started);
+    });
+    const refusedSteps = await timelineOf(redis.url(), samples / 2, fanout, { ...job, raw: "not a url" }, async () => undefined);
+
     const count = 1_000;
     const cpuBefore = cpuOf(services);
     const burstStarted = performance.now();
@@ -117,6 +129,14 @@ export async function runVantageFanout(stack: BenchStack): Promise<Figure[]> {
       figure("3-vantage run minus the slowest single check, p99", "ms", percentile(overhead, 99)),
       figure("3-vantage run, p50", "ms", median(runs)),
       figure("3 local checks at once, p50", "ms", median(singles)),
+      ...steps.flatMap((step) => [
+        figure(`one run at a time, under MONITOR: ${step.name}, p50`, "ms", step.p50Ms),
+        figure(`one run at a time, under MONITOR: ${step.name}, p99`, "ms", step.p99Ms),
+      ]),
+      figure("one local check alone, p50 (what 'away' holds besides the engine)", "ms", median(localAlone)),
+      ...refusedSteps
+        .filter((step) => step.name === "away")
+        .map((step) => figure("one run at a time, under MONITOR, a URL refused at input: away, p50", "ms", step.p50Ms)),
       figure(`${count} 3-vantage runs at once: wall time`, "ms", burstMs),
       figure(`${count} 3-vantage runs at once: entries answered`, "", answered),
       figure(`${count} 3-vantage runs at once: entries unavailable`, "", unavailable),
@@ -130,6 +150,29 @@ export async function runVantageFanout(stack: BenchStack): Promise<Figure[]> {
     await runner.close();
     for (const service of services) await service.stop();
     await redis.close();
+  }
+}
+
+/** `runs` runs of `job` one at a time under a fanout timeline, `between` after each (out of the timed run). */
+async function timelineOf(
+  redisUrl: string,
+  runs: number,
+  fanout: RedisFanout,
+  job: VantageJob,
+  between: () => Promise<void>,
+): Promise<readonly TimelineStep[]> {
+  const timeline = await watchFanout(redisUrl, vantageKeys("sitediag:").jobs, VANTAGES);
+  try {
+    for (let index = 0; index < runs; index += 1) {
+      const startedMs = wallMs();
+      const arrivals = new Map<string, number>();
+      for await (const entry of fanout.run(job, VANTAGES, sharedClockMs() + 30_000, undefined)) arrivals.set(entry.vantage.name, wallMs());
+      timeline.record({ startedMs, arrivals, endedMs: wallMs() });
+      await between();
+    }
+    return await timeline.steps();
+  } finally {
+    await timeline.close();
   }
 }
 
