@@ -30,6 +30,36 @@ const PLACES: Readonly<Record<string, { readonly label: string; readonly locatio
   "us-east": { label: "US East", location: "Ashburn, US" },
 };
 
+interface Snapshot {
+  readonly west: string | null;
+  readonly east: string | null;
+  readonly south: string | null;
+  readonly southReason: string | null;
+  readonly verdictClass: string | null;
+  readonly verdict: string | null;
+  readonly word: string | null;
+  readonly waitingFor: string | null;
+  readonly busy: string | null;
+}
+
+/** Evaluated in the page (a string: this file is type-checked without the DOM's types). */
+const SNAPSHOT = `(() => {
+  const text = (selector) => document.querySelector(selector)?.textContent ?? null;
+  const row = (name, part) => text('#result details.vantage[data-vantage="' + name + '"] ' + part);
+  const verdict = document.querySelector("#result .vantages > .verdict");
+  return {
+    west: row("eu-west", ".vantage-word"),
+    east: row("us-east", ".vantage-word"),
+    south: row("ap-south", ".vantage-word"),
+    southReason: row("ap-south", ".vantage-reason"),
+    verdictClass: verdict?.getAttribute("class") ?? null,
+    verdict: verdict?.getAttribute("data-verdict") ?? null,
+    word: text("#result .vantages > .verdict .verdict-word"),
+    waitingFor: text("#result .vantages > .verdict .waiting-for"),
+    busy: document.querySelector("#result")?.getAttribute("aria-busy") ?? null,
+  };
+})()`;
+
 describe.skipIf(!chromium.available || !redisHere.available)("the page from three regions on one Redis, in Chromium", () => {
   let targets: HttpTargets;
   let rig: ThreeVantages;
@@ -204,21 +234,8 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
   }
 
   /** The live regions' rows, the verdict and ap-south's row, read in one look so they belong to the same moment. */
-  function snapshot(page: Page) {
-    return page.evaluate(() => {
-      const text = (selector: string) => document.querySelector(selector)?.textContent ?? null;
-      return {
-        west: text('#result details.vantage[data-vantage="eu-west"] .vantage-word'),
-        east: text('#result details.vantage[data-vantage="us-east"] .vantage-word'),
-        south: text('#result details.vantage[data-vantage="ap-south"] .vantage-word'),
-        southReason: text('#result details.vantage[data-vantage="ap-south"] .vantage-reason'),
-        verdictClass: document.querySelector("#result .vantages > .verdict")?.getAttribute("class") ?? null,
-        verdict: document.querySelector("#result .vantages > .verdict")?.getAttribute("data-verdict") ?? null,
-        word: text("#result .vantages > .verdict .verdict-word"),
-        waitingFor: text("#result .vantages > .verdict .waiting-for"),
-        busy: document.querySelector("#result")?.getAttribute("aria-busy") ?? null,
-      };
-    });
+  async function snapshot(page: Page): Promise<Snapshot> {
+    return (await page.evaluate(SNAPSHOT)) as Snapshot;
   }
 
   it("a region frozen mid-check: the two live rows appear while it waits and the verdict is provisional, well before its deadline; then the service's amber verdict", async () => {
