@@ -51,7 +51,7 @@ export function startVantagePrinter(out: TextWriter, paint: Paint, now: () => nu
       entries.map((entry) => entry.vantage?.name ?? ""),
     ).map((vantage) => vantage.name);
     if (names.length === 0) return;
-    out.write(waitingLine(names, waitedWords(now() - started, deadlineMs), paint));
+    out.write(waitingLine(names, waitedWords(now() - started, deadlineMs), (out.columns ?? 80) - 1, paint));
     waitingShown = true;
   };
   const stopClock = () => {

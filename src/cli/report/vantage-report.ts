@@ -72,9 +72,16 @@ export function vantageEnding(
   return `${differencesLine(end.differences, paint)}${painted}  ${terminalText(target)}  (${count} vantage${count === 1 ? "" : "s"}: ${counts}${notSeen})\n`;
 }
 
-/** The line a terminal redraws while vantages are out: "waiting for: ap-south (12 s of 32 s)". */
-export function waitingLine(out: readonly string[], waited: string, paint: Paint): string {
-  return paint.dim(`waiting for: ${out.map(clean).join(", ")} (${waited})`);
+/**
+ * The line a terminal redraws while vantages are out: "waiting for: ap-south
+ * (12 s of 32 s)", cut to the terminal's width, as a line that wrapped would
+ * leave its first part behind when erased.
+ */
+export function waitingLine(out: readonly string[], waited: string, width: number, paint: Paint): string {
+  const names = out.map(clean).join(", ");
+  const line = `waiting for: ${names} (${waited})`;
+  if (line.length <= width) return paint.dim(line);
+  return paint.dim(`waiting ${waited} for ${out.length} vantages: ${names}`.slice(0, Math.max(0, width - 1)) + "…");
 }
 
 /** The warning when the vantages that answered run different builds: the same URL may read apart for that reason alone. */

@@ -10,6 +10,7 @@ import {
 } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { createPaint } from "../../../src/cli/report/terminal-text.js";
 import { startVantagePrinter } from "../../../src/cli/report/vantage-printer.js";
+import { waitingLine } from "../../../src/cli/report/vantage-report.js";
 
 // The rows of `--vantages` as they arrive, printed into a buffer that is a
 // pipe or a terminal, with a clock the test moves.
@@ -118,5 +119,15 @@ describe("the rows of --vantages as they arrive", () => {
     printer.asked(create(VantagesAskedSchema, { vantages: [], deadlineMs: 32_000 }));
     printer.end("http://a.test/", VantageVerdict.UNAVAILABLE, []);
     expect(out.text()).toBe("");
+  });
+});
+
+describe("the waiting line", () => {
+  it("is cut to the terminal's width, so erasing it leaves nothing behind", () => {
+    const many = Array.from({ length: 12 }, (_, index) => `region-number-${index}`);
+    const line = waitingLine(many, "3 s of 32 s", 59, createPaint(false));
+    expect(line).toHaveLength(59);
+    expect(line).toMatch(/^waiting 3 s of 32 s for 12 vantages: region-number-0, .*…$/);
+    expect(waitingLine(["ap-south"], "3 s of 32 s", 59, createPaint(false))).toBe("waiting for: ap-south (3 s of 32 s)");
   });
 });
