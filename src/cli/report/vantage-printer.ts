@@ -51,7 +51,9 @@ export function startVantagePrinter(out: TextWriter, paint: Paint, now: () => nu
       entries.map((entry) => entry.vantage?.name ?? ""),
     ).map((vantage) => vantage.name);
     if (names.length === 0) return;
-    out.write(waitingLine(names, waitedWords(now() - started, deadlineMs), (out.columns ?? 80) - 1, paint));
+    // A terminal that reports no usable width (a pty nobody sized reports 0) is taken as 80 wide.
+    const width = out.columns !== undefined && out.columns >= 20 ? out.columns - 1 : 79;
+    out.write(waitingLine(names, waitedWords(now() - started, deadlineMs), width, paint));
     waitingShown = true;
   };
   const stopClock = () => {

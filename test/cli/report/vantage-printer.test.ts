@@ -131,3 +131,11 @@ describe("the waiting line", () => {
     expect(waitingLine(["ap-south"], "3 s of 32 s", 59, createPaint(false))).toBe("waiting for: ap-south (3 s of 32 s)");
   });
 });
+
+describe("a terminal that reports no width", () => {
+  it("is taken as 80 wide (a pty nobody sized says 0)", () => {
+    const out = Object.assign(buffer(true), { columns: 0 });
+    startVantagePrinter(out, createPaint(false), () => 0).asked(ASKED);
+    expect(out.text()).toBe("waiting for: ap-south, eu-west, us-east (0 s of 32 s)");
+  });
+});
