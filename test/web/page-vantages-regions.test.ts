@@ -201,8 +201,8 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
   /**
    * Asks from every region for frozen.test and freezes ap-south (SIGSTOP) once
    * its resolver has the question: its job is in hand and nobody else will
-   * answer it, so its row waits until the deadline. Returns the page and when
-   * the button was pressed; `during` runs while ap-south is frozen.
+   * answer it, so its row waits until the deadline. `during` runs while
+   * ap-south is frozen, with the page and when the button was pressed.
    */
   async function withFrozenSouth(during: (page: Page, pressedAt: number) => Promise<void>): Promise<void> {
     const south = rig.serves.get("ap-south");
