@@ -33,11 +33,12 @@ the proxy that answered and a client-side redirect, if any.
               sitediag's own (browser, the default), as the API's user_agent=,
               to see a site that redirects or blocks by User-Agent
   --vantages  the check from each vantage named (or all), as the API's vantages=:
-              one row per vantage and the verdict over them. SITEDIAG_STORE on
-              Redis: the deployment's vantages; all is every one seen within
-              SITEDIAG_VANTAGE_FORGET_AFTER (a silent one is its row's
-              unavailable at once). The SQLite store (the default): one vantage,
-              this machine, "local"; another name is unavailable
+              a row per vantage as it answers (a terminal also shows those
+              still out and the deadline), then the verdict over them.
+              SITEDIAG_STORE on Redis: the deployment's vantages; all is every
+              one seen within SITEDIAG_VANTAGE_FORGET_AFTER (a silent one is its
+              row's unavailable at once). The SQLite store (the default): one
+              vantage, this machine, "local"; another name is unavailable
   -h, --help  show this help
 
 exit status: 0 up (also CHALLENGED / BLOCKED: a proxy's challenge or block answered,

@@ -9,6 +9,8 @@ export interface TextWriter {
   write(text: string): unknown;
   /** True when a person is reading (colours, tables); absent means no. */
   readonly isTTY?: boolean;
+  /** A terminal's width in characters, when it is one. */
+  readonly columns?: number;
 }
 
 /** What a subcommand gets from the process, so tests can run it in-process. */

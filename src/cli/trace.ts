@@ -54,7 +54,8 @@ row to that many redirects at most; a longer chain fails as chain_too_long.
                   user_agent=, to every row with --batch: a site that redirects
                   or blocks by User-Agent shows it
   --vantages      the trace from each vantage named (or all), as the API's
-                  vantages=: one row per vantage and the verdict over them.
+                  vantages=: a row per vantage as it answers (a terminal also
+                  shows those still out and the deadline), then the verdict.
                   SITEDIAG_STORE on Redis: the deployment's vantages; all is
                   every one seen within SITEDIAG_VANTAGE_FORGET_AFTER (a silent
                   one is its row's unavailable at once). The SQLite store (the

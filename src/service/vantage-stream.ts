@@ -9,6 +9,8 @@ import {
   type VantageTraceRedirectsResponse,
   VantageTraceRedirectsResponseSchema,
   VantageTraceSchema,
+  type VantagesAsked as VantagesAskedMessage,
+  VantagesAskedSchema,
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import type { RedirectTraceResult } from "../diagnostics/redirect-trace-result.js";
 import type { SiteCheckResult } from "../diagnostics/site-check-result.js";
@@ -38,6 +40,8 @@ export function createVantageCheckSiteStream(service: VantageService) {
     const readings: (VantageReading | undefined)[] = [];
     const answered: AnsweredData[] = [];
     const job = { kind: "site-check" as const, raw: request.url, options };
+    if (request.announce === true)
+      yield create(VantageCheckSiteResponseSchema, { asked: await announcement(names, service, service.deadlines.siteCheckMs) });
     for await (const part of partsFromVantages<typeof job, SiteCheckResult>(
       service.fanout,
       job,
@@ -73,6 +77,8 @@ export function createVantageTraceStream(service: VantageService) {
     };
     const readings: (VantageReading | undefined)[] = [];
     const answered: AnsweredData[] = [];
+    if (request.announce === true)
+      yield create(VantageTraceRedirectsResponseSchema, { asked: await announcement(names, service, service.deadlines.traceMs) });
     for await (const part of partsFromVantages<typeof job, RedirectTraceResult>(
       service.fanout,
       job,
@@ -95,6 +101,21 @@ export function createVantageTraceStream(service: VantageService) {
       differences: vantageDifferences(byName(answered)),
     });
   };
+}
+
+/**
+ * The opening message of an announced stream: every vantage asked, with the
+ * words its instances announce (a name with no live instance has none), and
+ * the deadline, so a caller can show the ones still out and until when.
+ */
+async function announcement(asked: VantagesAsked, service: VantageService, deadlineMs: number): Promise<VantagesAskedMessage> {
+  // Membership is read at most every 250 ms by the fanout: the run below reads the same.
+  const live = new Map((await service.fanout.alive()).map((info) => [info.name, info]));
+  const infos = [...asked.names.map((name) => live.get(name) ?? { name }), ...asked.silent.map((vantage) => vantage.info)];
+  const vantages = infos
+    .map((info) => ({ name: info.name, label: info.label, location: info.location }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return create(VantagesAskedSchema, { vantages, deadlineMs });
 }
 
 /** Answers in the order of their vantages' names, as the unary answer's differences list them. */

@@ -85,8 +85,21 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
   beforeAll(async () => {
     targets = await startHttpTargets({ routes: { "/ok": { kind: "respond", status: 200 }, "/held": { kind: "hang" } } });
     rig = await startThreeVantages(targets.httpPort);
+    // frozen.test: the targets in eu-west and us-east; ap-south's resolver never answers, so its job is in hand when it is frozen.
+    for (const [name, server] of rig.dns) server.answer("frozen.test", name === "ap-south" ? "never" : { a: ["127.0.0.1"] });
     admin = new Redis(rig.redis.url());
   }, 90_000);
+
+  /** SIGCONT, and live again (a beat within the last 2 s) before the next test asks `all`. */
+  async function thaw(name: string): Promise<void> {
+    rig.serves.get(name)?.child.kill("SIGCONT");
+    await eventually(async () => {
+      const scores = (await admin.zrange("{sitediag:vantages}:seen", 0, -1, "WITHSCORES")).filter(
+        (_, index, all) => index % 2 === 1 && (all[index - 1] ?? "").startsWith(`["${name}"`),
+      );
+      return scores.some((score) => Number(score) > Date.now() - 2_000) ? true : undefined;
+    });
+  }
 
   afterAll(async () => {
     admin?.disconnect();
@@ -105,16 +118,64 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     expect(stderr).toBe("");
     expect(code).toBe(1);
     const lines = stdout.trimEnd().split("\n");
-    // What differs first: the addresses each region resolved, and from which resolver.
-    expect(lines[0]).toMatch(/^differs: addresses \(ap-south NXDOMAIN; eu-west, us-east 127\.0\.0\.1\), resolver \(/);
-    expect(lines[1]).toMatch(/^VANTAGE\s+STATE\s+ANSWER\s+STATUS\s+TIME\s+CODE\s+REASON$/);
-    expect(lines[2]).toMatch(/^ap-south\s+done\s+DOWN\s+-\s+\d+ ms\s+dns_no_such_host\s+DNS lookup failed/);
-    expect(lines[3]).toMatch(/^eu-west\s+done\s+UP\s+200\s+\d+ ms$/);
-    expect(lines[4]).toMatch(/^us-east\s+done\s+UP\s+200\s+\d+ ms$/);
+    expect(lines[0]).toMatch(/^VANTAGE\s+STATE\s+ANSWER\s+STATUS\s+TIME\s+CODE\s+REASON$/);
+    // The rows in the order the regions answered.
+    const rows = lines.slice(1, 4).sort();
+    expect(rows[0]).toMatch(/^ap-south\s+done\s+DOWN\s+-\s+\d+ ms\s+dns_no_such_host\s+DNS lookup failed/);
+    expect(rows[1]).toMatch(/^eu-west\s+done\s+UP\s+200\s+\d+ ms$/);
+    expect(rows[2]).toMatch(/^us-east\s+done\s+UP\s+200\s+\d+ ms$/);
+    // Then what differs: the addresses each region resolved, and from which resolver.
+    expect(lines[4]).toMatch(/^differs: addresses \(ap-south NXDOMAIN; eu-west, us-east 127\.0\.0\.1\), resolver \(/);
     expect(lines[5]).toBe(`down_in_some  ${url}  (3 vantages: 3 done)`);
     expect(lines).toHaveLength(6);
     expectNoTraceOfTheCommand(before, await footprint(admin));
   }, 60_000);
+
+  it("a region frozen mid-check: the live regions' rows come as they answer, well before its deadline ends the table (timed on the command's own stdout)", async () => {
+    const url = targets.url("/ok", { hostname: "frozen.test" });
+    const resolver = rig.dns.get("ap-south");
+    const asked = () => (resolver?.queries ?? []).filter((query) => query.name === "frozen.test").length;
+    const before = asked();
+    const lines: { readonly text: string; readonly at: number }[] = [];
+    let partial = "";
+    // The command's own deadline is 5 x 2 s + 2 s (vantage-run.ts): the rows must not wait for it.
+    const running = sitediag(
+      ["check", "--vantages", "all", url],
+      { SITEDIAG_STORE: rig.redis.url(), SITEDIAG_SITE_TIMEOUT_MS: "2000" },
+      (child) =>
+        child.stdout?.on("data", (chunk: Buffer) => {
+          const parts = (partial + chunk.toString("utf8")).split("\n");
+          partial = parts.pop() ?? "";
+          for (const text of parts) lines.push({ text, at: Date.now() });
+        }),
+    );
+    let run: CliRun;
+    try {
+      // ap-south has taken its job (its resolver has the question, which it never answers): frozen now, nobody answers it.
+      await eventually(() => Promise.resolve(asked() > before ? true : undefined), 30_000);
+      rig.serves.get("ap-south")?.child.kill("SIGSTOP");
+      run = await running;
+    } finally {
+      await thaw("ap-south");
+    }
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(1);
+    // On a pipe: lines only, no redrawn waiting line.
+    expect(run.stdout.includes("\u001b") || run.stdout.includes("\r")).toBe(false);
+    const row = (name: string) => lines.find((line) => line.text.startsWith(`${name} `));
+    expect(row("eu-west")?.text).toMatch(/^eu-west\s+done\s+UP\s+200\s+\d+ ms$/);
+    expect(row("us-east")?.text).toMatch(/^us-east\s+done\s+UP\s+200\s+\d+ ms$/);
+    expect(row("ap-south")?.text).toMatch(
+      /^ap-south\s+unavailable\s+-\s+-\s+\d+ ms\s+deadline\s+This vantage did not answer by the deadline/,
+    );
+    const last = lines.at(-1);
+    expect(last?.text).toBe(`up_where_answered  ${url}  (3 vantages: 1 unavailable, 2 done; not seen from ap-south)`);
+    // The deadline as the command measured it (ap-south's time), never assumed; the live rows came at least half of it before the end.
+    const deadlineMs = Number(/\s(\d+) ms\s/.exec(row("ap-south")?.text ?? "")?.[1]);
+    expect(deadlineMs).toBeGreaterThan(0);
+    const liveRowsAt = Math.max(row("eu-west")?.at ?? Number.POSITIVE_INFINITY, row("us-east")?.at ?? Number.POSITIVE_INFINITY);
+    expect((last?.at ?? 0) - liveRowsAt).toBeGreaterThanOrEqual(deadlineMs / 2);
+  }, 90_000);
 
   it("check --vantages all --json: the API's data object, an entry per vantage", async () => {
     const url = targets.url("/ok", { hostname: "site.test" });
@@ -134,13 +195,15 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     expect(stderr).toBe("");
     expect(code).toBe(1);
     const lines = stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(
-      /^differs: addresses \(eu-west 127\.0\.0\.1; us-east 127\.0\.0\.2\), resolver \(.*\), status \(eu-west 200; us-east 403\)/,
-    );
-    expect(lines[2]).toMatch(/^eu-west\s+done\s+UP\s+200\s+\d+ ms$/);
+    expect(lines[0]).toMatch(/^VANTAGE/);
+    const rows = lines.slice(1, 3).sort();
+    expect(rows[0]).toMatch(/^eu-west\s+done\s+UP\s+200\s+\d+ ms$/);
     // The challenge in the words a single trace uses: CHALLENGED and Cloudflare's sentence, never a bare status.
-    expect(lines[3]).toMatch(
+    expect(rows[1]).toMatch(
       /^us-east\s+done\s+CHALLENGED\s+403\s+\d+ ms\s+final_status_error\s+Reachable, but a Cloudflare challenge answered/,
+    );
+    expect(lines[3]).toMatch(
+      /^differs: addresses \(eu-west 127\.0\.0\.1; us-east 127\.0\.0\.2\), resolver \(.*\), status \(eu-west 200; us-east 403\)/,
     );
     expect(lines[4]).toBe(`blocked_in_some  ${url}  (2 vantages: 2 done)`);
     expect(lines).toHaveLength(5);
@@ -234,7 +297,10 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
     child?.kill("SIGINT");
     const { code, stdout, stderr } = await running;
     expect(code).toBe(130);
-    expect(stdout).toBe("");
+    // Stopped for all: at most ap-south's row (its NXDOMAIN answers at once), never the held regions' nor a verdict.
+    expect(stdout.split("\n").filter((line) => line !== "")).toEqual(
+      stdout === "" ? [] : [expect.stringMatching(/^VANTAGE\s/), expect.stringMatching(/^ap-south\s+done\s+DOWN\s/)],
+    );
     expect(stderr).toContain("interrupted");
   }, 60_000);
 });

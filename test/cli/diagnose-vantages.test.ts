@@ -1,10 +1,7 @@
-import { create, type JsonObject } from "@bufbuild/protobuf";
-import { SiteStatus, VantageSiteChecksSchema, VantageState, VantageVerdict } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import type { JsonObject } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand } from "../../src/cli/check.js";
 import { traceCommand } from "../../src/cli/trace.js";
-import { renderVantages } from "../../src/cli/report/vantage-report.js";
-import { createPaint } from "../../src/cli/report/terminal-text.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { CLOUDFLARE_CHALLENGE } from "../fixtures/proxy-answers.js";
 import { runDiagnose } from "../fixtures/cli-io.js";
@@ -128,44 +125,5 @@ describe("sitediag trace --vantages", () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/^local\s+done\s+DOWN\s+503\s+\d+ ms\s+final_status_error\s+The final URL answers 503 Service Unavailable$/m);
     expect(stdout).toContain("down_everywhere");
-  });
-});
-
-describe("the vantage table", () => {
-  const site = (reason: string) =>
-    create(VantageSiteChecksSchema, {
-      verdict: VantageVerdict.DOWN_IN_SOME,
-      entries: [
-        {
-          vantage: { name: "ap-south", state: VantageState.DONE, elapsedMs: 3 },
-          data: { requestedUrl: "http://a.test/", status: SiteStatus.DOWN, statusCode: 503, responseTime: 3, reason },
-        },
-        {
-          vantage: { name: "eu-west", state: VantageState.DONE, elapsedMs: 2 },
-          data: { requestedUrl: "http://a.test/", status: SiteStatus.UP, statusCode: 200, responseTime: 2 },
-        },
-      ],
-      differences: [
-        {
-          aspect: "status",
-          values: [
-            { value: "503", vantages: ["ap-south"] },
-            { value: "200", vantages: ["eu-west"] },
-          ],
-        },
-      ],
-    });
-
-  it("shows a control character a target's words carry as its escape, never as itself", () => {
-    const text = renderVantages("http://a.test/\u001b]0;x", site("Server returned 503 \u001b[2Jgone\u0007"), createPaint(false));
-    expect(text.includes("\u001b") || text.includes("\u0007")).toBe(false);
-    expect(text).toContain("Server returned 503 \\x1b[2Jgone\\x07");
-    expect(text).toContain("http://a.test/\\x1b]0;x");
-  });
-
-  it("puts the one line of what differs above the rows", () => {
-    const lines = renderVantages("http://a.test/", site("Server returned 503"), createPaint(false)).split("\n");
-    expect(lines[0]).toBe("differs: status (ap-south 503; eu-west 200)");
-    expect(lines[1]).toMatch(/^VANTAGE/);
   });
 });

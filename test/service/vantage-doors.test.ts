@@ -300,6 +300,41 @@ describe("the streaming doors: VantageCheckSite and VantageTraceRedirects", () =
     expect(lines[2]?.data).toEqual({ entry: null, verdict: "up_where_answered", differences: null });
   });
 
+  it("announce: the stream opens with every vantage asked, by name, and the deadline; then the entries and the verdict as without it", async () => {
+    const client = createClient(DiagnosticsService, transports.connect());
+    const messages = [];
+    for await (const message of client.vantageTraceRedirects(
+      { url: targets.url("/home"), vantages: ["local,ap-south"], announce: true },
+      { headers: { "x-api-key": service.key } },
+    ))
+      messages.push(message);
+    expect(messages).toHaveLength(4);
+    expect(messages[0]?.entry).toBeUndefined();
+    expect(messages[0]?.verdict).toBeUndefined();
+    expect(messages[0]?.asked?.vantages.map((vantage) => vantage.name)).toEqual(["ap-south", "local"]);
+    expect(messages[0]?.asked?.deadlineMs).toBeGreaterThan(0);
+    expect(messages.slice(1).map((message) => message.asked)).toEqual([undefined, undefined, undefined]);
+    expect(messages[3]?.verdict).toBe(VantageVerdict.UP_WHERE_ANSWERED);
+    const response = await fetch(`${service.url}/api/v1/vantages/is-site-down`, {
+      method: "POST",
+      headers: { "x-api-key": service.key, "content-type": "application/json" },
+      body: JSON.stringify({ url: targets.url("/home"), vantages: ["local"], announce: true }),
+    });
+    const lines = (await response.text())
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as JsonObject);
+    expect(lines.map((line) => Object.keys(line.data as JsonObject))).toEqual([
+      ["entry", "verdict", "differences", "asked"],
+      ["entry", "verdict", "differences"],
+      ["entry", "verdict", "differences"],
+    ]);
+    expect((lines[0]?.data as JsonObject).asked).toEqual({
+      vantages: [{ name: "local", label: null, location: null }],
+      deadlineMs: 32_000,
+    });
+  });
+
   it("naming no vantage is a 400 before any charge", async () => {
     const before = await used();
     const response = await fetch(`${service.url}/api/v1/vantages/redirect-check`, {

@@ -5,7 +5,8 @@
  * and another name leads one vantage to a challenge. The page asks the one
  * instance; its answer comes from all three over the engine.
  *
- * SITEDIAG_UPDATE_SCREENSHOTS=1 writes docs/page-vantages.png; otherwise it goes to a temp dir.
+ * SITEDIAG_UPDATE_SCREENSHOTS=1 writes docs/page-vantages.png and docs/page-vantages-waiting.png (a
+ * region still out); otherwise they go to a temp dir.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,6 +30,36 @@ const PLACES: Readonly<Record<string, { readonly label: string; readonly locatio
   "us-east": { label: "US East", location: "Ashburn, US" },
 };
 
+interface Snapshot {
+  readonly west: string | null;
+  readonly east: string | null;
+  readonly south: string | null;
+  readonly southReason: string | null;
+  readonly verdictClass: string | null;
+  readonly verdict: string | null;
+  readonly word: string | null;
+  readonly waitingFor: string | null;
+  readonly busy: string | null;
+}
+
+/** Evaluated in the page (a string: this file is type-checked without the DOM's types). */
+const SNAPSHOT = `(() => {
+  const text = (selector) => document.querySelector(selector)?.textContent ?? null;
+  const row = (name, part) => text('#result details.vantage[data-vantage="' + name + '"] ' + part);
+  const verdict = document.querySelector("#result .vantages > .verdict");
+  return {
+    west: row("eu-west", ".vantage-word"),
+    east: row("us-east", ".vantage-word"),
+    south: row("ap-south", ".vantage-word"),
+    southReason: row("ap-south", ".vantage-reason"),
+    verdictClass: verdict?.getAttribute("class") ?? null,
+    verdict: verdict?.getAttribute("data-verdict") ?? null,
+    word: text("#result .vantages > .verdict .verdict-word"),
+    waitingFor: text("#result .vantages > .verdict .waiting-for"),
+    busy: document.querySelector("#result")?.getAttribute("aria-busy") ?? null,
+  };
+})()`;
+
 describe.skipIf(!chromium.available || !redisHere.available)("the page from three regions on one Redis, in Chromium", () => {
   let targets: HttpTargets;
   let rig: ThreeVantages;
@@ -49,7 +80,11 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
     rig = await startThreeVantages(targets.httpPort, (name) => ({
       SITEDIAG_VANTAGE_LABEL: PLACES[name]?.label ?? name,
       SITEDIAG_VANTAGE_LOCATION: PLACES[name]?.location ?? "",
+      // A deadline of 5 x 3 s + 2 s (vantage-run.ts) rather than 32 s: a frozen region is waited for that long.
+      SITEDIAG_SITE_TIMEOUT_MS: "3000",
     }));
+    // frozen.test: the targets in eu-west and us-east; ap-south's resolver never answers, so its job is in hand when it is frozen.
+    for (const [name, server] of rig.dns) server.answer("frozen.test", name === "ap-south" ? "never" : { a: ["127.0.0.1"] });
     browser = await launchChromium();
   }, 120_000);
 
@@ -162,6 +197,106 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
       admin.disconnect();
     }
   }, 90_000);
+
+  /**
+   * Asks from every region for frozen.test and freezes ap-south (SIGSTOP) once
+   * its resolver has the question: its job is in hand and nobody else will
+   * answer it, so its row waits until the deadline. `during` runs while
+   * ap-south is frozen, with the page and when the button was pressed.
+   */
+  async function withFrozenSouth(during: (page: Page, pressedAt: number) => Promise<void>): Promise<void> {
+    const south = rig.serves.get("ap-south");
+    const resolver = rig.dns.get("ap-south");
+    const asked = () => (resolver?.queries ?? []).filter((query) => query.name === "frozen.test").length;
+    const page = await open();
+    await page.getByLabel("From every region").check();
+    await page.getByLabel("API key").fill(rig.key.secret);
+    await page.getByLabel("URL or domain").fill(targets.url("/b", { hostname: "frozen.test" }));
+    const before = asked();
+    const pressedAt = Date.now();
+    await page.getByRole("button", { name: "Is it down?" }).click();
+    try {
+      await eventually(() => Promise.resolve(asked() > before ? true : undefined));
+      south?.child.kill("SIGSTOP");
+      await during(page, pressedAt);
+    } finally {
+      south?.child.kill("SIGCONT");
+      // Live again (a beat within the last 2 s) before the next test asks `all`.
+      const admin = new Redis(rig.redis.url());
+      await eventually(async () => {
+        const scores = (await admin.zrange("{sitediag:vantages}:seen", 0, -1, "WITHSCORES")).filter(
+          (_, index, all) => index % 2 === 1 && (all[index - 1] ?? "").startsWith('["ap-south"'),
+        );
+        return scores.some((score) => Number(score) > Date.now() - 2_000) ? true : undefined;
+      });
+      admin.disconnect();
+    }
+  }
+
+  /** The live regions' rows, the verdict and ap-south's row, read in one look so they belong to the same moment. */
+  async function snapshot(page: Page): Promise<Snapshot> {
+    return (await page.evaluate(SNAPSHOT)) as Snapshot;
+  }
+
+  it("a region frozen mid-check: the two live rows appear while it waits and the verdict is provisional, well before its deadline; then the service's amber verdict", async () => {
+    await withFrozenSouth(async (page, pressedAt) => {
+      await expect.poll(async () => Object.values(await snapshot(page)).slice(0, 2)).toEqual(["UP", "UP"]);
+      const rowsAt = Date.now();
+      const during = await snapshot(page);
+      expect(during).toMatchObject({
+        south: "WAITING",
+        verdict: "up_where_answered",
+        word: "Up where answered so far",
+        verdictClass: "verdict gated provisional",
+        busy: "true",
+      });
+      expect(during.waitingFor).toMatch(/^Waiting for: AP South \(\d+ s of \d+ s\)$/);
+      expect(during.southReason).toMatch(/^Waiting \d+ s of \d+ s; unavailable if not in by then$/);
+      expect(await page.locator("#result .vantages > .verdict .reason").innerText()).toBe(
+        `${targets.url("/b", { hostname: "frozen.test" })}: 2 of 3 regions answered so far`,
+      );
+      // The deadline as the service announced it; the waited seconds tick towards it.
+      const deadlineMs = Number(/of (\d+) s/.exec(during.waitingFor ?? "")?.[1]) * 1000;
+      expect(deadlineMs).toBeGreaterThan(0);
+      await expect.poll(async () => (await snapshot(page)).waitingFor).not.toBe(during.waitingFor);
+      await page.screenshot({
+        path: join(process.env.SITEDIAG_UPDATE_SCREENSHOTS === "1" ? DOCS : dir, "page-vantages-waiting.png"),
+        fullPage: true,
+      });
+      // The service's verdict, at the deadline: drawn as the unary answer is, amber, the frozen region unavailable.
+      await expect.poll(async () => (await snapshot(page)).verdictClass, { timeout: deadlineMs + 30_000 }).toBe("verdict gated");
+      const finalAt = Date.now();
+      const after = await snapshot(page);
+      expect(after).toMatchObject({
+        west: "UP",
+        east: "UP",
+        south: "UNAVAILABLE",
+        verdict: "up_where_answered",
+        word: "Up where answered",
+      });
+      expect(after.southReason).toMatch(/^This vantage did not answer by the deadline/);
+      expect(await page.locator("#result .vantages > .verdict .silent").innerText()).toBe("Not seen from: AP South (no answer)");
+      expect(await page.locator("#status").innerText()).toBe("Result: up where answered");
+      // Measured, not assumed: the rows were in before the deadline had run, and the last word came only with it.
+      expect(finalAt - pressedAt).toBeGreaterThanOrEqual(deadlineMs - 1_000);
+      expect(finalAt - rowsAt).toBeGreaterThan(deadlineMs / 2);
+    });
+  }, 120_000);
+
+  it("Cancel while a frozen region is waited for: the rows in stay, the region still out is cancelled, the page is free at once", async () => {
+    await withFrozenSouth(async (page) => {
+      await expect.poll(async () => Object.values(await snapshot(page)).slice(0, 3)).toEqual(["UP", "UP", "WAITING"]);
+      await page.getByRole("button", { name: "Cancel" }).click();
+      await page.locator('#result[aria-busy="false"]').waitFor({ state: "attached" });
+      const after = await snapshot(page);
+      expect(after).toMatchObject({ west: "UP", east: "UP", south: "CANCELLED", verdict: "cancelled", word: "Cancelled" });
+      expect(await page.locator("#result .vantages > .verdict .reason").innerText()).toMatch(/: 2 of 3 regions answered before Cancel$/);
+      expect(await page.locator("#status").innerText()).toMatch(/^Cancelled after \d+\.\d s: /);
+      // Stopped for good: no waiting clock is left to tick, and the buttons ask again.
+      expect(await page.locator("#result .waited").count()).toBe(0);
+      expect(await page.getByRole("button", { name: "Is it down?" }).isEnabled()).toBe(true);
+    });
+  }, 60_000);
 
   it("a trace from three regions: each row's chain status, the hops inside", async () => {
     const page = await open();

@@ -7,11 +7,13 @@ import { formatDate } from "./format.js";
 import { checkVerdictWord, renderCheck } from "./render-check.js";
 import { problemsOf } from "./warnings.js";
 import { renderTrace } from "./render-trace.js";
-import { renderVantages, vantagesSummary } from "./render-vantages.js";
+import { vantagesSummary } from "./render-vantages.js";
 import { setUpBatchPanel } from "./batch-panel.js";
-import { startProgress } from "./progress.js";
+import { type Progress, startProgress } from "./progress.js";
 import { type Answer, connectClient, createService, type Operation } from "./service.js";
 import { setUpTabs } from "./tabs.js";
+import { createVantageService } from "./vantage-service.js";
+import { startVantagesLive } from "./vantages-live.js";
 
 /** The only thing the page ever stores: the key, and only once "remember" is ticked. */
 const STORED_KEY = "sitediag.apiKey";
@@ -43,6 +45,7 @@ const buttons = [...form.querySelectorAll("button")];
 
 const client = connectClient(location.origin);
 const call = createService(client);
+const callEverywhere = createVantageService(client);
 
 const storage = (() => {
   try {
@@ -158,7 +161,8 @@ async function run(operation: Operation): Promise<void> {
   const progress = startProgress(elapsed, cancel);
   const fromEverywhere = everywhere.checked;
   const userAgent = userAgentSelect.value;
-  const answer = await call(operation, url, key, progress.signal, fromEverywhere, userAgent);
+  if (fromEverywhere) return runFromEverywhere(operation, url, key, progress, userAgent);
+  const answer = await call(operation, url, key, progress.signal, userAgent);
   const took = progress.finish();
   result.classList.remove("stale");
   if (answer.kind === "cancelled") {
@@ -168,15 +172,43 @@ async function run(operation: Operation): Promise<void> {
   }
   setBusy(false, summaryOf(answer));
   showCredits(answer.credits);
-  showCurl(operation, url, fromEverywhere, userAgent);
+  showCurl(operation, url, false, userAgent);
   if (answer.kind === "problem") {
     result.replaceChildren();
     showProblem(answer.problem.title, answer.problem.detail);
     return;
   }
-  const vantages = answer.result.vantages;
-  if (vantages !== undefined) result.replaceChildren(renderVantages(answer.kind, vantages, url));
-  else result.replaceChildren(answer.kind === "check" ? renderCheck(answer.result) : renderTrace(answer.result));
+  result.replaceChildren(answer.kind === "check" ? renderCheck(answer.result) : renderTrace(answer.result));
+}
+
+/**
+ * "From every region": the streaming call, each region's row drawn as it
+ * answers (the first message names them all and the deadline), the verdict
+ * at the end the service's own; Cancel keeps the rows in and marks the rest.
+ */
+async function runFromEverywhere(operation: Operation, url: string, key: string, progress: Progress, userAgent: string): Promise<void> {
+  const live = startVantagesLive(operation, url, result);
+  const end = await callEverywhere(operation, url, key, progress.signal, userAgent, (event) => {
+    result.classList.remove("stale");
+    live.event(event);
+  });
+  const took = progress.finish();
+  result.classList.remove("stale");
+  if (end.kind === "cancelled") {
+    live.cancel();
+    setBusy(false, `Cancelled after ${took}: ${url} was not ${operation === "check" ? "checked" : "traced"} to the end.`);
+    return;
+  }
+  setBusy(false, end.kind === "problem" ? end.problem.title : `Result: ${vantagesSummary(end.verdict)}`);
+  showCredits(end.credits);
+  showCurl(operation, url, true, userAgent);
+  if (end.kind === "problem") {
+    live.stop();
+    result.replaceChildren();
+    showProblem(end.problem.title, end.problem.detail);
+    return;
+  }
+  live.finish(end.verdict, end.differences);
 }
 
 function keyMissing(where: HTMLElement): void {
@@ -200,7 +232,6 @@ function setBusy(running: boolean, message: string): void {
 
 function summaryOf(answer: Exclude<Answer, { kind: "cancelled" }>): string {
   if (answer.kind === "problem") return answer.problem.title;
-  if (answer.result.vantages !== undefined) return `Result: ${vantagesSummary(answer.result.vantages.verdict)}`;
   if (answer.kind === "check") {
     // Spoken too (the status line is a live region): an up site whose evidence holds a problem says so.
     const problems = problemsOf(answer.result.details?.warnings ?? []).length;

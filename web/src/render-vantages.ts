@@ -8,6 +8,7 @@ import {
 } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { siteCheckRowWords, traceRowWords, type VantageRowWords } from "../../src/vantage/vantage-row.js";
 import { type VantageVerdictId, verdictTone } from "../../src/shared/vantage-verdict.js";
+import { type AskedVantage, verdictSoFar } from "../../src/shared/vantage-arrivals.js";
 import { CHAIN_STATUS_TEXT } from "./chain-status.js";
 import { h } from "./dom.js";
 import { formatWholeMs } from "./format.js";
@@ -30,6 +31,17 @@ const VERDICT: Readonly<Record<VantageVerdict, { readonly id: VantageVerdictId |
   [VantageVerdict.DOWN_WHERE_ANSWERED]: { id: "down_where_answered", words: "Down where answered" },
 };
 
+/** Each verdict's proto value by its id: the words of a verdict so far are the final one's. */
+const VERDICTS_BY_ID: Readonly<Record<VantageVerdictId, VantageVerdict>> = {
+  up_everywhere: VantageVerdict.UP_EVERYWHERE,
+  down_everywhere: VantageVerdict.DOWN_EVERYWHERE,
+  down_in_some: VantageVerdict.DOWN_IN_SOME,
+  blocked_in_some: VantageVerdict.BLOCKED_IN_SOME,
+  unavailable: VantageVerdict.UNAVAILABLE,
+  up_where_answered: VantageVerdict.UP_WHERE_ANSWERED,
+  down_where_answered: VantageVerdict.DOWN_WHERE_ANSWERED,
+};
+
 /** The verdict box's class by the rule's tone: green only for up everywhere, amber where the picture is not whole. */
 const TONE_CLASS = { good: "up", bad: "down", unsure: "gated" } as const;
 
@@ -39,12 +51,22 @@ export function vantagesSummary(verdict: VantageVerdict): string {
 }
 
 /** One vantage's part as the page draws it: its origin, and its answer when it has one. */
-type Entry = { readonly vantage: VantageOrigin | undefined } & (
+export type Entry = { readonly vantage: VantageOrigin | undefined } & (
   | { readonly kind: "check"; readonly data: CheckSiteResponse | undefined }
   | { readonly kind: "trace"; readonly data: TraceRedirectsResponse | undefined }
 );
 
-/** An answer from several vantages: `vantages` of a CheckSite or TraceRedirects response. */
+/** An entry as the streams and the unary answer carry it, typed by the operation. */
+export function entryOf(
+  kind: "check" | "trace",
+  entry: { readonly vantage?: VantageOrigin | undefined; readonly data?: CheckSiteResponse | TraceRedirectsResponse | undefined },
+): Entry {
+  return kind === "check"
+    ? { kind, vantage: entry.vantage, data: entry.data as CheckSiteResponse | undefined }
+    : { kind, vantage: entry.vantage, data: entry.data as TraceRedirectsResponse | undefined };
+}
+
+/** An answer from several vantages: `vantages` of a CheckSite or TraceRedirects response, or a stream's entries and its verdict. */
 export function renderVantages(
   kind: "check" | "trace",
   answer: {
@@ -59,17 +81,12 @@ export function renderVantages(
 ): HTMLElement {
   const verdict = VERDICT[answer.verdict];
   const tone = verdict.id === "unknown" ? "gated" : TONE_CLASS[verdictTone(verdict.id)];
-  const entries = answer.entries.map(
-    (entry): Entry =>
-      kind === "check"
-        ? { kind, vantage: entry.vantage, data: entry.data as CheckSiteResponse | undefined }
-        : { kind, vantage: entry.vantage, data: entry.data as TraceRedirectsResponse | undefined },
-  );
+  const entries = answer.entries.map((entry) => entryOf(kind, entry));
   const answered = entries.filter((entry) => entry.data !== undefined).length;
   return h(
     "article",
     { class: "vantages" },
-    h("h2", {}, kind === "check" ? "Is it down, from every region?" : "Where does it redirect, from every region?"),
+    heading(kind),
     h(
       "div",
       { class: `verdict ${tone}`, "data-verdict": verdict.id },
@@ -80,6 +97,95 @@ export function renderVantages(
     buildsWarning(answer.differences),
     differencesLine(answer.differences),
     h("div", { class: "vantage-rows" }, ...entries.map(vantageRow)),
+  );
+}
+
+/**
+ * The same while the entries arrive: the verdict so far (provisional,
+ * never green while a region is out: shared/vantage-arrivals.ts), and one row
+ * per vantage asked in the order of their names, those still out waiting
+ * (the seconds in `.waited`, which the caller ticks) or, after Cancel,
+ * cancelled. The service's verdict replaces it all (renderVantages).
+ */
+export function renderVantagesSoFar(
+  kind: "check" | "trace",
+  soFar: {
+    readonly entries: readonly Entry[];
+    readonly out: readonly AskedVantage[];
+    readonly waited: string;
+    readonly cancelled: boolean;
+  },
+  target: string,
+): HTMLElement {
+  const readings = soFar.entries.map((entry) => wordsOf(entry)?.reading);
+  const id = verdictSoFar(readings, soFar.out.length);
+  const verdictWords = soFar.cancelled
+    ? "Cancelled"
+    : id === "waiting"
+      ? "Waiting for the regions"
+      : `${VERDICT[VERDICTS_BY_ID[id]].words} so far`;
+  const tone = soFar.cancelled || id === "waiting" ? "gated" : TONE_CLASS[verdictTone(id)];
+  const total = soFar.entries.length + soFar.out.length;
+  const answered = soFar.entries.filter((entry) => entry.data !== undefined).length;
+  const rows = [
+    ...soFar.entries.map((entry) => ({ name: entry.vantage?.name ?? "", row: vantageRow(entry) })),
+    ...soFar.out.map((vantage) => ({ name: vantage.name, row: outRow(vantage, soFar.waited, soFar.cancelled) })),
+  ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const out = soFar.out.map((vantage) => vantage.label ?? vantage.name).join(", ");
+  return h(
+    "article",
+    { class: "vantages" },
+    heading(kind),
+    h(
+      "div",
+      { class: `verdict ${tone} provisional`, "data-verdict": soFar.cancelled ? "cancelled" : id },
+      h("span", { class: "verdict-word" }, verdictWords),
+      h(
+        "p",
+        { class: "reason" },
+        `${target}: ${answered} of ${total} region${total === 1 ? "" : "s"} answered${soFar.cancelled ? " before Cancel" : " so far"}`,
+      ),
+      silentLine(soFar.entries),
+      soFar.out.length === 0
+        ? null
+        : soFar.cancelled
+          ? h("p", { class: "silent" }, `Cancelled before: ${out}`)
+          : h("p", { class: "waiting-for" }, `Waiting for: ${out} (`, h("span", { class: "waited" }, soFar.waited), ")"),
+    ),
+    h("div", { class: "vantage-rows" }, ...rows.map((item) => item.row)),
+  );
+}
+
+function heading(kind: "check" | "trace"): HTMLElement {
+  return h("h2", {}, kind === "check" ? "Is it down, from every region?" : "Where does it redirect, from every region?");
+}
+
+/** A region asked that has not answered: how long it has been waited for and the deadline, or that Cancel came first. */
+function outRow(vantage: AskedVantage, waited: string, cancelled: boolean): HTMLElement {
+  const summary = h(
+    "summary",
+    {},
+    h("span", { class: "vantage-word waiting" }, cancelled ? "CANCELLED" : "WAITING"),
+    h(
+      "span",
+      { class: "vantage-name" },
+      vantage.label ?? vantage.name,
+      vantage.location === undefined ? null : h("span", { class: "vantage-location" }, ` ${vantage.location}`),
+    ),
+    h("span", { class: "vantage-status" }, "–"),
+    h("span", { class: "vantage-time" }, "–"),
+    cancelled
+      ? h("span", { class: "vantage-reason" }, "Cancelled before this region answered")
+      : h("span", { class: "vantage-reason" }, "Waiting ", h("span", { class: "waited" }, waited), "; unavailable if not in by then"),
+  );
+  const note = cancelled
+    ? "The call was cancelled before this region answered: nothing is known about the target from there."
+    : "No answer from this region yet. A region that has not answered by the deadline is unavailable, never down.";
+  return h(
+    "details",
+    { class: `vantage ${cancelled ? "cancelled" : "waiting"}`, "data-vantage": vantage.name },
+    summary,
+    h("div", { class: "vantage-body" }, h("p", { class: "note" }, note)),
   );
 }
 

@@ -27,25 +27,16 @@ export type Answer =
  * Every call asks for `details` (timings, certificates) at the same price.
  */
 export function createService(client: DiagnosticsClient) {
-  // `everywhere`: from every vantage (vantages=all); the answer is then in the response's `vantages`.
-  // `userAgent`: the "Request as" select's value (browser, googlebot, bingbot).
-  return async (
-    operation: Operation,
-    url: string,
-    key: string,
-    signal?: AbortSignal,
-    everywhere = false,
-    userAgent = "browser",
-  ): Promise<Answer> => {
+  // `userAgent`: the "Request as" select's value (browser, googlebot, bingbot). From every region: vantage-service.ts.
+  return async (operation: Operation, url: string, key: string, signal?: AbortSignal, userAgent = "browser"): Promise<Answer> => {
     let headers = new Headers();
     const options = { headers: { "x-api-key": key }, onHeader: (received: Headers) => void (headers = received), signal };
-    const vantages = everywhere ? ["all"] : [];
     try {
       if (operation === "check") {
-        const result = await client.checkSite({ url, details: true, vantages, ...userAgentField(userAgent) }, options);
+        const result = await client.checkSite({ url, details: true, ...userAgentField(userAgent) }, options);
         return { kind: "check", result, credits: creditsOf(headers) };
       }
-      const result = await client.traceRedirects({ url, details: true, vantages, ...userAgentField(userAgent) }, options);
+      const result = await client.traceRedirects({ url, details: true, ...userAgentField(userAgent) }, options);
       return { kind: "trace", result, credits: creditsOf(headers) };
     } catch (error) {
       if (signal?.aborted === true) return { kind: "cancelled" };

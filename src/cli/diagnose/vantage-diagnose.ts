@@ -1,18 +1,23 @@
-import { create, type JsonObject } from "@bufbuild/protobuf";
-import { Code, ConnectError, createHandlerContext } from "@connectrpc/connect";
+import { create, type DescMethod, type JsonObject } from "@bufbuild/protobuf";
+import { Code, ConnectError, createHandlerContext, type HandlerContext } from "@connectrpc/connect";
 import {
   CheckSiteRequestSchema,
   CheckSiteResponseSchema,
   DiagnosticsService,
   TraceRedirectsRequestSchema,
   TraceRedirectsResponseSchema,
+  VantageCheckSiteRequestSchema,
+  type VantageDifference,
   type VantageSiteChecks,
+  VantageState,
   type VantageTraces,
+  VantageTraceRedirectsRequestSchema,
 } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { startingUrlText } from "../../diagnostics/starting-url.js";
 import type { PolicyRefusal } from "../../shared/failures.js";
 import { restData } from "../../server/rest/vantage-data.js";
-import { createVantageCheckSite, createVantageTrace } from "../../service/vantage-answer.js";
+import { createVantageCheckSite, createVantageTrace, type VantageService } from "../../service/vantage-answer.js";
+import { createVantageCheckSiteStream, createVantageTraceStream } from "../../service/vantage-stream.js";
 import { vantageDeadlinesFor } from "../../service/vantage-run.js";
 import { redisAskerFromConfig } from "../../vantage/fanout-from-config.js";
 import { createLocalFanout, LOCAL_VANTAGE } from "../../vantage/local-fanout.js";
@@ -21,7 +26,8 @@ import { verdictNeedsALook, type VantageVerdictId } from "../../shared/vantage-v
 import { readVantageList } from "../../shared/vantage-list.js";
 import type { CommandIo } from "../command.js";
 import { jsonText } from "../report/terminal-safe.js";
-import { buildsWarning, renderVantages } from "../report/vantage-report.js";
+import { buildsWarning, verdictId } from "../report/vantage-report.js";
+import { startVantagePrinter } from "../report/vantage-printer.js";
 import { type DiagnoseRun, EXIT, reportInterrupted, reportRefusal } from "./diagnose-command.js";
 import { userAgentValue } from "../../shared/user-agent-option.js";
 
@@ -70,7 +76,7 @@ async function diagnoseWith(
   run: DiagnoseRun,
   io: CommandIo,
 ): Promise<number> {
-  const { args, paint, signal } = run;
+  const { args, signal } = run;
   // Membership is read before any job is sent; when the store fails it there, nothing has been checked.
   const storeFailure = (error: unknown) => {
     throw new StoreFailure(error instanceof Error ? error.message : String(error), { cause: error });
@@ -78,42 +84,8 @@ async function diagnoseWith(
   const alive = () => fanout.alive().catch(storeFailure);
   const known = () => fanout.known().catch(storeFailure);
   const service = { fanout: Object.assign({}, fanout, { alive, known }), deadlines: vantageDeadlinesFor(io.config) };
-  const method = kind === "site-check" ? DiagnosticsService.method.checkSite : DiagnosticsService.method.traceRedirects;
-  const context = createHandlerContext({
-    service: DiagnosticsService,
-    method,
-    protocolName: "cli",
-    requestMethod: "GET",
-    url: "",
-    requestSignal: signal,
-  });
-  let data: JsonObject;
-  let answer: VantageSiteChecks | VantageTraces | undefined;
-  // The table always reads each answer's details (a proxy's words, the addresses that differ); --json has them only when asked, as the API.
-  const details = args.details || !args.json;
   try {
-    if (kind === "site-check") {
-      // A person's bare domain starts at https://, as in a plain check.
-      const request = create(CheckSiteRequestSchema, {
-        url: startingUrlText(args.target),
-        details,
-        vantages: [list],
-        userAgent: userAgentValue(args.userAgent),
-      });
-      const response = await createVantageCheckSite(service)(request, context);
-      answer = response.vantages;
-      data = restData(CheckSiteResponseSchema, response);
-    } else {
-      const request = create(TraceRedirectsRequestSchema, {
-        url: args.target,
-        details,
-        vantages: [list],
-        userAgent: userAgentValue(args.userAgent),
-      });
-      const response = await createVantageTrace(service)(request, context);
-      answer = response.vantages;
-      data = restData(TraceRedirectsResponseSchema, response);
-    }
+    return args.json ? await answerAsJson(service, kind, list, run, io) : await answerAsRows(service, kind, list, run, io);
   } catch (error) {
     if (signal.aborted) return reportInterrupted(io);
     const refusal =
@@ -125,10 +97,93 @@ async function diagnoseWith(
     }
     throw error;
   }
+}
+
+/** `--json`: the unary answer, one document at the end, as the API's GET gives it. */
+async function answerAsJson(service: VantageService, kind: "site-check" | "trace", list: string, run: DiagnoseRun, io: CommandIo) {
+  const { args, signal } = run;
+  const context = cliContext(
+    kind === "site-check" ? DiagnosticsService.method.checkSite : DiagnosticsService.method.traceRedirects,
+    signal,
+  );
+  let data: JsonObject;
+  let answer: VantageSiteChecks | VantageTraces | undefined;
+  if (kind === "site-check") {
+    // A person's bare domain starts at https://, as in a plain check.
+    const request = create(CheckSiteRequestSchema, {
+      url: startingUrlText(args.target),
+      details: args.details,
+      vantages: [list],
+      userAgent: userAgentValue(args.userAgent),
+    });
+    const response = await createVantageCheckSite(service)(request, context);
+    answer = response.vantages;
+    data = restData(CheckSiteResponseSchema, response);
+  } else {
+    const request = create(TraceRedirectsRequestSchema, {
+      url: args.target,
+      details: args.details,
+      vantages: [list],
+      userAgent: userAgentValue(args.userAgent),
+    });
+    const response = await createVantageTrace(service)(request, context);
+    answer = response.vantages;
+    data = restData(TraceRedirectsResponseSchema, response);
+  }
   const vantages = data.vantages as JsonObject;
-  const entries = Array.isArray(vantages.entries) ? (vantages.entries as JsonObject[]) : [];
+  const states = (Array.isArray(vantages.entries) ? (vantages.entries as JsonObject[]) : []).map(
+    (entry) => (entry.vantage as JsonObject | undefined)?.state,
+  );
+  warnings(states.length, answer?.differences ?? [], io);
+  io.stdout.write(`${jsonText(data)}\n`);
+  return exitStatus(vantages.verdict as VantageVerdictId, states);
+}
+
+/**
+ * For people: the announced stream (vantage-stream.ts), each vantage's row
+ * printed as it answers, the ending when the service's verdict comes. The
+ * table reads each answer's details (a proxy's words, the addresses that
+ * differ) whatever --details says.
+ */
+async function answerAsRows(service: VantageService, kind: "site-check" | "trace", list: string, run: DiagnoseRun, io: CommandIo) {
+  const { args, paint, signal } = run;
+  const printer = startVantagePrinter(io.stdout, paint);
+  const fields = { details: true, vantages: [list], userAgent: userAgentValue(args.userAgent), announce: true };
+  const target = kind === "site-check" ? startingUrlText(args.target) : args.target;
+  const messages =
+    kind === "site-check"
+      ? createVantageCheckSiteStream(service)(
+          create(VantageCheckSiteRequestSchema, Object.assign({ url: target }, fields)),
+          cliContext(DiagnosticsService.method.vantageCheckSite, signal),
+        )
+      : createVantageTraceStream(service)(
+          create(VantageTraceRedirectsRequestSchema, Object.assign({ url: target }, fields)),
+          cliContext(DiagnosticsService.method.vantageTraceRedirects, signal),
+        );
+  const states: (string | undefined)[] = [];
+  try {
+    for await (const message of messages) {
+      if (message.asked !== undefined) printer.asked(message.asked);
+      else if (message.entry !== undefined) {
+        printer.entry(message.entry);
+        states.push(STATE_IDS[message.entry.vantage?.state ?? VantageState.UNSPECIFIED]);
+      } else if (message.verdict !== undefined) {
+        printer.end(target, message.verdict, message.differences);
+        warnings(states.length, message.differences, io);
+        return exitStatus(verdictId(message.verdict) ?? "unavailable", states);
+      }
+    }
+  } finally {
+    printer.stop();
+  }
+  // The stream always ends with the verdict, unless the call was stopped (which throws before here).
+  throw new Error("the vantages' stream ended without a verdict");
+}
+
+/** What goes to stderr beside the answer: nothing ran anywhere, only this machine ran, the builds differ. */
+function warnings(entries: number, differences: readonly VantageDifference[], io: CommandIo): void {
   // Only `all` can come back empty: an empty table would hide that nothing ran anywhere.
-  if (entries.length === 0)
+  if (entries === 0)
     io.stderr.write(
       "sitediag: --vantages all: no vantage has a live instance (no serve's heartbeat in the Redis of SITEDIAG_STORE); nothing was checked\n",
     );
@@ -137,13 +192,33 @@ async function diagnoseWith(
     io.stderr.write(
       'sitediag: --vantages: SITEDIAG_STORE is the SQLite store, so only this machine ("local") was asked; set it to the deployment\'s Redis to ask its regions\n',
     );
-  const builds = answer?.differences.find((difference) => difference.aspect === "version");
+  const builds = differences.find((difference) => difference.aspect === "version");
   if (builds !== undefined) io.stderr.write(`sitediag: warning: ${buildsWarning(builds)}\n`);
-  if (args.json) io.stdout.write(`${jsonText(data)}\n`);
-  else if (entries.length > 0 && answer !== undefined)
-    io.stdout.write(renderVantages(String(data.requestedUrl ?? data.input ?? ""), answer, paint));
-  if (entries.length > 0 && entries.every((entry) => (entry.vantage as JsonObject | undefined)?.state === "refused")) return EXIT.badInput;
-  return verdictNeedsALook(vantages.verdict as VantageVerdictId) ? EXIT.broken : EXIT.healthy;
+}
+
+/** 0 up everywhere; 2 a target every vantage refused; 1 any other verdict. */
+function exitStatus(verdict: VantageVerdictId, states: readonly unknown[]): number {
+  if (states.length > 0 && states.every((state) => state === "refused")) return EXIT.badInput;
+  return verdictNeedsALook(verdict) ? EXIT.broken : EXIT.healthy;
+}
+
+const STATE_IDS: Readonly<Record<VantageState, string | undefined>> = {
+  [VantageState.UNSPECIFIED]: undefined,
+  [VantageState.DONE]: "done",
+  [VantageState.UNAVAILABLE]: "unavailable",
+  [VantageState.REFUSED]: "refused",
+};
+
+/** The handler context of a call from the command line: no door, the stop signal as the caller going away. */
+function cliContext(method: DescMethod, signal: AbortSignal): HandlerContext {
+  return createHandlerContext({
+    service: DiagnosticsService,
+    method,
+    protocolName: "cli",
+    requestMethod: "GET",
+    url: "",
+    requestSignal: signal,
+  });
 }
 
 /** The store's Redis refused or failed a command the asking needs (an ACL without it, a Redis gone since the start). */

@@ -69,6 +69,15 @@ export function textTable(rows: readonly (readonly string[])[], indent = "  "): 
     .join("");
 }
 
+/**
+ * One line of a table whose rows come one at a time (so no later row can
+ * widen a column): each cell but the last padded to its column's width.
+ */
+export function fixedColumns(row: readonly string[], widths: readonly number[]): string {
+  const cells = row.map((cell, column) => (column === row.length - 1 ? cell : pad(cell, widths[column] ?? 0)));
+  return `${cells.join("  ")}`.trimEnd() + "\n";
+}
+
 function visibleWidth(text: string): number {
   return [...stripVTControlCharacters(text)].length;
 }

@@ -4,42 +4,84 @@ import { formatWholeMs } from "../../diagnostics/timing-text.js";
 import { siteCheckRowWords, traceRowWords, type VantageRowWords } from "../../vantage/vantage-row.js";
 import { type VantageVerdictId, verdictTone } from "../../shared/vantage-verdict.js";
 import { terminalText } from "./terminal-safe.js";
-import { type Paint, textTable } from "./terminal-text.js";
+import { fixedColumns, type Paint } from "./terminal-text.js";
 
-// `sitediag check --vantages` and `trace --vantages` for people: what differs
-// between the regions, one row per vantage in the words a single check uses
-// (vantage-row.ts), and the verdict over them, read off the very answer the
-// API gives, so the table and --json cannot disagree.
+// `sitediag check --vantages` and `trace --vantages` for people: one row per
+// vantage as it answers, in the words a single check uses (vantage-row.ts),
+// then what differs between the regions and the verdict over them, read off
+// the very messages the API streams, so the rows and --json cannot disagree.
+//
+//   VANTAGE   STATE        ANSWER      STATUS  TIME      CODE                  REASON
+//   eu-west   done         UP          200     12 ms
+//   ap-south  done         DOWN        -       40 ms     dns_no_such_host      DNS lookup failed
+//   us-east   unavailable  -           -       32000 ms  deadline              This vantage did not answer by the deadline; ...
+//   differs: addresses (ap-south NXDOMAIN; eu-west, us-east 127.0.0.1), status (ap-south none; eu-west, us-east 200)
+//   down_in_some  https://example.test/  (3 vantages: 2 done, 1 unavailable; not seen from us-east)
+
+type Entry = VantageSiteChecks["entries"][number] | VantageTraces["entries"][number];
 
 /**
- * The table and the verdict line:
- *
- *   differs: addresses (ap-south NXDOMAIN; eu-west, us-east 127.0.0.1), status (ap-south none; eu-west, us-east 200)
- *   VANTAGE   STATE        ANSWER  STATUS  TIME      CODE              REASON
- *   ap-south  done         DOWN    -       40 ms     dns_no_such_host  DNS lookup failed
- *   eu-west   done         UP      200     12 ms
- *   us-east   unavailable  -       -       32000 ms  deadline          This vantage did not answer by the deadline; ...
- *   down_in_some  https://example.test/  (3 vantages: 2 done, 1 unavailable; not seen from us-east)
+ * The columns' widths, fixed before the first row since the rows come one by
+ * one: the name's from the vantages asked, the others' from their longest
+ * usual word (unavailable, CHALLENGED, a 5-digit time, a common code); a
+ * longer cell pushes its line only. The reason, last, is never padded.
  */
-export function renderVantages(target: string, vantages: VantageSiteChecks | VantageTraces, paint: Paint): string {
-  const rows = [["VANTAGE", "STATE", "ANSWER", "STATUS", "TIME", "CODE", "REASON"].map((heading) => paint.dim(heading))];
+export function vantageColumns(names: readonly string[]): readonly number[] {
+  return [Math.max("VANTAGE".length, ...names.map((name) => clean(name).length)), 11, 10, 6, 8, 20];
+}
+
+/** The heading of the rows. */
+export function vantageHeading(columns: readonly number[], paint: Paint): string {
+  return fixedColumns(
+    ["VANTAGE", "STATE", "ANSWER", "STATUS", "TIME", "CODE", "REASON"].map((heading) => paint.dim(heading)),
+    columns,
+  );
+}
+
+/** One vantage's row, as it arrives. */
+export function vantageRow(entry: Entry, columns: readonly number[], paint: Paint): string {
+  return fixedColumns(entryRow(entry, entry.vantage, stateName(entry.vantage?.state), paint), columns);
+}
+
+/**
+ * What follows the rows: the one line of what differs (computed by the
+ * service) and the verdict, with the count of each state and the vantages
+ * that said nothing about the target named, the open question. Counted in
+ * the order of the vantages' names, as the unary answer lists them.
+ */
+export function vantageEnding(
+  target: string,
+  end: { readonly verdict: VantageVerdict; readonly differences: readonly VantageDifference[] },
+  entries: readonly Entry[],
+  paint: Paint,
+): string {
   const states = new Map<string, number>();
   const silent: string[] = [];
-  for (const entry of vantages.entries) {
-    const origin = entry.vantage;
-    const state = stateName(origin?.state);
+  const byName = [...entries].sort((a, b) => compare(a.vantage?.name ?? "", b.vantage?.name ?? ""));
+  for (const entry of byName) {
+    const state = stateName(entry.vantage?.state);
     states.set(state, (states.get(state) ?? 0) + 1);
-    if (state !== "done") silent.push(clean(origin?.name ?? "?"));
-    rows.push(entryRow(entry, origin, state, paint));
+    if (state !== "done") silent.push(clean(entry.vantage?.name ?? "?"));
   }
-  const verdict = VERDICT_IDS[vantages.verdict];
+  const verdict = VERDICT_IDS[end.verdict];
   const tone = verdict === undefined ? "unsure" : verdictTone(verdict);
   const painted = (tone === "good" ? paint.good : tone === "bad" ? paint.bad : paint.warn)(paint.strong(verdict ?? "unknown"));
   const counts = [...states.entries()].map(([state, count]) => `${count} ${state}`).join(", ");
-  const count = vantages.entries.length;
-  // The regions with nothing to say about the target, named on the verdict's own line: the open question.
+  const count = entries.length;
   const notSeen = silent.length === 0 ? "" : `; not seen from ${silent.join(", ")}`;
-  return `${differencesLine(vantages.differences, paint)}${textTable(rows, "")}${painted}  ${terminalText(target)}  (${count} vantage${count === 1 ? "" : "s"}: ${counts}${notSeen})\n`;
+  return `${differencesLine(end.differences, paint)}${painted}  ${terminalText(target)}  (${count} vantage${count === 1 ? "" : "s"}: ${counts}${notSeen})\n`;
+}
+
+/**
+ * The line a terminal redraws while vantages are out: "waiting for: ap-south
+ * (12 s of 32 s)", cut to the terminal's width, as a line that wrapped would
+ * leave its first part behind when erased.
+ */
+export function waitingLine(out: readonly string[], waited: string, width: number, paint: Paint): string {
+  const names = out.map(clean).join(", ");
+  const line = `waiting for: ${names} (${waited})`;
+  if (line.length <= width) return paint.dim(line);
+  return paint.dim(`waiting ${waited} for ${out.length} vantages: ${names}`.slice(0, Math.max(0, width - 1)) + "…");
 }
 
 /** The warning when the vantages that answered run different builds: the same URL may read apart for that reason alone. */
@@ -57,12 +99,7 @@ export function differencesLine(differences: readonly VantageDifference[], paint
   return `${paint.strong("differs:")} ${clean(aspects.join(", "))}\n`;
 }
 
-function entryRow(
-  entry: VantageSiteChecks["entries"][number] | VantageTraces["entries"][number],
-  origin: VantageOrigin | undefined,
-  state: string,
-  paint: Paint,
-): string[] {
+function entryRow(entry: Entry, origin: VantageOrigin | undefined, state: string, paint: Paint): string[] {
   const name = clean(origin?.name ?? "?");
   const statePainted = state === "done" ? paint.good(state) : paint.warn(state);
   const data = entry.data;
@@ -108,6 +145,10 @@ export function verdictId(verdict: VantageVerdict): VantageVerdictId | undefined
 
 function stateName(state: VantageState | undefined): string {
   return state === VantageState.DONE ? "done" : state === VantageState.REFUSED ? "refused" : "unavailable";
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A cell's text, safe for a terminal: a reason may quote what a target sent, and a terminal obeys escapes. */
