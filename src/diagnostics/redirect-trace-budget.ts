@@ -1,24 +1,36 @@
 import { type AbortWatch, createDeadline } from "../probe/clock.js";
+import { LATE_START_GRACE_MS, type Overload } from "../probe/overload.js";
 
 /**
  * The time a trace may spend: each request gets the per-request timeout or
  * what is left of the whole-trace budget, whichever is smaller, and one signal
- * ends whatever request is in flight when the budget or the caller runs out.
+ * ends whatever request is in flight when the caller gives up or our own work
+ * overruns.
+ *
+ * The budget is the target's time on the wire: the sum of the requests' own
+ * times, not the wall time since the first one. Between requests the trace
+ * reads, decides and waits for its thread; on a busy machine that is our delay,
+ * and a `trace_timeout` must mean the target's requests used the whole budget.
+ * Our delay is bounded too: past the budget plus LATE_START_GRACE_MS of wall
+ * time the trace is ended as overload (a retryable 503, no verdict on the
+ * target), as a trace that could not start in time is.
  */
 export interface TraceBudget {
   /** Aborts when the whole-trace budget is spent or the caller gives up. */
   readonly signal: AbortWatch;
   /** The timeout for the next request; null when no time is left for one. */
   nextRequestTimeoutMs(): { readonly timeoutMs: number; readonly limitedByBudget: boolean } | null;
-  /** True once the whole-trace budget is spent. */
+  /** True once the requests have used the whole-trace budget (or our own work overran it). */
   spent(): boolean;
+  /** Why the trace must be answered as overload: its wall time ran past the budget plus the grace; null otherwise. */
+  overrun(): Overload | null;
   /** True when the caller's own signal ended the trace. */
   cancelled(): boolean;
   /** Adds one request's own time in tenths of a millisecond (requestTenths, diagnostic-details.ts), read on the loop that ran it. */
   recordRequest(tenths: number): void;
   /** The sum of the recorded requests' times in whole milliseconds, half up: what the trace reports, free of this thread's queueing. */
   requestsMs(): number;
-  /** Stops the budget timer; call once the trace is over. */
+  /** Stops the overrun timer; call once the trace is over. */
   dispose(): void;
 }
 
@@ -35,24 +47,21 @@ export interface BudgetLimits {
  */
 export function startTraceBudget(limits: BudgetLimits, caller?: AbortWatch): TraceBudget {
   const startedAt = performance.now();
+  const wallCapMs = limits.totalTimeoutMs + LATE_START_GRACE_MS;
   // One deadline ended by the timer or by the caller, linked by hand: AbortSignal.any tracks a composite signal
   // through weak references, and even an AbortController's signal is dear on Node 20 (docs/benchmarks.md).
   const ended = createDeadline();
-  let timerFired = false;
-  const timer = setTimeout(
-    () => {
-      timerFired = true;
-      ended.abort(new Error(`trace budget of ${limits.totalTimeoutMs} ms spent`));
-    },
-    limits.totalTimeoutMs - (performance.now() - startedAt),
-  );
+  let overran = false;
+  const timer = setTimeout(() => {
+    overran = true;
+    ended.abort(new Error(`the trace's own work ran past its ${limits.totalTimeoutMs} ms budget by over ${LATE_START_GRACE_MS} ms`));
+  }, wallCapMs);
   const onCaller = () => ended.abort(caller?.reason);
   if (caller?.aborted === true) onCaller();
   else caller?.addEventListener("abort", onCaller, { once: true });
   const signal = ended.signal;
-  const elapsedMs = () => performance.now() - startedAt;
-  const remainingMs = () => limits.totalTimeoutMs - elapsedMs();
   let requestsTenths = 0;
+  const remainingMs = () => limits.totalTimeoutMs - requestsTenths / 10;
 
   return {
     signal,
@@ -63,7 +72,14 @@ export function startTraceBudget(limits: BudgetLimits, caller?: AbortWatch): Tra
       if (remaining < limits.hopTimeoutMs) return { timeoutMs: remaining, limitedByBudget: true };
       return { timeoutMs: limits.hopTimeoutMs, limitedByBudget: false };
     },
-    spent: () => timerFired || remainingMs() < 1,
+    spent: () => overran || remainingMs() < 1,
+    overrun: () =>
+      overran
+        ? {
+            why: "overrun",
+            detail: `its own work took ${Math.round(performance.now() - startedAt - requestsTenths / 10)} ms between requests, past the ${limits.totalTimeoutMs} ms budget and a grace of ${LATE_START_GRACE_MS} ms`,
+          }
+        : null,
     cancelled: () => caller?.aborted === true,
     recordRequest: (tenths) => {
       requestsTenths += tenths;

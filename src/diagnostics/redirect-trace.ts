@@ -87,6 +87,9 @@ export async function traceRedirects(
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
     const evidence = family.evidence === null ? null : await family.evidence;
     if (budget.cancelled()) return { kind: "cancelled", reason: signal?.reason };
+    // Our own delay, not the target's time, ended it: no verdict on the target.
+    const overrun = budget.overrun();
+    if (overrun !== null) return { kind: "overloaded", overload: overrun };
     const search = extra === null ? null : searchOf(extra, parsed.url, chain);
     const searchWarnings =
       search === null

@@ -159,7 +159,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     overloadAnswers: new Counter({
       name: "sitediag_overload_answers_total",
-      help: "Diagnostics answered 503 unavailable, not charged, because our own capacity kept them from a verdict, by operation and why (late_start: waited too long to start; thread_lost: its probe thread died; no_thread: none running).",
+      help: "Diagnostics answered 503 unavailable, not charged, because our own capacity kept them from a verdict, by operation and why (late_start: waited too long to start; thread_lost: its probe thread died; no_thread: none running; overrun: a trace's own work between its requests ran past its budget).",
       labelNames: ["operation", "why"] as const,
       registers,
     }),

@@ -12,8 +12,10 @@ import { sharedClockMs } from "./clock.js";
  * - `thread_lost`: the probe thread running it died with it in flight (what
  *   it had sent may have reached the target; its answer is lost).
  * - `no_thread`: no probe thread was running to take it; nothing was sent.
+ * - `overrun`: a trace's own work between its requests (not the target's
+ *   time on the wire) ran past its budget by more than LATE_START_GRACE_MS.
  */
-export type OverloadWhy = "late_start" | "thread_lost" | "no_thread";
+export type OverloadWhy = "late_start" | "thread_lost" | "no_thread" | "overrun";
 
 export interface Overload {
   readonly why: OverloadWhy;

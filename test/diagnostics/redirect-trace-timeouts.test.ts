@@ -79,6 +79,39 @@ describe("timeouts", () => {
     expect(result.totalTimeMs).toBeLessThan(2_500);
   });
 
+  it("our own delay between requests is not the target's: slow work between hops still leaves the target its whole budget", async () => {
+    for (let index = 1; index <= 10; index++) {
+      site.route(`/paced/${index}`, {
+        kind: "slow",
+        delayMs: 300,
+        then: { kind: "redirect", status: 302, location: `/paced/${index + 1}` },
+      });
+    }
+    // 150 ms of our own after each request (as a loaded thread would take): by the wall clock the 1 s budget would
+    // end during the third hop (2 x 450 ms gone); by the target's time on the wire the fourth gets the last 100 ms.
+    const env = traceEnv(delayedAfterEachHop(prober, 150), { tracePorts: [site.port], traceHopTimeoutMs: 700, traceTotalTimeoutMs: 1_000 });
+    const started = performance.now();
+    const result = await trace(site.url("/paced/1"), env);
+    const wallMs = performance.now() - started;
+    expect(result).toMatchObject({ chainStatus: "timeout", redirects: 3, finalUrl: site.url("/paced/4"), finalStatus: null });
+    expect(result.totalTimeMs).toBeGreaterThanOrEqual(950);
+    // The trace did run past its budget by the wall clock: the case is the one it says.
+    expect(wallMs).toBeGreaterThan(1_000 + 3 * 150);
+  });
+
+  it("our own work running past the budget by more than the start grace is overload, not a verdict on the target", async () => {
+    site.route("/stalled/1", { kind: "redirect", status: 302, location: "/stalled/2" });
+    site.route("/stalled/2", { kind: "redirect", status: 302, location: "/stalled/3" });
+    site.route("/stalled/3", { kind: "status", status: 200 });
+    const env = traceEnv(delayedAfterEachHop(prober, 1_000 + LATE_START_GRACE_MS), {
+      tracePorts: [site.port],
+      traceHopTimeoutMs: 700,
+      traceTotalTimeoutMs: 1_000,
+    });
+    const outcome = await traceRedirects(site.url("/stalled/1"), env);
+    expect(outcome).toMatchObject({ kind: "overloaded", overload: { why: "overrun" } });
+  });
+
   it("a trace asked for longer ago than the start grace (timeoutsFrom) is overload, and sends nothing: its budget went on our wait, not on the target", async () => {
     site.route("/asked-long-ago", { kind: "silent" });
     const env = traceEnv(prober, { tracePorts: [site.port], traceHopTimeoutMs: 5_000, traceTotalTimeoutMs: 10_000 });
@@ -121,3 +154,17 @@ describe("timeouts", () => {
     expect(performance.now() - started).toBeLessThan(3_000);
   });
 });
+
+/** The prober, with `ms` of waiting after each request ends: work of ours between requests, not time on the wire. */
+function delayedAfterEachHop(inner: Prober, ms: number): Prober {
+  return {
+    screen: (url, ports) => inner.screen(url, ports),
+    hop: async (request) => {
+      const outcome = await inner.hop(request);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return outcome;
+    },
+    tlsVersions: (request) => inner.tlsVersions(request),
+    close: () => Promise.resolve(),
+  };
+}
