@@ -22,7 +22,8 @@ import { callOf } from "./call.js";
 import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 import { vantageDifferences } from "./vantage-differences.js";
-import { byName, partsFromVantages, type VantageDeadlines, type VantagePart, vantagesAsked, VERDICTS } from "./vantage-run.js";
+import { byName, partsFromVantages, type VantageDeadlines, type VantagePart, vantagesAsked } from "./vantage-run.js";
+import { VERDICT_VALUES } from "../shared/vantage-verdict-values.js";
 import { userAgentOption } from "../shared/user-agent-option.js";
 
 /** What the service runs a call from several vantages with. */
@@ -63,7 +64,7 @@ export function createVantageCheckSite(service: VantageService): Handler<CheckSi
     return create(CheckSiteResponseSchema, {
       requestedUrl: request.url,
       vantages: create(VantageSiteChecksSchema, {
-        verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))],
+        verdict: VERDICT_VALUES[vantageVerdict(parts.map((part) => part.reading))],
         entries,
         differences: vantageDifferences(
           entries.flatMap((entry) =>
@@ -102,7 +103,7 @@ export function createVantageTrace(service: VantageService): Handler<TraceRedire
     return create(TraceRedirectsResponseSchema, {
       input: request.url,
       vantages: create(VantageTracesSchema, {
-        verdict: VERDICTS[vantageVerdict(parts.map((part) => part.reading))],
+        verdict: VERDICT_VALUES[vantageVerdict(parts.map((part) => part.reading))],
         entries,
         differences: vantageDifferences(
           entries.flatMap((entry) =>

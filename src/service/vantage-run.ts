@@ -1,13 +1,13 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import { type VantageOrigin, VantageOriginSchema, VantageState, VantageVerdict } from "../../gen/sitediag/v1/diagnostics_pb.js";
+import { type VantageOrigin, VantageOriginSchema, VantageState } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { callRefundKey } from "../access/call-price.js";
 import type { DiagnosticOutcome } from "../diagnostics/diagnostic-call.js";
 import { REDIRECT_TRACE, SITE_CHECK } from "../shared/limits.js";
 import { sharedClockMs } from "../probe/clock.js";
 import type { KnownVantage, VantageFanout, VantageJob, VantageOutcomeOf } from "../vantage/vantage-fanout.js";
 import { silentVantagesKey } from "./vantage-plan.js";
-import type { VantageReading, VantageVerdictId } from "../shared/vantage-verdict.js";
+import type { VantageReading } from "../shared/vantage-verdict.js";
 import { readVantageList } from "../shared/vantage-list.js";
 import { callOf } from "./call.js";
 
@@ -200,17 +200,6 @@ function unavailable(
   );
   return { origin, result: undefined, reading: undefined };
 }
-
-/** The proto value of each verdict. */
-export const VERDICTS: Readonly<Record<VantageVerdictId, VantageVerdict>> = {
-  up_everywhere: VantageVerdict.UP_EVERYWHERE,
-  down_everywhere: VantageVerdict.DOWN_EVERYWHERE,
-  down_in_some: VantageVerdict.DOWN_IN_SOME,
-  blocked_in_some: VantageVerdict.BLOCKED_IN_SOME,
-  unavailable: VantageVerdict.UNAVAILABLE,
-  up_where_answered: VantageVerdict.UP_WHERE_ANSWERED,
-  down_where_answered: VantageVerdict.DOWN_WHERE_ANSWERED,
-};
 
 /** Entries in the order of their vantages' names, as the answer lists them. */
 export function byName<P extends { readonly origin: VantageOrigin }>(parts: readonly P[]): P[] {

@@ -21,7 +21,8 @@ import { siteCheckMessage } from "./check-site.js";
 import { toTraceRedirectsResponse } from "./trace-redirects.js";
 import { refuseUnreadableInput, type VantageService } from "./vantage-answer.js";
 import { type AnsweredData, vantageDifferences } from "./vantage-differences.js";
-import { partsFromVantages, vantagesAsked, type VantagesAsked, VERDICTS } from "./vantage-run.js";
+import { partsFromVantages, vantagesAsked, type VantagesAsked } from "./vantage-run.js";
+import { VERDICT_VALUES } from "../shared/vantage-verdict-values.js";
 import { userAgentOption } from "../shared/user-agent-option.js";
 
 // The streaming doors of a call from several vantages: each vantage's entry
@@ -60,7 +61,7 @@ export function createVantageCheckSiteStream(service: VantageService) {
       yield create(VantageCheckSiteResponseSchema, { entry });
     }
     yield create(VantageCheckSiteResponseSchema, {
-      verdict: VERDICTS[vantageVerdict(readings)],
+      verdict: VERDICT_VALUES[vantageVerdict(readings)],
       differences: vantageDifferences(byName(answered)),
     });
   };
@@ -97,7 +98,7 @@ export function createVantageTraceStream(service: VantageService) {
       yield create(VantageTraceRedirectsResponseSchema, { entry });
     }
     yield create(VantageTraceRedirectsResponseSchema, {
-      verdict: VERDICTS[vantageVerdict(readings)],
+      verdict: VERDICT_VALUES[vantageVerdict(readings)],
       differences: vantageDifferences(byName(answered)),
     });
   };

@@ -9,6 +9,7 @@ import {
 import { siteCheckRowWords, traceRowWords, type VantageRowWords } from "../../src/vantage/vantage-row.js";
 import { type VantageVerdictId, verdictTone } from "../../src/shared/vantage-verdict.js";
 import { type AskedVantage, verdictSoFar } from "../../src/shared/vantage-arrivals.js";
+import { VERDICT_VALUES } from "../../src/shared/vantage-verdict-values.js";
 import { CHAIN_STATUS_TEXT } from "./chain-status.js";
 import { h } from "./dom.js";
 import { formatWholeMs } from "./format.js";
@@ -29,17 +30,6 @@ const VERDICT: Readonly<Record<VantageVerdict, { readonly id: VantageVerdictId |
   [VantageVerdict.UNAVAILABLE]: { id: "unavailable", words: "No region answered" },
   [VantageVerdict.UP_WHERE_ANSWERED]: { id: "up_where_answered", words: "Up where answered" },
   [VantageVerdict.DOWN_WHERE_ANSWERED]: { id: "down_where_answered", words: "Down where answered" },
-};
-
-/** Each verdict's proto value by its id: the words of a verdict so far are the final one's. */
-const VERDICTS_BY_ID: Readonly<Record<VantageVerdictId, VantageVerdict>> = {
-  up_everywhere: VantageVerdict.UP_EVERYWHERE,
-  down_everywhere: VantageVerdict.DOWN_EVERYWHERE,
-  down_in_some: VantageVerdict.DOWN_IN_SOME,
-  blocked_in_some: VantageVerdict.BLOCKED_IN_SOME,
-  unavailable: VantageVerdict.UNAVAILABLE,
-  up_where_answered: VantageVerdict.UP_WHERE_ANSWERED,
-  down_where_answered: VantageVerdict.DOWN_WHERE_ANSWERED,
 };
 
 /** The verdict box's class by the rule's tone: green only for up everywhere, amber where the picture is not whole. */
@@ -123,7 +113,7 @@ export function renderVantagesSoFar(
     ? "Cancelled"
     : id === "waiting"
       ? "Waiting for the regions"
-      : `${VERDICT[VERDICTS_BY_ID[id]].words} so far`;
+      : `${VERDICT[VERDICT_VALUES[id]].words} so far`;
   const tone = soFar.cancelled || id === "waiting" ? "gated" : TONE_CLASS[verdictTone(id)];
   const total = soFar.entries.length + soFar.out.length;
   const answered = soFar.entries.filter((entry) => entry.data !== undefined).length;
