@@ -27,7 +27,7 @@ export interface AccessInterceptorDeps {
  * then does the handler validate its parameters, so a bad url still costs.
  * A diagnostic the service then could not run for its own reasons (overload,
  * a dead probe thread) is given back (call-price.ts): once the call is over,
- * in one store write, and a unary call's usage headers say what is left after it.
+ * in one store write; a unary call's usage headers, and a stream's trailers, say what is left after it.
  * The REST door turns `api_key` into this header, so both doors share it.
  */
 export function createAccessInterceptor(deps: AccessInterceptorDeps): Interceptor {
@@ -59,9 +59,12 @@ export function createAccessInterceptor(deps: AccessInterceptorDeps): Intercepto
         setUsageHeaders(res.header, await settle());
         return res;
       }
-      // A stream's head goes out before its items run: it says what was charged; what comes back, comes back at its end.
+      // A stream's head goes out before its items run: it says what was charged. What comes back is settled
+      // before its end is written, and its trailers say what is left then, under the same names.
       setUsageHeaders(res.header, outcome.usage);
-      return Object.assign({}, res, { message: refundingAfter(res.message, settle) });
+      return Object.assign({}, res, {
+        message: refundingAfter(res.message, async () => void setUsageHeaders(res.trailer, await settle())),
+      });
     } catch (error) {
       // The call was charged even though it failed (a bad url is a 400 that still costs): say what is left.
       const usage = await settle();
@@ -93,7 +96,10 @@ async function refund(
   }
 }
 
-/** A stream's messages as they come, then the refund once it has ended (however it ended: done, failed, or its caller gone). */
+/**
+ * A stream's messages as they come, then the refund once it has ended (however it ended: done, failed, or its
+ * caller gone). Connect writes a stream's end (its trailers, with an error or none) only once this has returned.
+ */
 async function* refundingAfter<T>(messages: AsyncIterable<T>, settle: () => Promise<unknown>): AsyncIterable<T> {
   try {
     yield* messages;

@@ -1,4 +1,6 @@
 import { create } from "@bufbuild/protobuf";
+import { createClient, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CheckSiteRequestSchema, DiagnosticsService, TraceRedirectsRequestSchema } from "../../gen/sitediag/v1/diagnostics_pb.js";
 import { createAccessInterceptor } from "../../src/access/access-interceptor.js";
@@ -117,4 +119,44 @@ describe.each(kinds)("calls from several vantages racing one key on $kind", ({ s
     // Every admitted call kept the price of one vantage: its unavailable one was refunded, once.
     expect((await storeOne.usage(key.record.id, { budget, windowSeconds: 86_400 })).used).toBe(admitted * 2);
   });
+  it.skipIf(skip)(
+    "a stream's trailers say what the key has left after its refund, under its head's names, on Connect, gRPC and gRPC-Web",
+    async () => {
+      harness = open();
+      const store = await harness.open();
+      const key = await newKey(store);
+      const budget = 100;
+      const policy = { budget, windowSeconds: 86_400 };
+      const server = await instance(store, budget);
+      servers.push(server);
+      const transports: ReadonlyArray<readonly [string, Transport]> = [
+        ["connect", createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" })],
+        ["grpc", createGrpcTransport({ baseUrl: server.url })],
+        ["grpc-web", createGrpcWebTransport({ baseUrl: server.url, httpVersion: "1.1" })],
+      ];
+      for (const [protocol, transport] of transports) {
+        const client = createClient(DiagnosticsService, transport);
+        const before = (await store.usage(key.record.id, policy)).remaining;
+        let head = new Headers();
+        let trailer = new Headers();
+        const options = {
+          headers: { "x-api-key": key.secret },
+          onHeader: (h: Headers) => void (head = h),
+          onTrailer: (t: Headers) => void (trailer = t),
+        };
+        const verdicts: number[] = [];
+        // local answers, ap-south has no live instance: 4 charged when the stream opens, 2 given back at its end.
+        for await (const message of client.vantageCheckSite({ url: targets.url("/ok"), vantages: ["local", "ap-south"] }, options))
+          if (message.verdict !== undefined) verdicts.push(message.verdict);
+        expect(verdicts, protocol).toHaveLength(1);
+        const after = await store.usage(key.record.id, policy);
+        expect(after.remaining, protocol).toBe(before - 2);
+        expect(head.get("x-ratelimit-remaining"), protocol).toBe(String(before - 4));
+        expect(trailer.get("x-ratelimit-remaining"), protocol).toBe(String(after.remaining));
+        expect(trailer.get("x-ratelimit-used"), protocol).toBe(String(after.used));
+        expect(trailer.get("ratelimit"), protocol).toBe(`"credits";r=${after.remaining};t=${after.resetSeconds}`);
+        expect(trailer.get("x-ratelimit-limit"), protocol).toBe(String(budget));
+      }
+    },
+  );
 });

@@ -8,13 +8,14 @@ import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js"
 import { redisAvailability } from "../../testkit/redis-server.js";
 import { startThreeVantages, type ThreeVantages } from "../fixtures/three-vantages.js";
 import { eventually } from "../fixtures/vantage-rig.js";
+import { killAndRestartRegion } from "../fixtures/killed-region.js";
 
 // Known regions, with three real `serve` processes on one Redis: `all` is
 // every vantage seen within the retention window, so a frozen (SIGSTOP) or
 // killed region is not dropped from the answer but answered unavailable at
 // once, with when it was last seen, free; `sitediag vantages list` and
 // `forget`; and a region on an older build (SITEDIAG_VANTAGE_VERSION) makes a
-// warning. Nothing here waits for a deadline.
+// warning; a killed region, then started again (test/fixtures/killed-region.ts). Nothing here waits for a deadline.
 
 const redisHere = redisAvailability();
 const OLD_BUILD = "0.0.1-old";
@@ -140,6 +141,20 @@ describe.skipIf(!redisHere.available)("known regions: all is every vantage seen,
     rig.serves.get("ap-south")?.child.kill("SIGCONT");
     await eventually(async () => ((await fromAll()).vantages.entries.length === 3 ? true : undefined), 30_000);
   }, 90_000);
+
+  it("a killed region (SIGKILL, its only process): unavailable at once with when it was last seen, not live in the list; started again, live and answered", async () => {
+    const south = rig.serves.get("ap-south");
+    if (south === undefined) throw new Error("no ap-south");
+    await killAndRestartRegion({
+      cliEnv: env(),
+      askerUrl: rig.asker.url,
+      key: rig.key.secret,
+      target: targets.url("/ok"),
+      used,
+      victim: { name: "ap-south", serve: south },
+      restart: () => rig.restart("ap-south"),
+    });
+  }, 180_000);
 
   it("on the SQLite store there is nothing to list: it says so, exit 2", async () => {
     const { code, stderr } = await runDiagnose(vantagesCommand, ["list"], {});

@@ -11,11 +11,12 @@ import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js"
 import { type RedisClusterFixture, startRedisCluster } from "../fixtures/redis-cluster.js";
 import { redisAvailability } from "../../testkit/redis-server.js";
 import { eventually, type ServeProcess, startServe } from "../fixtures/vantage-rig.js";
+import { killAndRestartRegion } from "../fixtures/killed-region.js";
 
 // Three vantages as `sitediag serve` processes on one Redis Cluster, each
 // with its own DNS server: the keys' store and the vantage engine share the
 // cluster, and a call to one instance is charged, fanned out and answered
-// as on one Redis.
+// as on one Redis; a region killed and started again (test/fixtures/killed-region.ts).
 const availability = redisAvailability();
 const VANTAGES = ["ap-south", "eu-west", "us-east"] as const;
 const POLICY = { budget: 1_000, windowSeconds: 86_400 };
@@ -27,6 +28,8 @@ describe.skipIf(!availability.available)("three vantages on a Redis Cluster, `si
   let key: { secret: string; id: string };
   const dns: DnsServer[] = [];
   const serves: ServeProcess[] = [];
+  /** Each vantage's settings, to start it again as it was. */
+  const settings = new Map<string, Readonly<Record<string, string>>>();
 
   beforeAll(async () => {
     [cluster, targets] = await Promise.all([
@@ -38,7 +41,7 @@ describe.skipIf(!availability.available)("three vantages on a Redis Cluster, `si
         const server = await startDnsServer();
         dns.push(server);
         server.answer("site.test", name === "ap-south" ? "nxdomain" : { a: ["127.0.0.1"] });
-        return startServe({
+        settings.set(name, {
           SITEDIAG_STORE: `redis+cluster://${cluster.seeds}`,
           SITEDIAG_VANTAGE: name,
           SITEDIAG_DNS_SERVERS: server.server,
@@ -46,6 +49,7 @@ describe.skipIf(!availability.available)("three vantages on a Redis Cluster, `si
           SITEDIAG_CREDIT_BUDGET: String(POLICY.budget),
           SITEDIAG_CREDIT_WINDOW_SECONDS: String(POLICY.windowSeconds),
         });
+        return startServe(settings.get(name) ?? {});
       }),
     );
     serves.push(...started);
@@ -92,4 +96,21 @@ describe.skipIf(!availability.available)("three vantages on a Redis Cluster, `si
     expect(site.vantages?.entries.map((entry) => entry.data?.status)).toEqual([SiteStatus.DOWN, SiteStatus.UP, SiteStatus.UP]);
     expect((await store.usage(key.id, POLICY)).used - before).toBe(12);
   });
+  it("a killed region (SIGKILL, its only process): unavailable at once with when it was last seen, not live in the list; started again, live and answered", async () => {
+    const [south] = serves;
+    if (south === undefined) throw new Error("no ap-south");
+    await killAndRestartRegion({
+      cliEnv: { SITEDIAG_STORE: `redis+cluster://${cluster.seeds}` },
+      askerUrl: serves[1]?.url ?? "",
+      key: key.secret,
+      target: targets.url("/ok"),
+      used: async () => (await store.usage(key.id, POLICY)).used,
+      victim: { name: "ap-south", serve: south },
+      restart: async () => {
+        const serve = await startServe(settings.get("ap-south") ?? {});
+        serves[0] = serve;
+        return serve;
+      },
+    });
+  }, 180_000);
 });

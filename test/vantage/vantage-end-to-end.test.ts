@@ -365,5 +365,28 @@ describe.skipIf(!availability.available)("a check from three vantages, `sitediag
     ]);
     expect(((lines[0]?.entry as JsonObject).vantage as JsonObject).code).toBe("no_live_instance");
     expect((await used()) - before).toBe(10 + 2);
+    // On Connect, gRPC and gRPC-Web the stream's head says what was charged (4) and its trailers what is left after
+    // the refund: what GET /api/v1/credits then reads from the store.
+    for (const [door, transport] of Object.entries(transports)) {
+      let head = new Headers();
+      let trailer = new Headers();
+      const options = {
+        headers: { "x-api-key": key.secret },
+        onHeader: (received: Headers) => void (head = received),
+        onTrailer: (received: Headers) => void (trailer = received),
+      };
+      const verdicts = [];
+      for await (const message of createClient(DiagnosticsService, transport()).vantageCheckSite(
+        { url: targets.url("/ok"), vantages: ["us-east", "eu-west"] },
+        options,
+      ))
+        if (message.verdict !== undefined) verdicts.push(message.verdict);
+      expect(verdicts, door).toEqual([VantageVerdict.UP_WHERE_ANSWERED]);
+      const credits = await fetch(`${asker.url}/api/v1/credits`, { headers: { "x-api-key": key.secret } });
+      const left = ((await credits.json()) as { data: { remaining: number } }).data.remaining;
+      expect(Number(trailer.get("x-ratelimit-remaining")), door).toBe(left);
+      expect(trailer.get("ratelimit"), door).toMatch(new RegExp(`^"credits";r=${left};t=\\d+$`));
+      expect(Number(head.get("x-ratelimit-remaining")), door).toBe(left - 2);
+    }
   }, 90_000);
 });

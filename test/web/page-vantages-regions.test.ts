@@ -183,8 +183,13 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
         return scores.length > 0 && scores.every((score) => Number(score) < Date.now() - 5_500) ? true : undefined;
       }, 30_000);
       const page = await open();
+      const before = await creditsLeft();
       await fromEverywhere(page, targets.url("/b"), "Is it down?");
       await expect.poll(() => page.locator("#result .vantages > .verdict .verdict-word").innerText()).toBe("Up where answered");
+      // Charged for the two live regions only (a region known silent is free): the credits line says what the store says after.
+      const after = await creditsLeft();
+      expect(after.remaining).toBe(before.remaining - 4);
+      expect(await page.locator("#credits").innerText()).toMatch(new RegExp(`^Credits left: ${after.remaining} of ${after.limit}(;|$)`));
       const verdict = page.locator("#result .vantages > .verdict");
       expect(await verdict.getAttribute("class")).toBe("verdict gated");
       expect(await verdict.locator(".reason").innerText()).toBe(`${targets.url("/b")}: 2 of 3 regions answered`);
@@ -233,14 +238,26 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
     }
   }
 
+  /** What the key has left as the service's store says, from GET /api/v1/credits (which costs nothing). */
+  async function creditsLeft(): Promise<{ readonly remaining: number; readonly limit: number }> {
+    const response = await fetch(`${rig.asker.url}/api/v1/credits`, { headers: { "x-api-key": rig.key.secret } });
+    const body = (await response.json()) as { data: { remaining: number; limit: number } };
+    return body.data;
+  }
+
   /** The live regions' rows, the verdict and ap-south's row, read in one look so they belong to the same moment. */
   async function snapshot(page: Page): Promise<Snapshot> {
     return (await page.evaluate(SNAPSHOT)) as Snapshot;
   }
 
   it("a region frozen mid-check: the two live rows appear while it waits and the verdict is provisional, well before its deadline; then the service's amber verdict", async () => {
+    const before = await creditsLeft();
     await withFrozenSouth(async (page, pressedAt) => {
       await expect.poll(async () => Object.values(await snapshot(page)).slice(0, 2)).toEqual(["UP", "UP"]);
+      // While it runs, the credits line is the stream's head: 2 charged for each of the three regions asked.
+      expect(await page.locator("#credits").innerText()).toMatch(
+        new RegExp(`^Credits left: ${before.remaining - 6} of ${before.limit}(;|$)`),
+      );
       const rowsAt = Date.now();
       const during = await snapshot(page);
       expect(during).toMatchObject({
@@ -277,6 +294,10 @@ describe.skipIf(!chromium.available || !redisHere.available)("the page from thre
       expect(after.southReason).toMatch(/^This vantage did not answer by the deadline/);
       expect(await page.locator("#result .vantages > .verdict .silent").innerText()).toBe("Not seen from: AP South (no answer)");
       expect(await page.locator("#status").innerText()).toBe("Result: up where answered");
+      // At its end, the trailers': ap-south, unavailable at the deadline, was refunded before the stream's end was written.
+      const left = await creditsLeft();
+      expect(left.remaining).toBe(before.remaining - 4);
+      expect(await page.locator("#credits").innerText()).toMatch(new RegExp(`^Credits left: ${left.remaining} of ${left.limit}(;|$)`));
       // Measured, not assumed: the rows were in before the deadline had run, and the last word came only with it.
       expect(finalAt - pressedAt).toBeGreaterThanOrEqual(deadlineMs - 1_000);
       expect(finalAt - rowsAt).toBeGreaterThan(deadlineMs / 2);

@@ -188,10 +188,18 @@ async function run(operation: Operation): Promise<void> {
  */
 async function runFromEverywhere(operation: Operation, url: string, key: string, progress: Progress, userAgent: string): Promise<void> {
   const live = startVantagesLive(operation, url, result);
-  const end = await callEverywhere(operation, url, key, progress.signal, userAgent, (event) => {
-    result.classList.remove("stale");
-    live.event(event);
-  });
+  const end = await callEverywhere(
+    operation,
+    url,
+    key,
+    progress.signal,
+    userAgent,
+    (event) => {
+      result.classList.remove("stale");
+      live.event(event);
+    },
+    showCredits,
+  );
   const took = progress.finish();
   result.classList.remove("stale");
   if (end.kind === "cancelled") {

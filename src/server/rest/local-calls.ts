@@ -158,7 +158,8 @@ function asReceived(reason: unknown, header: Headers, trailer: Headers): Connect
   const error = reason instanceof ConnectError ? reason : new ConnectError("internal error", Code.Internal, undefined, undefined, reason);
   const metadata = new Headers(header);
   error.metadata.forEach((value, name) => metadata.set(name, value));
-  trailer.forEach((value, name) => metadata.append(name, value));
+  // A stream's trailers restate its usage headers after its refund (access-interceptor.ts): the later figure wins, never both.
+  trailer.forEach((value, name) => metadata.set(name, value));
   const received = new ConnectError(error.rawMessage, error.code, metadata, undefined, error.cause);
   received.details.push(...error.details);
   return received;
