@@ -5,6 +5,7 @@ import type { AddressPolicy } from "../policy/address-policy.js";
 import type { HopTrace } from "../hop-trace.js";
 import { formatIp, parseIp } from "../policy/ip-address.js";
 import type { ResolvedAddress } from "../resolver.js";
+import { leafForNameCheck } from "./name-check-leaf.js";
 import { peerChainOf } from "./peer-chain.js";
 import { describeTls } from "./tls-detail.js";
 import { stapledOcspOf } from "./stapled-ocsp.js";
@@ -211,6 +212,8 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
       // chain from an untrusted issuer), which it is not once Node rejects.
       rejectUnauthorized: false,
     });
+    // Node's name check reads the leaf alone (name-check-leaf.ts); whatever reads the chain below has all of it.
+    const nameCheck = leafForNameCheck(secure);
     const onAbort = () => {
       secure.destroy();
       reject(new ConnectorError("ABORTED", "the hop was aborted"));
@@ -233,6 +236,7 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
     secure.once(
       "secureConnect",
       guarded(() => {
+        nameCheck.done();
         // The handshake is over whether or not the certificate passes: a failed verification still has its tls time.
         trace.tlsDoneAt = now();
         // The verdict alone: the chain is read only to name a failure (tls-verification.ts).

@@ -1,0 +1,35 @@
+import type { DetailedPeerCertificate, PeerCertificate, TLSSocket } from "node:tls";
+
+/**
+ * Node's own host-name check of a client handshake (tls.connect's 'secure'
+ * handler, before 'secureConnect') reads the peer's certificate as
+ * getPeerCertificate(true): a copy of every certificate the server sent,
+ * each turned into an object (its public key decoded again on the way), and
+ * the trust store searched for the top's issuer. tls.checkServerIdentity
+ * then reads the leaf's `subject` and `subjectaltname`, nothing else (Node
+ * 20, 22 and 24 alike), which getPeerCertificate(false), the leaf alone,
+ * holds just the same: the same check, the same verdict and reason, for a
+ * fraction of the work (about 8% of an HTTPS check's CPU; figures:
+ * docs/benchmarks.md, issue 36).
+ *
+ * So the socket answers that first call with the leaf alone, and every
+ * later one as Node does. `done` is called once the handshake is over:
+ * Node skips its check when OpenSSL already refused the chain, and a reader
+ * of the chain after that must have the whole of it.
+ */
+export function leafForNameCheck(socket: TLSSocket): { readonly done: () => void } {
+  const nodeReads = socket.getPeerCertificate;
+  let first = true;
+  const read = function (this: TLSSocket, detailed?: boolean): PeerCertificate | DetailedPeerCertificate {
+    const leafOnly = first;
+    first = false;
+    return nodeReads.call(this, leafOnly ? false : detailed === true);
+  };
+  // An own property of this socket only: the prototype, and every other socket, are untouched.
+  Object.defineProperty(socket, "getPeerCertificate", { value: read, writable: true, configurable: true, enumerable: false });
+  return {
+    done: () => {
+      first = false;
+    },
+  };
+}
