@@ -92,3 +92,23 @@ class HopDeadline implements Deadline, AbortWatch {
     }
   }
 }
+
+/**
+ * Calls `fire` once no less than `ms` after this call, as this thread's
+ * clock (now()) counts. A plain setTimeout can fire up to a millisecond early
+ * by that count: libuv arms it from the loop's cached time, taken when the
+ * loop turn began, not from the moment of the call. A timeout is a promise
+ * to the target (its whole time on the wire, or the verdict is ours), so a
+ * timer that comes early is set again for what is left.
+ */
+export function fullTimeout(ms: number, fire: () => void): { clear(): void } {
+  const dueAt = now() + ms;
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    const left = dueAt - now();
+    if (left > 0) timer = setTimeout(check, Math.ceil(left));
+    else fire();
+  };
+  timer = setTimeout(check, ms);
+  return { clear: () => clearTimeout(timer) };
+}

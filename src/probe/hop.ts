@@ -11,7 +11,7 @@ import { exchangeHttp2, openHttp2Session } from "./http/http2-exchange.js";
 import type { HopOutcome, HopRequest, HopResponse } from "./hop-types.js";
 import { hopTimings } from "./hop-timings.js";
 import { startTrace, type HopTrace } from "./hop-trace.js";
-import { type AbortWatch, createDeadline, now } from "./clock.js";
+import { type AbortWatch, createDeadline, fullTimeout, now } from "./clock.js";
 import { headerMapOf, headerValue, locationText } from "./http/header-map.js";
 import { captureHead } from "./http/head-capture.js";
 import { lateStart } from "./overload.js";
@@ -70,7 +70,7 @@ export async function runHop(request: HopRequest, deps: HopDeps): Promise<EndedH
   const deadline = createDeadline();
   const trace = startTrace(now());
   const onOuterAbort = () => deadline.abort();
-  let timer: NodeJS.Timeout | undefined;
+  let timer: { clear(): void } | undefined;
   let outcome: HopOutcome;
   // The hop's one fault boundary: whatever is thrown below, from screening to the
   // processing after the answer (listeners end the hop through guarded()), ends as
@@ -81,14 +81,14 @@ export async function runHop(request: HopRequest, deps: HopDeps): Promise<EndedH
     // Before any byte is sent: a target is judged only on its full time, so a hop too late for it is our overload.
     const overload = lateStart(request.askedAt);
     if (overload !== null) return { outcome: { kind: "overloaded", overload }, endedAt: now() };
-    timer = setTimeout(() => deadline.abort(), request.timeoutMs);
+    timer = fullTimeout(request.timeoutMs, () => deadline.abort());
     request.signal?.addEventListener("abort", onOuterAbort, { once: true });
     if (request.signal?.aborted === true) deadline.abort();
     outcome = await resolveAndFetch(request, deps, trace, deadline.signal);
   } catch (error) {
     outcome = failure(trace, error, deadline.signal.aborted);
   } finally {
-    clearTimeout(timer);
+    timer?.clear();
     request.signal?.removeEventListener("abort", onOuterAbort);
   }
   if (trace.defect !== null) reportDefect(deps, request.url, trace, trace.defect.error);

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createDeadline } from "../../src/probe/clock.js";
+import { createDeadline, fullTimeout, now } from "../../src/probe/clock.js";
+import { createProber } from "../../src/probe/prober.js";
+import { USER_AGENT } from "../../src/package-info.js";
+import { startRawTarget } from "../fixtures/raw-targets.js";
 
 describe("a hop's deadline", () => {
   it("runs its listeners once, in order, when aborted, and none that were removed", () => {
@@ -49,5 +52,44 @@ describe("a hop's deadline", () => {
     deadline.abort(new Error("later"));
     expect(deadline.signal.reason).toBe(first);
     expect(seen).toBe(first);
+  });
+});
+
+describe("fullTimeout", () => {
+  // A plain setTimeout(7) fired early in 2 of 200 tries here (as early as 6.22 ms).
+  it("fires no earlier than asked by this thread's clock", async () => {
+    const waited: number[] = [];
+    for (let round = 0; round < 200; round++) {
+      const armedAt = now();
+      await new Promise<void>((resolve) => fullTimeout(7, () => resolve()));
+      waited.push(now() - armedAt);
+    }
+    expect(Math.min(...waited)).toBeGreaterThanOrEqual(7);
+  });
+
+  // libuv counts timers in whole milliseconds from its loop time: a plain setTimeout armed 0.9 ms into a
+  // millisecond can fire 0.9 ms early by now(). CI saw a 1,000 ms hop timeout fire after 999.6 ms.
+  it("a hop's timeout gives a silent target its whole time by the hop's own clock", async () => {
+    const target = await startRawTarget({ kind: "silent" });
+    const prober = createProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [], userAgent: USER_AGENT });
+    try {
+      const totals: number[] = [];
+      for (let round = 0; round < 30; round++) {
+        const outcome = await prober.hop({ url: new URL(target.url), method: "GET", timeoutMs: 20, ports: { kind: "fetch-safe" } });
+        if (outcome.kind !== "failure" || !outcome.failure.timedOut) throw new Error(JSON.stringify(outcome));
+        totals.push(outcome.trace.timings.totalMs);
+      }
+      expect(Math.min(...totals)).toBeGreaterThanOrEqual(20);
+    } finally {
+      await prober.close();
+      await target.close();
+    }
+  });
+
+  it("clear() stops it", async () => {
+    let fired = false;
+    fullTimeout(10, () => (fired = true)).clear();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(fired).toBe(false);
   });
 });
