@@ -16,7 +16,7 @@ import { LATE_START_GRACE_MS, type Overload } from "../probe/overload.js";
  * target), as a trace that could not start in time is.
  */
 export interface TraceBudget {
-  /** Aborts when the whole-trace budget is spent or the caller gives up. */
+  /** Aborts when the caller gives up or our own work overruns (overrun()); a request out of budget ends by its own timeout. */
   readonly signal: AbortWatch;
   /** The timeout for the next request; null when no time is left for one. */
   nextRequestTimeoutMs(): { readonly timeoutMs: number; readonly limitedByBudget: boolean } | null;

@@ -9,7 +9,6 @@ import {
   VantageCheckSiteRequestSchema,
   type VantageDifference,
   type VantageSiteChecks,
-  VantageState,
   type VantageTraces,
   VantageTraceRedirectsRequestSchema,
 } from "../../../gen/sitediag/v1/diagnostics_pb.js";
@@ -26,7 +25,7 @@ import { verdictNeedsALook, type VantageVerdictId } from "../../shared/vantage-v
 import { readVantageList } from "../../shared/vantage-list.js";
 import type { CommandIo } from "../command.js";
 import { jsonText } from "../report/terminal-safe.js";
-import { buildsWarning, verdictId } from "../report/vantage-report.js";
+import { buildsWarning, stateName, verdictId } from "../report/vantage-report.js";
 import { startVantagePrinter } from "../report/vantage-printer.js";
 import { type DiagnoseRun, EXIT, reportInterrupted, reportRefusal } from "./diagnose-command.js";
 import { userAgentValue } from "../../shared/user-agent-option.js";
@@ -160,13 +159,13 @@ async function answerAsRows(service: VantageService, kind: "site-check" | "trace
           create(VantageTraceRedirectsRequestSchema, Object.assign({ url: target }, fields)),
           cliContext(DiagnosticsService.method.vantageTraceRedirects, signal),
         );
-  const states: (string | undefined)[] = [];
+  const states: string[] = [];
   try {
     for await (const message of messages) {
       if (message.asked !== undefined) printer.asked(message.asked);
       else if (message.entry !== undefined) {
         printer.entry(message.entry);
-        states.push(STATE_IDS[message.entry.vantage?.state ?? VantageState.UNSPECIFIED]);
+        states.push(stateName(message.entry.vantage?.state));
       } else if (message.verdict !== undefined) {
         printer.end(target, message.verdict, message.differences);
         warnings(states.length, message.differences, io);
@@ -201,13 +200,6 @@ function exitStatus(verdict: VantageVerdictId, states: readonly unknown[]): numb
   if (states.length > 0 && states.every((state) => state === "refused")) return EXIT.badInput;
   return verdictNeedsALook(verdict) ? EXIT.broken : EXIT.healthy;
 }
-
-const STATE_IDS: Readonly<Record<VantageState, string | undefined>> = {
-  [VantageState.UNSPECIFIED]: undefined,
-  [VantageState.DONE]: "done",
-  [VantageState.UNAVAILABLE]: "unavailable",
-  [VantageState.REFUSED]: "refused",
-};
 
 /** The handler context of a call from the command line: no door, the stop signal as the caller going away. */
 function cliContext(method: DescMethod, signal: AbortSignal): HandlerContext {

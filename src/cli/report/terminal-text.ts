@@ -75,7 +75,7 @@ export function textTable(rows: readonly (readonly string[])[], indent = "  "): 
  */
 export function fixedColumns(row: readonly string[], widths: readonly number[]): string {
   const cells = row.map((cell, column) => (column === row.length - 1 ? cell : pad(cell, widths[column] ?? 0)));
-  return `${cells.join("  ")}`.trimEnd() + "\n";
+  return `${cells.join("  ").trimEnd()}\n`;
 }
 
 function visibleWidth(text: string): number {

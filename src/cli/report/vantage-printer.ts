@@ -1,14 +1,8 @@
-import type {
-  VantageDifference,
-  VantageSiteChecks,
-  VantagesAsked,
-  VantageTraces,
-  VantageVerdict,
-} from "../../../gen/sitediag/v1/diagnostics_pb.js";
+import type { VantageDifference, VantagesAsked, VantageVerdict } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { stillOut, waitedWords } from "../../shared/vantage-arrivals.js";
 import type { TextWriter } from "../command.js";
 import type { Paint } from "./terminal-text.js";
-import { vantageColumns, vantageEnding, vantageHeading, vantageRow, waitingLine } from "./vantage-report.js";
+import { type Entry, vantageColumns, vantageEnding, vantageHeading, vantageRow, waitingLine } from "./vantage-report.js";
 
 // The rows of `--vantages` as the stream brings them: a line per vantage
 // when it answers, and the ending (what differs, the verdict) when the
@@ -16,8 +10,6 @@ import { vantageColumns, vantageEnding, vantageHeading, vantageRow, waitingLine 
 // names the vantages still out and the seconds waited against the deadline,
 // redrawn every second and erased before each row and at the end; a pipe
 // gets the rows line by line and nothing else (no control sequence).
-
-type Entry = VantageSiteChecks["entries"][number] | VantageTraces["entries"][number];
 
 export interface VantagePrinter {
   asked(asked: VantagesAsked): void;

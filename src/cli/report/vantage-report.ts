@@ -1,8 +1,15 @@
-import type { VantageDifference, VantageOrigin, VantageSiteChecks, VantageTraces } from "../../../gen/sitediag/v1/diagnostics_pb.js";
-import { VantageState, VantageVerdict } from "../../../gen/sitediag/v1/diagnostics_pb.js";
+import type {
+  VantageDifference,
+  VantageOrigin,
+  VantageSiteChecks,
+  VantageTraces,
+  VantageVerdict,
+} from "../../../gen/sitediag/v1/diagnostics_pb.js";
+import { VantageState } from "../../../gen/sitediag/v1/diagnostics_pb.js";
 import { formatWholeMs } from "../../diagnostics/timing-text.js";
 import { siteCheckRowWords, traceRowWords, type VantageRowWords } from "../../vantage/vantage-row.js";
 import { type VantageVerdictId, verdictTone } from "../../shared/vantage-verdict.js";
+import { VERDICT_VALUES } from "../../shared/vantage-verdict-values.js";
 import { terminalText } from "./terminal-safe.js";
 import { fixedColumns, type Paint } from "./terminal-text.js";
 
@@ -18,7 +25,8 @@ import { fixedColumns, type Paint } from "./terminal-text.js";
 //   differs: addresses (ap-south NXDOMAIN; eu-west, us-east 127.0.0.1), status (ap-south none; eu-west, us-east 200)
 //   down_in_some  https://example.test/  (3 vantages: 2 done, 1 unavailable; not seen from us-east)
 
-type Entry = VantageSiteChecks["entries"][number] | VantageTraces["entries"][number];
+/** One vantage's entry, of a check or of a trace. */
+export type Entry = VantageSiteChecks["entries"][number] | VantageTraces["entries"][number];
 
 /**
  * The columns' widths, fixed before the first row since the rows come one by
@@ -63,7 +71,7 @@ export function vantageEnding(
     states.set(state, (states.get(state) ?? 0) + 1);
     if (state !== "done") silent.push(clean(entry.vantage?.name ?? "?"));
   }
-  const verdict = VERDICT_IDS[end.verdict];
+  const verdict = VERDICT_IDS.get(end.verdict);
   const tone = verdict === undefined ? "unsure" : verdictTone(verdict);
   const painted = (tone === "good" ? paint.good : tone === "bad" ? paint.bad : paint.warn)(paint.strong(verdict ?? "unknown"));
   const counts = [...states.entries()].map(([state, count]) => `${count} ${state}`).join(", ");
@@ -128,22 +136,18 @@ function entryRow(entry: Entry, origin: VantageOrigin | undefined, state: string
   ];
 }
 
-const VERDICT_IDS: Readonly<Partial<Record<VantageVerdict, VantageVerdictId>>> = {
-  [VantageVerdict.UP_EVERYWHERE]: "up_everywhere",
-  [VantageVerdict.DOWN_EVERYWHERE]: "down_everywhere",
-  [VantageVerdict.DOWN_IN_SOME]: "down_in_some",
-  [VantageVerdict.BLOCKED_IN_SOME]: "blocked_in_some",
-  [VantageVerdict.UNAVAILABLE]: "unavailable",
-  [VantageVerdict.UP_WHERE_ANSWERED]: "up_where_answered",
-  [VantageVerdict.DOWN_WHERE_ANSWERED]: "down_where_answered",
-};
+/** The verdicts' ids by their proto values: the inverse of the one table the service answers with. */
+const VERDICT_IDS: ReadonlyMap<VantageVerdict, VantageVerdictId> = new Map(
+  Object.entries(VERDICT_VALUES).map(([id, value]) => [value, id as VantageVerdictId]),
+);
 
 /** The verdict's id, as the API spells it. */
 export function verdictId(verdict: VantageVerdict): VantageVerdictId | undefined {
-  return VERDICT_IDS[verdict];
+  return VERDICT_IDS.get(verdict);
 }
 
-function stateName(state: VantageState | undefined): string {
+/** A vantage's state as the API spells it; one with none is unavailable. */
+export function stateName(state: VantageState | undefined): string {
   return state === VantageState.DONE ? "done" : state === VantageState.REFUSED ? "refused" : "unavailable";
 }
 
