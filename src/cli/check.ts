@@ -10,6 +10,7 @@ import { checkLabels, headerLines } from "./report/request-lines.js";
 import { jsonText, terminalSafe } from "./report/terminal-safe.js";
 import { userAgentOptionOf } from "../shared/user-agent-option.js";
 import { userAgentLine } from "./report/user-agent-line.js";
+import { COMMAND_NAMES } from "./command-names.js";
 
 const HELP = `usage: sitediag check [--json] URL
        sitediag check --headers URL
@@ -51,8 +52,8 @@ exit status: 0 up (also CHALLENGED / BLOCKED: a proxy's challenge or block answe
 
 /** `sitediag check URL`: is-site-down, run directly. */
 export const checkCommand = {
-  name: "check",
-  summary: "is this site up or down, and why? (is-site-down, run from here)",
+  name: COMMAND_NAMES.check.name,
+  summary: COMMAND_NAMES.check.summary,
   run: (argv, io) =>
     runDiagnoseCommand(argv, io, HELP, async (run) => {
       if (run.args.vantages !== undefined) return diagnoseFromVantages("site-check", run.args.vantages, run, io);

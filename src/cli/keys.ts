@@ -7,6 +7,7 @@ import { openStore } from "../access/open-store.js";
 import { StoreUnavailableError, type AccessStore, type KeyRecord } from "../access/store.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, selfCommand } from "./command.js";
 import { textTable } from "./report/terminal-text.js";
+import { COMMAND_NAMES } from "./command-names.js";
 
 const HELP = `usage:
   sitediag keys create [--name NAME] [--budget N] create a key; the key alone goes to stdout, shown this once
@@ -20,8 +21,8 @@ const HELP = `usage:
 
 /** `sitediag keys ...`: issue, list and revoke API keys in the store SITEDIAG_STORE names. */
 export const keysCommand = {
-  name: "keys",
-  summary: "create, list and revoke API keys",
+  name: COMMAND_NAMES.keys.name,
+  summary: COMMAND_NAMES.keys.summary,
   run: async (argv, io) => {
     // Asked for, help is the answer: stdout, exit 0, wherever --help stands (`keys create --help` too).
     if (argv.some((arg) => arg === "--help" || arg === "-h")) {

@@ -23,6 +23,7 @@ import {
   selfCommand,
 } from "./command.js";
 import { serveCluster } from "./serve-cluster.js";
+import { COMMAND_NAMES } from "./command-names.js";
 
 const HELP = `usage: sitediag serve
 
@@ -38,8 +39,8 @@ SITEDIAG_WORKERS=N (or auto) runs N worker processes on the one port.
 
 /** `sitediag serve`: the service, until a stop signal. */
 export const serveCommand: Command = {
-  name: "serve",
-  summary: "run the API: REST, Connect, gRPC and gRPC-Web on one port (HOST, PORT)",
+  name: COMMAND_NAMES.serve.name,
+  summary: COMMAND_NAMES.serve.summary,
   run: async (argv, io) => {
     if (argv.length > 0) {
       const asked = argv[0] === "--help" || argv[0] === "-h";

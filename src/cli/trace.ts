@@ -10,6 +10,7 @@ import { headerLines, traceLabels } from "./report/request-lines.js";
 import { jsonText, terminalSafe } from "./report/terminal-safe.js";
 import { userAgentOptionOf } from "../shared/user-agent-option.js";
 import { userAgentLine } from "./report/user-agent-line.js";
+import { COMMAND_NAMES } from "./command-names.js";
 
 const HELP = `usage: sitediag trace [--json] URL
        sitediag trace --headers URL
@@ -75,8 +76,8 @@ exit status: 0 Healthy or Redirects detected with no problem warning (every row 
 
 /** `sitediag trace URL`: redirect-check, run directly; `--batch FILE` for many. */
 export const traceCommand = {
-  name: "trace",
-  summary: "where does this URL really redirect, hop by hop? (redirect-check, run from here)",
+  name: COMMAND_NAMES.trace.name,
+  summary: COMMAND_NAMES.trace.summary,
   run: (argv, io) => (isBatch(argv) ? runBatchTrace(argv, io, HELP) : traceOne(argv, io)),
 } satisfies Command;
 

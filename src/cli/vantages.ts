@@ -1,6 +1,7 @@
 import { type RedisFanout, redisAskerFromConfig } from "../vantage/fanout-from-config.js";
 import { type Command, type CommandIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./command.js";
 import { textTable } from "./report/terminal-text.js";
+import { COMMAND_NAMES } from "./command-names.js";
 
 const HELP = `usage:
   sitediag vantages list          every vantage seen within SITEDIAG_VANTAGE_FORGET_AFTER (default 24h):
@@ -15,8 +16,8 @@ store there is one vantage, this machine ("local"), and nothing to list or forge
 
 /** `sitediag vantages ...`: which regions the deployment knows, and retiring one. */
 export const vantagesCommand = {
-  name: "vantages",
-  summary: "list the deployment's vantages (live or not), or forget one",
+  name: COMMAND_NAMES.vantages.name,
+  summary: COMMAND_NAMES.vantages.summary,
   run: async (argv, io) => {
     if (argv.some((arg) => arg === "--help" || arg === "-h")) {
       io.stdout.write(HELP);
