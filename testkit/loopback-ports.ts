@@ -1,20 +1,20 @@
 import { createServer } from "node:net";
 
 /**
- * A loopback port nothing listens on: bound by the kernel's choice, then
- * released. For a server that must start on a free port (redis-server takes
- * no port 0), and for a target that refuses connections.
+ * A loopback port nothing listens on, for a target that refuses connections
+ * (and a server that must start on a free port: redis-server takes no port 0).
+ * Chosen below the ephemeral range (quietLoopbackPort): a port the kernel chose
+ * and this released went back to the pool every `listen(0)` draws from, and a
+ * test file running beside it could start a server there, which then answered
+ * for the "closed" port (a CI line saw a page test's refused IPv4 side answer
+ * 404). Still a race with another caller of these two, across 12,768 ports.
  */
-export function closedLoopbackPort(host = "127.0.0.1"): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+export async function closedLoopbackPort(host = "127.0.0.1"): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = quietPort();
+    if (await bindable(port, host)) return port;
+  }
+  throw new Error(`no free ${host} port in ${QUIET_FIRST}-${QUIET_LAST} after 200 tries`);
 }
 
 /**
@@ -35,10 +35,14 @@ const QUIET_LAST = 22_767;
  */
 export async function quietLoopbackPort(offsets: readonly number[] = []): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const port = QUIET_FIRST + Math.floor(Math.random() * (QUIET_LAST - QUIET_FIRST + 1));
+    const port = quietPort();
     if ((await bindable(port)) && (await everyBindable(offsets.map((offset) => port + offset)))) return port;
   }
   throw new Error(`no free loopback port in ${QUIET_FIRST}-${QUIET_LAST} after 200 tries`);
+}
+
+function quietPort(): number {
+  return QUIET_FIRST + Math.floor(Math.random() * (QUIET_LAST - QUIET_FIRST + 1));
 }
 
 async function everyBindable(ports: readonly number[]): Promise<boolean> {
