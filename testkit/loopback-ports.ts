@@ -1,8 +1,7 @@
 import { createServer } from "node:net";
 
 /**
- * A loopback port nothing listens on, for a target that refuses connections
- * (and a server that must start on a free port: redis-server takes no port 0).
+ * A loopback port nothing listens on, for a target that refuses connections.
  * Chosen below the ephemeral range (quietLoopbackPort): a port the kernel chose
  * and this released went back to the pool every `listen(0)` draws from, and a
  * test file running beside it could start a server there, which then answered

@@ -91,7 +91,7 @@ describe("timeouts", () => {
     // budget would leave the second hop 300 ms, less than its target's 400; by the target's time on the wire it
     // has its whole 700 ms, and the third gets the last ~300 ms and is cut. Each margin is 250 ms or more, and
     // a busy machine only makes the cut hop answer later.
-    const env = traceEnv(delayedAfterFirstHop(prober, 400), {
+    const env = traceEnv(delayedAfterHops(prober, 400, 1), {
       tracePorts: [site.port],
       traceHopTimeoutMs: 700,
       traceTotalTimeoutMs: 1_100,
@@ -109,7 +109,7 @@ describe("timeouts", () => {
     site.route("/stalled/1", { kind: "redirect", status: 302, location: "/stalled/2" });
     site.route("/stalled/2", { kind: "redirect", status: 302, location: "/stalled/3" });
     site.route("/stalled/3", { kind: "status", status: 200 });
-    const env = traceEnv(delayedAfterEachHop(prober, 1_000 + LATE_START_GRACE_MS), {
+    const env = traceEnv(delayedAfterHops(prober, 1_000 + LATE_START_GRACE_MS), {
       tracePorts: [site.port],
       traceHopTimeoutMs: 700,
       traceTotalTimeoutMs: 1_000,
@@ -161,29 +161,15 @@ describe("timeouts", () => {
   });
 });
 
-/** The prober, with `ms` of waiting after the first request ends: work of ours between requests, not time on the wire. */
-function delayedAfterFirstHop(inner: Prober, ms: number): Prober {
-  let first = true;
+/** The prober, with `ms` of waiting after each of its first `requests` requests ends: work of ours between requests, not time on the wire. */
+function delayedAfterHops(inner: Prober, ms: number, requests = Number.POSITIVE_INFINITY): Prober {
+  let ended = 0;
   return {
     screen: (url, ports) => inner.screen(url, ports),
     hop: async (request) => {
       const outcome = await inner.hop(request);
-      if (first) await new Promise((resolve) => setTimeout(resolve, ms));
-      first = false;
-      return outcome;
-    },
-    tlsVersions: (request) => inner.tlsVersions(request),
-    close: () => Promise.resolve(),
-  };
-}
-
-/** The prober, with `ms` of waiting after each request ends: work of ours between requests, not time on the wire. */
-function delayedAfterEachHop(inner: Prober, ms: number): Prober {
-  return {
-    screen: (url, ports) => inner.screen(url, ports),
-    hop: async (request) => {
-      const outcome = await inner.hop(request);
-      await new Promise((resolve) => setTimeout(resolve, ms));
+      ended += 1;
+      if (ended <= requests) await new Promise((resolve) => setTimeout(resolve, ms));
       return outcome;
     },
     tlsVersions: (request) => inner.tlsVersions(request),
