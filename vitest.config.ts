@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config";
  * `npm run test:fast`; `npm test` and CI run both.
  */
 const SLOW = [
-  // Also the "load" project's, run last, two at a time (see GROUPS).
+  // The "load" project's: each in a worker of its own (isolated), so that its memory bounds measure only itself.
   "test/load/**/*.test.ts",
   "test/access/**/*.test.ts",
   "test/vantage/**/*.test.ts",
@@ -91,30 +91,29 @@ const shared = {
 } as const;
 
 /**
- * How many test files run at once, in two groups one after the other.
- * Vitest's default is one fewer than the cores: one file at a time on a
- * 2-core CI machine, where most files wait on sockets, child processes,
- * timeouts or a browser rather than compute. So the fast, threaded and slow
- * files run in one group, four at a time (vitest hands them out project by
- * project, each project's files longest first), and last the attack and load
- * suites, two at a time: they hold the service to latency and memory bounds,
- * which must measure the service, not a machine busy with every other file.
- * Measured on 2 cores, one Node line: three groups of three, three and one at
- * a time took 289 s; this, 224-225 s (five at a time, no faster: the CPU is
- * then the limit). Each load file's bounds already hold with a second copy of
- * the whole suite beside it, far more than one other load file. Larger
- * machines keep vitest's default where it is higher.
+ * How many test files run at once: six (or one fewer than the cores, where
+ * that is more), every project in one group. Vitest's default is one fewer
+ * than the cores: one file at a time on a 2-core CI machine, where most files
+ * spend much of their time waiting on sockets, child processes, timeouts, Redis
+ * or a browser rather than computing. Vitest hands the files out project by
+ * project (fast, load, slow, threaded), each project's longest first, and a
+ * worker that finishes takes the next file whatever its project. Measured on 2
+ * cores, one Node line, nothing else running (docs/benchmarks.md, issue 37):
+ * four at a time with the load files last, two at a time, 208-223 s, the cores
+ * idle for a third of the load files' 36-46 s and a quarter of the slow files'
+ * first 30 s; six at a time with the load files last 201 s; six at a time in
+ * one group 173-186 s, both cores busy for nearly all of it. The load files'
+ * latency and memory bounds are measured against the same run (a baseline in
+ * the same file) and held beside a second copy of the whole suite before this.
  */
 const CORES_LEFT = availableParallelism() - 1;
-const GROUPS = {
-  main: { groupOrder: 0, maxWorkers: Math.max(CORES_LEFT, 4) },
-  load: { groupOrder: 1, maxWorkers: Math.max(Math.floor(CORES_LEFT / 2), 2) },
-} as const;
+const AT_ONCE = Math.max(CORES_LEFT, 6);
 
 const LOAD = ["test/load/**/*.test.ts"];
 
 export default defineConfig({
   test: {
+    maxWorkers: AT_ONCE,
     projects: [
       // The fast files share their worker processes' module cache (isolate: false):
       // loading the modules once per worker instead of once per file is what
@@ -127,8 +126,6 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: SLOW,
           isolate: false,
-          maxWorkers: GROUPS.main.maxWorkers,
-          sequence: { groupOrder: GROUPS.main.groupOrder },
         },
       },
       {
@@ -136,12 +133,13 @@ export default defineConfig({
           ...shared,
           name: "threaded",
           include: THREADED,
+          // Its files share their workers' modules, as the fast and slow ones do: the project 37.5 -> 25.9 CPU-s
+          // alone. threaded-setup.ts forgets each file's probe threads when the file ends.
+          isolate: false,
           // Its probe threads run this run's build of the thread (test/fixtures/test-env.ts), as serve runs them.
           globalSetup: ["test/fixtures/build-once.ts"],
           setupFiles: ["test/fixtures/threaded-setup.ts"],
           env: { SITEDIAG_TEST_PROBE_THREADS: "1" },
-          maxWorkers: GROUPS.main.maxWorkers,
-          sequence: { groupOrder: GROUPS.main.groupOrder },
         },
       },
       {
@@ -155,8 +153,6 @@ export default defineConfig({
           isolate: false,
           exclude: LOAD,
           globalSetup: ["test/fixtures/build-once.ts"],
-          maxWorkers: GROUPS.main.maxWorkers,
-          sequence: { groupOrder: GROUPS.main.groupOrder },
         },
       },
       {
@@ -165,8 +161,6 @@ export default defineConfig({
           name: "load",
           include: LOAD,
           globalSetup: ["test/fixtures/build-once.ts"],
-          maxWorkers: GROUPS.load.maxWorkers,
-          sequence: { groupOrder: GROUPS.load.groupOrder },
         },
       },
     ],

@@ -113,7 +113,9 @@ describe("sitediag check", () => {
       .map((text) => Math.round(Number.parseFloat(text ?? "") * 10));
     expect(connect).toBe(connected);
     expect(waiting).toBe(waited);
-    expect(waiting).toBeGreaterThan(3000);
+    // The request had its whole 400 ms: what connecting took (long on a busy machine) is not the waiting's to make up.
+    expect(waiting).toBeGreaterThan(0);
+    expect(total).toBeGreaterThanOrEqual(3999);
     expect((connect ?? 0) + (waiting ?? 0) + (other ?? 0)).toBe(total);
   });
 

@@ -186,7 +186,9 @@ describe("sitediag trace", () => {
     const [, connected, waited, connect, waiting, other, total] = (row ?? []).map((cell) => Number.parseFloat(cell ?? ""));
     expect(connect).toBe(connected);
     expect(waiting).toBe(waited);
-    expect(waiting).toBeGreaterThan(200);
+    // The hop had its whole 300 ms: what connecting took (long on a busy machine) is not the waiting's to make up.
+    expect(waiting).toBeGreaterThan(0);
+    expect(total).toBeGreaterThanOrEqual(299.9);
     expect(Math.round(((connect ?? 0) + (waiting ?? 0) + (other ?? 0)) * 10)).toBe(Math.round((total ?? 0) * 10));
   });
 
