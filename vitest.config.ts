@@ -18,6 +18,8 @@ const SLOW = [
   "test/diagnostics/site-check-timeout.test.ts",
   "test/diagnostics/redirect-trace-timeouts.test.ts",
   "test/openapi/generation.test.ts",
+  // The bundled bin as this run's build wrote it.
+  "test/scripts/build-bin.test.ts",
   // Checks in a child process, so that a native abort fails the test, not the runner.
   "test/probe/http/h2-malformed-head.test.ts",
   // A real browser against `sitediag serve` as its own process.

@@ -13,7 +13,7 @@
  *   COMPARE_PAIRS           runs of each (default 12), after one warm-up run each
  *   COMPARE_SECONDS         seconds per run (default 3)
  *   COMPARE_CONCURRENCY     wrk connections (default 50)
- *   COMPARE_A_MAIN, _B_MAIN a built dist/src/main.js (another checkout's); this tree's when unset
+ *   COMPARE_A_MAIN, _B_MAIN a built dist/bin/sitediag.js (another checkout's; dist/src/main.js before the bundle); this tree's when unset
  *   COMPARE_A_NODE_ARGS, _B_ node flags, space-separated
  *   COMPARE_A_ENV, _B_      the service's environment on top of the bench's, "NAME=value NAME=value"
  */

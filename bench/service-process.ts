@@ -6,8 +6,8 @@ import { type BenchChild, startChild, waitForOk } from "./child.js";
 
 const run = promisify(execFile);
 
-/** The compiled CLI, next to this file once built: dist/bench/ -> dist/src/main.js. */
-const MAIN = join(import.meta.dirname, "..", "src", "main.js");
+/** The CLI as the package's bin runs it, once built: dist/bench/ -> dist/bin/sitediag.js (scripts/build-bin.ts). */
+const MAIN = join(import.meta.dirname, "..", "bin", "sitediag.js");
 /** The same server without the access layer, for measuring what the access layer adds. */
 const BARE = join(import.meta.dirname, "bare-service.js");
 
@@ -28,7 +28,7 @@ export interface ServiceSetup {
   readonly withAccess?: boolean;
   readonly extraEnv?: Readonly<Record<string, string>>;
   readonly nodeArgs?: readonly string[];
-  /** Another build's compiled CLI (bench/compare.ts runs two side by side); this tree's dist/src/main.js when undefined. */
+  /** Another build's compiled CLI (bench/compare.ts runs two side by side); this tree's dist/bin/sitediag.js when undefined. */
   readonly main?: string;
 }
 

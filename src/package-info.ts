@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 
 /**
  * The package version, read once from package.json so the User-Agent and the
- * CLI never disagree with what was released. The file sits two levels up both
- * from src/ (tests) and from dist/src/ (compiled), hence the search.
+ * CLI never disagree with what was released. The file sits one level up from
+ * src/ (tests) and two from dist/src/ (compiled) and dist/bin/ (bundled), hence the search.
  */
 function readVersion(): string {
   for (const relative of ["../package.json", "../../package.json"]) {
@@ -34,7 +34,7 @@ export const USER_AGENT = `sitediag/${VERSION} (site reachability diagnostics)`;
 
 /**
  * The directory holding package.json, from a module of this package. Code
- * runs from src/ (tests, tsx) or dist/src/ (compiled), so files that live
+ * runs from src/ (tests, tsx), dist/src/ (compiled) or dist/bin/ (the bundled bin), so files that live
  * beside the package (gen/, the built page) are found by walking up instead
  * of counting levels.
  */

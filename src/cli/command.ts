@@ -80,7 +80,7 @@ export function messageOf(error: unknown): string {
  * How to run this CLI again, as a person can paste it where they started it:
  * `sitediag` through the installed bin; otherwise node with this process's
  * flags and script, relative to the working directory when it lies below it
- * (`node dist/src/main.js` in a clone after `npm start`'s build), so a hint
+ * (`node dist/bin/sitediag.js` in a clone after `npm start`'s build), so a hint
  * that names a command never names one that is not on PATH.
  */
 export function selfCommand(script = process.argv[1], execArgv: readonly string[] = process.execArgv, cwd = process.cwd()): string {
