@@ -100,15 +100,28 @@ class HopDeadline implements Deadline, AbortWatch {
  * loop turn began, not from the moment of the call. A timeout is a promise
  * to the target (its whole time on the wire, or the verdict is ours), so a
  * timer that comes early is set again for what is left.
+ *
+ * And a timer that comes late (this thread was busy or not scheduled) must not
+ * beat what the target already sent: libuv runs a turn's due timers before it
+ * reads the sockets, so an answer that reached us in time but waited for the
+ * thread would lose to the timer. `fire` runs in the same turn's check phase
+ * instead (setImmediate), after that turn has read every socket that is ready;
+ * an answer read then settles the hop, and its clear() stops `fire`.
  */
 export function fullTimeout(ms: number, fire: () => void): { clear(): void } {
   const dueAt = now() + ms;
-  let timer: NodeJS.Timeout;
+  let timer: NodeJS.Timeout | undefined;
+  let last: NodeJS.Immediate | undefined;
   const check = () => {
     const left = dueAt - now();
     if (left > 0) timer = setTimeout(check, Math.ceil(left));
-    else fire();
+    else last = setImmediate(fire);
   };
   timer = setTimeout(check, ms);
-  return { clear: () => clearTimeout(timer) };
+  return {
+    clear: () => {
+      clearTimeout(timer);
+      clearImmediate(last);
+    },
+  };
 }

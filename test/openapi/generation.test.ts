@@ -33,7 +33,9 @@ describe("buf generate with the plugin", () => {
       await run(buf, ["generate", "--template", template, "-o", join(scratch, out)], { cwd: root });
       expect(await readFile(join(scratch, out, "openapi", OUTPUT_FILE), "utf8")).toBe(committed);
     }
-  });
+    // Two generations, each a buf process and the plugin through tsx (about 3 CPU-s): on a machine running two copies
+    // of the suite they took past the default 30 s. The bound guards a hang, not speed.
+  }, 180_000);
 });
 
 describe("proto the REST door cannot render", () => {

@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { createDeadline, fullTimeout, now } from "../../src/probe/clock.js";
 import { createProber } from "../../src/probe/prober.js";
@@ -91,5 +93,42 @@ describe("fullTimeout", () => {
     fullTimeout(10, () => (fired = true)).clear();
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(fired).toBe(false);
+  });
+
+  // A busy machine can hold a probe thread past a hop's deadline while the target's answer waits in the socket:
+  // libuv then runs the due timer before it reads that socket, and the target was reported silent for our delay.
+  it("an answer that arrived while this thread was held wins over the timer that fell due meanwhile", async () => {
+    // The target lives in a process of its own, so that holding this thread does not hold it: it answers at 50 ms.
+    const child = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const server = require("node:http").createServer((request, response) => setTimeout(() => response.end("ok"), 50));
+         server.listen(0, "127.0.0.1", () => console.log(server.address().port));`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    try {
+      const [line] = (await once(child.stdout, "data")) as [Buffer];
+      const url = new URL(`http://127.0.0.1:${line.toString().trim()}/`);
+      const prober = createProber({ allowCidrs: ["127.0.0.0/8"], dnsServers: [], userAgent: USER_AGENT });
+      try {
+        // A warm-up hop, so the held one spends its time on the wire and not in loading code.
+        await prober.hop({ url, method: "GET", timeoutMs: 5_000, ports: { kind: "fetch-safe" } });
+        const hop = prober.hop({ url, method: "GET", timeoutMs: 300, ports: { kind: "fetch-safe" } });
+        // Hold this thread from 20 ms to 1 s: the answer (due at ~50 ms) and the 300 ms deadline both fall inside.
+        // Held from the loop's check phase, as work of other hops holds it: the next turn starts with its timers.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setImmediate(resolve));
+        const heldUntil = now() + 1_000;
+        while (now() < heldUntil);
+        const outcome = await hop;
+        expect(outcome.kind === "response" ? outcome.response.status : outcome).toBe(200);
+      } finally {
+        await prober.close();
+      }
+    } finally {
+      child.kill();
+    }
   });
 });
