@@ -22,9 +22,13 @@ function specifiersOf(file: string): string[] {
   return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)"([^"]+)"/g)].map((match) => match[1] ?? "");
 }
 
-/** A loader hook that writes each file module the process loads to stderr, as `LOADED <url>`. */
+/**
+ * A loader hook that writes each file module the process loads to stderr, as `LOADED <url>`. Hooks run on a
+ * thread of their own, whose process.stderr reaches the process's through the main thread, after a command
+ * that exits at once has gone (Node 24 lost them): the line is written to the descriptor itself.
+ */
 const LOG_HOOKS = `data:text/javascript,${encodeURIComponent(
-  'export async function load(url, context, next) { if (url.startsWith("file:")) process.stderr.write(`LOADED ${url}\\n`); return next(url, context); }',
+  'import { writeSync } from "node:fs"; export async function load(url, context, next) { if (url.startsWith("file:")) writeSync(2, `LOADED ${url}\\n`); return next(url, context); }',
 )}`;
 const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(LOG_HOOKS)});`)}`;
 
