@@ -7,8 +7,8 @@
  *
  * Why: a process loading ~250 small ES modules spends most of its start in
  * Node's module loader (resolving, reading and linking each file), not in our
- * code. Measured on Node 20, `sitediag check` of a refused port: 0.48 CPU-s
- * from dist/src, 0.32 from this bundle (docs/benchmarks.md, issue 37); every
+ * code. Measured on Node 20, `sitediag check` of a refused port: 0.42 CPU-s
+ * from dist/src, 0.25 from this bundle (docs/benchmarks.md, issue 37); every
  * CLI command and every `serve` start pays it, and the tests start over a
  * hundred of them per run.
  *
@@ -64,28 +64,24 @@ export async function buildBin(compiledDir: string = join(ROOT, "dist"), outDir:
 }
 
 /**
- * Leaves every package that is not published as an ES module to Node, by its
- * package.json's "type" (read once per package), and every subpath of one.
+ * Leaves every package that is not published as an ES module to Node, by the
+ * "type" of the package.json Node would load it from (the importer's own
+ * node_modules first; each package.json read once), and every subpath of one.
  */
 function commonJsPackagesStayExternal(): Plugin {
-  const moduleTypes = new Map<string, boolean>();
-  const require = createRequire(join(ROOT, "package.json"));
-  const isEsm = (name: string): boolean => {
-    let esm = moduleTypes.get(name);
-    if (esm === undefined) {
-      const manifest = JSON.parse(readFileSync(packageJsonOf(require, name), "utf8")) as { type?: unknown };
-      esm = manifest.type === "module";
-      moduleTypes.set(name, esm);
-    }
-    return esm;
-  };
+  const esmByManifest = new Map<string, boolean>();
   return {
     name: "commonjs-packages-stay-external",
     setup(pluginBuild) {
       pluginBuild.onResolve({ filter: /^[^./]/ }, (args) => {
         if (isBuiltin(args.path)) return undefined;
-        const name = packageName(args.path);
-        return isEsm(name) ? undefined : { path: args.path, external: true };
+        const manifest = packageJsonOf(packageName(args.path), args.resolveDir);
+        let esm = esmByManifest.get(manifest);
+        if (esm === undefined) {
+          esm = (JSON.parse(readFileSync(manifest, "utf8")) as { type?: unknown }).type === "module";
+          esmByManifest.set(manifest, esm);
+        }
+        return esm ? undefined : { path: args.path, external: true };
       });
     },
   };
@@ -97,10 +93,11 @@ function packageName(specifier: string): string {
   return specifier.startsWith("@") ? `${parts[0]}/${parts[1]}` : (parts[0] ?? specifier);
 }
 
-/** The package.json of an installed package, where Node would find the package from the project root. */
-function packageJsonOf(require: NodeJS.Require, name: string): string {
-  const found = (require.resolve.paths(name) ?? []).map((dir) => join(dir, name, "package.json")).find((file) => existsSync(file));
-  if (found === undefined) throw new Error(`the bundle imports ${name}, which is not installed`);
+/** The package.json of an installed package, where Node would find the package from `fromDir`. */
+function packageJsonOf(name: string, fromDir: string): string {
+  const paths = createRequire(join(fromDir, "importer.js")).resolve.paths(name) ?? [];
+  const found = paths.map((dir) => join(dir, name, "package.json")).find((file) => existsSync(file));
+  if (found === undefined) throw new Error(`the bundle imports ${name} from ${fromDir}, where it is not installed`);
   return found;
 }
 

@@ -8,12 +8,8 @@ import { createServer } from "node:net";
  * for the "closed" port (a CI line saw a page test's refused IPv4 side answer
  * 404). Still a race with another caller of these two, across 12,768 ports.
  */
-export async function closedLoopbackPort(host = "127.0.0.1"): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const port = quietPort();
-    if (await bindable(port, host)) return port;
-  }
-  throw new Error(`no free ${host} port in ${QUIET_FIRST}-${QUIET_LAST} after 200 tries`);
+export function closedLoopbackPort(host = "127.0.0.1"): Promise<number> {
+  return quietLoopbackPort([], host);
 }
 
 /**
@@ -28,28 +24,24 @@ const QUIET_LAST = 22_767;
 
 /**
  * A free loopback port below the ephemeral range, with `port + offset` free
- * too for each offset asked (a Redis Cluster node's bus). Another copy of the
- * suite may pick the same one at the same moment: a caller that sees its
- * server fail to bind picks again.
+ * too for each offset asked (a Redis Cluster node's bus), on `host`. Another
+ * copy of the suite may pick the same one at the same moment: a caller that
+ * sees its server fail to bind picks again.
  */
-export async function quietLoopbackPort(offsets: readonly number[] = []): Promise<number> {
+export async function quietLoopbackPort(offsets: readonly number[] = [], host = "127.0.0.1"): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const port = quietPort();
-    if ((await bindable(port)) && (await everyBindable(offsets.map((offset) => port + offset)))) return port;
+    const port = QUIET_FIRST + Math.floor(Math.random() * (QUIET_LAST - QUIET_FIRST + 1));
+    if (await everyBindable([port, ...offsets.map((offset) => port + offset)], host)) return port;
   }
-  throw new Error(`no free loopback port in ${QUIET_FIRST}-${QUIET_LAST} after 200 tries`);
+  throw new Error(`no free ${host} port in ${QUIET_FIRST}-${QUIET_LAST} after 200 tries`);
 }
 
-function quietPort(): number {
-  return QUIET_FIRST + Math.floor(Math.random() * (QUIET_LAST - QUIET_FIRST + 1));
-}
-
-async function everyBindable(ports: readonly number[]): Promise<boolean> {
-  for (const port of ports) if (!(await bindable(port))) return false;
+async function everyBindable(ports: readonly number[], host: string): Promise<boolean> {
+  for (const port of ports) if (!(await bindable(port, host))) return false;
   return true;
 }
 
-function bindable(port: number, host = "127.0.0.1"): Promise<boolean> {
+function bindable(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once("error", () => resolve(false));

@@ -9,6 +9,9 @@ import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js"
 import { type AccessTestService, startTestService } from "../fixtures/service-harness.js";
 import { bounded } from "../fixtures/bounded-calls.js";
 
+/** A call's status, whether its result was the expected one, and (when not) what it was instead, for the failure to name. */
+type Outcome = { status: number; ok: boolean; got?: unknown };
+
 const REQUESTS = 2_000;
 const WARM_UP = 250;
 const CONCURRENCY = 50;
@@ -54,8 +57,7 @@ describe("sustained mixed load through both doors", () => {
       return { status: response.statusCode, ok: body.ok };
     };
     // One call of each kind per slot, in rotation: every door and both diagnostics stay busy together.
-    // A 200 whose result is not the expected one carries what it was instead, for the failure to name.
-    const calls: ((index: number) => Promise<{ status: number; ok: boolean; got?: unknown }>)[] = [
+    const calls: ((index: number) => Promise<Outcome>)[] = [
       () => rest("is-site-down", targets.url("/up")),
       () => rest("redirect-check", targets.url("/old")),
       () => rest("is-site-down", "not a url"),
@@ -73,9 +75,7 @@ describe("sustained mixed load through both doors", () => {
       },
     ];
     const run = (count: number, deadlineMs: number) =>
-      bounded(count, CONCURRENCY, deadlineMs, (index) =>
-        (calls[index % calls.length] as (i: number) => Promise<{ status: number; ok: boolean; got?: unknown }>)(index),
-      );
+      bounded(count, CONCURRENCY, deadlineMs, (index) => (calls[index % calls.length] as (i: number) => Promise<Outcome>)(index));
 
     const warmUpStarted = performance.now();
     await run(WARM_UP, 40_000);

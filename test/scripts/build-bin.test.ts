@@ -52,11 +52,12 @@ describe("the bundled bin (dist/bin)", () => {
 
   it("stands alone: imports only its own chunks, Node's modules, and CommonJS runtime dependencies", () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    const offending = readdirSync(BIN)
+    const built = readdirSync(BIN);
+    const offending = built
       .filter((file) => file.endsWith(".js"))
       .flatMap((file) => specifiersOf(join(BIN, file)).map((specifier) => ({ file, specifier })))
       .filter(({ specifier }) => {
-        if (specifier.startsWith("./")) return !readdirSync(BIN).includes(specifier.slice(2));
+        if (specifier.startsWith("./")) return !built.includes(specifier.slice(2));
         if (specifier.startsWith("node:") || builtinModules.includes(specifier)) return false;
         const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : (specifier.split("/")[0] ?? "");
         if (!(name in manifest.dependencies)) return true;
