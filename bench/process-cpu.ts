@@ -20,6 +20,28 @@ export function processTreeCpuMicros(rootPid: number): number {
   return (ticks / TICKS_PER_SECOND) * 1_000_000;
 }
 
+/**
+ * CPU time (user + system) of each live thread of one process so far, in
+ * microseconds by thread id (/proc/PID/task/TID/stat): the process's own
+ * thread has the process's id. Read before and after a run, it splits a
+ * process's cost between its threads (a service's main thread, its probe
+ * thread, V8's helper threads). Threads that ended meanwhile are not in it.
+ */
+export function threadCpuMicros(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return threads; // the process is gone
+  }
+  for (const tid of tids) {
+    const fields = statFields(pid, Number(tid));
+    if (fields !== undefined) threads.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1_000_000);
+  }
+  return threads;
+}
+
 function ownTicks(pid: number): number {
   const fields = statFields(pid);
   // utime and stime are fields 14 and 15 of stat(5); after the ")" of the command they are the 12th and 13th.
@@ -37,10 +59,10 @@ function childrenByParent(): Map<number, number[]> {
   return children;
 }
 
-/** The fields of /proc/PID/stat after the command name (which may itself hold spaces and parentheses). */
-function statFields(pid: number): string[] | undefined {
+/** The fields of /proc/PID/stat (or of one of its threads) after the command name (which may itself hold spaces and parentheses). */
+function statFields(pid: number, tid?: number): string[] | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
     return undefined; // gone between the listing and the read

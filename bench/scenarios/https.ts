@@ -3,7 +3,7 @@ import { parseProbe } from "../blackbox.js";
 import { type BenchChild, firstLine, startChild } from "../child.js";
 import type { LeafKind } from "../https-pki.js";
 import { type Client, siteData } from "../http-client.js";
-import { processTreeCpuMicros } from "../process-cpu.js";
+import { processTreeCpuMicros, threadCpuMicros } from "../process-cpu.js";
 import type { Figure } from "../results.js";
 import type { BenchStack } from "../stack.js";
 import { median } from "../stats.js";
@@ -24,6 +24,24 @@ const CASES: readonly HttpsCase[] = [
   { leaf: "rsa", path: "/ok", redirects: 0 },
   { leaf: "rsa", path: "/r/3", redirects: 2 },
 ];
+
+/**
+ * One run's CPU per check of a side's own process, split by thread: its main
+ * thread, its busiest other thread (sitediag's probe thread, with the one
+ * probe thread the bench starts), and the rest (V8's helper threads: mostly
+ * garbage collection). Where an HTTPS check's cost above the floor goes.
+ */
+interface ThreadSplit {
+  readonly mainUs: number;
+  readonly busiestUs: number;
+  readonly restUs: number;
+}
+
+interface Run {
+  readonly cpuUs: number;
+  readonly perSecond: number;
+  readonly threads: ThreadSplit;
+}
 
 interface Side {
   readonly name: "sitediag" | "blackbox" | "floor";
@@ -63,8 +81,9 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
     for (const spec of CASES) {
       const target = stack.target.httpsUrl(spec.leaf, spec.path);
       await verify(client, spec, target, sides);
-      const measure = async (side: Side, seconds: number): Promise<{ cpuUs: number; perSecond: number }> => {
+      const measure = async (side: Side, seconds: number): Promise<Run> => {
         const before = processTreeCpuMicros(side.pid);
+        const threadsBefore = threadCpuMicros(side.pid);
         const result = await runWrk({
           url: side.url(target),
           headers: side.headers,
@@ -72,20 +91,21 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
           durationSeconds: seconds,
         });
         const spent = processTreeCpuMicros(side.pid) - before;
+        const threads = threadSplit(side.pid, threadsBefore, threadCpuMicros(side.pid), result.requests);
         if (result.errors > 0) console.warn(`scenario 11: ${side.name} had ${result.errors} errors or non-2xx answers on ${target}`);
-        return { cpuUs: result.requests === 0 ? Infinity : spent / result.requests, perSecond: result.perSecond };
+        return { cpuUs: result.requests === 0 ? Infinity : spent / result.requests, perSecond: result.perSecond, threads };
       };
       // Fresh processes warm up longer (V8's tiers, the heap settling; blackbox's TLS caches alike).
       for (const side of sides) await measure(side, first ? (options.quick ? 5 : 15) : 3);
       first = false;
-      const rounds = new Map<Side["name"], { cpuUs: number; perSecond: number }[]>(sides.map((side) => [side.name, []]));
+      const rounds = new Map<Side["name"], Run[]>(sides.map((side) => [side.name, []]));
       for (let round = 0; round < options.rounds; round++) {
         const order = round % 2 === 0 ? sides : [...sides].reverse();
         for (const side of order) rounds.get(side.name)?.push(await measure(side, options.durationSeconds));
       }
-      const of = (name: Side["name"], pick: (run: { cpuUs: number; perSecond: number }) => number) => (rounds.get(name) ?? []).map(pick);
+      const of = (name: Side["name"], pick: (run: Run) => number) => (rounds.get(name) ?? []).map(pick);
       const label = `is-site-down HTTPS ${spec.leaf === "ecdsa" ? "ECDSA P-256" : "RSA-2048"}, ${spec.redirects === 0 ? "direct 200" : `${spec.redirects} redirects, one origin`}`;
-      const figure = (name: string, unit: string, pick: (run: { cpuUs: number; perSecond: number }) => number, goal?: string): Figure => ({
+      const figure = (name: string, unit: string, pick: (run: Run) => number, goal?: string): Figure => ({
         scenario: 11,
         name: `${label}: ${name}`,
         unit,
@@ -95,8 +115,29 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
         rounds: { sitediag: of("sitediag", pick), blackbox: of("blackbox", pick), floor: of("floor", pick) },
         ...(goal === undefined ? {} : { goal }),
       });
+      // The split of sitediag's and the floor's own process; blackbox_exporter's Go threads are not split.
+      const split = (name: string, ours: (threads: ThreadSplit) => number, floors?: (threads: ThreadSplit) => number): Figure => ({
+        scenario: 11,
+        name: `  of it, ${name}`,
+        unit: "us",
+        sitediag: median(of("sitediag", (run) => ours(run.threads))),
+        blackbox: null,
+        ...(floors === undefined ? {} : { floor: median(of("floor", (run) => floors(run.threads))) }),
+      });
       figures.push(
         figure("CPU per check", "us", (run) => run.cpuUs, "<= 1.0x blackbox"),
+        split(
+          "the main thread",
+          (threads) => threads.mainUs,
+          (threads) => threads.mainUs,
+        ),
+        split("sitediag's probe thread (its busiest other thread)", (threads) => threads.busiestUs),
+        // The floor has one thread of its own: all its others are V8's.
+        split(
+          "every other thread (V8's helpers)",
+          (threads) => threads.restUs,
+          (threads) => threads.busiestUs + threads.restUs,
+        ),
         figure("checks/s", "/s", (run) => run.perSecond),
       );
     }
@@ -105,6 +146,18 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
     await floor.child.stop();
     await service.stop();
   }
+}
+
+/** Each thread's CPU over a run, per completed check: the process's own thread, the busiest other, the rest summed. */
+function threadSplit(pid: number, before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>, checks: number): ThreadSplit {
+  const spent = [...after].map(([tid, micros]) => ({ tid, micros: micros - (before.get(tid) ?? 0) }));
+  const per = (micros: number) => (checks === 0 ? Infinity : micros / checks);
+  const others = spent.filter((thread) => thread.tid !== pid).sort((a, b) => b.micros - a.micros);
+  return {
+    mainUs: per(spent.find((thread) => thread.tid === pid)?.micros ?? 0),
+    busiestUs: per(others[0]?.micros ?? 0),
+    restUs: per(others.slice(1).reduce((sum, thread) => sum + thread.micros, 0)),
+  };
 }
 
 /** One answer from each side before anything is timed: a fast wrong answer is no result. */
