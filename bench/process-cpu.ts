@@ -14,10 +14,10 @@ export function processTreeCpuMicros(rootPid: number): number {
   let ticks = 0;
   const pending = [rootPid];
   for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
-    ticks += ownTicks(pid);
+    ticks += ownTicks(pid) ?? 0;
     pending.push(...(children.get(pid) ?? []));
   }
-  return (ticks / TICKS_PER_SECOND) * 1_000_000;
+  return micros(ticks);
 }
 
 /**
@@ -36,16 +36,21 @@ export function threadCpuMicros(pid: number): Map<number, number> {
     return threads; // the process is gone
   }
   for (const tid of tids) {
-    const fields = statFields(pid, Number(tid));
-    if (fields !== undefined) threads.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1_000_000);
+    const ticks = ownTicks(pid, Number(tid));
+    if (ticks !== undefined) threads.set(Number(tid), micros(ticks));
   }
   return threads;
 }
 
-function ownTicks(pid: number): number {
-  const fields = statFields(pid);
+/** A process's (or one of its threads') user + system clock ticks; undefined once it is gone. */
+function ownTicks(pid: number, tid?: number): number | undefined {
+  const fields = statFields(pid, tid);
   // utime and stime are fields 14 and 15 of stat(5); after the ")" of the command they are the 12th and 13th.
-  return fields === undefined ? 0 : Number(fields[11]) + Number(fields[12]);
+  return fields === undefined ? undefined : Number(fields[11]) + Number(fields[12]);
+}
+
+function micros(ticks: number): number {
+  return (ticks / TICKS_PER_SECOND) * 1_000_000;
 }
 
 function childrenByParent(): Map<number, number[]> {
