@@ -156,8 +156,11 @@ export interface PeerCertificate {
   readonly serialNumber: string;
   /** Colon-separated upper-case hex. */
   readonly fingerprintSha256: string;
-  /** Certificates the server sent, leaf included. */
-  readonly chainLength: number;
+  /**
+   * Certificates the server sent, leaf included; null when the hop read the
+   * leaf alone (no details, a verified handshake, nothing stapled: connector.ts).
+   */
+  readonly chainLength: number | null;
 }
 
 /** The TLS session of one hop, as far as the handshake got: on its response, and on its failure when the handshake completed (a certificate that failed verification). */

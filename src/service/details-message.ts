@@ -192,7 +192,15 @@ function tlsMessage(tls: TlsRecord) {
     certificate:
       tls.certificate === null
         ? undefined
-        : create(CertificateSchema, Object.assign({}, tls.certificate, { subjectAltNames: [...tls.certificate.subjectAltNames] })),
+        : create(
+            CertificateSchema,
+            // Details read the whole chain (hop.ts: captureHead reads "chain"), so it is counted here; only a hop
+            // without details reads its leaf alone, and nothing of that hop's session reaches details.
+            Object.assign({}, tls.certificate, {
+              subjectAltNames: [...tls.certificate.subjectAltNames],
+              chainLength: tls.certificate.chainLength ?? undefined,
+            }),
+          ),
     verifyError: tls.verifyError ?? undefined,
     ocsp: create(StapledOcspSchema, {
       status: tls.ocsp.status,

@@ -146,7 +146,7 @@ export function certificateLines(requests: readonly RequestRecord[], noun: strin
     .map(({ tls, certificate, rows }) => {
       const verdict = tls.verifyError === null ? "" : `, ${paint.bad(`not trusted: ${tls.verifyError}`)}`;
       const used = `${noun}${rows.length === 1 ? "" : "s"} ${rows.join(", ")}`;
-      return `  ${paint.dim("certificate")}  ${describeTls(tls, certificate)}, ${expiry(certificate, paint)}, chain of ${certificate.chainLength}${verdict}  ${paint.dim(`(${used})`)}\n${chainLines(tls, paint)}`;
+      return `  ${paint.dim("certificate")}  ${describeTls(tls, certificate)}, ${expiry(certificate, paint)}, ${certificate.chainLength === null ? "chain not read" : `chain of ${certificate.chainLength}`}${verdict}  ${paint.dim(`(${used})`)}\n${chainLines(tls, paint)}`;
     })
     .join("");
 }

@@ -6,8 +6,8 @@ import type { HopTrace } from "../hop-trace.js";
 import { formatIp, parseIp } from "../policy/ip-address.js";
 import type { ResolvedAddress } from "../resolver.js";
 import { leafForNameCheck } from "./name-check-leaf.js";
-import { peerChainOf } from "./peer-chain.js";
-import { describeTls } from "./tls-detail.js";
+import { leafCertificateOf, peerChainOf } from "./peer-chain.js";
+import { describeTls, describeVerifiedLeaf } from "./tls-detail.js";
 import { stapledOcspOf } from "./stapled-ocsp.js";
 import { verificationFailure } from "./tls-verification.js";
 import { guarded, type InternalProbeError } from "../failure.js";
@@ -241,9 +241,19 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
         trace.tlsDoneAt = now();
         // The verdict alone: the chain is read only to name a failure (tls-verification.ts).
         if (reading === "verdict") return settle(secure.authorized ? null : verificationFailure(secure, peerChainOf(secure)));
+        // Without details, a verified handshake with nothing stapled is described by its leaf alone, the one Node's
+        // name check already read: the hop's warnings read nothing above it, and the chain is a copy of every
+        // certificate (a quarter of an HTTPS redirect-check's CPU on Node 20: docs/benchmarks.md).
+        const checkedLeaf = nameCheck.leaf();
+        if (reading === "leaf" && secure.authorized && checkedLeaf !== undefined && (stapled === null || stapled.length === 0)) {
+          const leaf = leafCertificateOf(checkedLeaf);
+          trace.tls = describeVerifiedLeaf(secure, leaf, stapledOcspOf(stapled, { leaf, issuer: undefined }));
+          return settle(null);
+        }
         // Read once, for every use below, and never with getPeerX509Certificate(), which leaks the chain (peer-chain.ts).
-        // Nor kept from Node's own name check (a checkServerIdentity of ours holding its certificate): that leaked
-        // about 0.26 MiB a hop of a 72-intermediate chain on Node 22 and 24 (test/load/peer-certificate-memory.test.ts).
+        // Nor kept from Node's own name check when that read the chain (a checkServerIdentity of ours holding its
+        // certificate): that leaked about 0.26 MiB a hop of a 72-intermediate chain on Node 22 and 24
+        // (test/load/peer-certificate-memory.test.ts). The leaf alone links to nothing.
         const chain = peerChainOf(secure);
         const refused = verificationFailure(secure, chain);
         // Kept whatever the verdict: the certificate a failed verification saw

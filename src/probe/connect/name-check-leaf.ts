@@ -15,15 +15,25 @@ import type { DetailedPeerCertificate, PeerCertificate, TLSSocket } from "node:t
  * So the socket answers that first call with the leaf alone, and every
  * later one as Node does. `done` is called once the handshake is over:
  * Node skips its check when OpenSSL already refused the chain, and a reader
- * of the chain after that must have the whole of it.
+ * of the chain after that must have the whole of it. `leaf` is what Node's
+ * check read (a plain object, linked to nothing above it: keeping it holds
+ * no chain), so a hop that needs only the leaf does not read it again.
  */
-export function leafForNameCheck(socket: TLSSocket): { readonly done: () => void } {
+export interface NameCheckLeaf {
+  readonly done: () => void;
+  /** What getPeerCertificate(false) gave Node's check; undefined when Node did not check (a refused chain). */
+  readonly leaf: () => PeerCertificate | undefined;
+}
+
+export function leafForNameCheck(socket: TLSSocket): NameCheckLeaf {
   const nodeReads = socket.getPeerCertificate;
   let first = true;
+  let checked: PeerCertificate | undefined;
   const read = function (this: TLSSocket, detailed?: boolean): PeerCertificate | DetailedPeerCertificate {
-    const leafOnly = first;
+    if (!first) return nodeReads.call(this, detailed === true);
     first = false;
-    return nodeReads.call(this, leafOnly ? false : detailed === true);
+    checked = nodeReads.call(this, false);
+    return checked;
   };
   // An own property of this socket only: the prototype, and every other socket, are untouched.
   Object.defineProperty(socket, "getPeerCertificate", { value: read, writable: true, configurable: true, enumerable: false });
@@ -31,5 +41,6 @@ export function leafForNameCheck(socket: TLSSocket): { readonly done: () => void
     done: () => {
       first = false;
     },
+    leaf: () => checked,
   };
 }

@@ -69,12 +69,7 @@ export function peerChainOf(socket: TLSSocket): PeerChain {
 export function peerChainFrom(top: unknown): PeerChain {
   const raw = rawOf(top);
   if (raw === undefined) return NO_CHAIN;
-  let leaf: X509Certificate | undefined;
-  try {
-    leaf = new X509Certificate(raw);
-  } catch {
-    leaf = undefined;
-  }
+  const leaf = parsedLeaf(raw);
   // Node links the sent certificates in issuing order, then issuers from the trust store,
   // and a self-issued last one to itself: that self-link is the root, which is not counted.
   const seen = new Set<unknown>([top]);
@@ -92,6 +87,26 @@ export function peerChainFrom(top: unknown): PeerChain {
   const topSelfIssued = last !== undefined && issuerOf(last) === last;
   const issuer = leafAlone ? undefined : rawOf(issuerOf(top));
   return { leaf, length: seen.size, leafAlone, links, topSelfIssued, issuer };
+}
+
+/**
+ * The leaf alone, from what getPeerCertificate(false) returned (Node's own
+ * name check reads that much: name-check-leaf.ts): what a hop without details
+ * keeps of a verified handshake with nothing stapled, whose warnings read the
+ * leaf and nothing above it. undefined when there is no leaf to read.
+ */
+export function leafCertificateOf(certificate: unknown): X509Certificate | undefined {
+  const raw = rawOf(certificate);
+  return raw === undefined ? undefined : parsedLeaf(raw);
+}
+
+/** Node parses the DER it handed out; a certificate it cannot parse is no leaf to describe. */
+function parsedLeaf(raw: Buffer): X509Certificate | undefined {
+  try {
+    return new X509Certificate(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 function pushLink(links: PeerLink[], certificate: unknown): void {

@@ -25,20 +25,41 @@ export function describeTls(
   wholeChain: boolean,
 ): TlsDetail {
   const described = wholeChain ? chain.links.slice(0, CHAIN_LIMITS.maxCertificates) : [];
-  return {
-    protocol: socket.getProtocol(),
-    cipher: socket.getCipher()?.name ?? null,
-    alpn: typeof socket.alpnProtocol === "string" ? socket.alpnProtocol : null,
+  return Object.assign(sessionOf(socket), {
     certificate: chain.leaf === undefined ? null : peerCertificate(chain.leaf, chain.length),
     verifyError,
     ocsp,
     chain: described.map((link) => chainCertificate(link.raw)),
     verification: wholeChain ? chainVerification(chain, verifyError, Date.now(), chain.links.length - described.length) : null,
+  });
+}
+
+/**
+ * The session and the leaf alone of a handshake that verified, for a hop
+ * without details whose warnings read nothing above the leaf (nothing was
+ * stapled, so no issuer is needed either): the chain is not read, so its
+ * length is not known (null).
+ */
+export function describeVerifiedLeaf(socket: TLSSocket, leaf: X509Certificate | undefined, ocsp: StapledOcsp): TlsDetail {
+  return Object.assign(sessionOf(socket), {
+    certificate: leaf === undefined ? null : peerCertificate(leaf, null),
+    verifyError: null,
+    ocsp,
+    chain: [],
+    verification: null,
+  });
+}
+
+function sessionOf(socket: TLSSocket): Pick<TlsDetail, "protocol" | "cipher" | "alpn"> {
+  return {
+    protocol: socket.getProtocol(),
+    cipher: socket.getCipher()?.name ?? null,
+    alpn: typeof socket.alpnProtocol === "string" ? socket.alpnProtocol : null,
   };
 }
 
-/** `chainLength`: the certificates the server sent, leaf included (PeerChain.length). */
-export function peerCertificate(certificate: X509Certificate, chainLength: number): PeerCertificate {
+/** `chainLength`: the certificates the server sent, leaf included (PeerChain.length); null when only the leaf was read. */
+export function peerCertificate(certificate: X509Certificate, chainLength: number | null): PeerCertificate {
   const subject = certificateField(certificate, "subject");
   const issuer = certificateField(certificate, "issuer");
   return {
