@@ -10,19 +10,28 @@ import { median } from "../stats.js";
 import { runWrk } from "../wrk.js";
 import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
 
-/** One HTTPS case: a leaf kind and a path on the target's HTTPS port for it. */
+type Tool = "is-site-down" | "redirect-check";
+
+/** One HTTPS case: sitediag's tool, a leaf kind and a path on the target's HTTPS port for it. */
 interface HttpsCase {
+  readonly tool: Tool;
   readonly leaf: LeafKind;
   readonly path: string;
   readonly redirects: number;
 }
 
-/** Direct, and two redirects on the same origin (/r/3 -> /r/4 -> /ok), for each leaf. */
+/**
+ * is-site-down direct, and two redirects on the same origin (/r/3 -> /r/4 ->
+ * /ok), for each leaf; then redirect-check of the same chain, whose hops read
+ * the leaf (its warnings' certificate) where is-site-down reads the verdict
+ * alone. blackbox_exporter and the floor follow the same redirects.
+ */
 const CASES: readonly HttpsCase[] = [
-  { leaf: "ecdsa", path: "/ok", redirects: 0 },
-  { leaf: "ecdsa", path: "/r/3", redirects: 2 },
-  { leaf: "rsa", path: "/ok", redirects: 0 },
-  { leaf: "rsa", path: "/r/3", redirects: 2 },
+  { tool: "is-site-down", leaf: "ecdsa", path: "/ok", redirects: 0 },
+  { tool: "is-site-down", leaf: "ecdsa", path: "/r/3", redirects: 2 },
+  { tool: "is-site-down", leaf: "rsa", path: "/ok", redirects: 0 },
+  { tool: "is-site-down", leaf: "rsa", path: "/r/3", redirects: 2 },
+  { tool: "redirect-check", leaf: "ecdsa", path: "/r/3", redirects: 2 },
 ];
 
 /**
@@ -46,7 +55,7 @@ interface Run {
 interface Side {
   readonly name: "sitediag" | "blackbox" | "floor";
   readonly pid: number;
-  url(target: string): string;
+  url(target: string, tool: Tool): string;
   readonly headers: Readonly<Record<string, string>>;
 }
 
@@ -61,14 +70,18 @@ interface Side {
  */
 export async function runHttps(stack: BenchStack, client: Client): Promise<Figure[]> {
   const { options } = stack;
-  const service = await stack.startService("https", { extraEnv: { NODE_EXTRA_CA_CERTS: stack.pki.caFile } });
+  // redirect-check visits only the ports it is told: the target's HTTPS ports too.
+  const httpsPorts = (["ecdsa", "rsa"] as const).map((leaf) => new URL(stack.target.httpsUrl(leaf, "/")).port);
+  const service = await stack.startService("https", {
+    extraEnv: { NODE_EXTRA_CA_CERTS: stack.pki.caFile, SITEDIAG_TRACE_PORTS: httpsPorts.join(",") },
+  });
   const floor = await startFloor(stack.pki.caFile);
   try {
     const sides: Side[] = [
       {
         name: "sitediag",
         pid: service.child.pid,
-        url: (target) => `${service.url}/api/v1/is-site-down?url=${encodeURIComponent(target)}`,
+        url: (target, tool) => `${service.url}/api/v1/${tool}?url=${encodeURIComponent(target)}`,
         headers: { "x-api-key": service.apiKey },
       },
       { name: "floor", pid: floor.child.pid, url: (target) => `${floor.url}/check?url=${encodeURIComponent(target)}`, headers: {} },
@@ -85,7 +98,7 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
         const before = processTreeCpuMicros(side.pid);
         const threadsBefore = threadCpuMicros(side.pid);
         const result = await runWrk({
-          url: side.url(target),
+          url: side.url(target, spec.tool),
           headers: side.headers,
           connections: options.concurrency,
           durationSeconds: seconds,
@@ -104,7 +117,7 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
         for (const side of order) rounds.get(side.name)?.push(await measure(side, options.durationSeconds));
       }
       const of = (name: Side["name"], pick: (run: Run) => number) => (rounds.get(name) ?? []).map(pick);
-      const label = `is-site-down HTTPS ${spec.leaf === "ecdsa" ? "ECDSA P-256" : "RSA-2048"}, ${spec.redirects === 0 ? "direct 200" : `${spec.redirects} redirects, one origin`}`;
+      const label = `${spec.tool} HTTPS ${spec.leaf === "ecdsa" ? "ECDSA P-256" : "RSA-2048"}, ${spec.redirects === 0 ? "direct 200" : `${spec.redirects} redirects, one origin`}`;
       const figure = (name: string, unit: string, pick: (run: Run) => number, goal?: string): Figure => ({
         scenario: 11,
         name: `${label}: ${name}`,
@@ -163,11 +176,14 @@ function threadSplit(pid: number, before: ReadonlyMap<number, number>, after: Re
 /** One answer from each side before anything is timed: a fast wrong answer is no result. */
 async function verify(client: Client, spec: HttpsCase, target: string, sides: readonly Side[]): Promise<void> {
   for (const side of sides) {
-    const answer = await client.get(side.url(target), side.headers);
+    const answer = await client.get(side.url(target, spec.tool), side.headers);
     if (side.name === "sitediag") {
       const data = siteData(answer);
-      if (data.status !== "up" || data.statusCode !== 200 || (data.redirectHops?.length ?? 0) !== spec.redirects)
-        throw new Error(`scenario 11: sitediag answered ${JSON.stringify(data)} for ${target}`);
+      const answered =
+        spec.tool === "is-site-down"
+          ? data.status === "up" && data.statusCode === 200 && (data.redirectHops?.length ?? 0) === spec.redirects
+          : data.redirects === spec.redirects && data.chain?.length === spec.redirects + 1;
+      if (!answered) throw new Error(`scenario 11: sitediag answered ${JSON.stringify(data)} for ${target}`);
     } else if (side.name === "blackbox") {
       const probe = parseProbe(answer.body);
       if (!probe.success || probe.statusCode !== 200 || probe.redirects !== spec.redirects)
