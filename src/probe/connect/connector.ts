@@ -242,8 +242,8 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
         // The verdict alone: the chain is read only to name a failure (tls-verification.ts).
         if (reading === "verdict") return settle(secure.authorized ? null : verificationFailure(secure, peerChainOf(secure)));
         // Without details, a verified handshake with nothing stapled is described by its leaf alone, the one Node's
-        // name check already read: the hop's warnings read nothing above it, and the chain is a copy of every
-        // certificate (a quarter of an HTTPS redirect-check's CPU on Node 20: docs/benchmarks.md).
+        // name check already read: the hop's warnings read nothing above it, and reading the chain copies every
+        // certificate (11-15% of an HTTPS redirect-check's CPU on Node 20, 3-7% on 22 and 24: docs/benchmarks.md).
         const checkedLeaf = nameCheck.leaf();
         if (reading === "leaf" && secure.authorized && checkedLeaf !== undefined && (stapled === null || stapled.length === 0)) {
           const leaf = leafCertificateOf(checkedLeaf);
