@@ -6,7 +6,7 @@ import type { HopTrace } from "../hop-trace.js";
 import { formatIp, parseIp } from "../policy/ip-address.js";
 import type { ResolvedAddress } from "../resolver.js";
 import { leafForNameCheck } from "./name-check-leaf.js";
-import { leafCertificateOf, peerChainOf } from "./peer-chain.js";
+import { leafDerOf, peerChainOf } from "./peer-chain.js";
 import { describeTls, describeVerifiedLeaf } from "./tls-detail.js";
 import { stapledOcspOf } from "./stapled-ocsp.js";
 import { verificationFailure } from "./tls-verification.js";
@@ -246,8 +246,7 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
         // certificate (11-15% of an HTTPS redirect-check's CPU on Node 20, 3-7% on 22 and 24: docs/benchmarks.md).
         const checkedLeaf = nameCheck.leaf();
         if (reading === "leaf" && secure.authorized && checkedLeaf !== undefined && (stapled === null || stapled.length === 0)) {
-          const leaf = leafCertificateOf(checkedLeaf);
-          trace.tls = describeVerifiedLeaf(secure, leaf, stapledOcspOf(stapled, { leaf, issuer: undefined }));
+          trace.tls = describeVerifiedLeaf(secure, leafDerOf(checkedLeaf));
           return settle(null);
         }
         // Read once, for every use below, and never with getPeerX509Certificate(), which leaks the chain (peer-chain.ts).

@@ -1,13 +1,16 @@
 import { createHash } from "node:crypto";
 
 /**
- * Readings of staples this thread has already read, by what they were read
- * from (the staple, the leaf and its issuer, each length-prefixed so no two
- * inputs share a key). A server staples the same answer to every handshake
- * for hours, and the same sites are checked again and again: a repeat costs a
- * SHA-256 of a few KiB instead of a parse. Bounded; the oldest entry goes first.
+ * Readings of bytes a server sent that this thread has already read, by what
+ * they were read from (each part length-prefixed, so no two inputs share a
+ * key): a staple with the leaf and its issuer (stapled-ocsp.ts), a leaf
+ * certificate (tls-detail.ts). A server sends the same certificate and
+ * staples the same answer to every handshake for hours, and the same sites are
+ * checked again and again: a repeat costs a SHA-256 of a few KiB instead of a
+ * parse. Bounded; the oldest entry goes first, so a server sending fresh bytes
+ * each time costs the parse it would anyway, and a hash.
  */
-export class StapleReadings<T> {
+export class DerReadings<T> {
   private readonly readings = new Map<string, T>();
 
   constructor(private readonly capacity: number) {}

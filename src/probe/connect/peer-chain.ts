@@ -90,18 +90,17 @@ export function peerChainFrom(top: unknown): PeerChain {
 }
 
 /**
- * The leaf alone, from what getPeerCertificate(false) returned (Node's own
+ * The leaf's DER, from what getPeerCertificate(false) returned (Node's own
  * name check reads that much: name-check-leaf.ts): what a hop without details
  * keeps of a verified handshake with nothing stapled, whose warnings read the
  * leaf and nothing above it. undefined when there is no leaf to read.
  */
-export function leafCertificateOf(certificate: unknown): X509Certificate | undefined {
-  const raw = rawOf(certificate);
-  return raw === undefined ? undefined : parsedLeaf(raw);
+export function leafDerOf(certificate: unknown): Buffer | undefined {
+  return rawOf(certificate);
 }
 
 /** Node parses the DER it handed out; a certificate it cannot parse is no leaf to describe. */
-function parsedLeaf(raw: Buffer): X509Certificate | undefined {
+export function parsedLeaf(raw: Buffer): X509Certificate | undefined {
   try {
     return new X509Certificate(raw);
   } catch {

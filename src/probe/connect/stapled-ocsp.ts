@@ -3,7 +3,7 @@ import { type BaseBlock, BitString, Constructed, type Enumerated, fromBER, type 
 import { BasicOCSPResponse, type Certificate, type CertID, OCSPResponse, type SingleResponse } from "pkijs";
 import { type BerLimits, berShape } from "./ber-shape.js";
 import type { PeerChain } from "./peer-chain.js";
-import { StapleReadings } from "./staple-readings.js";
+import { DerReadings } from "./der-readings.js";
 
 // The OCSP answer a server staples to its handshake (RFC 6066 status_request,
 // RFC 6960), read as the server shows it. Nothing is ever asked of an OCSP
@@ -118,7 +118,7 @@ export function readStapledOcsp(
 const NOT_AN_ANSWER = "not a DER-encoded OCSP response";
 
 /** Per thread: 256 readings of a few hundred bytes each; the staples and certificates they were read from are not kept. */
-const READINGS = new StapleReadings<StapledOcsp>(256);
+const READINGS = new DerReadings<StapledOcsp>(256);
 
 function read(stapled: Uint8Array, leafDer: Uint8Array | undefined, issuerDer: Uint8Array | undefined): StapledOcsp {
   // The outer answer without asn1js's try inside its OCTET STRING: the basic response there is parsed once, below.

@@ -2,10 +2,11 @@ import type { TLSSocket } from "node:tls";
 import type { X509Certificate } from "node:crypto";
 import { altNameEntries, certificateField, isoDate, nameLine, nameParts, shownText } from "./certificate-text.js";
 import type { PeerCertificate, TlsDetail } from "../hop-types.js";
-import type { PeerChain } from "./peer-chain.js";
-import type { StapledOcsp } from "./stapled-ocsp.js";
+import { type PeerChain, parsedLeaf } from "./peer-chain.js";
+import { NO_STAPLE, type StapledOcsp } from "./stapled-ocsp.js";
 import { CHAIN_LIMITS, chainCertificate } from "./chain-certificate.js";
 import { chainVerification } from "./chain-verification.js";
+import { DerReadings } from "./der-readings.js";
 
 // What the hop keeps of a handshake's certificate. The certificate is the
 // target's writing: every field is read totally (certificate-text.ts), so
@@ -35,18 +36,39 @@ export function describeTls(
 }
 
 /**
- * The session and the leaf alone of a handshake that verified, for a hop
- * without details whose warnings read nothing above the leaf (nothing was
- * stapled, so no issuer is needed either): the chain is not read, so its
- * length is not known (null).
+ * The session and the leaf alone of a handshake that verified with nothing
+ * stapled, for a hop without details whose warnings read nothing above the
+ * leaf: the chain is not read, so its length is not known (null). `leafDer`
+ * is the leaf Node's own name check read.
  */
-export function describeVerifiedLeaf(socket: TLSSocket, leaf: X509Certificate | undefined, ocsp: StapledOcsp): TlsDetail {
+export function describeVerifiedLeaf(socket: TLSSocket, leafDer: Buffer | undefined): TlsDetail {
   return Object.assign(sessionOf(socket), {
-    certificate: leaf === undefined ? null : peerCertificate(leaf, null),
+    certificate: leafDer === undefined ? null : leafCertificateRecord(leafDer),
     verifyError: null,
-    ocsp,
+    ocsp: NO_STAPLE,
     chain: [],
     verification: null,
+  });
+}
+
+/**
+ * Per thread: the records of 128 leaves, by their DER. A site shows the same
+ * leaf for months and is checked again and again (a migration audit traces
+ * many URLs of a few hosts): a repeat costs a SHA-256 of the DER, not a parse
+ * (26-120 us, Node 24 to 20) and the text work. A record holds at most 100
+ * names of 320 characters, so at worst a few MiB. Frozen: every hop that
+ * shows the leaf shares it.
+ */
+const LEAF_RECORDS = new DerReadings<PeerCertificate | null>(128);
+
+/** The record of a leaf read alone (its chain not counted); null for bytes Node cannot parse as a certificate. */
+export function leafCertificateRecord(der: Buffer): PeerCertificate | null {
+  return LEAF_RECORDS.read([der], () => {
+    const leaf = parsedLeaf(der);
+    if (leaf === undefined) return null;
+    const record = peerCertificate(leaf, null);
+    Object.freeze(record.subjectAltNames);
+    return Object.freeze(record);
   });
 }
 

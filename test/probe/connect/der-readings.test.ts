@@ -1,16 +1,17 @@
 import { X509Certificate } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { StapleReadings } from "../../../src/probe/connect/staple-readings.js";
+import { DerReadings } from "../../../src/probe/connect/der-readings.js";
 import { readStapledOcsp } from "../../../src/probe/connect/stapled-ocsp.js";
+import { leafCertificateRecord, peerCertificate } from "../../../src/probe/connect/tls-detail.js";
 import { interleavedMedians } from "../../fixtures/interleaved-medians.js";
 import { getOcspFixture, type OcspFixture } from "../../fixtures/ocsp-staples.js";
 import { getTestPki } from "../../fixtures/test-ca.js";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
-describe("StapleReadings", () => {
+describe("DerReadings", () => {
   it("computes a reading once per distinct input, and tells the parts' boundaries apart", () => {
-    const readings = new StapleReadings<string>(8);
+    const readings = new DerReadings<string>(8);
     let computed = 0;
     const read = (parts: (Uint8Array | undefined)[]) => readings.read(parts, () => `reading ${++computed}`);
     expect(read([bytes("ab"), bytes("c"), undefined])).toBe("reading 1");
@@ -22,7 +23,7 @@ describe("StapleReadings", () => {
   });
 
   it("keeps at most its capacity, the oldest going first", () => {
-    const readings = new StapleReadings<number>(3);
+    const readings = new DerReadings<number>(3);
     let computed = 0;
     const read = (text: string) => readings.read([bytes(text)], () => ++computed);
     for (const text of ["a", "b", "c", "d"]) read(text);
@@ -60,6 +61,37 @@ describe("a staple read again", () => {
       return readStapledOcsp(staple, leaf, issuer, Date.now());
     };
     const { subject, yardstick } = interleavedMedians(() => readStapledOcsp(fixture.answers.revoked, leaf, issuer, Date.now()), fresh, 40);
+    expect(subject).toBeLessThan(yardstick / 4);
+  });
+});
+
+describe("a leaf read again (a hop without details: tls-detail.ts)", () => {
+  let der: Buffer;
+  beforeAll(async () => {
+    der = new X509Certificate((await getTestPki()).valid.cert).raw;
+  });
+
+  it("is the record its first reading made, the chain not counted; bytes that are no certificate read to null", () => {
+    const first = leafCertificateRecord(der);
+    expect(first).toEqual(peerCertificate(new X509Certificate(der), null));
+    expect(first).toMatchObject({ subject: "localhost", chainLength: null });
+    expect(leafCertificateRecord(Buffer.from(der))).toBe(first);
+    // Shared by every hop that shows the leaf: nobody can change it for the others.
+    expect(Object.isFrozen(first) && Object.isFrozen(first?.subjectAltNames)).toBe(true);
+    expect(leafCertificateRecord(Buffer.from("not a certificate"))).toBeNull();
+  });
+
+  it("costs a fraction of a first reading (a hash, not a parse)", () => {
+    leafCertificateRecord(der);
+    let serial = 0;
+    // Each yardstick leaf differs in its signature's last two bytes (parsing does not check them): read for the first time, in full.
+    const fresh = () => {
+      const leaf = Buffer.from(der);
+      leaf.writeUInt16BE(serial++ % 65_536, leaf.length - 2);
+      return leafCertificateRecord(leaf);
+    };
+    expect(fresh()).toMatchObject({ subject: "localhost" });
+    const { subject, yardstick } = interleavedMedians(() => leafCertificateRecord(der), fresh, 40);
     expect(subject).toBeLessThan(yardstick / 4);
   });
 });
