@@ -13,6 +13,7 @@
  *   COMPARE_PAIRS           runs of each (default 12), after one warm-up run each
  *   COMPARE_SECONDS         seconds per run (default 3)
  *   COMPARE_CONCURRENCY     wrk connections (default 50)
+ *   COMPARE_DETAILS         1: ask with details=true (every request's timings, TLS and the whole chain)
  *   COMPARE_A_MAIN, _B_MAIN a built dist/bin/sitediag.js (another checkout's; dist/src/main.js before the bundle); this tree's when unset
  *   COMPARE_A_NODE_ARGS, _B_ node flags, space-separated
  *   COMPARE_A_ENV, _B_      the service's environment on top of the bench's, "NAME=value NAME=value"
@@ -49,6 +50,7 @@ if (leaf !== null && leaf !== "ecdsa" && leaf !== "rsa") throw new Error(`COMPAR
 const pairs = whole("COMPARE_PAIRS", 12);
 const seconds = whole("COMPARE_SECONDS", 3);
 const connections = whole("COMPARE_CONCURRENCY", 50);
+const details = env.COMPARE_DETAILS === "1" ? "&details=true" : "";
 const sides: readonly Side[] = (["A", "B"] as const).map((name) => ({
   name,
   main: env[`COMPARE_${name}_MAIN`] || undefined,
@@ -83,7 +85,7 @@ try {
   const measure = async (service: ServiceProcess, durationSeconds: number): Promise<Run> => {
     const before = processTreeCpuMicros(service.child.pid);
     const result = await runWrk({
-      url: `${service.url}/api/v1/${tool}?url=${targetUrl}`,
+      url: `${service.url}/api/v1/${tool}?url=${targetUrl}${details}`,
       headers: { "x-api-key": service.apiKey },
       connections,
       durationSeconds,
@@ -97,7 +99,7 @@ try {
   };
 
   console.log(
-    `bench:compare: ${tool} ${leaf === null ? "http" : `https (${leaf})`} ${path}, ${pairs} pairs of ${seconds} s runs at -c${connections}`,
+    `bench:compare: ${tool}${details === "" ? "" : " with details"} ${leaf === null ? "http" : `https (${leaf})`} ${path}, ${pairs} pairs of ${seconds} s runs at -c${connections}`,
   );
   for (const side of sides)
     console.log(

@@ -4,7 +4,8 @@ import { createHash } from "node:crypto";
  * Readings of bytes a server sent that this thread has already read, by what
  * they were read from (each part length-prefixed, so no two inputs share a
  * key): a staple with the leaf and its issuer (stapled-ocsp.ts), a leaf
- * certificate (tls-detail.ts). A server sends the same certificate and
+ * certificate (tls-detail.ts), a chain's certificate (chain-certificate.ts).
+ * A server sends the same certificates and
  * staples the same answer to every handshake for hours, and the same sites are
  * checked again and again: a repeat costs a SHA-256 of a few KiB instead of a
  * parse. Bounded; the oldest entry goes first, so a server sending fresh bytes

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DerReadings } from "../../../src/probe/connect/der-readings.js";
 import { readStapledOcsp } from "../../../src/probe/connect/stapled-ocsp.js";
 import { leafCertificateRecord, peerCertificate } from "../../../src/probe/connect/tls-detail.js";
+import { chainCertificate } from "../../../src/probe/connect/chain-certificate.js";
 import { interleavedMedians } from "../../fixtures/interleaved-medians.js";
 import { getOcspFixture, type OcspFixture } from "../../fixtures/ocsp-staples.js";
 import { getTestPki } from "../../fixtures/test-ca.js";
@@ -92,6 +93,33 @@ describe("a leaf read again (a hop without details: tls-detail.ts)", () => {
     };
     expect(fresh()).toMatchObject({ subject: "localhost" });
     const { subject, yardstick } = interleavedMedians(() => leafCertificateRecord(der), fresh, 40);
+    expect(subject).toBeLessThan(yardstick / 4);
+  });
+});
+
+describe("a chain's certificate read again (details: chain-certificate.ts)", () => {
+  let der: Buffer;
+  beforeAll(async () => {
+    der = new X509Certificate((await getTestPki()).caPem).raw;
+  });
+
+  it("is the record its first reading made, shared and frozen", () => {
+    const first = chainCertificate(der);
+    expect(first).toMatchObject({ subject: "sitediag test CA", selfIssued: true });
+    expect(chainCertificate(Buffer.from(der))).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.subjectAltNames)).toBe(true);
+  });
+
+  it("costs a fraction of a first reading (a hash, not a parse)", () => {
+    chainCertificate(der);
+    let serial = 0;
+    const fresh = () => {
+      const certificate = Buffer.from(der);
+      certificate.writeUInt16BE(serial++ % 65_536, certificate.length - 2);
+      return chainCertificate(certificate);
+    };
+    expect(fresh()).toMatchObject({ subject: "sitediag test CA" });
+    const { subject, yardstick } = interleavedMedians(() => chainCertificate(der), fresh, 40);
     expect(subject).toBeLessThan(yardstick / 4);
   });
 });
