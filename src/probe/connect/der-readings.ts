@@ -5,11 +5,11 @@ import { createHash } from "node:crypto";
  * they were read from (each part length-prefixed, so no two inputs share a
  * key): a staple with the leaf and its issuer (stapled-ocsp.ts), a leaf
  * certificate (tls-detail.ts), a chain's certificate (chain-certificate.ts).
- * A server sends the same certificates and
- * staples the same answer to every handshake for hours, and the same sites are
- * checked again and again: a repeat costs a SHA-256 of a few KiB instead of a
- * parse. Bounded; the oldest entry goes first, so a server sending fresh bytes
- * each time costs the parse it would anyway, and a hash.
+ * A server sends the same certificates and staples the same answer to every
+ * handshake for hours, and the same sites are checked again and again: a
+ * repeat costs a SHA-256 of a few KiB instead of a parse. Bounded; the oldest
+ * entry goes first, so a server sending fresh bytes each time costs the parse
+ * it would anyway, and a hash.
  */
 export class DerReadings<T> {
   private readonly readings = new Map<string, T>();
