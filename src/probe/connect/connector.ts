@@ -6,7 +6,7 @@ import type { HopTrace } from "../hop-trace.js";
 import { formatIp, parseIp } from "../policy/ip-address.js";
 import type { ResolvedAddress } from "../resolver.js";
 import { leafForNameCheck } from "./name-check-leaf.js";
-import { leafDerOf, peerChainOf } from "./peer-chain.js";
+import { peerChainOf } from "./peer-chain.js";
 import { describeTls, describeVerifiedLeaf } from "./tls-detail.js";
 import { stapledOcspOf } from "./stapled-ocsp.js";
 import { verificationFailure } from "./tls-verification.js";
@@ -244,9 +244,9 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
         // Without details, a verified handshake with nothing stapled is described by its leaf alone, the one Node's
         // name check already read: the hop's warnings read nothing above it, and reading the chain copies every
         // certificate (11-15% of an HTTPS redirect-check's CPU on Node 20, 3-7% on 22 and 24: docs/benchmarks.md).
-        const checkedLeaf = nameCheck.leaf();
-        if (reading === "leaf" && secure.authorized && checkedLeaf !== undefined && (stapled === null || stapled.length === 0)) {
-          trace.tls = describeVerifiedLeaf(secure, leafDerOf(checkedLeaf));
+        const leafDer = nameCheck.leafDer();
+        if (reading === "leaf" && secure.authorized && leafDer !== undefined && (stapled === null || stapled.length === 0)) {
+          trace.tls = describeVerifiedLeaf(secure, leafDer);
           return settle(null);
         }
         // Read once, for every use below, and never with getPeerX509Certificate(), which leaks the chain (peer-chain.ts).

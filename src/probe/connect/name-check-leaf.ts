@@ -15,14 +15,14 @@ import type { DetailedPeerCertificate, PeerCertificate, TLSSocket } from "node:t
  * So the socket answers that first call with the leaf alone, and every
  * later one as Node does. `done` is called once the handshake is over:
  * Node skips its check when OpenSSL already refused the chain, and a reader
- * of the chain after that must have the whole of it. `leaf` is what Node's
- * check read (a plain object, linked to nothing above it: keeping it holds
- * no chain), so a hop that needs only the leaf does not read it again.
+ * of the chain after that must have the whole of it. `leafDer` is the leaf
+ * Node's check read (a plain object, linked to nothing above it: keeping it
+ * holds no chain), so a hop that needs only the leaf does not read it again.
  */
 export interface NameCheckLeaf {
   readonly done: () => void;
-  /** What getPeerCertificate(false) gave Node's check; undefined when Node did not check (a refused chain). */
-  readonly leaf: () => PeerCertificate | undefined;
+  /** The DER of the leaf getPeerCertificate(false) gave Node's check; undefined when Node did not check (a refused chain). */
+  readonly leafDer: () => Buffer | undefined;
 }
 
 export function leafForNameCheck(socket: TLSSocket): NameCheckLeaf {
@@ -41,6 +41,6 @@ export function leafForNameCheck(socket: TLSSocket): NameCheckLeaf {
     done: () => {
       first = false;
     },
-    leaf: () => checked,
+    leafDer: () => checked?.raw,
   };
 }

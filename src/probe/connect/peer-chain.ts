@@ -89,16 +89,6 @@ export function peerChainFrom(top: unknown): PeerChain {
   return { leaf, length: seen.size, leafAlone, links, topSelfIssued, issuer };
 }
 
-/**
- * The leaf's DER, from what getPeerCertificate(false) returned (Node's own
- * name check reads that much: name-check-leaf.ts): what a hop without details
- * keeps of a verified handshake with nothing stapled, whose warnings read the
- * leaf and nothing above it. undefined when there is no leaf to read.
- */
-export function leafDerOf(certificate: unknown): Buffer | undefined {
-  return rawOf(certificate);
-}
-
 /** Node parses the DER it handed out; a certificate it cannot parse is no leaf to describe. */
 export function parsedLeaf(raw: Buffer): X509Certificate | undefined {
   try {

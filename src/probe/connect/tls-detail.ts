@@ -41,9 +41,9 @@ export function describeTls(
  * leaf: the chain is not read, so its length is not known (null). `leafDer`
  * is the leaf Node's own name check read.
  */
-export function describeVerifiedLeaf(socket: TLSSocket, leafDer: Buffer | undefined): TlsDetail {
+export function describeVerifiedLeaf(socket: TLSSocket, leafDer: Buffer): TlsDetail {
   return Object.assign(sessionOf(socket), {
-    certificate: leafDer === undefined ? null : leafCertificateRecord(leafDer),
+    certificate: leafCertificateRecord(leafDer),
     verifyError: null,
     ocsp: NO_STAPLE,
     chain: [],
