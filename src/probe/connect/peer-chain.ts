@@ -8,12 +8,13 @@ import type { TLSSocket } from "node:tls";
  * (Node 20.20, 22.23 and 24.21 alike): every HTTPS hop leaked what the server
  * sent beside its leaf, more the longer the chain (docs/benchmarks.md),
  * never given back after full collections. getPeerCertificate(true)
- * copies the chain instead and leaks nothing; the leaf is parsed again from
- * its DER, so certificate-text.ts reads Node's X509Certificate strings as before.
+ * copies the chain instead and leaks nothing. The leaf is kept as its DER:
+ * its record comes from the thread's readings (tls-detail.ts), and only a
+ * failure's wording parses it again (parsedLeaf).
  */
 export interface PeerChain {
-  /** The leaf; undefined when the server sent none or Node cannot hand it out. */
-  readonly leaf: X509Certificate | undefined;
+  /** The leaf's DER as Node handed it out; undefined when the server sent none or Node cannot hand it out. */
+  readonly leafDer: Buffer | undefined;
   /**
    * The leaf and the certificates linked above it, a root not counted (one
    * the server sent and one found in the trust store look the same here):
@@ -48,7 +49,7 @@ export interface PeerLink {
 /** Certificates in a chain the count walks, at most: no handshake carries more. */
 export const MAX_CHAIN_WALK = 64;
 
-const NO_CHAIN: PeerChain = { leaf: undefined, length: 0, leafAlone: true, links: [], topSelfIssued: false, issuer: undefined };
+const NO_CHAIN: PeerChain = { leafDer: undefined, length: 0, leafAlone: true, links: [], topSelfIssued: false, issuer: undefined };
 
 /** Node hands a socket's chain out as it was at the handshake; read once, for every use. */
 export function peerChainOf(socket: TLSSocket): PeerChain {
@@ -69,7 +70,6 @@ export function peerChainOf(socket: TLSSocket): PeerChain {
 export function peerChainFrom(top: unknown): PeerChain {
   const raw = rawOf(top);
   if (raw === undefined) return NO_CHAIN;
-  const leaf = parsedLeaf(raw);
   // Node links the sent certificates in issuing order, then issuers from the trust store,
   // and a self-issued last one to itself: that self-link is the root, which is not counted.
   const seen = new Set<unknown>([top]);
@@ -86,10 +86,10 @@ export function peerChainFrom(top: unknown): PeerChain {
   const last = links.length === 1 ? top : next;
   const topSelfIssued = last !== undefined && issuerOf(last) === last;
   const issuer = leafAlone ? undefined : rawOf(issuerOf(top));
-  return { leaf, length: seen.size, leafAlone, links, topSelfIssued, issuer };
+  return { leafDer: raw, length: seen.size, leafAlone, links, topSelfIssued, issuer };
 }
 
-/** Node parses the DER it handed out; a certificate it cannot parse is no leaf to describe. */
+/** Node parses the DER it handed out (26-120 us, Node 24 to 20); a certificate it cannot parse is no leaf to describe. */
 export function parsedLeaf(raw: Buffer): X509Certificate | undefined {
   try {
     return new X509Certificate(raw);

@@ -83,10 +83,10 @@ export const NO_STAPLE: StapledOcsp = Object.freeze({
  * null when none came), read against the leaf and its issuer as the
  * handshake's chain gives them (peer-chain.ts).
  */
-export function stapledOcspOf(stapled: Buffer | null, chain: Pick<PeerChain, "leaf" | "issuer">, now: number = Date.now()): StapledOcsp {
+export function stapledOcspOf(stapled: Buffer | null, chain: Pick<PeerChain, "leafDer" | "issuer">, now: number = Date.now()): StapledOcsp {
   if (stapled === null || stapled.length === 0 || stapled.length > STAPLED_OCSP_MAX_BYTES)
     return readStapledOcsp(stapled, undefined, undefined, now);
-  return readStapledOcsp(stapled, chain.leaf?.raw, chain.issuer, now);
+  return readStapledOcsp(stapled, chain.leafDer, chain.issuer, now);
 }
 
 /** A total reading of stapled bytes against the leaf and its issuer (DER; undefined when unknown). */

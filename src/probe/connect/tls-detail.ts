@@ -16,7 +16,9 @@ import { DerReadings } from "./der-readings.js";
 /**
  * The session and leaf certificate of a completed handshake; with
  * `wholeChain` (details asked), every linked certificate and the link that
- * failed: a parse of each certificate's DER, work a hop without details does not do.
+ * failed: a reading of each certificate's DER, work a hop without details
+ * does not do. Each is read once per thread (leafCertificateRecord,
+ * chainCertificate), and a repeat costs a hash.
  */
 export function describeTls(
   socket: TLSSocket,
@@ -27,7 +29,7 @@ export function describeTls(
 ): TlsDetail {
   const described = wholeChain ? chain.links.slice(0, CHAIN_LIMITS.maxCertificates) : [];
   return Object.assign(sessionOf(socket), {
-    certificate: chain.leaf === undefined ? null : peerCertificate(chain.leaf, chain.length),
+    certificate: chain.leafDer === undefined ? null : countedLeafRecord(chain.leafDer, chain.length),
     verifyError,
     ocsp,
     chain: described.map((link) => chainCertificate(link.raw)),
@@ -61,7 +63,7 @@ export function describeVerifiedLeaf(socket: TLSSocket, leafDer: Buffer): TlsDet
  */
 const LEAF_RECORDS = new DerReadings<PeerCertificate | null>(128);
 
-/** The record of a leaf read alone (its chain not counted); null for bytes Node cannot parse as a certificate. */
+/** The record of a leaf, its chain not counted (describeTls adds the count); null for bytes Node cannot parse as a certificate. */
 export function leafCertificateRecord(der: Buffer): PeerCertificate | null {
   return LEAF_RECORDS.read([der], () => {
     const leaf = parsedLeaf(der);
@@ -70,6 +72,12 @@ export function leafCertificateRecord(der: Buffer): PeerCertificate | null {
     Object.freeze(record.subjectAltNames);
     return Object.freeze(record);
   });
+}
+
+/** The leaf's record with the chain's count: the thread's reading of it, copied (the names stay shared and frozen). */
+function countedLeafRecord(der: Buffer, chainLength: number): PeerCertificate | null {
+  const record = leafCertificateRecord(der);
+  return record === null ? null : Object.assign({}, record, { chainLength });
 }
 
 function sessionOf(socket: TLSSocket): Pick<TlsDetail, "protocol" | "cipher" | "alpn"> {

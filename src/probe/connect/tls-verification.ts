@@ -1,6 +1,6 @@
 import type { TLSSocket } from "node:tls";
 import { certificateField } from "./certificate-text.js";
-import type { PeerChain } from "./peer-chain.js";
+import { type PeerChain, parsedLeaf } from "./peer-chain.js";
 
 /** A verification failure, coded as OpenSSL and Node code it (or CERT_CHAIN_INCOMPLETE, our own). */
 export class TlsVerificationError extends Error {
@@ -43,9 +43,11 @@ export function verificationFailure(socket: TLSSocket, chain: PeerChain): TlsVer
 }
 
 function sentLeafAloneWithIssuerAddress(chain: PeerChain): boolean {
-  const leaf = chain.leaf;
   // A leaf sent alone whose issuer is unknown links to nothing, or to itself (peer-chain.ts).
-  if (leaf === undefined || !chain.leafAlone) return false;
+  if (chain.leafDer === undefined || !chain.leafAlone) return false;
+  // Parsed here only: this is the one reader of the leaf's own fields that no record holds.
+  const leaf = parsedLeaf(chain.leafDer);
+  if (leaf === undefined) return false;
   // Every field read totally (certificate-text.ts): the leaf is the target's writing.
   if (certificateField(leaf, "subject") === certificateField(leaf, "issuer")) return false;
   return certificateField(leaf, "infoAccess").includes("CA Issuers");

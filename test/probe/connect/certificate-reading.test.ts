@@ -102,6 +102,23 @@ describe("the leaf and its staple by default; the chain with details", () => {
     ]);
   });
 
+  it("with details too, the leaf is described once per thread: its record's names are shared and frozen", async () => {
+    const url = await site(pki.viaIntermediate, pki.intermediatePem);
+    const first = await hop(url, { captureHead: true });
+    const again = await hop(url, { captureHead: true });
+    const plain = await hop(url);
+    if (first.kind !== "response" || again.kind !== "response" || plain.kind !== "response") throw new Error("expected three responses");
+    const names = first.response.tls?.certificate?.subjectAltNames;
+    expect(names).toContain("DNS:localhost");
+    // One reading of the leaf's DER (tls-detail.ts): not a parse of it per hop, whatever the hop reads.
+    expect(Object.isFrozen(names)).toBe(true);
+    expect(again.response.tls?.certificate?.subjectAltNames).toBe(names);
+    expect(plain.response.tls?.certificate?.subjectAltNames).toBe(names);
+    // Each hop's record is its own object: the chain's count is the hop's.
+    expect(again.response.tls?.certificate).not.toBe(first.response.tls?.certificate);
+    expect(again.response.tls?.certificate?.chainLength).toBe(2);
+  });
+
   it("a staple is read against the issuer the chain gives (verified), and not at all for the verdict", async () => {
     const fixture = await getOcspFixture();
     const target = await startStaplingTarget(fixture.revoked, fixture.answers.revoked);
