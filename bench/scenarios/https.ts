@@ -5,6 +5,7 @@ import type { LeafKind } from "../https-pki.js";
 import { type Client, siteData } from "../http-client.js";
 import { processTreeCpuMicros, threadCpuMicros } from "../process-cpu.js";
 import type { Figure } from "../results.js";
+import type { BenchOptions } from "../bench-options.js";
 import type { BenchStack } from "../stack.js";
 import { median } from "../stats.js";
 import { runWrk } from "../wrk.js";
@@ -108,13 +109,14 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
         if (result.errors > 0) console.warn(`scenario 11: ${side.name} had ${result.errors} errors or non-2xx answers on ${target}`);
         return { cpuUs: result.requests === 0 ? Infinity : spent / result.requests, perSecond: result.perSecond, threads };
       };
-      // Fresh processes warm up longer (V8's tiers, the heap settling; blackbox's TLS caches alike).
-      for (const side of sides) await measure(side, first ? (options.quick ? 5 : 15) : 3);
+      // Fresh processes warm up until they settle (V8's tiers, the heap; blackbox's TLS caches alike); later cases briefly.
+      for (const side of sides) await (first && !options.quick ? settle(side, measure) : measure(side, options.quick ? 5 : 3));
       first = false;
       const rounds = new Map<Side["name"], Run[]>(sides.map((side) => [side.name, []]));
-      for (let round = 0; round < options.rounds; round++) {
+      const { count, seconds } = roundsOf(options);
+      for (let round = 0; round < count; round++) {
         const order = round % 2 === 0 ? sides : [...sides].reverse();
-        for (const side of order) rounds.get(side.name)?.push(await measure(side, options.durationSeconds));
+        for (const side of order) rounds.get(side.name)?.push(await measure(side, seconds));
       }
       const of = (name: Side["name"], pick: (run: Run) => number) => (rounds.get(name) ?? []).map(pick);
       const label = `${spec.tool} HTTPS ${spec.leaf === "ecdsa" ? "ECDSA P-256" : "RSA-2048"}, ${spec.redirects === 0 ? "direct 200" : `${spec.redirects} redirects, one origin`}`;
@@ -159,6 +161,43 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
     await floor.child.stop();
     await service.stop();
   }
+}
+
+/**
+ * Warm-up windows of a fresh process, and how close two in a row must be.
+ * sitediag is more code than the floor to bring to V8's top tier: after 15 s
+ * of load its CPU per check was still falling (rounds of one run, 17:35 UTC:
+ * 1,476, 1,302, 1,212 us against blackbox_exporter's flat 1,159, 1,147,
+ * 1,183; the floor's first two rounds 6% over its last), so a fixed warm-up
+ * charged one tool its start-up. Each side runs until two windows agree.
+ */
+const WARM_WINDOW_S = 5;
+const WARM_SETTLED = 0.03;
+const WARM_MIN_WINDOWS = 3;
+const WARM_MAX_WINDOWS = 12;
+
+async function settle(side: Side, measure: (side: Side, seconds: number) => Promise<Run>): Promise<void> {
+  const costs: number[] = [];
+  for (let window = 0; window < WARM_MAX_WINDOWS; window++) {
+    costs.push((await measure(side, WARM_WINDOW_S)).cpuUs);
+    const [previous, last] = costs.slice(-2);
+    if (costs.length >= WARM_MIN_WINDOWS && previous !== undefined && last !== undefined && Math.abs(last / previous - 1) <= WARM_SETTLED)
+      break;
+  }
+  console.log(
+    `scenario 11: ${side.name} warmed up in ${costs.length} windows of ${WARM_WINDOW_S} s: ${costs.map(Math.round).join(", ")} us per check`,
+  );
+}
+
+/**
+ * Twice the bench's rounds at half its run length: the same seconds measured,
+ * with a side idle for two short runs between its own rather than two long
+ * ones. A Node process idle for 20-30 s paid 5-10% more CPU per check in its
+ * next run (docs/benchmarks.md), and more alternation cancels more drift.
+ */
+function roundsOf(options: BenchOptions): { readonly count: number; readonly seconds: number } {
+  if (options.quick) return { count: options.rounds, seconds: options.durationSeconds };
+  return { count: options.rounds * 2, seconds: Math.max(2, Math.ceil(options.durationSeconds / 2)) };
 }
 
 /** Each thread's CPU over a run, per completed check: the process's own thread, the busiest other, the rest summed. */
