@@ -110,7 +110,7 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
         return { cpuUs: result.requests === 0 ? Infinity : spent / result.requests, perSecond: result.perSecond, threads };
       };
       // Fresh processes warm up until they settle (V8's tiers, the heap; blackbox's TLS caches alike); later cases briefly.
-      for (const side of sides) await (first && !options.quick ? settle(side, measure) : measure(side, options.quick ? 5 : 3));
+      for (const side of sides) await (!first ? measure(side, 3) : options.quick ? measure(side, 5) : settle(side, measure));
       first = false;
       const rounds = new Map<Side["name"], Run[]>(sides.map((side) => [side.name, []]));
       const { count, seconds } = roundsOf(options);
