@@ -170,8 +170,10 @@ function untilStopped(io: CommandIo, role: ServeRole, close: () => Promise<void>
         return;
       }
       stopping = true;
+      // Begun before the line is written: close() stops accepting before it returns, and a reader may connect the moment it reads the line.
+      const closed = close();
       io.stderr.write(`${name}: ${signal} received, finishing open requests\n`);
-      close().then(
+      closed.then(
         () => {
           unsubscribe();
           io.stderr.write(`${name}: stopped\n`);

@@ -61,8 +61,8 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   /**
-   * Graceful stop: refuses new connections, reports not ready, lets open
-   * calls finish within the grace period, then aborts what is left.
+   * Graceful stop: refuses new connections (before it returns), reports not
+   * ready, lets open calls finish within the grace period, then aborts what is left.
    */
   close(): Promise<void>;
 }

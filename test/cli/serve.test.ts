@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,6 +49,25 @@ describe("sitediag serve", () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 
+  it("has stopped accepting connections by the time its stop line is written", async () => {
+    const cli = createCliIo(environment("refusing"));
+    const listening = () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.stdout())?.[1];
+    let atStopLine: string | undefined;
+    const write = cli.io.stderr.write;
+    cli.io.stderr.write = (text: string) => {
+      // Asked synchronously, inside the write: a reader acting on the line the moment it appears sees this.
+      if (text.includes("SIGTERM received")) atStopLine = connectsNow(Number(new URL(listening() ?? "http://x:1").port));
+      return write(text);
+    };
+    const exited = runCli(["serve"], COMMANDS, cli.io);
+    const port = Number(new URL(await until(listening)).port);
+    expect(connectsNow(port)).toBe("connected");
+
+    cli.stop("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(atStopLine).toBe("refused");
+  });
+
   it("stops at once on a second signal, with a request still in flight", async () => {
     const cli = createCliIo(environment("second"));
     const exited = runCli(["serve"], COMMANDS, cli.io);
@@ -82,3 +102,9 @@ describe("sitediag serve", () => {
     expect(await exited).toBe(0);
   });
 });
+
+/** Whether a TCP connection to the port succeeds now, asked from another process while this one's event loop waits. */
+function connectsNow(port: number): "connected" | "refused" | string {
+  const script = `const s=require("node:net").connect(${port},"127.0.0.1");s.on("connect",()=>{console.log("connected");s.destroy()});s.on("error",e=>console.log(e.code==="ECONNREFUSED"?"refused":e.code))`;
+  return spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 30_000 }).stdout.trim();
+}

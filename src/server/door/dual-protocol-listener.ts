@@ -47,8 +47,9 @@ export interface DualProtocolListener {
   /** The bound address ("127.0.0.1", "::"). */
   readonly address: string;
   /**
-   * Stops accepting connections, closes idle ones and asks busy ones to end
-   * after their current requests. Resolves once every connection is gone.
+   * Stops accepting connections before it returns, closes idle ones and asks
+   * busy ones to end after their current requests. Resolves once every
+   * connection is gone.
    */
   close(): Promise<void>;
   /** Cuts every remaining connection, for when the grace period is over. */
