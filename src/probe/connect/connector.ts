@@ -161,23 +161,21 @@ function dialFirst(plan: DialPlan, trace: HopTrace, signal: AbortWatch): Promise
       });
       attempts.add(socket);
       const defect = (error: InternalProbeError) => finish(error);
+      const onError = guarded((error: Error) => {
+        if (settled) return;
+        attempts.delete(socket);
+        lastError = error;
+        startNext();
+      }, defect);
       socket.once(
         "connect",
         guarded(() => {
           trace.remote = { address: target.address, family: target.family };
+          quietAfterUse(socket, onError);
           finish(null, socket);
         }, defect),
       );
-      // Stays attached after the win (a no-op then), so the socket is never without an error listener.
-      socket.on(
-        "error",
-        guarded((error: Error) => {
-          if (settled) return;
-          attempts.delete(socket);
-          lastError = error;
-          startNext();
-        }, defect),
-      );
+      socket.on("error", onError);
       // The next attempt's timer only when there is a next address: one timer less on the common single-address dial.
       if (next < plan.addresses.length) timer = setTimeout(startNext, CONNECTION_ATTEMPT_DELAY_MS);
     };
@@ -223,12 +221,15 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
     let done = false;
     // Emitted during the handshake, before secureConnect: null when nothing was stapled. Kept as bytes; read below only when the hop reads the leaf.
     let stapled: Buffer | null = null;
-    if (reading !== "verdict") secure.once("OCSPResponse", (answer: Buffer | null) => (stapled = answer));
+    const onStaple = (answer: Buffer | null) => (stapled = answer);
+    if (reading !== "verdict") secure.once("OCSPResponse", onStaple);
     /** Ends the handshake's promise once: with the socket, or with why not (the socket destroyed). */
     const settle = (error: unknown) => {
       if (done) return;
       done = true;
       signal.removeEventListener("abort", onAbort);
+      secure.off("OCSPResponse", onStaple);
+      quietAfterUse(secure, onError);
       if (error === null) return resolve(secure);
       secure.destroy();
       reject(error);
@@ -262,6 +263,24 @@ function handshake(socket: Socket, plan: DialPlan, trace: HopTrace, signal: Abor
         settle(refused);
       }, settle),
     );
-    secure.on("error", guarded(settle, settle));
+    const onError = guarded(settle, settle);
+    secure.on("error", onError);
   });
+}
+
+/** An error after a socket's part is over: what its new owner (the exchange, or closing) reads of it, not ours. */
+const AFTER_USE: (error: Error) => void = () => undefined;
+
+/**
+ * Hands the socket on holding nothing of this dial or handshake: a listener
+ * left on it keeps its whole scope (the hop's trace, its plan, the leaf Node
+ * checked) reachable from the socket, and Node's native wrappers keep a
+ * destroyed socket alive through every scavenge until a mark-compact, so all
+ * of it was promoted with every HTTPS hop (figures: docs/benchmarks.md,
+ * issue 36). The shared no-op goes on first: the socket is never without an
+ * error listener.
+ */
+function quietAfterUse(socket: Socket, listener: (error: Error) => void): void {
+  socket.on("error", AFTER_USE);
+  socket.off("error", listener);
 }

@@ -15,9 +15,9 @@ import type { DetailedPeerCertificate, PeerCertificate, TLSSocket } from "node:t
  * So the socket answers that first call with the leaf alone, and every
  * later one as Node does. `done` is called once the handshake is over:
  * Node skips its check when OpenSSL already refused the chain, and a reader
- * of the chain after that must have the whole of it. `leafDer` is the leaf
- * Node's check read (a plain object, linked to nothing above it: keeping it
- * holds no chain), so a hop that needs only the leaf does not read it again.
+ * of the chain after that must have the whole of it. `leafDer` is the DER of
+ * the leaf Node's check read (linked to nothing above it: keeping it holds no
+ * chain), so a hop that needs only the leaf does not read it again.
  */
 export interface NameCheckLeaf {
   readonly done: () => void;
@@ -28,19 +28,27 @@ export interface NameCheckLeaf {
 export function leafForNameCheck(socket: TLSSocket): NameCheckLeaf {
   const nodeReads = socket.getPeerCertificate;
   let first = true;
-  let checked: PeerCertificate | undefined;
+  // The DER alone, not the object Node's check read: Node's socket wrappers
+  // outlive the hop until a full collection (see done), and what the socket
+  // still reaches when a scavenge finds it is copied and then promoted.
+  let leafDer: Buffer | undefined;
   const read = function (this: TLSSocket, detailed?: boolean): PeerCertificate | DetailedPeerCertificate {
     if (!first) return nodeReads.call(this, detailed === true);
     first = false;
-    checked = nodeReads.call(this, false);
-    return checked;
+    const leaf = nodeReads.call(this, false);
+    leafDer = leaf.raw;
+    return leaf;
   };
   // An own property of this socket only: the prototype, and every other socket, are untouched.
   Object.defineProperty(socket, "getPeerCertificate", { value: read, writable: true, configurable: true, enumerable: false });
   return {
     done: () => {
       first = false;
+      // Node's own reader again, so the socket holds nothing of this closure:
+      // a destroyed socket's native wrappers keep it alive through every
+      // scavenge until a mark-compact (figures: docs/benchmarks.md, issue 36).
+      socket.getPeerCertificate = nodeReads;
     },
-    leafDer: () => checked?.raw,
+    leafDer: () => leafDer,
   };
 }

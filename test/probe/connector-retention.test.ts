@@ -1,0 +1,74 @@
+import { createSecureContext, type SecureContext, TLSSocket } from "node:tls";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CertificateReading, openPinned } from "../../src/probe/connect/connector.js";
+import { startTrace } from "../../src/probe/hop-trace.js";
+import { createAddressPolicy } from "../../src/probe/policy/address-policy.js";
+import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
+import { getTestPki } from "../fixtures/test-ca.js";
+import { LOOPBACK_CIDRS } from "../fixtures/test-env.js";
+
+/**
+ * A socket the connector hands on must hold nothing of its dial or its
+ * handshake. Node's native wrappers keep a destroyed socket alive through
+ * every scavenge until a full collection, so whatever the socket still
+ * reaches (a listener's scope: the hop's trace, its plan, the certificate
+ * Node's name check read) was copied and promoted with every HTTPS hop:
+ * about 11 KiB a check, half the probe thread's promotions (docs/benchmarks.md,
+ * issue 36). Here the socket is kept as Node's wrappers keep it, and the
+ * hop's trace must still be collectable.
+ */
+setFlagsFromString("--expose-gc");
+const collect = runInNewContext("gc") as () => void;
+
+let targets: HttpTargets;
+let context: SecureContext;
+
+beforeAll(async () => {
+  const pki = await getTestPki();
+  targets = await startHttpTargets({ tls: pki.valid, routes: { "/": { kind: "respond", status: 200 } } });
+  context = createSecureContext({ ca: pki.caPem });
+}, 60_000);
+
+afterAll(async () => {
+  await targets?.close();
+});
+
+/** One connection as a hop opens it; only the socket and a weak reference to the hop's trace leave. */
+async function connectAndLetGoOfTrace(certificates: CertificateReading): Promise<{ socket: TLSSocket; trace: WeakRef<object> }> {
+  const trace = startTrace(performance.now());
+  const connection = await openPinned(
+    {
+      addresses: [{ address: "127.0.0.1", family: 4 }],
+      port: Number(new URL(targets.url("/", { secure: true })).port),
+      tls: true,
+      hostname: "127.0.0.1",
+      secureContext: context,
+      certificates,
+    },
+    trace,
+    createAddressPolicy([...LOOPBACK_CIDRS]),
+    new AbortController().signal,
+  );
+  if (!(connection.socket instanceof TLSSocket)) throw new Error("expected a TLS socket");
+  expect(connection.socket.authorized).toBe(true);
+  return { socket: connection.socket, trace: new WeakRef(trace) };
+}
+
+describe("a connection handed on by the connector", () => {
+  for (const certificates of ["verdict", "leaf", "chain"] as const)
+    it(`holds nothing of the hop that opened it (reading: ${certificates})`, async () => {
+      const { socket, trace } = await connectAndLetGoOfTrace(certificates);
+      // Wait out the turn the handshake settled in, then collect twice (a scope freed by the first may hold the trace).
+      await new Promise((resolve) => setImmediate(resolve));
+      collect();
+      collect();
+      expect(trace.deref()).toBeUndefined();
+      // Node's own reader again: the name check's closure (and the certificate object it read) is not on the socket.
+      expect(socket.getPeerCertificate).toBe(TLSSocket.prototype.getPeerCertificate);
+      // The socket still has an error listener: a late error is never uncaught.
+      expect(socket.listenerCount("error")).toBeGreaterThan(0);
+      socket.destroy();
+    });
+});
