@@ -51,17 +51,18 @@ describe("sitediag serve", () => {
 
   it("has stopped accepting connections by the time its stop line is written", async () => {
     const cli = createCliIo(environment("refusing"));
-    const listening = () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.stdout())?.[1];
+    const service = { port: 0 };
     let atStopLine: string | undefined;
     const write = cli.io.stderr.write;
     cli.io.stderr.write = (text: string) => {
       // Asked synchronously, inside the write: a reader acting on the line the moment it appears sees this.
-      if (text.includes("SIGTERM received")) atStopLine = connectsNow(Number(new URL(listening() ?? "http://x:1").port));
+      if (text.includes("SIGTERM received")) atStopLine = connectsNow(service.port);
       return write(text);
     };
     const exited = runCli(["serve"], COMMANDS, cli.io);
-    const port = Number(new URL(await until(listening)).port);
-    expect(connectsNow(port)).toBe("connected");
+    const url = await until(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.stdout())?.[1]);
+    service.port = Number(new URL(url).port);
+    expect(connectsNow(service.port)).toBe("connected");
 
     cli.stop("SIGTERM");
     expect(await exited).toBe(0);
