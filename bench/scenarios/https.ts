@@ -110,7 +110,10 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
         return { cpuUs: result.requests === 0 ? Infinity : spent / result.requests, perSecond: result.perSecond, threads };
       };
       // Fresh processes warm up until they settle (V8's tiers, the heap; blackbox's TLS caches alike); later cases briefly.
-      for (const side of sides) await (!first ? measure(side, 3) : options.quick ? measure(side, 5) : settle(side, measure));
+      for (const side of sides) {
+        if (first && !options.quick) await settle(side, measure);
+        else await measure(side, first ? 5 : 3);
+      }
       first = false;
       const rounds = new Map<Side["name"], Run[]>(sides.map((side) => [side.name, []]));
       const { count, seconds } = roundsOf(options);
