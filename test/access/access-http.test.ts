@@ -7,7 +7,7 @@ import type { AccessStore } from "../../src/access/store.js";
 import { USAGE_HEADER_NAMES } from "../../src/access/usage-headers.js";
 import { startHttpTargets, type HttpTargets } from "../fixtures/http-targets.js";
 import { startTestService, type TestService } from "../fixtures/service-harness.js";
-import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
+import { mistypedKey, newKey, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 
 const UNAUTHENTICATED = "a valid API key is required in the x-api-key header or the api_key query parameter";
 
@@ -65,7 +65,7 @@ describe("keys and credits over HTTP, on every door", () => {
     await store.revokeKey(revoked.record.id);
     const url = targets.url("/");
     const bodies = new Set<string>();
-    for (const key of [undefined, "sd_nope", good.secret.slice(0, -1) + "0", revoked.secret]) {
+    for (const key of [undefined, "sd_nope", mistypedKey(good.secret), revoked.secret]) {
       const byHeader = await rest("/api/v1/is-site-down", { url }, key === undefined ? {} : { "x-api-key": key });
       const byQuery = await rest("/api/v1/redirect-check", key === undefined ? { url } : { url, api_key: key });
       for (const response of [byHeader, byQuery]) {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/access/api-key.js";
 import type { AccessStore } from "../../src/access/store.js";
 import { accessClient } from "../fixtures/access-router.js";
-import { newKey, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
+import { mistypedKey, newKey, sqliteStoreUnderTest, type StoreUnderTest } from "../fixtures/store-harness.js";
 
 const config = { creditBudget: 300, creditWindowSeconds: 86_400 };
 const USAGE_HEADERS = [
@@ -34,7 +34,7 @@ describe("access interceptor", () => {
     const revoked = await newKey(store, "revoked");
     await store.revokeKey(revoked.record.id);
     const good = await newKey(store, "good");
-    const typo = good.secret.slice(0, -1) + (good.secret.endsWith("a") ? "b" : "a");
+    const typo = mistypedKey(good.secret);
     const results = await Promise.all(
       [undefined, "", "nonsense", typo, generateApiKey().secret, revoked.secret].map((key) => call("checkSite", key)),
     );

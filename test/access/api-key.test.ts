@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { digestApiKey, generateApiKey, generateKeyId, isKeyId, isWellFormedApiKey } from "../../src/access/api-key.js";
+import { mistypedKey } from "../fixtures/store-harness.js";
 
 describe("API keys", () => {
   it("look like sd_ + 28 base62 characters and pass their own checksum", () => {
@@ -24,6 +25,20 @@ describe("API keys", () => {
         const typo = secret.slice(0, i) + replacement + secret.slice(i + 1);
         expect(isWellFormedApiKey(typo), typo).toBe(false);
       }
+    }
+  });
+
+  it("mistyped by the tests' helper differ from themselves, whatever their last character", () => {
+    // The helper once put a fixed "0" last: a key already ending in "0" (1 in 62) stayed valid.
+    const endings = new Map<string, string>();
+    for (let i = 0; i < 20_000 && endings.size < 62; i++) {
+      const { secret } = generateApiKey();
+      endings.set(secret.slice(-1), secret);
+    }
+    expect(endings.size).toBe(62);
+    for (const secret of endings.values()) {
+      expect(mistypedKey(secret), secret).not.toBe(secret);
+      expect(isWellFormedApiKey(mistypedKey(secret)), secret).toBe(false);
     }
   });
 
