@@ -1,12 +1,11 @@
 import { type ChildProcess, execFile } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { checkCommand } from "../../src/cli/check.js";
 import { redisAvailability, startRedisServer } from "../../testkit/redis-server.js";
+import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
 import { runDiagnose } from "../fixtures/cli-io.js";
 import { eventually } from "../fixtures/vantage-rig.js";
 import { startThreeVantages, type ThreeVantages, VANTAGE_NAMES } from "../fixtures/three-vantages.js";
@@ -211,15 +210,9 @@ describe.skipIf(!availability.available)("sitediag --vantages on a Redis store, 
   }, 60_000);
 
   it("a Redis that cannot be reached: a clear error on stderr, nothing on stdout, exit 2", async () => {
-    const closed = createServer();
-    closed.listen(0, "127.0.0.1");
-    await once(closed, "listening");
-    const address = closed.address();
-    if (address === null || typeof address === "string") throw new Error("no port");
-    closed.close();
-    await once(closed, "close");
+    const closedPort = await closedLoopbackPort();
     const { code, stdout, stderr } = await sitediag(["check", "--vantages", "all", "http://site.test/"], {
-      SITEDIAG_STORE: `redis://127.0.0.1:${address.port}`,
+      SITEDIAG_STORE: `redis://127.0.0.1:${closedPort}`,
     });
     expect(code).toBe(2);
     expect(stdout).toBe("");

@@ -95,14 +95,14 @@ describe("redirect-check", () => {
   });
 
   it("a host whose answer changed between hops gets a second entry: no request points at an answer it did not get", async () => {
-    // Every hop resolves its own name (the policy judges each hop's answers); 127.0.0.2 is loopback too, nothing listens there.
-    rig.dns.answer("flip.two.test", { a: ["127.0.0.1"] }, { a: ["127.0.0.2"] });
+    // Every hop resolves its own name (the policy judges each hop's answers); 127.0.0.9 is loopback too, and no fixture binds it.
+    rig.dns.answer("flip.two.test", { a: ["127.0.0.1"] }, { a: ["127.0.0.9"] });
     rig.target.route("/flip/a", { kind: "redirect", status: 301, location: "/flip/b" });
     const result = await traceResult(at("flip.two.test", "/flip/a"), rig.env, DETAILS);
     expect(result.details?.requests.map((request) => request.resolution)).toEqual([0, 1]);
     expect(result.details?.resolutions.map(({ name, answers }) => [name, answers.map(({ address }) => address)])).toEqual([
       ["flip.two.test", ["127.0.0.1"]],
-      ["flip.two.test", ["127.0.0.2"]],
+      ["flip.two.test", ["127.0.0.9"]],
     ]);
   });
 

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { createServer as createHttpsServer, type Server } from "node:https";
-import { createServer as createTcpServer, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HopOutcome, Prober } from "../../src/probe/hop-types.js";
 import { createProber } from "../../src/probe/prober.js";
@@ -8,6 +8,7 @@ import { USER_AGENT } from "../../src/package-info.js";
 import { startDnsServer } from "../fixtures/dns-server.js";
 import { getTestPki, type KeyPair } from "../fixtures/test-ca.js";
 import { startRawTarget, type RawBehaviour, type RawTarget } from "../fixtures/raw-targets.js";
+import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
 
 const ANY_PORT = { kind: "fetch-safe" } as const;
 let prober: Prober;
@@ -52,11 +53,8 @@ function hop(url: string, timeoutMs = 2_000, signal?: AbortSignal) {
 
 describe("connect stage", () => {
   it("a closed port is refused", async () => {
-    const server = createTcpServer();
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    const { port } = server.address() as AddressInfo;
-    await new Promise((resolve) => server.close(resolve));
+    // Not a port the kernel chose and this let go: a `listen(0)` of a file beside this one could be given it.
+    const port = await closedLoopbackPort();
     const failure = expectFailure(await hop(`http://127.0.0.1:${port}/`));
     expect(failure).toMatchObject({
       stage: "connect",

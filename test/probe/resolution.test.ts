@@ -4,6 +4,7 @@ import { createProber } from "../../src/probe/prober.js";
 import { USER_AGENT } from "../../src/package-info.js";
 import { startDnsServer, type DnsServer } from "../fixtures/dns-server.js";
 import { startRawTarget, type RawTarget } from "../fixtures/raw-targets.js";
+import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
 
 const ANY_PORT = { kind: "fetch-safe" } as const;
 let dns: DnsServer;
@@ -135,9 +136,7 @@ describe("connection attempts", () => {
   });
 
   it("when every address refuses, the failure names the last one dialled", async () => {
-    const closed = await startRawTarget({ kind: "silent" });
-    const port = closed.port;
-    await closed.close();
+    const port = await closedLoopbackPort();
     dns.answer("closed.test", { a: ["127.0.0.1"] });
     expect(await hop(`http://closed.test:${port}/`)).toMatchObject({
       kind: "failure",

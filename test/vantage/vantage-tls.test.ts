@@ -8,7 +8,7 @@ import { sharedClockMs } from "../../src/probe/clock.js";
 import { createRedisFanout, type RedisFanout } from "../../src/vantage/redis/redis-fanout.js";
 import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { getTestPki } from "../fixtures/test-ca.js";
-import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
+import { quietLoopbackPort } from "../../testkit/loopback-ports.js";
 import { redisAvailability } from "../../testkit/redis-server.js";
 import { collect, eventually, type ServeProcess, startServe } from "../fixtures/vantage-rig.js";
 
@@ -35,7 +35,10 @@ describe.skipIf(!availability.available)("a vantage on rediss://", () => {
       ["cert.pem", pki.valid.cert],
     ] as const)
       writeFileSync(join(dir, name), text);
-    [plainPort, tlsPort] = [await closedLoopbackPort(), await closedLoopbackPort()];
+    // Redis binds both and keeps them: two distinct ports from the range for servers, not the closed one.
+    plainPort = await quietLoopbackPort();
+    do tlsPort = await quietLoopbackPort();
+    while (tlsPort === plainPort);
     const args = [
       "--port",
       String(plainPort),

@@ -257,15 +257,16 @@ describe("the next hop's own resolution", () => {
   });
 
   it("decides: a kept connection whose address the name no longer resolves to is not used", async () => {
-    // First asked: the server's address; every later answer: another loopback address, where nothing listens.
-    dns.answer("moved.test", { a: ["127.0.0.1"] }, { a: ["127.0.0.2"] });
+    // First asked: the server's address; every later answer: another loopback address, where nothing listens
+    // (no fixture binds 127.0.0.9; 127.0.0.2 is where other files' servers take a port the kernel chose).
+    dns.answer("moved.test", { a: ["127.0.0.1"] }, { a: ["127.0.0.9"] });
     answers = { "/from": moved("/to", `content-length: 0\r\n${KEEP}\r\n`), "/to": ok };
     const named = (path: string) => new URL(`http://moved.test:${port}${path}`);
     const first = answered(await prober.hop({ ...request("/from"), url: named("/from") }));
     expect(first.keptConnection).not.toBeNull();
     const second = await prober.hop({ ...request("/to"), url: named("/to"), reuse: first.keptConnection ?? undefined });
     // It dialled the new answer (refused there) instead of sending the request over the old connection.
-    expect(second).toMatchObject({ kind: "failure", failure: { stage: "connect", remoteAddress: "127.0.0.2" } });
+    expect(second).toMatchObject({ kind: "failure", failure: { stage: "connect", remoteAddress: "127.0.0.9" } });
     expect(seen.map((request) => request.path)).toEqual(["/from"]);
   });
 });
