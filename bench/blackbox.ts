@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { closedLoopbackPort } from "../testkit/loopback-ports.js";
+import { quietLoopbackPort } from "../testkit/loopback-ports.js";
 import { type BenchChild, startChild, waitForOk } from "./child.js";
 
 const BLACKBOX_BINARY = process.env.BENCH_BLACKBOX_BINARY ?? "prometheus-blackbox-exporter";
@@ -45,7 +45,7 @@ export async function startBlackbox(dir: string, timeoutSeconds: number, version
   // The bench's CA as a private CA is trusted: beside the system's roots, in the module's TLS settings.
   const https = `${module("GET")}\n      tls_config:\n        ca_file: ${caFile}`;
   writeFileSync(config, `modules:\n  http_get:\n${module("GET")}\n  http_head:\n${module("HEAD")}\n  https_get:\n${https}\n`);
-  const port = await closedLoopbackPort();
+  const port = await quietLoopbackPort();
   const child = startChild(BLACKBOX_BINARY, [`--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"]);
   const base = `http://127.0.0.1:${port}`;
   try {

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { closedLoopbackPort } from "../testkit/loopback-ports.js";
+import { closedLoopbackPort, quietLoopbackPort } from "../testkit/loopback-ports.js";
 import { type BenchChild, startChild, waitForOk } from "./child.js";
 
 const run = promisify(execFile);
@@ -38,7 +38,7 @@ export interface ServiceSetup {
  * with `sitediag keys create` against the same store, as an operator would.
  */
 export async function startService(setup: ServiceSetup): Promise<ServiceProcess> {
-  const port = await closedLoopbackPort();
+  const port = await quietLoopbackPort();
   // Every bench target is an IP literal; should a name ever slip in, it is
   // asked of a closed loopback port and fails, never of the machine's resolver.
   const nowhereDns = await closedLoopbackPort();

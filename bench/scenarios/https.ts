@@ -9,7 +9,7 @@ import type { BenchOptions } from "../bench-options.js";
 import type { BenchStack } from "../stack.js";
 import { median } from "../stats.js";
 import { runWrk } from "../wrk.js";
-import { closedLoopbackPort } from "../../testkit/loopback-ports.js";
+import { quietLoopbackPort } from "../../testkit/loopback-ports.js";
 
 type Tool = "is-site-down" | "redirect-check";
 
@@ -237,7 +237,7 @@ async function verify(client: Client, spec: HttpsCase, target: string, sides: re
 }
 
 async function startFloor(caFile: string): Promise<{ readonly child: BenchChild; readonly url: string }> {
-  const port = await closedLoopbackPort();
+  const port = await quietLoopbackPort();
   const child = startChild(process.execPath, [join(import.meta.dirname, "..", "tls-floor-service.js")], {
     env: { PATH: process.env.PATH, BENCH_FLOOR_CA_FILE: caFile, BENCH_FLOOR_PORT: String(port) },
   });
