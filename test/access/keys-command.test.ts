@@ -38,6 +38,11 @@ describe("sitediag keys", () => {
     return { code, stdout: stdout.text(), stderr: stderr.text() };
   }
 
+  /** A key's row of `keys list`, found by name: keys made in the same millisecond are listed by their random ids. */
+  function rowNamed(listing: string, name: string): string | undefined {
+    return listing.split("\n").find((row) => row.split(/\s+/)[1] === name);
+  }
+
   it("creates a key, printing the key alone on stdout and the details on stderr", async () => {
     harness = sqliteStoreUnderTest();
     const created = await run(["create", "--name", "ci runner"]);
@@ -60,17 +65,16 @@ describe("sitediag keys", () => {
     expect(listed.code).toBe(0);
     const [header, ...rows] = listed.stdout.trimEnd().split("\n");
     expect(header).toMatch(/^ID\s+NAME\s+CREATED\s+REVOKED\s+USED$/);
-    // Listed oldest first, by id within one millisecond: two keys made that close come in either order.
-    const alpha = rows.find((row) => /^key_\S+\s+alpha\s/.test(row));
     expect(rows).toHaveLength(2);
+    const alpha = rowNamed(listed.stdout, "alpha");
     expect(alpha).toMatch(/^(key_[0-9a-f]{16})\s+alpha\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+-\s+5\/40$/);
-    expect(rows.find((row) => row !== alpha)).toMatch(/^key_[0-9a-f]{16}\s+beta\s+\S+\s+-\s+0\/40$/);
+    expect(rowNamed(listed.stdout, "beta")).toMatch(/^key_[0-9a-f]{16}\s+beta\s+\S+\s+-\s+0\/40$/);
     const id = /^(key_[0-9a-f]{16})/.exec(alpha ?? "")?.[1] ?? "";
 
     expect(await run(["revoke", id])).toMatchObject({ code: 0, stdout: `revoked ${id} ("alpha")\n` });
     expect(await store.charge(digestApiKey(secret), 1, { budget: 40, windowSeconds: 60 })).toEqual({ kind: "unauthenticated" });
     expect((await run(["revoke", id])).stdout).toMatch(/was already revoked at \d{4}-/);
-    expect((await run(["list"])).stdout.split("\n").find((row) => /\salpha\s/.test(row))).toMatch(/alpha\s+\S+Z\s+\S+Z\s+5\/300$/);
+    expect(rowNamed((await run(["list"])).stdout, "alpha")).toMatch(/alpha\s+\S+Z\s+\S+Z\s+5\/300$/);
     expect(await run(["revoke", "key_0000000000000000"])).toMatchObject({ code: 1, stderr: "no key with id key_0000000000000000\n" });
   });
 

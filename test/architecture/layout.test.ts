@@ -18,6 +18,8 @@ const testFiles = files(join(ROOT, "test")).map((file) => relative(join(ROOT, "t
 
 /** Suites about the whole rather than one module: the load and attack suites, the import graph, and the page (which mirrors web/). */
 const CROSS_CUTTING = new Set(["load", "architecture", "web"]);
+/** Top-level folders of the project's own tooling, whose tests sit in test/ under the same name. */
+const TOOLING = new Set(["scripts", "bench", "testkit"]);
 
 describe("test/ mirrors src/", () => {
   it("every test file's folder is a folder of src/ (or named after the src/ module it tests, as config/ for config.ts)", () => {
@@ -27,8 +29,8 @@ describe("test/ mirrors src/", () => {
         const folder = dirname(file);
         if (folder === ".") return false;
         if (CROSS_CUTTING.has(folder.split("/")[0] ?? "")) return false;
-        // The project's own tooling, as CI's summary reporter and the bench's readings.
-        if (folder === "scripts" || folder === "bench") return !existsSync(join(ROOT, folder));
+        // The project's own tooling, as CI's summary reporter, the bench's readings and the tests' loopback kit.
+        if (TOOLING.has(folder)) return !existsSync(join(ROOT, folder));
         return !existsSync(join(ROOT, "src", folder)) && !existsSync(join(ROOT, "src", `${folder}.ts`));
       });
     expect(offending).toEqual([]);

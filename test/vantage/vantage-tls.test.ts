@@ -35,10 +35,9 @@ describe.skipIf(!availability.available)("a vantage on rediss://", () => {
       ["cert.pem", pki.valid.cert],
     ] as const)
       writeFileSync(join(dir, name), text);
-    // Redis binds both and keeps them: two distinct ports from the range for servers, not the closed one.
-    plainPort = await quietLoopbackPort();
-    do tlsPort = await quietLoopbackPort();
-    while (tlsPort === plainPort);
+    // Redis binds both and keeps them: from the range for servers, the TLS port beside the plain one.
+    plainPort = await quietLoopbackPort([1]);
+    tlsPort = plainPort + 1;
     const args = [
       "--port",
       String(plainPort),
