@@ -8,12 +8,20 @@
  * No policy, no timings, no certificate facts, no JSON envelope: what a
  * Node process cannot go under for the same work. Listens on 127.0.0.1 on
  * the port in BENCH_FLOOR_PORT and prints one line once listening.
+ *
+ * With BENCH_FLOOR_THREADS=1 the checks run on one worker thread (this same
+ * file) and the HTTP server stays on the main thread, the calls and answers
+ * crossing in one batch per loop turn: sitediag's split, with nothing of
+ * sitediag's own work on either side. It tells what the split costs apart
+ * from what sitediag does on each thread.
  */
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { connect, createSecureContext, rootCertificates } from "node:tls";
+import { connect, createSecureContext, rootCertificates, type SecureContext } from "node:tls";
+import { isMainThread, parentPort, Worker } from "node:worker_threads";
 
-const context = createSecureContext({ ca: [...rootCertificates, readFileSync(process.env.BENCH_FLOOR_CA_FILE ?? "", "utf8")] });
+/** Built by the first check, on the thread that checks: in the two-thread mode the main thread holds no trust store. */
+let context: SecureContext | undefined;
 /** Redirects followed at most, as is-site-down's own cap. */
 const MAX_REDIRECTS = 10;
 
@@ -27,6 +35,7 @@ interface Head {
 /** One fresh verified connection, then GETs on it until an answer that is no redirect. */
 function check(target: URL): Promise<number> {
   return new Promise((resolve, reject) => {
+    context ??= createSecureContext({ ca: [...rootCertificates, readFileSync(process.env.BENCH_FLOOR_CA_FILE ?? "", "utf8")] });
     const socket = connect({ host: target.hostname, port: Number(target.port), secureContext: context });
     let buffered = Buffer.alloc(0);
     let pending: Head | null = null;
@@ -75,13 +84,63 @@ function headOf(text: string): Head {
   return { status, location, length };
 }
 
-const server = createServer((request, response) => {
-  const url = new URL(request.url ?? "/", "http://floor").searchParams.get("url");
-  if (url === null) return void response.writeHead(400).end();
-  check(new URL(url)).then(
-    (status) => response.writeHead(200, { "content-type": "application/json" }).end(`{"status":${status}}`),
-    () => response.writeHead(502).end(),
-  );
-});
-server.keepAliveTimeout = 60_000;
-server.listen(Number(process.env.BENCH_FLOOR_PORT), "127.0.0.1", () => process.stdout.write("listening\n"));
+/** A call and its answer as they cross between the threads: the call's number and its URL, or its number and final status (0: failed). */
+type Crossing = readonly [number, string | number];
+
+/** Messages posted once per loop turn, as sitediag's bridge posts them (src/runner/thread-messages.ts). */
+function batched(send: (batch: Crossing[]) => void): (message: Crossing) => void {
+  let pending: Crossing[] = [];
+  return (message) => {
+    pending.push(message);
+    if (pending.length > 1) return;
+    setImmediate(() => {
+      const batch = pending;
+      pending = [];
+      send(batch);
+    });
+  };
+}
+
+/** Runs checks on a worker thread: answers how the check ended, or 0 for a failure. */
+function checksOnThread(): (url: string) => Promise<number> {
+  const worker = new Worker(new URL(import.meta.url));
+  const waiting = new Map<number, (status: number) => void>();
+  let next = 0;
+  worker.on("message", (batch: Crossing[]) => {
+    for (const [id, status] of batch) {
+      waiting.get(id)?.(Number(status));
+      waiting.delete(id);
+    }
+  });
+  const post = batched((batch) => worker.postMessage(batch));
+  return (url) =>
+    new Promise((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      post([id, url]);
+    });
+}
+
+const checkHere = (url: string): Promise<number> => check(new URL(url)).catch(() => 0);
+
+if (isMainThread) {
+  const run = process.env.BENCH_FLOOR_THREADS === "1" ? checksOnThread() : checkHere;
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://floor").searchParams.get("url");
+    if (url === null) return void response.writeHead(400).end();
+    void run(url).then((status) =>
+      status === 0
+        ? response.writeHead(502).end()
+        : response.writeHead(200, { "content-type": "application/json" }).end(`{"status":${status}}`),
+    );
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(Number(process.env.BENCH_FLOOR_PORT), "127.0.0.1", () => process.stdout.write("listening\n"));
+} else {
+  const port = parentPort;
+  if (port === null) throw new Error("the floor's check thread runs only as a worker thread");
+  const post = batched((batch) => port.postMessage(batch));
+  port.on("message", (batch: Crossing[]) => {
+    for (const [id, url] of batch) void checkHere(String(url)).then((status) => post([id, status]));
+  });
+}

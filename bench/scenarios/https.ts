@@ -54,7 +54,7 @@ interface Run {
 }
 
 interface Side {
-  readonly name: "sitediag" | "blackbox" | "floor";
+  readonly name: "sitediag" | "blackbox" | "floor" | "floor on two threads";
   readonly pid: number;
   url(target: string, tool: Tool): string;
   readonly headers: Readonly<Record<string, string>>;
@@ -76,7 +76,8 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
   const service = await stack.startService("https", {
     extraEnv: { NODE_EXTRA_CA_CERTS: stack.pki.caFile, SITEDIAG_TRACE_PORTS: httpsPorts.join(",") },
   });
-  const floor = await startFloor(stack.pki.caFile);
+  const floor = await startFloor(stack.pki.caFile, false);
+  const splitFloor = await startFloor(stack.pki.caFile, true);
   try {
     const sides: Side[] = [
       {
@@ -86,6 +87,12 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
         headers: { "x-api-key": service.apiKey },
       },
       { name: "floor", pid: floor.child.pid, url: (target) => `${floor.url}/check?url=${encodeURIComponent(target)}`, headers: {} },
+      {
+        name: "floor on two threads",
+        pid: splitFloor.child.pid,
+        url: (target) => `${splitFloor.url}/check?url=${encodeURIComponent(target)}`,
+        headers: {},
+      },
     ];
     const blackbox = stack.blackbox;
     if (blackbox !== null)
@@ -123,24 +130,35 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
       }
       const of = (name: Side["name"], pick: (run: Run) => number) => (rounds.get(name) ?? []).map(pick);
       const label = `${spec.tool} HTTPS ${spec.leaf === "ecdsa" ? "ECDSA P-256" : "RSA-2048"}, ${spec.redirects === 0 ? "direct 200" : `${spec.redirects} redirects, one origin`}`;
-      const figure = (name: string, unit: string, pick: (run: Run) => number, goal?: string): Figure => ({
+      const figure = (
+        name: string,
+        unit: string,
+        pick: (run: Run) => number,
+        goal?: string,
+        floorName: Side["name"] = "floor",
+      ): Figure => ({
         scenario: 11,
         name: `${label}: ${name}`,
         unit,
         sitediag: median(of("sitediag", pick)),
         blackbox: blackbox === null ? null : median(of("blackbox", pick)),
-        floor: median(of("floor", pick)),
-        rounds: { sitediag: of("sitediag", pick), blackbox: of("blackbox", pick), floor: of("floor", pick) },
+        floor: median(of(floorName, pick)),
+        rounds: { sitediag: of("sitediag", pick), blackbox: of("blackbox", pick), floor: of(floorName, pick) },
         ...(goal === undefined ? {} : { goal }),
       });
       // The split of sitediag's and the floor's own process; blackbox_exporter's Go threads are not split.
-      const split = (name: string, ours: (threads: ThreadSplit) => number, floors?: (threads: ThreadSplit) => number): Figure => ({
+      const split = (
+        name: string,
+        ours: (threads: ThreadSplit) => number,
+        floors?: (threads: ThreadSplit) => number,
+        floorName: Side["name"] = "floor",
+      ): Figure => ({
         scenario: 11,
         name: `  of it, ${name}`,
         unit: "us",
         sitediag: median(of("sitediag", (run) => ours(run.threads))),
         blackbox: null,
-        ...(floors === undefined ? {} : { floor: median(of("floor", (run) => floors(run.threads))) }),
+        ...(floors === undefined ? {} : { floor: median(of(floorName, (run) => floors(run.threads))) }),
       });
       figures.push(
         figure("CPU per check", "us", (run) => run.cpuUs, "<= 1.0x blackbox"),
@@ -156,12 +174,28 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
           (threads) => threads.restUs,
           (threads) => threads.busiestUs + threads.restUs,
         ),
+        // The same check beside the floor split as sitediag is (HTTP on the main thread, the check on one worker):
+        // what the split costs of itself, and what sitediag's own work on each thread adds to it.
+        figure("CPU per check, the floor on two threads", "us", (run) => run.cpuUs, undefined, "floor on two threads"),
+        split(
+          "the main thread, beside the floor's on two threads",
+          (threads) => threads.mainUs,
+          (threads) => threads.mainUs,
+          "floor on two threads",
+        ),
+        split(
+          "the probe thread, beside the floor's check thread",
+          (threads) => threads.busiestUs,
+          (threads) => threads.busiestUs,
+          "floor on two threads",
+        ),
         figure("checks/s", "/s", (run) => run.perSecond),
       );
     }
     return figures;
   } finally {
     await floor.child.stop();
+    await splitFloor.child.stop();
     await service.stop();
   }
 }
@@ -231,15 +265,16 @@ async function verify(client: Client, spec: HttpsCase, target: string, sides: re
       if (!probe.success || probe.statusCode !== 200 || probe.redirects !== spec.redirects)
         throw new Error(`scenario 11: blackbox probe answered ${JSON.stringify(probe)} for ${target}`);
     } else if (answer.status !== 200 || answer.body !== `{"status":200}`) {
-      throw new Error(`scenario 11: the node:tls floor answered ${answer.status} ${answer.body} for ${target}`);
+      throw new Error(`scenario 11: the node:tls ${side.name} answered ${answer.status} ${answer.body} for ${target}`);
     }
   }
 }
 
-async function startFloor(caFile: string): Promise<{ readonly child: BenchChild; readonly url: string }> {
+/** The node:tls floor; `threads`: its checks on one worker thread, its HTTP server on the main thread. */
+async function startFloor(caFile: string, threads: boolean): Promise<{ readonly child: BenchChild; readonly url: string }> {
   const port = await quietLoopbackPort();
   const child = startChild(process.execPath, [join(import.meta.dirname, "..", "tls-floor-service.js")], {
-    env: { PATH: process.env.PATH, BENCH_FLOOR_CA_FILE: caFile, BENCH_FLOOR_PORT: String(port) },
+    env: { PATH: process.env.PATH, BENCH_FLOOR_CA_FILE: caFile, BENCH_FLOOR_PORT: String(port), BENCH_FLOOR_THREADS: threads ? "1" : "0" },
   });
   await firstLine(child);
   return { child, url: `http://127.0.0.1:${port}` };
