@@ -66,8 +66,10 @@ interface Side {
  * with Node's default store plus NODE_EXTRA_CA_CERTS (a serve of its own),
  * blackbox_exporter with its module's ca_file, and the node:tls floor
  * (tls-floor-service.ts: one SecureContext, a fresh connection, GETs on it)
- * as a third column. Each driven by wrk in turn, in a rotating order every
- * round, each charged with its own process tree's CPU per completed check.
+ * as a third column, once on one thread and once split as sitediag is (its
+ * HTTP server on the main thread, its checks on one worker). Each driven by
+ * wrk in turn, in a rotating order every round, each charged with its own
+ * process tree's CPU per completed check.
  */
 export async function runHttps(stack: BenchStack, client: Client): Promise<Figure[]> {
   const { options } = stack;
