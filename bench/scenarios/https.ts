@@ -119,13 +119,17 @@ export async function runHttps(stack: BenchStack, client: Client): Promise<Figur
         return { cpuUs: result.requests === 0 ? Infinity : spent / result.requests, perSecond: result.perSecond, threads };
       };
       // Fresh processes warm up until they settle (V8's tiers, the heap; blackbox's TLS caches alike); later cases briefly.
+      const { count, seconds } = roundsOf(options);
       for (const side of sides) {
         if (first && !options.quick) await settle(side, measure);
         else await measure(side, first ? 5 : 3);
       }
+      // Each settled side then idled while the later ones settled (a minute and more when one takes all its windows),
+      // and a Node process pays in its first runs after a long quiet spell: sitediag's first three rounds of 2026-12-02's
+      // run cost 3,551-4,304 us a check, its last three 2,266-2,931. One more unmeasured run each, in turn, pays that here.
+      if (first && !options.quick) for (const side of sides) await measure(side, seconds);
       first = false;
       const rounds = new Map<Side["name"], Run[]>(sides.map((side) => [side.name, []]));
-      const { count, seconds } = roundsOf(options);
       for (let round = 0; round < count; round++) {
         const order = round % 2 === 0 ? sides : [...sides].reverse();
         for (const side of order) rounds.get(side.name)?.push(await measure(side, seconds));
