@@ -11,7 +11,7 @@
  *
  * With BENCH_FLOOR_THREADS=1 the checks run on one worker thread (this same
  * file) and the HTTP server stays on the main thread, the calls and answers
- * crossing in one batch per loop turn: sitediag's split, with nothing of
+ * crossing in batches as sitediag's bridge sends them: sitediag's split, with nothing of
  * sitediag's own work on either side. It tells what the split costs apart
  * from what sitediag does on each thread.
  */
@@ -19,6 +19,8 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { connect, createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
+// The bridge's own batching, so the floor's messages cross exactly as sitediag's do.
+import { type Batch, batchedSender } from "../src/runner/thread-messages.js";
 
 /** Built by the first check, on the thread that checks: in the two-thread mode the main thread holds no trust store. */
 let context: SecureContext | undefined;
@@ -87,32 +89,18 @@ function headOf(text: string): Head {
 /** A call and its answer as they cross between the threads: the call's number and its URL, or its number and final status (0: failed). */
 type Crossing = readonly [number, string | number];
 
-/** Messages posted once per loop turn, as sitediag's bridge posts them (src/runner/thread-messages.ts). */
-function batched(send: (batch: Crossing[]) => void): (message: Crossing) => void {
-  let pending: Crossing[] = [];
-  return (message) => {
-    pending.push(message);
-    if (pending.length > 1) return;
-    setImmediate(() => {
-      const batch = pending;
-      pending = [];
-      send(batch);
-    });
-  };
-}
-
 /** Runs checks on a worker thread: answers how the check ended, or 0 for a failure. */
 function checksOnThread(): (url: string) => Promise<number> {
   const worker = new Worker(new URL(import.meta.url));
   const waiting = new Map<number, (status: number) => void>();
   let next = 0;
-  worker.on("message", (batch: Crossing[]) => {
+  worker.on("message", (batch: Batch<Crossing>) => {
     for (const [id, status] of batch) {
       waiting.get(id)?.(Number(status));
       waiting.delete(id);
     }
   });
-  const post = batched((batch) => worker.postMessage(batch));
+  const post = batchedSender<Crossing>((batch) => worker.postMessage(batch));
   return (url) =>
     new Promise((resolve) => {
       const id = next++;
@@ -143,8 +131,8 @@ if (isMainThread) {
 } else {
   const port = parentPort;
   if (port === null) throw new Error("the floor's check thread runs only as a worker thread");
-  const post = batched((batch) => port.postMessage(batch));
-  port.on("message", (batch: Crossing[]) => {
+  const post = batchedSender<Crossing>((batch) => port.postMessage(batch));
+  port.on("message", (batch: Batch<Crossing>) => {
     for (const [id, url] of batch) void checkHere(String(url)).then((status) => post([id, status]));
   });
 }
