@@ -18,8 +18,9 @@ import { runHostileFuzz } from "../fixtures/hostile-harness.js";
  * SITEDIAG_FUZZ_CASES or SITEDIAG_FUZZ_REPLAY is given, then none);
  * SITEDIAG_FUZZ_FAMILIES=heads,h2 narrows the families;
  * SITEDIAG_FUZZ_CONCURRENCY sets the cases in flight (6; 1 for a replay).
- * It runs in the load group (last, two load files at a time): it bounds probe-loop stalls and
- * the healthy site's time, which must measure the probe, not every other test file.
+ * It runs in the load project, in a worker of its own but beside up to five other test files on the
+ * machine's cores (vitest.config.ts): it bounds probe-loop stalls and the healthy site's time, and
+ * blames a stall or a timeout on a case only when the case, run again alone, does it too.
  */
 const env = process.env;
 const SEED = Number(env.SITEDIAG_FUZZ_SEED ?? "28");
