@@ -20,7 +20,7 @@ import { createServer } from "node:http";
 import { connect, createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
 // The bridge's own batching, so the floor's messages cross exactly as sitediag's do.
-import { type Batch, batchedSender } from "../src/runner/thread-messages.js";
+import { answerHoldMs, type Batch, batchedSender, recentUtilization } from "../src/runner/thread-messages.js";
 
 /** Built by the first check, on the thread that checks: in the two-thread mode the main thread holds no trust store. */
 let context: SecureContext | undefined;
@@ -131,8 +131,17 @@ if (isMainThread) {
 } else {
   const port = parentPort;
   if (port === null) throw new Error("the floor's check thread runs only as a worker thread");
-  const post = batchedSender<Crossing>((batch) => port.postMessage(batch));
+  // Answers held as sitediag's probe thread holds them: while the thread is busy with other checks in flight.
+  let inFlight = 0;
+  const utilization = recentUtilization(50);
+  const post = batchedSender<Crossing>((batch) => port.postMessage(batch), { holdMs: () => answerHoldMs(inFlight, utilization()) });
   port.on("message", (batch: Batch<Crossing>) => {
-    for (const [id, url] of batch) void checkHere(String(url)).then((status) => post([id, status]));
+    for (const [id, url] of batch) {
+      inFlight++;
+      void checkHere(String(url)).then((status) => {
+        post([id, status]);
+        inFlight--;
+      });
+    }
   });
 }

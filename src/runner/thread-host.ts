@@ -12,7 +12,15 @@ import type { HopOutcome, Prober } from "../probe/hop-types.js";
 import { createProber } from "../probe/prober.js";
 import type { DiagnosticAnswer, DiagnosticJob, HopTally } from "./diagnostic-runner.js";
 import { runDiagnostic } from "./local-runner.js";
-import { type Batch, batchedSender, type FromProbeThread, type ProbeThreadData, type ToProbeThread } from "./thread-messages.js";
+import {
+  answerHoldMs,
+  recentUtilization,
+  type Batch,
+  batchedSender,
+  type FromProbeThread,
+  type ProbeThreadData,
+  type ToProbeThread,
+} from "./thread-messages.js";
 
 /**
  * Runs one job on this thread's prober: `job` as the main thread sent it;
@@ -47,6 +55,8 @@ function tallyOf(outcome: HopOutcome): HopTally {
  * docs/benchmarks.md).
  */
 const START_PER_TURN = 2;
+/** How recent the loop utilization an answer's hold reads (answerHoldMs): a few dozen handshakes. */
+const UTILIZATION_WINDOW_MS = 50;
 // The delay this loop adds to every timestamp it takes: how late a 10 ms timer
 // fires. The histogram holds the whole interval between firings, so the
 // resolution itself is taken off.
@@ -60,6 +70,7 @@ export function hostProbeThread(runJob: JobRunner = runDiagnosticJob): void {
   const prober = createProber(data.options);
   /** What a cancel message ends: a job's controller, whose signal the job reads. */
   const running = new Map<number, { abort(reason?: unknown): void }>();
+  const utilization = recentUtilization(UTILIZATION_WINDOW_MS);
   const postAlone = (message: FromProbeThread): void => {
     try {
       port.postMessage([message]);
@@ -67,14 +78,18 @@ export function hostProbeThread(runJob: JobRunner = runDiagnosticJob): void {
       if ("id" in message) port.postMessage([{ type: "defect", id: message.id, message: describe(error) } satisfies FromProbeThread]);
     }
   };
-  const post = batchedSender<FromProbeThread>((batch) => {
-    try {
-      port.postMessage(batch);
-    } catch {
-      // One message that cannot be cloned must not take the others with it: each goes alone, a bad one as its defect.
-      for (const message of batch) postAlone(message);
-    }
-  });
+  const post = batchedSender<FromProbeThread>(
+    (batch) => {
+      try {
+        port.postMessage(batch);
+      } catch {
+        // One message that cannot be cloned must not take the others with it: each goes alone, a bad one as its defect.
+        for (const message of batch) postAlone(message);
+      }
+    },
+    // The job answering is still in `running` when its answer is queued.
+    { holdMs: () => answerHoldMs(running.size, utilization()) },
+  );
 
   /**
    * Jobs that arrived and are not started yet. A burst of calls
