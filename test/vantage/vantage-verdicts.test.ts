@@ -20,6 +20,8 @@ import { createTestEnv, runnerOf, type TestEnv } from "../fixtures/test-env.js";
 
 const NAMES = ["eu-west", "us-east", "ap-south"] as const;
 const DEADLINE_MS = 3_000;
+// A vantage's own timeout for one DNS request; the deadline comes well before it.
+const DNS_TIMEOUT_MS = 6_000;
 const BUDGET = 1_000;
 
 let targets: HttpTargets;
@@ -184,7 +186,13 @@ describe("a vantage that does not answer by the deadline", () => {
     expect(verdict).toBe("up_where_answered");
     // At the deadline, not at the vantage's own DNS timeout (6 s a request): the answer came when it was due.
     expect(took).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
-    expect(Number((entries[0]?.vantage as JsonObject).elapsedMs)).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
+    // The entry's time counts from the fan-out's start, after the call's intake (its key, its charge), which a busy
+    // machine stretches (CI's Node 22 line: 2,897 ms at a deadline of 3 s): within the call's own time, and told at
+    // the deadline, not at the vantage's DNS timeout.
+    const elapsedMs = Number((entries[0]?.vantage as JsonObject).elapsedMs);
+    expect(elapsedMs).toBeLessThanOrEqual(took);
+    expect(elapsedMs).toBeGreaterThanOrEqual(DEADLINE_MS - 1_000);
+    expect(elapsedMs).toBeLessThan(DNS_TIMEOUT_MS);
     expect((await used()) - before).toBe(2 * 2);
   });
 });
