@@ -40,21 +40,24 @@ describe("a probe thread's answers", () => {
     // thread off its core stretches each turn, and a turn of 5 ms leaves a hold one answer. So each attempt
     // measures its turns and the thread's utilization, from outside; only an attempt with turns well under the
     // hold, on a loop busy by the rule's own measure, judges the hold.
+    const worker = threads.workers()[0];
+    // Without the thread's own utilization every attempt would be excused: no thread is a failure, never a skip.
+    if (worker === undefined) throw new Error("the probe thread did not start");
+    // A turn of about a millisecond of work, for well over two windows of the thread's utilization before the first answer.
+    const jobs = Array.from({ length: 12 }, (_, index) => ({ turns: 150 + index, spinMs: 0.1 }) satisfies TurnsJob);
+    const lastTurn = Math.max(...jobs.map((job) => job.turns));
     const attempts: string[] = [];
     for (let attempt = 0; attempt < BUSY_ATTEMPTS; attempt++) {
       answerBatches.length = 0;
-      const worker = threads.workers()[0];
-      const before = worker?.performance.eventLoopUtilization();
+      const before = worker.performance.eventLoopUtilization();
       const startedAt = performance.now();
-      // A turn of about a millisecond of work, for well over two windows of the thread's utilization before the first answer.
-      const jobs = Array.from({ length: 12 }, (_, index) => ({ turns: 150 + index, spinMs: 0.1 }) satisfies TurnsJob);
       const answers = await Promise.all(jobs.map((job) => threads.run(job)));
-      const turnMs = (performance.now() - startedAt) / Math.max(...jobs.map((job) => job.turns));
-      const utilization = worker?.performance.eventLoopUtilization(before).utilization ?? 0;
+      const turnMs = (performance.now() - startedAt) / lastTurn;
+      const utilization = worker.performance.eventLoopUtilization(before).utilization;
       expect(answers).toEqual(jobs.map((job) => job.turns));
       expect(answerBatches.reduce((sum, count) => sum + count, 0)).toBe(jobs.length);
       const seen = `batches ${JSON.stringify(answerBatches)}, turns of ${turnMs.toFixed(2)} ms at a utilization of ${utilization.toFixed(2)}`;
-      // A turn apart, each answer went in a batch of its own before; a machine that stalls the thread can split a hold, not undo it.
+      // A turn apart, each answer went in a batch of its own before the hold.
       if (answerBatches.length <= jobs.length / 2) return;
       const judged = turnMs < ANSWER_HOLD_MS / 2 && utilization >= BUSY_UTILIZATION;
       expect(judged, `a busy thread with short turns answered in ${seen}`).toBe(false);
