@@ -5,9 +5,9 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiagnosticsService } from "../../gen/sitediag/v1/diagnostics_pb.js";
-import { type HttpTargets, startHttpTargets } from "../fixtures/http-targets.js";
 import { type AccessTestService, startTestService } from "../fixtures/service-harness.js";
 import { bounded } from "../fixtures/bounded-calls.js";
+import { startTargetsProcess, type TargetsProcess } from "../fixtures/targets-process.js";
 
 /** A call's status, whether its result was the expected one, and (when not) what it was instead, for the failure to name. */
 type Outcome = { status: number; ok: boolean; got?: unknown };
@@ -51,7 +51,7 @@ function heapAfterGc(): number {
 }
 
 describe("sustained mixed load through both doors", () => {
-  let targets: HttpTargets;
+  let targets: TargetsProcess;
   let access: AccessTestService;
   const agent = new Agent({ connections: CONCURRENCY });
   const rejections: unknown[] = [];
@@ -59,8 +59,10 @@ describe("sustained mixed load through both doors", () => {
 
   beforeAll(async () => {
     process.on("unhandledRejection", onRejection);
-    targets = await startHttpTargets({
-      routes: { "/up": { kind: "respond", status: 200, body: "ok" }, "/old": { kind: "redirect", status: 301, location: "/up" } },
+    // Off this loop: the service, its callers and this test share it, and a target here answers when they let it.
+    targets = await startTargetsProcess({
+      "/up": { kind: "respond", status: 200, body: "ok" },
+      "/old": { kind: "redirect", status: 301, location: "/up" },
     });
     access = await startTestService({ as: "access", config: { tracePorts: [targets.httpPort] } });
   });

@@ -55,11 +55,23 @@ async function connectAndLetGoOfTrace(certificates: CertificateReading | null): 
   return { socket: connection.socket, trace: new WeakRef(trace) };
 }
 
-/** Waits out the turn the connection settled in, then collects twice (a scope freed by the first may hold the trace). */
-async function collectGarbage(): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-  collect();
-  collect();
+/**
+ * Waits out the turn the connection settled in, then collects twice (a scope
+ * freed by the first may hold the trace), for up to a few turns: CI's Node 24
+ * line once still held a plain dial's trace after the first, on a machine
+ * busy with other files, and no run here has seen it since. A listener left
+ * on the socket holds the trace for as long as the socket lives, so a real
+ * retention still fails: turns do not free it.
+ */
+const COLLECTING_TURNS = 5;
+
+async function collectedWithin(ref: WeakRef<object>): Promise<object | undefined> {
+  for (let turn = 0; turn < COLLECTING_TURNS && ref.deref() !== undefined; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    collect();
+    collect();
+  }
+  return ref.deref();
 }
 
 describe("a connection handed on by the connector", () => {
@@ -68,8 +80,7 @@ describe("a connection handed on by the connector", () => {
       const { socket, trace } = await connectAndLetGoOfTrace(certificates);
       if (!(socket instanceof TLSSocket)) throw new Error("expected a TLS socket");
       expect(socket.authorized).toBe(true);
-      await collectGarbage();
-      expect(trace.deref()).toBeUndefined();
+      expect(await collectedWithin(trace)).toBeUndefined();
       // Node's own reader again: the name check's closure (and the certificate object it read) is not on the socket.
       expect(socket.getPeerCertificate).toBe(TLSSocket.prototype.getPeerCertificate);
       // The socket still has an error listener: a late error is never uncaught.
@@ -79,8 +90,7 @@ describe("a connection handed on by the connector", () => {
 
   it("holds nothing of the hop that opened it (plain HTTP: the dial alone)", async () => {
     const { socket, trace } = await connectAndLetGoOfTrace(null);
-    await collectGarbage();
-    expect(trace.deref()).toBeUndefined();
+    expect(await collectedWithin(trace)).toBeUndefined();
     expect(socket.listenerCount("error")).toBeGreaterThan(0);
     socket.destroy();
   });
