@@ -4,7 +4,9 @@
  * charged with its own process tree's CPU, so the machine's drift falls on
  * both alike. On the 2-vCPU machines this project is measured on, the same
  * build measured twice in a row differs by far more than a change worth a
- * few percent (docs/benchmarks.md), which shows only in the ratio of neighbouring runs. Everything on
+ * few percent (docs/benchmarks.md), which shows only in the ratio of neighbouring runs. Each run also
+ * reports the service's main thread alone (/proc/PID/task/PID/stat): a change to the REST door, the
+ * charge or the answer moves that figure by a larger share than the whole tree's. Everything on
  * loopback; never part of `npm test`.
  *
  *   COMPARE_PATH            the target's path (default /ok; /r/1 is 4 redirects)
@@ -21,7 +23,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processTreeCpuMicros } from "./process-cpu.js";
+import { processTreeCpuMicros, threadCpuMicros } from "./process-cpu.js";
 import { type ServiceProcess, startService } from "./service-process.js";
 import { type LeafKind, makeBenchPki } from "./https-pki.js";
 import { startTarget, targetPorts } from "./stack.js";
@@ -37,6 +39,8 @@ interface Side {
 
 interface Run {
   readonly cpuPerCheckUs: number;
+  /** The service's main thread alone (the REST door, the key, the charge, the answer): most of what sitediag adds to a check. */
+  readonly mainThreadUs: number;
   readonly perSecond: number;
 }
 
@@ -83,19 +87,22 @@ try {
   }
   const targetUrl = encodeURIComponent(tlsPort === null ? `http://127.0.0.1:${ports.http}${path}` : `https://127.0.0.1:${tlsPort}${path}`);
   const measure = async (service: ServiceProcess, durationSeconds: number): Promise<Run> => {
-    const before = processTreeCpuMicros(service.child.pid);
+    const pid = service.child.pid;
+    const before = processTreeCpuMicros(pid);
+    const mainBefore = threadCpuMicros(pid).get(pid) ?? 0;
     const result = await runWrk({
       url: `${service.url}/api/v1/${tool}?url=${targetUrl}${details}`,
       headers: { "x-api-key": service.apiKey },
       connections,
       durationSeconds,
     });
-    const cpu = processTreeCpuMicros(service.child.pid) - before;
+    const cpu = processTreeCpuMicros(pid) - before;
+    const mainThread = (threadCpuMicros(pid).get(pid) ?? 0) - mainBefore;
     // A loaded machine makes a service answer a few checks with its overload 503; past 1% a run is no measurement.
     if (result.requests === 0 || result.errors > result.requests / 100)
       throw new Error(`${service.url}: ${result.errors} errors in ${result.requests} requests`);
     if (result.errors > 0) console.log(`  (${service.url}: ${result.errors} errors or non-2xx answers in ${result.requests} requests)`);
-    return { cpuPerCheckUs: cpu / result.requests, perSecond: result.perSecond };
+    return { cpuPerCheckUs: cpu / result.requests, mainThreadUs: mainThread / result.requests, perSecond: result.perSecond };
   };
 
   console.log(
@@ -116,12 +123,16 @@ try {
     const runB = await measure(b, seconds);
     runs.push([runA, runB]);
     console.log(
-      `  pair ${String(pair + 1).padStart(2)}: A ${runA.cpuPerCheckUs.toFixed(0)} us/check ${runA.perSecond.toFixed(0)}/s   B ${runB.cpuPerCheckUs.toFixed(0)} us/check ${runB.perSecond.toFixed(0)}/s`,
+      `  pair ${String(pair + 1).padStart(2)}: A ${runA.cpuPerCheckUs.toFixed(0)} us/check (main ${runA.mainThreadUs.toFixed(0)}) ${runA.perSecond.toFixed(0)}/s   B ${runB.cpuPerCheckUs.toFixed(0)} us/check (main ${runB.mainThreadUs.toFixed(0)}) ${runB.perSecond.toFixed(0)}/s`,
     );
   }
   report(
     "CPU per check (us)",
     runs.map(([a, b]) => [a.cpuPerCheckUs, b.cpuPerCheckUs]),
+  );
+  report(
+    "main thread CPU per check (us)",
+    runs.map(([a, b]) => [a.mainThreadUs, b.mainThreadUs]),
   );
   report(
     "checks per second",
