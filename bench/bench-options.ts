@@ -9,6 +9,7 @@
  *   BENCH_INFLIGHT         checks held in flight in scenario 5 (default 1000; quick 200)
  *   BENCH_SCENARIOS        comma-separated scenario numbers to run (default all: 1,2,3,4,5,6,7,8,9,10,11)
  *   BENCH_CPU_PROF         a directory: run the service under --cpu-prof, profiles written there
+ *   BENCH_NODE_ARGS        node flags for every sitediag serve the bench starts, space-separated (a V8 setting tried against the default)
  *   BENCH_LOG_LEVEL        the service's LOG_LEVEL (default warn)
  *   BENCH_WORKERS          the service's SITEDIAG_WORKERS (default 1)
  *   BENCH_PROBE_THREADS    the service's SITEDIAG_PROBE_THREADS (default: unset, the service's own default)
@@ -23,6 +24,8 @@ export interface BenchOptions {
   readonly fidelitySamples: { readonly serial: number; readonly parallel: number };
   readonly scenarios: ReadonlySet<number>;
   readonly cpuProfileDir: string | undefined;
+  /** Node flags for every sitediag serve the bench starts, after the profiler's. */
+  readonly nodeArgs: readonly string[];
   /** SITEDIAG_WORKERS for every sitediag serve the bench starts. */
   readonly workers: number;
   /** SITEDIAG_PROBE_THREADS as given ("0", "2", "auto"); undefined leaves the service's default. */
@@ -44,6 +47,7 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
     fidelitySamples: quick ? { serial: 5, parallel: 100 } : { serial: 12, parallel: 1_000 },
     scenarios: new Set(scenarios),
     cpuProfileDir: env.BENCH_CPU_PROF === undefined || env.BENCH_CPU_PROF === "" ? undefined : env.BENCH_CPU_PROF,
+    nodeArgs: (env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter((word) => word !== ""),
     workers: whole(env, "BENCH_WORKERS", 1),
     probeThreads: env.BENCH_PROBE_THREADS === undefined || env.BENCH_PROBE_THREADS === "" ? undefined : env.BENCH_PROBE_THREADS,
   };

@@ -58,7 +58,7 @@ export async function startStack(options: BenchOptions): Promise<BenchStack> {
       return startService({
         store: `sqlite:${join(dir, `${name}.db`)}`,
         tracePort: ports.http,
-        nodeArgs: profile,
+        nodeArgs: [...profile, ...options.nodeArgs],
         ...setup,
         extraEnv: { ...workers, ...setup.extraEnv },
       });
