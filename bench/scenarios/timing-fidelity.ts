@@ -6,7 +6,7 @@ import { percentile } from "../stats.js";
 
 const DELAYS_MS = [50, 250, 1_000] as const;
 const CONCURRENCIES = [1, 100] as const;
-/** Unmeasured checks of each tool before each concurrency's samples (at least one wave). */
+/** Unmeasured checks of each tool before each concurrency's samples: many waves at either concurrency. */
 const WARM_UP_CHECKS = 2_000;
 
 /** The target's lateness on each delayed answer since the last call (target-server.ts), and a fresh start. */
@@ -96,11 +96,11 @@ export async function runTimingFidelity(stack: BenchStack, client: Client): Prom
     // Unmeasured checks open the connections and warm both tools, so the measured ones see a service as it runs
     // in production, warm. One wave of 100 was too few for a fresh service's compiler: scenario 4 alone read a
     // p50 of 4-5 ms at 50 ms and 100 callers where, after scenario 1's load, the same build read 3 (2026-12-02).
-    const warmUp = Math.max(concurrency, WARM_UP_CHECKS);
-    await pooled(warmUp, concurrency, () =>
+    await pooled(WARM_UP_CHECKS, concurrency, () =>
       client.get(`${service.url}/api/v1/is-site-down?url=${encodeURIComponent(stack.target.url("/ok"))}`, { "x-api-key": service.apiKey }),
     );
-    if (blackbox !== null) await pooled(warmUp, concurrency, () => client.get(blackbox.probeUrl("http_get", stack.target.url("/ok"))));
+    if (blackbox !== null)
+      await pooled(WARM_UP_CHECKS, concurrency, () => client.get(blackbox.probeUrl("http_get", stack.target.url("/ok"))));
     for (const delay of DELAYS_MS) {
       const sitediag = await sample(client, stack, count, concurrency, delay, sitediagReport);
       const other = blackbox === null ? null : await sample(client, stack, count, concurrency, delay, blackboxReport);
