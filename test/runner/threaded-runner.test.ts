@@ -133,7 +133,10 @@ it("a check queued behind a busy thread: the whole timeout on the wire, and its 
     await until(() => (opened[0]?.closedAfterMs === null ? undefined : true), 5_000);
     expect(opened).toHaveLength(1);
     // A late accept callback shortens what this thread sees: by at most the worst lateness its loop showed.
-    expect((opened[0]?.closedAfterMs ?? 0) + (timings.connectMs ?? 0)).toBeGreaterThanOrEqual(1_000 - 2 - lag.maxMs());
+    // Its failure names where the time went: CI's Node 20 line once saw 945.6 ms against 957.9 allowed, and
+    // whether our thread lost time before its dial (otherMs) or the target's loop accepted late tells which side.
+    const seen = `the target saw ${opened[0]?.closedAfterMs} ms open; the hop's timings ${JSON.stringify(timings)}; this loop's worst lateness ${lag.maxMs()} ms`;
+    expect((opened[0]?.closedAfterMs ?? 0) + (timings.connectMs ?? 0), seen).toBeGreaterThanOrEqual(1_000 - 2 - lag.maxMs());
   } finally {
     lag.stop();
     server.close();
